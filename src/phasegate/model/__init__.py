@@ -1,0 +1,47 @@
+"""The artifacts phasegate writes, as pydantic models: the contract between its parts.
+
+Nothing here imports pytest. Every top-level artifact derives from
+:class:`~phasegate.model.base.ArtifactModel`; :data:`ARTIFACTS` lists them for the schema
+export (``phasegate schema --out DIR``).
+"""
+
+from __future__ import annotations
+
+from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
+from phasegate.model.run import (
+    CollectionError,
+    Counts,
+    Environment,
+    Failure,
+    GitInfo,
+    Invocation,
+    Location,
+    Outcome,
+    PhaseResult,
+    RunReport,
+    TestRecord,
+)
+
+__all__ = [
+    "ARTIFACTS",
+    "SCHEMA_VERSION",
+    "ArtifactModel",
+    "CollectionError",
+    "Counts",
+    "Environment",
+    "Failure",
+    "GitInfo",
+    "Invocation",
+    "Location",
+    "Model",
+    "Outcome",
+    "PhaseResult",
+    "RunReport",
+    "TestRecord",
+    "schema_major",
+]
+
+#: Every top-level artifact model, by the file stem of its exported JSON Schema.
+ARTIFACTS: dict[str, type[ArtifactModel]] = {
+    RunReport.KIND: RunReport,
+}

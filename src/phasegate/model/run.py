@@ -1,0 +1,168 @@
+"""The run report: one record per test and a summary of the whole pytest run.
+
+``.phasegate/report.json`` holds a :class:`RunReport`. Counts are per test, so they always
+add up to ``collected``: a test whose call failed and whose teardown also failed counts once,
+as ``failed`` (pytest's own summary line counts it twice, as a failure and an error).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.model.base import ArtifactModel, Model
+
+__all__ = [
+    "CollectionError",
+    "Counts",
+    "Environment",
+    "Failure",
+    "GitInfo",
+    "Invocation",
+    "Location",
+    "Outcome",
+    "PhaseName",
+    "PhaseOutcome",
+    "PhaseResult",
+    "RunReport",
+    "TestRecord",
+]
+
+PhaseName = Literal["setup", "call", "teardown"]
+PhaseOutcome = Literal["passed", "failed", "skipped"]
+
+
+class Outcome(str, Enum):
+    """The outcome of one test, as pytest's summary line names it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+
+class PhaseResult(Model):
+    """How one phase (setup, call or teardown) of a test ended."""
+
+    outcome: PhaseOutcome
+    duration_s: float = Field(ge=0)
+
+
+class Location(Model):
+    """Where a test is defined; ``path`` is relative to the rootdir, with ``/`` separators."""
+
+    path: str
+    line: int | None = Field(default=None, description="1-based line of the test definition")
+    domain: str = Field(description="the test's name as pytest shows it, e.g. TestX.test_y")
+
+
+class Failure(Model):
+    """What went wrong in a failing phase, taken from the live exception."""
+
+    phase: Literal["setup", "call", "teardown", "collect"]
+    exc_type: str = Field(description="the exception's class; qualified unless a builtin")
+    message: str = Field(description="str() of the exception, bounded")
+    path: str | None = Field(
+        default=None, description="file of the frame that raised, relative to the rootdir"
+    )
+    line: int | None = Field(default=None, description="1-based line of the raising frame")
+    traceback: str = Field(default="", description="the end of pytest's failure text")
+    traceback_truncated: bool = False
+
+
+class TestRecord(Model):
+    """One test of the run and how it ended."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
+
+    nodeid: str
+    outcome: Outcome
+    phases: dict[PhaseName, PhaseResult]
+    duration_s: float = Field(ge=0, description="setup + call + teardown")
+    location: Location
+    markers: list[str] = Field(default_factory=list)
+    reason: str | None = Field(default=None, description="why it was skipped or xfailed")
+    failure: Failure | None = None
+    worker: str | None = Field(default=None, description="the pytest-xdist worker that ran it")
+
+
+class CollectionError(Model):
+    """A file or collector that could not be collected."""
+
+    nodeid: str
+    failure: Failure
+
+
+class Counts(Model):
+    """How many tests ended each way; ``collected`` is after deselection."""
+
+    collected: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    xfailed: int = 0
+    xpassed: int = 0
+    deselected: int = 0
+    collection_errors: int = 0
+
+
+class Environment(Model):
+    """The interpreter, platform and plugin versions the run used."""
+
+    python: str
+    implementation: str
+    platform: str
+    pytest: str
+    phasegate: str
+    plugins: dict[str, str] = Field(
+        default_factory=dict, description="pytest plugin distributions and their versions"
+    )
+
+
+class GitInfo(Model):
+    """The commit the run tested; ``dirty`` ignores untracked files, as git describe does."""
+
+    sha: str | None
+    branch: str | None
+    dirty: bool
+
+
+class Invocation(Model):
+    """How pytest was called."""
+
+    args: list[str]
+    invocation_dir: str
+    rootdir: str
+    workers: int = Field(default=0, description="pytest-xdist workers; 0 for a serial run")
+
+
+class RunReport(ArtifactModel):
+    """The complete record of one ``pytest --gate`` run."""
+
+    KIND: ClassVar[str] = "run-report"
+
+    kind: Literal["run-report"] = "run-report"
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    duration_s: float = Field(ge=0)
+    environment: Environment
+    git: GitInfo | None = Field(default=None, description="null outside a git work tree")
+    invocation: Invocation
+    exit_status: int = Field(description="the exit status pytest returned")
+    counts: Counts
+    incomplete: bool = Field(
+        description="true when the tests reported differ from the tests collected"
+    )
+    incomplete_reasons: list[str] = Field(default_factory=list)
+    tests: list[TestRecord] = Field(default_factory=list)
+    collection_errors: list[CollectionError] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list, description="what phasegate noticed about its own artifacts"
+    )

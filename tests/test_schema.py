@@ -1,0 +1,36 @@
+"""The exported JSON Schemas in docs/schema/ are current, and `phasegate schema` writes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import REPO_ROOT
+from phasegate.cli import main
+from phasegate.model import ARTIFACTS
+from phasegate.schema import schema_documents
+
+COMMITTED = REPO_ROOT / "docs" / "schema"
+
+
+def test_committed_schemas_are_current() -> None:
+    documents = schema_documents()
+    stale = [
+        name
+        for name, text in documents.items()
+        if not (COMMITTED / name).is_file() or (COMMITTED / name).read_text() != text
+    ]
+    assert stale == [], f"run: phasegate schema --out docs/schema  (stale: {stale})"
+    extra = {p.name for p in COMMITTED.glob("*.schema.json")} - set(documents)
+    assert extra == set(), f"schemas of artifacts that no longer exist: {extra}"
+
+
+def test_every_artifact_has_a_schema_with_its_version() -> None:
+    documents = schema_documents()
+    assert set(documents) == {f"{kind}.schema.json" for kind in ARTIFACTS}
+    assert all('"phasegate artifact schema version 1.0"' in text for text in documents.values())
+
+
+def test_schema_command_writes_the_files(tmp_path: Path, capsys: object) -> None:
+    assert main(["schema", "--out", str(tmp_path / "out")]) == 0
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == sorted(schema_documents())
