@@ -1,0 +1,381 @@
+"""The artifacts folder (``.phasegate/`` by default): safe writes, locks, JSONL, schema checks.
+
+Every write goes to a temporary file in the same folder and is renamed over the target, so a
+reader sees the old file or the new one, never half of either. Writers that may run at once
+(several pytest processes, queue workers) take a named lock. Nothing is ever lost: a file that
+cannot be read is moved aside under a timestamped name before anything replaces it, and bad
+lines of a JSONL file are moved to a side file while the good ones stay. A file written by a
+newer major schema version is refused with :class:`~phasegate.errors.SchemaVersionError`.
+
+File locking uses the ``filelock`` package (portable, well kept) rather than hand-written
+``fcntl``/``msvcrt`` code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from phasegate.errors import SchemaVersionError, StoreError
+from phasegate.versioning import SCHEMA_VERSION, schema_major
+
+__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "JsonlRead", "RejectedLine", "Store"]
+
+M = TypeVar("M", bound=BaseModel)
+
+#: How long a writer waits for another one before giving up with a clear error.
+DEFAULT_LOCK_TIMEOUT_S = 60.0
+
+_ARTIFACT_HEADER = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"(\d+\.\d+)"')
+_GITIGNORE = "# Written by phasegate: its artifacts are build output, not sources.\n*\n"
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: Temporary files are created private (0600); the renamed result gets the usual mode.
+_FILE_MODE = 0o666 & ~_current_umask()
+
+
+def _timestamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def _stderr_notice(message: str) -> None:
+    print(f"phasegate: warning: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class RejectedLine:
+    """A line of a JSONL file that could not be read, and why."""
+
+    number: int
+    text: str
+    reason: str
+
+
+@dataclass
+class JsonlRead(Generic[M]):
+    """The valid entries of a JSONL file, in order, and the lines that were set aside."""
+
+    entries: list[M] = field(default_factory=list)
+    rejected: list[RejectedLine] = field(default_factory=list)
+    moved_to: Path | None = None
+
+
+class Store:
+    """One artifacts folder. Paths given to its methods are relative to it.
+
+    ``on_notice`` receives one sentence for each thing the store did that a user should know
+    (a corrupt file moved aside); the pytest plugin shows them in its terminal section.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        on_notice: Callable[[str], None] | None = None,
+        lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    ) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.notices: list[str] = []
+        self._on_notice = on_notice or _stderr_notice
+        self._lock_timeout_s = lock_timeout_s
+
+    # -- the folder ------------------------------------------------------------------------
+
+    def ensure_writable(self) -> None:
+        """Create the folder if needed and prove a file can be written there.
+
+        Raises :class:`StoreError` naming the folder and the operating system's reason.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            gitignore = self.root / ".gitignore"
+            if not gitignore.exists():
+                self._atomic_write_bytes(gitignore, _GITIGNORE.encode())
+            probe = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed just below
+                dir=self.root, prefix=".probe-", delete=True
+            )
+            probe.close()
+        except OSError as exc:
+            raise StoreError(
+                f"cannot write artifacts to {self.root}: {exc.strerror or exc}; "
+                "choose a writable folder with artifacts_dir in [tool.phasegate] "
+                "or --phasegate-dir"
+            ) from exc
+
+    def path(self, relpath: str | Path) -> Path:
+        """The absolute path of ``relpath``, refusing anything that escapes the folder."""
+        candidate = Path(os.path.abspath(self.root / relpath))
+        if candidate != self.root and self.root not in candidate.parents:
+            raise StoreError(f"{relpath} is outside the artifacts folder {self.root}")
+        return candidate
+
+    @contextlib.contextmanager
+    def lock(self, name: str) -> Iterator[None]:
+        """Hold the named lock; other processes asking for the same name wait."""
+        lock_dir = self.path(".locks")
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        lock_path = lock_dir / f"{name}.lock"
+        import filelock  # only writers that share a file pay for it
+
+        lock = filelock.FileLock(str(lock_path), timeout=self._lock_timeout_s)
+        try:
+            with lock:
+                yield
+        except filelock.Timeout as exc:
+            raise StoreError(
+                f"waited {self._lock_timeout_s:.0f}s for the lock {lock_path}; another "
+                "phasegate process holds it. If none is running, delete the lock file."
+            ) from exc
+
+    def notice(self, message: str) -> None:
+        """Record and pass on one thing the user should know."""
+        self.notices.append(message)
+        self._on_notice(message)
+
+    # -- whole files -----------------------------------------------------------------------
+
+    def write_text(self, relpath: str | Path, text: str) -> Path:
+        """Write ``text`` atomically and return the absolute path."""
+        target = self.path(relpath)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._atomic_write_bytes(target, text.encode("utf-8"))
+        except OSError as exc:
+            raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        return target
+
+    def write_model(self, relpath: str | Path, model: BaseModel) -> Path:
+        """Write a model as indented JSON, atomically.
+
+        An existing file that cannot be read is moved aside first (never overwritten), and one
+        written by a newer major schema is refused.
+        """
+        self.vet(relpath)
+        return self.write_text(relpath, model.model_dump_json(indent=2) + "\n")
+
+    def read_model(self, relpath: str | Path, model_type: type[M]) -> M | None:
+        """Read a model, or ``None`` if the file is missing or was corrupt (and moved aside)."""
+        target = self.path(relpath)
+        try:
+            raw = target.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {target}: {exc.strerror or exc}") from exc
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.move_aside(target, f"it is not valid JSON ({exc})")
+            return None
+        self._check_version(target, data)
+        try:
+            return model_type.model_validate(data)
+        except ValidationError as exc:
+            self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
+            return None
+
+    def vet(self, relpath: str | Path) -> None:
+        """Make way for a new ``relpath``: move a corrupt file aside, refuse a newer schema.
+
+        Called before a run starts, so a problem shows before the tests spend their time.
+        A file that opens with an artifact header (``{"schema_version": "M.N"``) and ends
+        with its closing brace is one a phasegate wrote whole (writes are atomic, so a torn
+        file cannot have both ends); only its version is read. Anything else is parsed in
+        full, and moved aside if it is not valid JSON. Parsing a large report in full on
+        every run would cost more than the whole recording budget of a test run.
+        """
+        target = self.path(relpath)
+        try:
+            raw = target.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError:
+            return  # unreadable here means the write that follows will say what is wrong
+        header = _ARTIFACT_HEADER.match(raw[:200])
+        if header is not None and raw.rstrip().endswith(b"}"):
+            self._check_version(target, {"schema_version": header.group(1).decode()})
+            return
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.move_aside(target, f"it is not valid JSON ({exc})")
+            return
+        self._check_version(target, data)
+
+    def move_aside(self, target: Path, why: str) -> Path:
+        """Rename ``target`` to ``<name>.corrupt-<UTC timestamp>`` and say so."""
+        aside = target.with_name(f"{target.name}.corrupt-{_timestamp()}")
+        try:
+            os.replace(target, aside)
+        except OSError as exc:
+            raise StoreError(
+                f"{target} cannot be read ({why}) and could not be moved aside: "
+                f"{exc.strerror or exc}"
+            ) from exc
+        self.notice(f"{self._display(target)} could not be read: {why}; kept as {aside.name}")
+        return aside
+
+    # -- JSONL -----------------------------------------------------------------------------
+
+    def append_jsonl(self, relpath: str | Path, entries: list[BaseModel] | BaseModel) -> Path:
+        """Append one line per entry under the file's lock, flushed and synced to disk."""
+        target = self.path(relpath)
+        batch = entries if isinstance(entries, list) else [entries]
+        payload = "".join(entry.model_dump_json() + "\n" for entry in batch).encode("utf-8")
+        with self.lock(_lock_name(relpath)):
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "ab+") as handle:
+                    if handle.seek(0, os.SEEK_END) > 0:
+                        # A writer that died mid-line left no newline: end that line first so
+                        # the new entry is not glued to it (the stub is set aside on read).
+                        handle.seek(-1, os.SEEK_END)
+                        if handle.read(1) != b"\n":
+                            payload = b"\n" + payload
+                    handle.write(payload)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                raise StoreError(f"cannot append to {target}: {exc.strerror or exc}") from exc
+        return target
+
+    def read_jsonl(self, relpath: str | Path, model_type: type[M]) -> JsonlRead[M]:
+        """Read every valid entry; lines that cannot be read are moved to a side file.
+
+        The side file (``<name>.corrupt-<timestamp>``) keeps each bad line with its number and
+        the reason; the original keeps its valid lines, in order. Nothing is dropped.
+        """
+        target = self.path(relpath)
+        result: JsonlRead[M] = JsonlRead()
+        with self.lock(_lock_name(relpath)):
+            try:
+                raw = target.read_bytes()
+            except FileNotFoundError:
+                return result
+            except OSError as exc:
+                raise StoreError(f"cannot read {target}: {exc.strerror or exc}") from exc
+            good_lines: list[bytes] = []
+            for number, line in enumerate(raw.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                entry = self._parse_line(target, number, line, model_type, result.rejected)
+                if entry is not None:
+                    result.entries.append(entry)
+                    good_lines.append(line)
+            if result.rejected:
+                result.moved_to = self._set_lines_aside(target, good_lines, result.rejected)
+        if result.moved_to is not None:
+            numbers = ", ".join(str(r.number) for r in result.rejected[:10])
+            more = "" if len(result.rejected) <= 10 else f" and {len(result.rejected) - 10} more"
+            self.notice(
+                f"{self._display(target)}: {len(result.rejected)} unreadable line(s) "
+                f"(line {numbers}{more}) moved to {result.moved_to.name}; "
+                f"{len(result.entries)} valid entries kept"
+            )
+        return result
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _parse_line(
+        self,
+        target: Path,
+        number: int,
+        line: bytes,
+        model_type: type[M],
+        rejected: list[RejectedLine],
+    ) -> M | None:
+        text = line.decode("utf-8", errors="replace")
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            rejected.append(RejectedLine(number, text, f"not valid JSON ({exc})"))
+            return None
+        self._check_version(target, data, line=number)
+        try:
+            return model_type.model_validate(data)
+        except ValidationError as exc:
+            rejected.append(RejectedLine(number, text, _first_error(exc)))
+            return None
+
+    def _set_lines_aside(
+        self, target: Path, good_lines: list[bytes], rejected: list[RejectedLine]
+    ) -> Path:
+        aside = target.with_name(f"{target.name}.corrupt-{_timestamp()}")
+        record = "".join(
+            json.dumps({"line": r.number, "reason": r.reason, "text": r.text}) + "\n"
+            for r in rejected
+        )
+        try:
+            self._atomic_write_bytes(aside, record.encode("utf-8"))
+            self._atomic_write_bytes(target, b"".join(line + b"\n" for line in good_lines))
+        except OSError as exc:
+            raise StoreError(
+                f"{target} has unreadable lines that could not be set aside: {exc.strerror or exc}"
+            ) from exc
+        return aside
+
+    def _check_version(self, target: Path, data: Any, *, line: int | None = None) -> None:
+        if not isinstance(data, dict) or "schema_version" not in data:
+            return  # the model validation that follows reports what is missing
+        version = data["schema_version"]
+        where = f"{target}" if line is None else f"{target} line {line}"
+        try:
+            major = schema_major(str(version))
+        except ValueError:
+            return
+        if major > schema_major(SCHEMA_VERSION):
+            raise SchemaVersionError(
+                f"{where} was written with schema version {version}, newer than the "
+                f"{SCHEMA_VERSION} this phasegate understands; upgrade pytest-phasegate "
+                "or move the file away"
+            )
+
+    def _display(self, target: Path) -> str:
+        try:
+            return str(target.relative_to(self.root.parent))
+        except ValueError:
+            return str(target)
+
+    @staticmethod
+    def _atomic_write_bytes(target: Path, payload: bytes) -> None:
+        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        )
+        try:
+            with handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(handle.name, _FILE_MODE)
+            os.replace(handle.name, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(handle.name)
+            raise
+
+
+def _lock_name(relpath: str | Path) -> str:
+    return str(relpath).replace("/", "__").replace("\\", "__")
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "top level"
+    return f"{where}: {first['msg']}"

@@ -1,0 +1,158 @@
+"""The artifacts store: atomic writes, locks, JSONL, schema checks, nothing ever lost."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from phasegate.errors import SchemaVersionError, StoreError
+from phasegate.model.base import ArtifactModel, Model
+from phasegate.store import Store
+
+
+class Note(ArtifactModel):
+    text: str
+
+
+class Entry(Model):
+    schema_version: str = "1.0"
+    n: int
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    notices: list[str] = []
+    store = Store(tmp_path / ".phasegate", on_notice=notices.append)
+    store.ensure_writable()
+    return store
+
+
+def test_ensure_writable_creates_the_folder_and_ignores_it_for_git(tmp_path: Path) -> None:
+    store = Store(tmp_path / "deep" / ".phasegate")
+    store.ensure_writable()
+    assert (tmp_path / "deep" / ".phasegate" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_an_unwritable_folder_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match=r"cannot write artifacts to .*a-file.*artifacts_dir"):
+        Store(blocker / ".phasegate").ensure_writable()
+
+
+def test_model_round_trip_leaves_no_temporary_files(store: Store) -> None:
+    store.write_model("note.json", Note(text="hello"))
+    assert store.read_model("note.json", Note) == Note(text="hello")
+    assert sorted(p.name for p in store.root.iterdir()) == [".gitignore", "note.json"]
+
+
+def test_missing_file_reads_as_none(store: Store) -> None:
+    assert store.read_model("absent.json", Note) is None
+
+
+def test_corrupt_file_is_moved_aside_with_a_notice(store: Store) -> None:
+    (store.root / "note.json").write_text('{"text": "half')
+    assert store.read_model("note.json", Note) is None
+    (aside,) = store.root.glob("note.json.corrupt-*")
+    assert aside.read_text() == '{"text": "half'
+    assert not (store.root / "note.json").exists()
+    assert "note.json could not be read: it is not valid JSON" in store.notices[0]
+    assert aside.name in store.notices[0]
+
+
+def test_file_not_matching_the_schema_is_moved_aside(store: Store) -> None:
+    (store.root / "note.json").write_text('{"schema_version": "1.0", "text": 5}')
+    assert store.read_model("note.json", Note) is None
+    assert len(list(store.root.glob("note.json.corrupt-*"))) == 1
+    assert "does not match the schema (text:" in store.notices[0]
+
+
+def test_writing_over_a_corrupt_file_keeps_the_old_one(store: Store) -> None:
+    (store.root / "note.json").write_text("garbage")
+    store.write_model("note.json", Note(text="new"))
+    (aside,) = store.root.glob("note.json.corrupt-*")
+    assert aside.read_text() == "garbage"
+    assert json.loads((store.root / "note.json").read_text())["text"] == "new"
+
+
+def test_newer_major_schema_is_refused_and_left_alone(store: Store) -> None:
+    newer = '{"schema_version": "2.3", "text": "from the future"}'
+    (store.root / "note.json").write_text(newer)
+    with pytest.raises(SchemaVersionError, match=r"schema version 2\.3, newer than the 1\.0"):
+        store.read_model("note.json", Note)
+    with pytest.raises(SchemaVersionError):
+        store.write_model("note.json", Note(text="x"))
+    assert (store.root / "note.json").read_text() == newer
+
+
+def test_newer_minor_schema_with_unknown_keys_is_read(store: Store) -> None:
+    (store.root / "note.json").write_text('{"schema_version": "1.7", "text": "a", "extra": 1}')
+    assert store.read_model("note.json", Note) == Note(schema_version="1.7", text="a")
+
+
+def test_paths_outside_the_folder_are_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="outside the artifacts folder"):
+        store.write_text("../escape.txt", "x")
+
+
+def test_jsonl_append_and_read_in_order(store: Store) -> None:
+    store.append_jsonl("log.jsonl", Entry(n=1))
+    store.append_jsonl("log.jsonl", [Entry(n=2), Entry(n=3)])
+    read = store.read_jsonl("log.jsonl", Entry)
+    assert [e.n for e in read.entries] == [1, 2, 3]
+    assert read.rejected == []
+
+
+def test_jsonl_bad_lines_are_set_aside_and_good_ones_kept(store: Store) -> None:
+    path = store.root / "log.jsonl"
+    path.write_text(
+        '{"n": 1}\nnot json\n{"n": "two"}\n{"n": 4}\n{"n": 5, "trunc',
+    )
+    read = store.read_jsonl("log.jsonl", Entry)
+    assert [e.n for e in read.entries] == [1, 4]
+    assert [r.number for r in read.rejected] == [2, 3, 5]
+    assert read.moved_to is not None
+    kept_aside = [json.loads(line) for line in read.moved_to.read_text().splitlines()]
+    assert [k["text"] for k in kept_aside] == ["not json", '{"n": "two"}', '{"n": 5, "trunc']
+    assert path.read_text() == '{"n": 1}\n{"n": 4}\n'
+    assert "3 unreadable line(s) (line 2, 3, 5)" in store.notices[0]
+    assert "2 valid entries kept" in store.notices[0]
+
+
+def test_append_after_a_truncated_line_does_not_glue_lines(store: Store) -> None:
+    path = store.root / "log.jsonl"
+    path.write_text('{"n": 1}\n{"n": 2, "cut')
+    store.append_jsonl("log.jsonl", Entry(n=3))
+    read = store.read_jsonl("log.jsonl", Entry)
+    assert [e.n for e in read.entries] == [1, 3]
+    assert [r.text for r in read.rejected] == ['{"n": 2, "cut']
+
+
+def test_jsonl_entry_from_a_newer_major_schema_is_refused(store: Store) -> None:
+    (store.root / "log.jsonl").write_text('{"n": 1}\n{"schema_version": "9.0", "n": 2}\n')
+    with pytest.raises(SchemaVersionError, match="line 2"):
+        store.read_jsonl("log.jsonl", Entry)
+
+
+def _append_many(root: str, worker: int) -> None:
+    store = Store(Path(root))
+    for i in range(50):
+        store.append_jsonl("race.jsonl", Entry(n=worker * 1000 + i))
+
+
+def test_concurrent_appenders_never_interleave(store: Store) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_append_many, args=(str(store.root), w)) for w in range(4)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(timeout=120)
+        assert process.exitcode == 0
+    read = store.read_jsonl("race.jsonl", Entry)
+    assert read.rejected == []
+    assert sorted(e.n for e in read.entries) == sorted(
+        w * 1000 + i for w in range(4) for i in range(50)
+    )
