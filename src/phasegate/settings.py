@@ -1,0 +1,119 @@
+"""Settings people write by hand (``[tool.phasegate]``, gate files): strict models, clear errors.
+
+Every table is a :class:`Section`, which forbids unknown keys. :func:`describe_errors` turns a
+pydantic ``ValidationError`` into one line per problem, naming the file, the dotted key, the
+bad value and what is allowed, with a "did you mean" for a misspelt key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+__all__ = ["Section", "describe_errors"]
+
+
+class Section(BaseModel):
+    """Base of every hand-written table: unknown keys are an error."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def describe_errors(
+    exc: ValidationError,
+    *,
+    model: type[BaseModel],
+    where: str,
+    table: str,
+    flags: Mapping[str, str] | None = None,
+) -> str:
+    """One line per problem: ``where``, the key under ``table``, the value, what is allowed.
+
+    ``flags`` maps top-level keys to the command-line flag that set them, so an error in a
+    value that came from a flag names the flag.
+    """
+    return "\n".join(
+        _describe_one(error, model, where, table, flags or {}) for error in exc.errors()
+    )
+
+
+def _describe_one(
+    error: Any, model: type[BaseModel], where: str, table: str, flags: Mapping[str, str]
+) -> str:
+    loc = [str(part) for part in error["loc"]]
+    key = ".".join([table, *loc]) if table else ".".join(loc)
+    flag = flags.get(loc[0]) if loc else None
+    subject = f"{flag} (key {key})" if flag else f"key {key}"
+    value = error.get("input")
+    if error["type"] == "extra_forbidden":
+        parent = _model_at(model, loc[:-1])
+        allowed = sorted(parent.model_fields) if parent else []
+        hint = difflib.get_close_matches(loc[-1], allowed, n=1)
+        guess = f"; did you mean {hint[0]!r}?" if hint else ""
+        parent_key = ".".join([table, *loc[:-1]]) if table else ".".join(loc[:-1])
+        return (
+            f"{where}: unknown {subject} = {value!r}; allowed keys in "
+            f"[{parent_key}]: {', '.join(allowed)}{guess}"
+        )
+    meaning = _description(model, loc)
+    detail = f" ({meaning})" if meaning else ""
+    return f"{where}: {subject} = {value!r} is not allowed: {error['msg']}{detail}"
+
+
+def _model_at(model: type[BaseModel], path: Sequence[str]) -> type[BaseModel] | None:
+    """The section model at a location path of a validation error.
+
+    Follows nested sections, and steps over the keys of dicts and the indexes of lists of
+    sections (``checks.coverage.fail_when.0`` is a condition table).
+    """
+    annotation: Any = model
+    for part in path:
+        section = _section_type(annotation)
+        if section is not None:
+            field = section.model_fields.get(part)
+            if field is None:
+                return None
+            annotation = field.annotation
+        else:
+            inner = _container_value(annotation)
+            if inner is None:
+                return None
+            annotation = inner  # ``part`` was a dict key or a list index
+    return _section_type(annotation)
+
+
+def _container_value(annotation: Any) -> Any:
+    """The value type of ``dict[K, V]`` or ``list[V]`` (unwrapping ``X | None``), else None."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is dict and len(args) == 2:
+        return args[1]
+    if origin is list and len(args) == 1:
+        return args[0]
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            if arg is not type(None):
+                found = _container_value(arg) or _section_type(arg)
+                if found is not None:
+                    return found
+    return None
+
+
+def _section_type(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):  # X | None
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return None
+
+
+def _description(model: type[BaseModel], loc: Sequence[str]) -> str:
+    parent = _model_at(model, loc[:-1]) if loc else None
+    field = parent.model_fields.get(loc[-1]) if parent and loc else None
+    return (field.description or "") if field else ""

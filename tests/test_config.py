@@ -1,0 +1,85 @@
+"""[tool.phasegate]: defaults, overrides, and errors that name the file, key and value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from phasegate.config import PhasegateConfig, find_project_root, load_config
+from phasegate.errors import ConfigError
+
+
+def write_pyproject(folder: Path, body: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def test_no_pyproject_means_defaults(tmp_path: Path) -> None:
+    loaded = load_config(tmp_path)
+    assert loaded.config == PhasegateConfig()
+    assert loaded.source is None
+    assert loaded.artifacts_path == (tmp_path / ".phasegate").resolve()
+
+
+def test_values_are_read(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\nartifacts_dir = "out/pg"\ngate = "strict"\n')
+    loaded = load_config(tmp_path)
+    assert loaded.config.gate == "strict"
+    assert loaded.artifacts_path == (tmp_path / "out" / "pg").resolve()
+
+
+def test_unknown_key_names_file_key_value_and_the_allowed_keys(tmp_path: Path) -> None:
+    path = write_pyproject(tmp_path, '[tool.phasegate]\nartifact_dir = "x"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    message = str(caught.value)
+    assert str(path) in message
+    assert "unknown key tool.phasegate.artifact_dir = 'x'" in message
+    assert "artifacts_dir, gate, max_traceback_chars, plugins" in message
+    assert "did you mean 'artifacts_dir'?" in message
+
+
+def test_wrong_type_names_the_value_and_what_is_allowed(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "[tool.phasegate]\nmax_traceback_chars = 10\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    message = str(caught.value)
+    assert "key tool.phasegate.max_traceback_chars = 10 is not allowed" in message
+    assert "greater than or equal to 200" in message
+
+
+def test_every_problem_gets_its_own_line(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = 3\nplugins = "one"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    assert len(str(caught.value).splitlines()) == 2
+
+
+def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
+    path = write_pyproject(tmp_path, "[tool.phasegate\n")
+    with pytest.raises(ConfigError, match=f"{path}: not valid TOML"):
+        load_config(tmp_path)
+
+
+def test_table_of_the_wrong_kind(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool]\nphasegate = "on"\n')
+    with pytest.raises(ConfigError, match=r"tool\.phasegate must be a table, not str"):
+        load_config(tmp_path)
+
+
+def test_flags_override_the_file_and_are_checked_too(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    loaded = load_config(tmp_path).with_overrides({"gate": ("--gate", "fast")})
+    assert loaded.config.gate == "fast"
+    expected = r"--phasegate-dir \(key tool\.phasegate\.artifacts_dir\)"
+    with pytest.raises(ConfigError, match=expected):
+        load_config(tmp_path).with_overrides({"artifacts_dir": ("--phasegate-dir", "")})
+
+
+def test_project_root_is_the_nearest_pyproject(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "")
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_project_root(nested) == tmp_path.resolve()
