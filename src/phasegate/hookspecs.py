@@ -1,0 +1,38 @@
+"""phasegate's own hook specifications, for third-party packages.
+
+A package extends phasegate by exposing a module (or object) with functions named like the
+specs below, marked with :data:`hookimpl`, under the ``phasegate`` entry-point group::
+
+    [project.entry-points.phasegate]
+    my_checks = "my_package.phasegate_plugin"
+
+or by listing the module in ``plugins = [...]`` of ``[tool.phasegate]``. As with pluggy, an
+implementation may accept fewer arguments than the spec names, so specs can grow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from phasegate.model.run import RunReport
+
+__all__ = ["PROJECT_NAME", "hookimpl", "hookspec", "phasegate_report_ready"]
+
+#: The pluggy project name, and the entry-point group third parties register under.
+PROJECT_NAME = "phasegate"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def phasegate_report_ready(report: RunReport) -> None:
+    """Called with the finished run report, just before it is written.
+
+    Observers read it (to forward metrics, say); they must not change it.
+
+    .. versionadded:: 0.1
+    """

@@ -1,0 +1,118 @@
+"""The pytest plugin (entry point ``pytest11: phasegate``): options and wiring, nothing else.
+
+Without ``--gate`` this module adds its options and returns: no hook of phasegate runs per
+test, and no artifact is written. With ``--gate``, the process that runs tests registers the
+:class:`~phasegate.plugin.annotator.Annotator`, and the process that writes artifacts (a
+serial run, or the pytest-xdist controller) registers the
+:class:`~phasegate.plugin.recorder.Recorder`. The recorder lives in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from phasegate.config import LoadedConfig
+    from phasegate.plugin.recorder import Recorder
+
+__all__ = ["RECORDER_KEY", "Recorder"]
+
+#: Where the active recorder is kept for the length of the run.
+RECORDER_KEY = pytest.StashKey["Recorder"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("phasegate", "phasegate quality gate")
+    group.addoption(
+        "--gate",
+        action="store",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NAME",
+        help="record the run to .phasegate/report.json and evaluate the gate NAME "
+        "(default: the gate named in [tool.phasegate], else 'default'). "
+        "Write --gate=NAME when paths follow.",
+    )
+    group.addoption(
+        "--phasegate-dir",
+        action="store",
+        default=None,
+        metavar="DIR",
+        help="folder for phasegate's artifacts (overrides artifacts_dir; default .phasegate)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    requested: str | None = config.getoption("gate")
+    if requested is None:
+        return
+    # Imported here so that a run without --gate never pays for pydantic and the engines.
+    from phasegate.errors import PhasegateError
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.plugin.annotator import Annotator, WorkerAnnotator
+    from phasegate.plugin.recorder import REPORT_FILE, Recorder
+    from phasegate.store import Store
+
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(WorkerAnnotator(config), "phasegate-annotator")
+        return  # pytest-xdist workers only annotate; the controller records and writes
+    if config.getoption("collectonly"):
+        return  # no test runs, so there is nothing to record
+    config.pluginmanager.register(Annotator(config), "phasegate-annotator")
+    try:
+        loaded = _load(config, requested)
+        store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
+        store.ensure_writable()
+        store.vet(REPORT_FILE)  # a newer schema or a corrupt file shows before tests run
+        extensions = make_plugin_manager(loaded.config.plugins)
+    except PhasegateError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    recorder = Recorder(config, loaded, store, extensions)
+    config.stash[RECORDER_KEY] = recorder
+    config.pluginmanager.register(recorder, "phasegate-recorder")
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    recorder = config.stash.get(RECORDER_KEY, None)
+    if recorder is None:
+        return
+    from phasegate.report.terminal import run_lines
+
+    outcome = recorder.outcome
+    verbosity = config.get_verbosity()
+    lines = run_lines(outcome.data, outcome.report_path, outcome.errors, verbosity=verbosity)
+    if verbosity >= 0:
+        terminalreporter.write_sep("=", "phasegate")
+    for text, markup in lines:
+        terminalreporter.write_line(text, **markup)
+
+
+def _load(config: pytest.Config, requested: str) -> LoadedConfig:
+    from phasegate.config import load_config
+
+    inipath = config.inipath
+    root = inipath.parent if inipath is not None and inipath.name == "pyproject.toml" else None
+    loaded = load_config(root or config.rootpath)
+    overrides: dict[str, tuple[str, Any]] = {}
+    if requested:
+        _refuse_path_as_gate(requested)
+        overrides["gate"] = ("--gate", requested)
+    directory = config.getoption("phasegate_dir")
+    if directory is not None:
+        overrides["artifacts_dir"] = ("--phasegate-dir", directory)
+    return loaded.with_overrides(overrides) if overrides else loaded
+
+
+def _refuse_path_as_gate(value: str) -> None:
+    """``pytest --gate tests/`` reads ``tests/`` as the gate's name: say so, do not guess."""
+    if "/" in value or "::" in value or value.endswith(".py") or os.path.exists(value):
+        from phasegate.errors import UsageError
+
+        raise UsageError(
+            f"--gate was given {value!r} as the gate name, which looks like a test path; "
+            f"write --gate=NAME, or put --gate after the paths"
+        )

@@ -1,0 +1,84 @@
+"""Where tests run: note what only the live test knows, at no cost for a passing test.
+
+The live exception of a failure exists only in the process that ran the test. It is described
+once and attached to the report as one plain dict under :data:`REPORT_ATTRIBUTE`:
+
+* in a serial run, by :class:`Annotator` from ``pytest_exception_interact``, which pytest calls
+  for failures only (after the report was logged; the recorder holds the same report object);
+* on a pytest-xdist worker, by :class:`WorkerAnnotator` from a ``pytest_runtest_makereport``
+  wrapper, before the report is serialized to the controller (the dict survives the trip),
+  together with the test's markers and, at the end, the number of deselected tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from phasegate.failures import describe_exception
+
+__all__ = ["REPORT_ATTRIBUTE", "WORKER_OUTPUT_KEY", "Annotator", "WorkerAnnotator"]
+
+#: The attribute phasegate adds to pytest reports (a dict of plain values).
+REPORT_ATTRIBUTE = "phasegate"
+#: The key of phasegate's data in pytest-xdist's ``workeroutput``.
+WORKER_OUTPUT_KEY = "phasegate"
+
+
+class Annotator:
+    """Attaches the live exception of each failure (test or collector) to its report."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+        self._root = config.rootpath
+
+    def pytest_exception_interact(
+        self,
+        node: pytest.Item | pytest.Collector,
+        call: pytest.CallInfo[Any],
+        report: pytest.CollectReport | pytest.TestReport,
+    ) -> None:
+        if call.excinfo is None:
+            return
+        data: dict[str, Any] = getattr(report, REPORT_ATTRIBUTE, None) or {}
+        if "failure" in data:
+            return  # a worker annotated it already, before the report left
+        exc = call.excinfo.value
+        if isinstance(report, pytest.CollectReport):
+            phase = "collect"
+            if isinstance(exc, pytest.Collector.CollectError) and exc.__cause__ is not None:
+                exc = exc.__cause__  # pytest wraps the import's own error; record that one
+        else:
+            phase = report.when
+        data["failure"] = describe_exception(exc, phase=phase, root=self._root)
+        setattr(report, REPORT_ATTRIBUTE, data)
+
+
+class WorkerAnnotator(Annotator):
+    """On a pytest-xdist worker: annotate before the report travels, count deselections."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        super().__init__(config)
+        self._deselected = 0
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if call.when == "setup":
+            markers = sorted({mark.name for mark in item.iter_markers()})
+            setattr(report, REPORT_ATTRIBUTE, {"markers": markers})
+        if report.failed and call.excinfo is not None:
+            self.pytest_exception_interact(item, call, report)
+        return report
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected += len(items)
+
+    def pytest_sessionfinish(self) -> None:
+        output = getattr(self._config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_OUTPUT_KEY] = {"deselected": self._deselected}

@@ -1,0 +1,290 @@
+"""The controller's side of ``pytest --gate``: collect every report, then write the run report.
+
+Registered only when ``--gate`` is given, and only in the process that writes artifacts (a
+serial run, or the pytest-xdist controller). During the run it keeps references to the
+reports pytest hands it and nothing more, so the cost per test is one list append; the work
+happens once, at the end of the session, and builds plain JSON-ready data (see
+:mod:`phasegate.recording` for why).
+
+The end of the session is a hook wrapper: the report is assembled *before* the other
+``pytest_sessionfinish`` implementations run, so phasegate's features (the gate, TDD,
+auto-debug) read it from :attr:`Recorder.outcome`, and it is written *after* them, with the
+exit status they settled on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import secrets
+from collections.abc import Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+import pytest
+
+from phasegate.config import LoadedConfig
+from phasegate.environment import describe_environment, read_git
+from phasegate.errors import PhasegateError
+from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
+from phasegate.plugin.convert import collection_error, phase_report
+from phasegate.recording import build_test_records, check_completeness, count, encode_report
+from phasegate.store import Store
+from phasegate.versioning import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from phasegate.model.run import RunReport
+
+__all__ = ["REPORT_FILE", "Recorder", "RunOutcome"]
+
+#: The run report's path inside the artifacts folder.
+REPORT_FILE = "report.json"
+
+
+@dataclass
+class RunOutcome:
+    """What the end of the session produced, for phasegate's features and the terminal."""
+
+    data: dict[str, Any] | None = None
+    report_path: str | None = None
+    errors: list[str] = field(default_factory=list)
+    _model: RunReport | None = None
+
+    @property
+    def report(self) -> RunReport | None:
+        """The run report as a model (validated on first use; features that need it pay)."""
+        if self._model is None and self.data is not None:
+            from phasegate.model.run import RunReport
+
+            self._model = RunReport.model_validate(self.data)
+        return self._model
+
+
+class Recorder:
+    """Collects the run's reports and writes ``report.json`` at the end of the session."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        loaded: LoadedConfig,
+        store: Store,
+        extensions: pluggy.PluginManager,
+    ) -> None:
+        self._config = config
+        self._loaded = loaded
+        self._store = store
+        self._extensions = extensions
+        self._started = datetime.now(timezone.utc)
+        self._run_id = f"{self._started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+        # git answers while the tests run; the thread mostly waits on the subprocess.
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phasegate")
+        self._git: Future[dict[str, Any] | None] = self._background.submit(
+            read_git, config.rootpath
+        )
+        self._reports: list[pytest.TestReport] = []
+        self._items: list[pytest.Item] = []
+        self._collection_errors: dict[str, dict[str, Any]] = {}
+        self._collected_ids: list[str] | None = None
+        self._deselected = 0
+        self._worker_nodes: set[str] = set()
+        self.outcome = RunOutcome()
+
+    @property
+    def store(self) -> Store:
+        """The artifacts store of this run."""
+        return self._store
+
+    @property
+    def loaded_config(self) -> LoadedConfig:
+        """The configuration in force for this run."""
+        return self._loaded
+
+    # -- during the run --------------------------------------------------------------------
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._items = list(session.items)
+        self._collected_ids = [item.nodeid for item in self._items]
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected += len(items)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and report.nodeid not in self._collection_errors:
+            limit = self._loaded.config.max_traceback_chars
+            error = collection_error(report, self._config.rootpath, limit)
+            self._collection_errors[report.nodeid] = error
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._reports.append(report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self._worker_nodes.add(str(node.gateway.id))
+        if self._collected_ids is None:
+            self._collected_ids = list(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        data = output.get(WORKER_OUTPUT_KEY) or {}
+        # Every worker collects (and deselects) the whole suite: the count is the same on each.
+        self._deselected = max(self._deselected, int(data.get("deselected", 0)))
+
+    # -- at the end ------------------------------------------------------------------------
+
+    # trylast: the innermost wrapper, so the report is written before the terminal reporter's
+    # own wrapper prints the summary, and after every plain implementation (the features).
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
+        try:
+            with _collector_paused():
+                self.outcome.data = self._build_report(session)
+        except PhasegateError as exc:
+            self.outcome.errors.append(str(exc))
+        try:
+            return (yield)
+        finally:
+            self._write(session)
+            self._background.shutdown(wait=False)
+
+    def _write(self, session: pytest.Session) -> None:
+        data = self.outcome.data
+        if data is None:
+            return
+        data["exit_status"] = int(session.exitstatus)
+        data["finished_at"] = _timestamp(datetime.now(timezone.utc))
+        try:
+            if self._extensions.hook.phasegate_report_ready.get_hookimpls():
+                report = self.outcome.report
+                self._extensions.hook.phasegate_report_ready(report=report)
+            data["warnings"] = list(self._store.notices)
+            self._store.vet(REPORT_FILE)
+            with _collector_paused():
+                text = encode_report(data)
+            path = self._store.write_text(REPORT_FILE, text)
+            self.outcome.report_path = _display_path(path, self._config)
+        except PhasegateError as exc:
+            self.outcome.errors.append(str(exc))
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _build_report(self, session: pytest.Session) -> dict[str, Any]:
+        limit = self._loaded.config.max_traceback_chars
+        root = self._config.rootpath
+        markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
+        records = build_test_records((phase_report(r, root, limit) for r in self._reports), markers)
+        errors = list(self._collection_errors.values())
+        collected = len(self._collected_ids) if self._collected_ids is not None else 0
+        reasons = check_completeness(
+            self._collected_ids,
+            records,
+            collection_errors=errors,
+            interrupted=_interruption(session),
+        )
+        finished = datetime.now(timezone.utc)
+        params = self._config.invocation_params
+        git = self._git.result()
+        environment = describe_environment(pytest.__version__, _plugin_versions(self._config))
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "run-report",
+            "run_id": self._run_id,
+            "started_at": _timestamp(self._started),
+            "finished_at": _timestamp(finished),
+            "duration_s": (finished - self._started).total_seconds(),
+            "environment": environment,
+            "git": git,
+            "invocation": {
+                "args": list(params.args),
+                "invocation_dir": str(params.dir),
+                "rootdir": str(root),
+                "workers": len(self._worker_nodes),
+            },
+            "exit_status": int(session.exitstatus),
+            "counts": count(
+                records,
+                collected=collected,
+                deselected=self._deselected,
+                collection_errors=len(errors),
+            ),
+            "incomplete": bool(reasons),
+            "incomplete_reasons": reasons,
+            "tests": records,
+            "collection_errors": errors,
+            "warnings": [],
+        }
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the report is built and encoded.
+
+    Building a record per test allocates tens of thousands of small, acyclic containers; with
+    the collector on, they trigger extra full collections over every object of the process,
+    which measured as the largest single cost of recording a large suite. Nothing built here
+    forms a cycle, and the collector's previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _marker_names(items: list[pytest.Item]) -> dict[str, list[str]]:
+    """The names of the markers on each item and its parents, as ``iter_markers`` sees them.
+
+    A parent's markers are gathered once for all of its items, which makes this several
+    times cheaper than calling ``iter_markers`` per item on large suites.
+    """
+    inherited: dict[int, frozenset[str]] = {}
+
+    def chain(node: Any) -> frozenset[str]:  # a pytest node (its base class is not public)
+        if node is None:
+            return frozenset()
+        known = inherited.get(id(node))
+        if known is None:
+            own = frozenset(mark.name for mark in node.own_markers)
+            known = inherited[id(node)] = own | chain(node.parent)
+        return known
+
+    names: dict[str, list[str]] = {}
+    for item in items:
+        own = {mark.name for mark in item.own_markers}
+        names[item.nodeid] = sorted(own.union(chain(item.parent)))
+    return names
+
+
+def _timestamp(moment: datetime) -> str:
+    """ISO 8601 in UTC with a ``Z``, as pydantic writes datetimes."""
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _interruption(session: pytest.Session) -> str | None:
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "the run was interrupted (exit status 2)"
+    if session.shouldfail:
+        return f"the run stopped early: {session.shouldfail}"
+    if session.shouldstop:
+        return f"the run stopped early: {session.shouldstop}"
+    return None
+
+
+def _plugin_versions(config: pytest.Config) -> dict[str, str]:
+    versions: dict[str, str] = {}
+    for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
+        versions[dist.metadata["Name"]] = dist.version
+    return versions
+
+
+def _display_path(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,220 @@
+"""Turn the phase reports of a pytest run into test records, counts and a completeness verdict.
+
+The pytest plugin hands over plain :class:`PhaseReport` values (no pytest objects), so this
+module is the same whether the run was serial or spread over pytest-xdist workers, and it is
+tested without running pytest.
+
+Why plain dicts and not the pydantic models: this is the one path whose cost grows with the
+number of tests, and ``benchmarks/overhead.py`` holds it to 5% of a plain pytest run. Building
+thousands of models (and even creating the model classes) costs several times that budget;
+building the JSON-ready dicts and encoding them with the standard library's C encoder does not.
+:class:`phasegate.model.RunReport` stays the contract: ``tests/test_recording.py`` checks that
+what is built here validates against it and serializes back to exactly the same JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "PhaseReport",
+    "bound_text",
+    "build_test_records",
+    "check_completeness",
+    "count",
+    "encode_report",
+]
+
+#: How many missing or unexpected node ids an incompleteness reason lists before "and N more".
+_IDS_SHOWN = 5
+
+_OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+@dataclass(slots=True)
+class PhaseReport:
+    """What one pytest phase report says, in plain values.
+
+    ``failure`` is a dict shaped like :class:`phasegate.model.run.Failure`. Durations are
+    kept to the microsecond: finer digits are noise, and writing them costs time.
+    """
+
+    nodeid: str
+    when: str  # "setup", "call" or "teardown"
+    outcome: str  # "passed", "failed" or "skipped"
+    duration_s: float
+    location: tuple[str, int | None, str]
+    wasxfail: str | None = None
+    skip_reason: str | None = None
+    failure: dict[str, Any] | None = None
+    markers: Sequence[str] | None = None
+    worker: str | None = None
+
+
+def bound_text(text: str, limit: int) -> tuple[str, bool]:
+    """Keep at most ``limit`` characters of ``text``, from its end; say whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    marker = "[... cut by phasegate ...]\n"
+    return marker + text[-(limit - len(marker)) :], True
+
+
+def build_test_records(
+    phases: Iterable[PhaseReport], markers: Mapping[str, Sequence[str]] | None = None
+) -> list[dict[str, Any]]:
+    """One ``TestRecord``-shaped dict per node id, in the order the tests first reported.
+
+    ``markers`` gives marker names by node id where the phases do not carry them.
+    """
+    grouped: dict[str, list[PhaseReport]] = {}
+    for phase in phases:
+        bucket = grouped.get(phase.nodeid)
+        if bucket is None:
+            grouped[phase.nodeid] = [phase]
+        else:
+            bucket.append(phase)
+    known_markers = markers or {}
+    return [_record(nodeid, bucket, known_markers) for nodeid, bucket in grouped.items()]
+
+
+def _record(
+    nodeid: str, bucket: list[PhaseReport], known_markers: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
+    phases: dict[str, dict[str, Any]] = {}
+    by_when: dict[str, PhaseReport] = {}
+    total = 0.0
+    plain = True  # every phase passed, none under xfail: the common case needs no rules
+    markers: Sequence[str] | None = None
+    worker = None
+    for phase in bucket:
+        by_when[phase.when] = phase
+        phases[phase.when] = {"outcome": phase.outcome, "duration_s": phase.duration_s}
+        total += phase.duration_s
+        if phase.outcome != "passed" or phase.wasxfail is not None:
+            plain = False
+        if phase.markers is not None:
+            markers = phase.markers
+        if phase.worker is not None:
+            worker = phase.worker
+    if plain and "call" in by_when:
+        outcome, reason, failure = "passed", None, None
+    else:
+        outcome, decisive = _outcome(by_when)
+        reason = _reason(decisive, outcome)
+        failure = decisive.failure if decisive is not None else None
+    path, line, domain = bucket[0].location
+    return {
+        "nodeid": nodeid,
+        "outcome": outcome,
+        "phases": phases,
+        "duration_s": round(total, 6),
+        "location": {"path": path, "line": None if line is None else line + 1, "domain": domain},
+        "markers": list(markers if markers is not None else known_markers.get(nodeid, ())),
+        "reason": reason,
+        "failure": failure,
+        "worker": worker,
+    }
+
+
+def _outcome(phases: dict[str, PhaseReport]) -> tuple[str, PhaseReport | None]:
+    """The test's outcome and the phase that decided it, by pytest's own rules."""
+    setup, call, teardown = phases.get("setup"), phases.get("call"), phases.get("teardown")
+    if setup is not None and setup.outcome == "failed":
+        return "error", setup
+    if setup is not None and setup.outcome == "skipped":
+        return ("xfailed" if setup.wasxfail is not None else "skipped"), setup
+    if call is not None:
+        if call.outcome == "failed":
+            return "failed", call
+        if call.outcome == "skipped":
+            return ("xfailed" if call.wasxfail is not None else "skipped"), call
+        if teardown is not None and teardown.outcome == "failed":
+            return "error", teardown
+        return ("xpassed" if call.wasxfail is not None else "passed"), call
+    if teardown is not None and teardown.outcome == "failed":
+        return "error", teardown
+    # No call phase and nothing failed: the run stopped between setup and call.
+    return "error", None
+
+
+def _reason(decisive: PhaseReport | None, outcome: str) -> str | None:
+    if decisive is None:
+        return "the test has no call phase: the run stopped while it was set up"
+    if outcome in ("xfailed", "xpassed"):
+        return decisive.wasxfail or None
+    if outcome == "skipped":
+        return decisive.skip_reason
+    return None
+
+
+def count(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    collected: int,
+    deselected: int = 0,
+    collection_errors: int = 0,
+) -> dict[str, int]:
+    """Per-test counts (a ``Counts``-shaped dict); ``collected`` is after deselection."""
+    tally = dict.fromkeys(_OUTCOMES, 0)
+    for record in records:
+        tally[record["outcome"]] += 1
+    return {
+        "collected": collected,
+        "passed": tally["passed"],
+        "failed": tally["failed"],
+        "errors": tally["error"],
+        "skipped": tally["skipped"],
+        "xfailed": tally["xfailed"],
+        "xpassed": tally["xpassed"],
+        "deselected": deselected,
+        "collection_errors": collection_errors,
+    }
+
+
+def check_completeness(
+    collected_ids: Sequence[str] | None,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    collection_errors: Sequence[Mapping[str, Any]] = (),
+    interrupted: str | None = None,
+) -> list[str]:
+    """Why the run's report does not cover exactly the tests collected (empty if it does)."""
+    reasons: list[str] = []
+    if interrupted:
+        reasons.append(interrupted)
+    if collection_errors:
+        names = ", ".join(error["nodeid"] for error in collection_errors[:_IDS_SHOWN])
+        reasons.append(f"{len(collection_errors)} collection error(s): {names}")
+    if collected_ids is None:
+        reasons.append("the collected tests were never reported, so completeness is unknown")
+        return reasons
+    reported = {record["nodeid"] for record in records}
+    expected = set(collected_ids)
+    if len(expected) != len(collected_ids):
+        reasons.append("the collection lists some node ids more than once")
+    missing = [nodeid for nodeid in collected_ids if nodeid not in reported]
+    unexpected = [record["nodeid"] for record in records if record["nodeid"] not in expected]
+    if missing:
+        reasons.append(f"{len(missing)} collected test(s) have no result: {_ids(missing)}")
+    if unexpected:
+        reasons.append(
+            f"{len(unexpected)} result(s) for tests that were not collected: {_ids(unexpected)}"
+        )
+    return reasons
+
+
+def encode_report(report: Mapping[str, Any]) -> str:
+    """The run report as compact JSON text (one line, UTF-8 safe), ending in a newline."""
+    # check_circular=False: the report is a tree built here, and the check costs ~10%.
+    return (
+        json.dumps(report, ensure_ascii=False, separators=(",", ":"), check_circular=False) + "\n"
+    )
+
+
+def _ids(nodeids: Sequence[str]) -> str:
+    shown = ", ".join(nodeids[:_IDS_SHOWN])
+    extra = len(nodeids) - _IDS_SHOWN
+    return shown if extra <= 0 else f"{shown} and {extra} more"

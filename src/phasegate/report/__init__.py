@@ -1,0 +1,1 @@
+"""Renderers: the same artifacts shown in a terminal, a pull request or code scanning."""

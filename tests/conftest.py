@@ -1,0 +1,73 @@
+"""Shared fixtures: sample projects for pytester runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = REPO_ROOT / "fixtures"
+
+
+def read_report(pytester: pytest.Pytester, artifacts: str = ".phasegate") -> dict[str, Any]:
+    """The run report a pytester run wrote, as plain JSON."""
+    path = pytester.path / artifacts / "report.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture
+def sample_suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A small suite with one test of each outcome, in a project with a pyproject.toml."""
+    pytester.makepyprojecttoml(
+        """
+        [tool.pytest.ini_options]
+        markers = ["slowish: a custom marker"]
+
+        [tool.phasegate]
+        """
+    )
+    pytester.makepyfile(
+        test_sample="""
+        import pytest
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("fixture exploded")
+
+        @pytest.fixture
+        def bad_teardown():
+            yield
+            raise OSError("teardown exploded")
+
+        def test_pass():
+            assert 1 + 1 == 2
+
+        @pytest.mark.slowish
+        def test_fail():
+            value = 3
+            assert value == 4
+
+        def test_setup_error(broken):
+            pass
+
+        def test_teardown_error(bad_teardown):
+            pass
+
+        @pytest.mark.skip(reason="not on this platform")
+        def test_skip():
+            pass
+
+        @pytest.mark.xfail(reason="known bug")
+        def test_xfail():
+            assert False
+
+        @pytest.mark.xfail(reason="fixed already")
+        def test_xpass():
+            pass
+        """
+    )
+    return pytester

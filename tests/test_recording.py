@@ -1,0 +1,199 @@
+"""Unit tests of the engine that turns phase reports into records, counts and completeness."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from phasegate.model import SCHEMA_VERSION, RunReport
+from phasegate.recording import (
+    PhaseReport,
+    bound_text,
+    build_test_records,
+    check_completeness,
+    count,
+    encode_report,
+)
+from phasegate.versioning import SCHEMA_VERSION as LIGHT_SCHEMA_VERSION
+
+LOCATION = ("tests/test_x.py", 9, "test_x")
+
+
+def phase(nodeid: str, when: str, outcome: str, **extra: Any) -> PhaseReport:
+    return PhaseReport(nodeid, when, outcome, 0.25, LOCATION, **extra)
+
+
+def failure(phase_name: str) -> dict[str, Any]:
+    return {
+        "phase": phase_name,
+        "exc_type": "ValueError",
+        "message": "bad",
+        "path": "src/x.py",
+        "line": 3,
+        "traceback": "Traceback ...",
+        "traceback_truncated": False,
+    }
+
+
+def outcome_of(*phases: PhaseReport) -> str:
+    (record,) = build_test_records(phases)
+    return str(record["outcome"])
+
+
+def test_a_passing_test_has_three_phases_and_their_total_duration() -> None:
+    (record,) = build_test_records([phase("t", w, "passed") for w in ("setup", "call", "teardown")])
+    assert record["outcome"] == "passed"
+    assert set(record["phases"]) == {"setup", "call", "teardown"}
+    assert record["duration_s"] == 0.75
+    assert record["location"]["line"] == 10  # pytest's 0-based line made 1-based
+    assert record["failure"] is None
+
+
+def test_outcomes_follow_pytests_rules() -> None:
+    assert outcome_of(phase("t", "setup", "failed", failure=failure("setup"))) == "error"
+    assert outcome_of(phase("t", "setup", "skipped", skip_reason="no")) == "skipped"
+    assert outcome_of(phase("t", "setup", "skipped", wasxfail="bug")) == "xfailed"
+    assert outcome_of(phase("t", "call", "skipped", wasxfail="bug")) == "xfailed"
+    assert outcome_of(phase("t", "call", "passed", wasxfail="bug")) == "xpassed"
+    assert outcome_of(phase("t", "call", "failed", failure=failure("call"))) == "failed"
+    passed_then_teardown_failed = (
+        phase("t", "call", "passed"),
+        phase("t", "teardown", "failed", failure=failure("teardown")),
+    )
+    assert outcome_of(*passed_then_teardown_failed) == "error"
+    failed_then_teardown_failed = (
+        phase("t", "call", "failed", failure=failure("call")),
+        phase("t", "teardown", "failed", failure=failure("teardown")),
+    )
+    assert outcome_of(*failed_then_teardown_failed) == "failed"
+
+
+def test_the_deciding_phase_gives_the_failure_and_reason() -> None:
+    (record,) = build_test_records(
+        [
+            phase("t", "call", "failed", failure=failure("call")),
+            phase("t", "teardown", "failed", failure=failure("teardown")),
+        ]
+    )
+    assert record["failure"]["phase"] == "call"
+    (skipped,) = build_test_records([phase("s", "setup", "skipped", skip_reason="no network")])
+    assert skipped["reason"] == "no network"
+
+
+def test_a_test_cut_off_before_its_call_is_an_error_with_a_reason() -> None:
+    (record,) = build_test_records([phase("t", "setup", "passed")])
+    assert record["outcome"] == "error"
+    assert "no call phase" in record["reason"]
+
+
+def test_markers_and_worker_come_from_the_phases_or_the_items() -> None:
+    (record,) = build_test_records(
+        [
+            phase("t", "setup", "passed", markers=("slow",), worker="gw1"),
+            phase("t", "call", "passed", worker="gw1"),
+        ]
+    )
+    assert record["markers"] == ["slow"]
+    assert record["worker"] == "gw1"
+    (serial,) = build_test_records([phase("u", "call", "passed")], {"u": ["db", "slow"]})
+    assert serial["markers"] == ["db", "slow"]
+
+
+def test_counts_add_up_per_test() -> None:
+    records = build_test_records(
+        [
+            phase("a", "call", "passed"),
+            phase("b", "call", "failed", failure=failure("call")),
+            phase("b", "teardown", "failed", failure=failure("teardown")),
+            phase("c", "setup", "skipped"),
+        ]
+    )
+    counts = count(records, collected=3, deselected=2)
+    assert (counts["passed"], counts["failed"], counts["errors"], counts["skipped"]) == (1, 1, 0, 1)
+    assert counts["deselected"] == 2
+
+
+def test_complete_run_has_no_reasons() -> None:
+    records = build_test_records([phase("a", "call", "passed"), phase("b", "call", "passed")])
+    assert check_completeness(["a", "b"], records) == []
+
+
+def test_missing_and_unexpected_results_are_named() -> None:
+    records = build_test_records([phase("a", "call", "passed"), phase("z", "call", "passed")])
+    reasons = check_completeness(["a", "b", "c"], records)
+    assert reasons == [
+        "2 collected test(s) have no result: b, c",
+        "1 result(s) for tests that were not collected: z",
+    ]
+
+
+def test_long_lists_of_missing_ids_are_cut() -> None:
+    ids = [f"t{i}" for i in range(8)]
+    (reason,) = check_completeness(ids, [])
+    assert reason.endswith("t0, t1, t2, t3, t4 and 3 more")
+
+
+def test_interruption_and_collection_errors_make_a_run_incomplete() -> None:
+    error = {"nodeid": "tests/test_bad.py", "failure": failure("collect")}
+    reasons = check_completeness([], [], collection_errors=[error], interrupted="stopped")
+    assert reasons == ["stopped", "1 collection error(s): tests/test_bad.py"]
+
+
+def test_unknown_collection_is_incomplete() -> None:
+    assert check_completeness(None, []) == [
+        "the collected tests were never reported, so completeness is unknown"
+    ]
+
+
+def test_bound_text_keeps_the_end() -> None:
+    text = "x" * 50 + "THE END"
+    kept, cut = bound_text(text, 40)
+    assert cut
+    assert len(kept) == 40
+    assert kept.endswith("THE END")
+    assert bound_text("short", 40) == ("short", False)
+
+
+def test_recording_and_the_models_share_one_schema_version() -> None:
+    assert LIGHT_SCHEMA_VERSION == SCHEMA_VERSION
+
+
+def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
+    """The hand-built dicts must validate and serialize back unchanged: nothing added/lost."""
+    records = build_test_records(
+        [
+            phase("a", "setup", "passed", markers=("m",), worker="gw0"),
+            phase("a", "call", "failed", failure=failure("call")),
+            phase("a", "teardown", "passed"),
+            phase("b", "setup", "skipped", skip_reason="no"),
+            phase("c", "call", "passed", wasxfail="known"),
+        ]
+    )
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "run-report",
+        "run_id": "20261122T000000Z-00000000",
+        "started_at": "2026-11-22T00:00:00.000001Z",
+        "finished_at": "2026-11-22T00:00:01.000001Z",
+        "duration_s": 1.0,
+        "environment": {
+            "python": "3.11.7",
+            "implementation": "cpython",
+            "platform": "Linux",
+            "pytest": "9.1.1",
+            "phasegate": "0.1.0",
+            "plugins": {"pytest-xdist": "3.8.0"},
+        },
+        "git": {"sha": "a" * 40, "branch": "main", "dirty": False},
+        "invocation": {"args": ["--gate"], "invocation_dir": "/p", "rootdir": "/p", "workers": 1},
+        "exit_status": 1,
+        "counts": count(records, collected=3),
+        "incomplete": False,
+        "incomplete_reasons": [],
+        "tests": records,
+        "collection_errors": [{"nodeid": "t.py", "failure": failure("collect")}],
+        "warnings": [],
+    }
+    text = encode_report(data)
+    model = RunReport.model_validate_json(text)
+    assert json.loads(model.model_dump_json()) == json.loads(text)
