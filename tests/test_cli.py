@@ -1,0 +1,49 @@
+"""The `phasegate` command: help, version, errors, and the demo a new user runs first."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from phasegate import __version__
+from phasegate.cli import main
+
+
+def test_no_command_prints_help_and_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 4
+    assert "demo" in capsys.readouterr().out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"phasegate {__version__}"
+
+
+def test_demo_refuses_an_existing_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--into", str(tmp_path)]) == 4
+    assert "already exists" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_python_dash_m_demo_runs_the_gate_on_the_sample(tmp_path: Path) -> None:
+    target = tmp_path / "sample"
+    completed = subprocess.run(
+        [sys.executable, "-m", "phasegate", "demo", "--into", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert f"sample project copied to {target}" in completed.stdout
+    assert f"artifacts in {target / '.phasegate'}" in completed.stdout
+    report = json.loads((target / ".phasegate" / "report.json").read_text())
+    assert report["counts"]["passed"] == report["counts"]["collected"] > 0
