@@ -1,14 +1,21 @@
 """The pytest plugin (entry point ``pytest11: phasegate``): options and wiring, nothing else.
 
-Without ``--gate`` this module adds its options and returns: no hook of phasegate runs per
-test, and no artifact is written. With ``--gate``, the process that runs tests registers the
-:class:`~phasegate.plugin.annotator.Annotator`, and the process that writes artifacts (a
-serial run, or the pytest-xdist controller) registers the
-:class:`~phasegate.plugin.recorder.Recorder`. The recorder lives in ``config.stash``.
+Without one of phasegate's switches (``--gate``, and those features add) this module adds its
+options and returns: no hook of phasegate runs per test and no artifact is written. With one:
+
+* the process that runs tests registers an annotator (:mod:`phasegate.plugin.annotator`);
+* the process that writes artifacts (a serial run, or the pytest-xdist controller) registers
+  the :class:`~phasegate.plugin.recorder.Recorder`, kept in ``config.stash[RECORDER_KEY]``;
+* each feature module in :data:`FEATURES` gets ``configure(config, recorder)`` (``recorder``
+  is ``None`` on a pytest-xdist worker) and registers its own hooks if it was asked for. A
+  feature reads the assembled run report in its ``pytest_sessionfinish`` from
+  ``recorder.outcome``, writes its artifacts through ``recorder.store``, and fails the run by
+  setting ``session.exitstatus``, never by raising.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +25,16 @@ if TYPE_CHECKING:
     from phasegate.config import LoadedConfig
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["RECORDER_KEY", "Recorder"]
+__all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
 
 #: Where the active recorder is kept for the length of the run.
 RECORDER_KEY = pytest.StashKey["Recorder"]()
+
+#: Options that turn phasegate on; any of them starts the recording.
+SWITCHES: tuple[str, ...] = ("gate",)
+
+#: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
+FEATURES: tuple[str, ...] = ()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,8 +47,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="NAME",
         help="record the run to .phasegate/report.json and evaluate the gate NAME "
-        "(default: the gate named in [tool.phasegate], else 'default'). "
-        "Write --gate=NAME when paths follow.",
+        "(default: the gate named in [tool.phasegate], else 'default'; 'record' evaluates "
+        "none). Write --gate=NAME when paths follow.",
     )
     group.addoption(
         "--phasegate-dir",
@@ -47,33 +60,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    requested: str | None = config.getoption("gate")
-    if requested is None:
+    if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
         return
-    # Imported here so that a run without --gate never pays for pydantic and the engines.
+    # Imported here so that a run without phasegate never pays for pydantic and the engines.
     from phasegate.errors import PhasegateError
     from phasegate.extensions import make_plugin_manager
     from phasegate.plugin.annotator import Annotator, WorkerAnnotator
     from phasegate.plugin.recorder import REPORT_FILE, Recorder
     from phasegate.store import Store
 
+    recorder: Recorder | None = None
     if hasattr(config, "workerinput"):
+        # A pytest-xdist worker only annotates; the controller records and writes.
         config.pluginmanager.register(WorkerAnnotator(config), "phasegate-annotator")
-        return  # pytest-xdist workers only annotate; the controller records and writes
-    if config.getoption("collectonly"):
+    elif config.getoption("collectonly"):
         return  # no test runs, so there is nothing to record
-    config.pluginmanager.register(Annotator(config), "phasegate-annotator")
-    try:
-        loaded = _load(config, requested)
-        store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
-        store.ensure_writable()
-        store.vet(REPORT_FILE)  # a newer schema or a corrupt file shows before tests run
-        extensions = make_plugin_manager(loaded.config.plugins)
-    except PhasegateError as exc:
-        raise pytest.UsageError(f"phasegate: {exc}") from exc
-    recorder = Recorder(config, loaded, store, extensions)
-    config.stash[RECORDER_KEY] = recorder
-    config.pluginmanager.register(recorder, "phasegate-recorder")
+    else:
+        try:
+            loaded = _load(config)
+            store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
+            store.ensure_writable()
+            store.vet(REPORT_FILE)  # a newer schema or a corrupt file shows before tests run
+            extensions = make_plugin_manager(loaded.config.plugins)
+        except PhasegateError as exc:
+            raise pytest.UsageError(f"phasegate: {exc}") from exc
+        config.pluginmanager.register(Annotator(config), "phasegate-annotator")
+        recorder = Recorder(config, loaded, store, extensions)
+        config.stash[RECORDER_KEY] = recorder
+        config.pluginmanager.register(recorder, "phasegate-recorder")
+    for name in FEATURES:
+        importlib.import_module(name).configure(config, recorder)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -91,13 +107,14 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(text, **markup)
 
 
-def _load(config: pytest.Config, requested: str) -> LoadedConfig:
+def _load(config: pytest.Config) -> LoadedConfig:
     from phasegate.config import load_config
 
     inipath = config.inipath
     root = inipath.parent if inipath is not None and inipath.name == "pyproject.toml" else None
     loaded = load_config(root or config.rootpath)
     overrides: dict[str, tuple[str, Any]] = {}
+    requested = config.getoption("gate")
     if requested:
         _refuse_path_as_gate(requested)
         overrides["gate"] = ("--gate", requested)
@@ -108,7 +125,12 @@ def _load(config: pytest.Config, requested: str) -> LoadedConfig:
 
 
 def _refuse_path_as_gate(value: str) -> None:
-    """``pytest --gate tests/`` reads ``tests/`` as the gate's name: say so, do not guess."""
+    """``pytest --gate tests/`` reads ``tests/`` as the gate's name: say so, do not guess.
+
+    A gate file may be named directly (``--gate=ci/strict.toml``).
+    """
+    if value.endswith(".toml"):
+        return
     if "/" in value or "::" in value or value.endswith(".py") or os.path.exists(value):
         from phasegate.errors import UsageError
 
