@@ -107,9 +107,10 @@ def _container_value(annotation: Any) -> Any:
 def _section_type(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in typing.get_args(annotation):  # X | None
-        if isinstance(arg, type) and issubclass(arg, BaseModel):
-            return arg
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # X | None
+        for arg in typing.get_args(annotation):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                return arg
     return None
 
 

@@ -1,0 +1,175 @@
+"""New code: the lines changed against a base ref, as SonarQube's "new code" and diff-cover use.
+
+The base is ``--base`` (or ``base`` in ``[tool.phasegate]``), else the pull request's base
+branch in GitHub Actions (``GITHUB_BASE_REF``). Changed lines are those of
+``git diff <merge-base>`` against the work tree (uncommitted changes count), plus every line of
+files git does not track yet. With no base, every line is new: new-code conditions are then
+evaluated over all code, never skipped, and :attr:`NewCode.base` says so.
+
+The unified-diff hunk headers are parsed here (``@@ -a,b +c,d @@``): the format is fixed by
+git, and the libraries that parse diffs carry far more than this needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from phasegate.errors import UsageError
+from phasegate.model.gate import BaseInfo
+
+__all__ = ["NewCode", "parse_unified_diff", "resolve_new_code"]
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_GIT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class NewCode:
+    """Which lines are new. ``changed`` is ``None`` when every line counts as new."""
+
+    base: BaseInfo
+    changed: Mapping[str, frozenset[int]] | None = None
+    whole_files: frozenset[str] = frozenset()
+
+    @property
+    def all_new(self) -> bool:
+        """Whether there is no base, so that all code is new code."""
+        return self.changed is None
+
+    def contains(self, path: str | None, line: int | None) -> bool:
+        """Whether ``path:line`` (relative to the project root) is new code."""
+        if self.changed is None:
+            return True
+        if path is None:
+            return False
+        if path in self.whole_files:
+            return True
+        if line is None:
+            return path in self.changed
+        return line in self.changed.get(path, frozenset())
+
+    def touches(self, path: str, first: int, last: int) -> bool:
+        """Whether any line from ``first`` to ``last`` of ``path`` is new code."""
+        if self.changed is None or path in self.whole_files:
+            return True
+        lines = self.changed.get(path)
+        if not lines:
+            return False
+        return any(first <= line <= last for line in lines)
+
+    def lines_of(self, path: str) -> frozenset[int] | None:
+        """The new lines of ``path``; ``None`` means all of them."""
+        if self.changed is None or path in self.whole_files:
+            return None
+        return self.changed.get(path, frozenset())
+
+    def digest(self) -> str:
+        """A short fingerprint, part of the cache key of checks with new-code metrics."""
+        hasher = hashlib.sha256(repr(self.base.sha).encode())
+        if self.changed is not None:
+            for path in sorted(self.changed):
+                hasher.update(f"{path}:{sorted(self.changed[path])}".encode())
+        for path in sorted(self.whole_files):
+            hasher.update(f"+{path}".encode())
+        return hasher.hexdigest()[:16]
+
+
+def parse_unified_diff(text: str) -> dict[str, frozenset[int]]:
+    """``{path: added or changed line numbers}`` from ``git diff --unified=0`` output."""
+    changed: dict[str, set[int]] = {}
+    current: set[int] | None = None
+    for line in text.splitlines():
+        if line.startswith("+++ "):
+            target = line[4:]
+            if target == "/dev/null":
+                current = None
+                continue
+            target = _unquote(target)
+            current = changed.setdefault(target.removeprefix("b/"), set())
+        elif current is not None and line.startswith("@@"):
+            match = _HUNK.match(line)
+            if match:
+                start = int(match.group(1))
+                length = int(match.group(2)) if match.group(2) is not None else 1
+                current.update(range(start, start + length))
+    return {path: frozenset(lines) for path, lines in changed.items()}
+
+
+def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str]) -> NewCode:
+    """Find the base and the changed lines; a base given but unknown is a usage error."""
+    if _git(root, ["rev-parse", "--is-inside-work-tree"]) != "true":
+        return NewCode(BaseInfo(note="not a git work tree: all code is treated as new code"))
+    ref, origin = _choose_ref(root, base, environment)
+    if ref is None:
+        return NewCode(BaseInfo(note=origin))
+    merge_base = _git(root, ["merge-base", "HEAD", ref])
+    note = f"new code: lines changed since the merge base of HEAD and {ref} ({origin})"
+    if merge_base is None:
+        merge_base = _git(root, ["rev-parse", f"{ref}^{{commit}}"])
+        note = f"new code: lines changed since {ref} ({origin}; no merge base with HEAD)"
+    diff = _git(root, ["diff", "--no-color", "--no-ext-diff", "--unified=0", merge_base or ref])
+    if diff is None:
+        return NewCode(BaseInfo(ref=ref, note=f"git diff against {ref} failed: all code is new"))
+    changed = parse_unified_diff(diff)
+    untracked = _git(root, ["ls-files", "--others", "--exclude-standard"]) or ""
+    whole = frozenset(name for name in untracked.splitlines() if name)
+    info = BaseInfo(
+        ref=ref,
+        sha=merge_base,
+        available=True,
+        note=note,
+        changed_files=len(changed) + len(whole - changed.keys()),
+        changed_lines=sum(len(lines) for lines in changed.values()),
+    )
+    return NewCode(info, changed, whole)
+
+
+def _choose_ref(
+    root: Path, base: str | None, environment: Mapping[str, str]
+) -> tuple[str | None, str]:
+    if base:
+        if _git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]) is None:
+            raise UsageError(
+                f"--base {base!r} is not a commit in this repository; fetch it first "
+                "(in GitHub Actions: actions/checkout with fetch-depth: 0)"
+            )
+        return base, "the base given"
+    pull_request_base = environment.get("GITHUB_BASE_REF", "")
+    if pull_request_base:
+        for candidate in (f"origin/{pull_request_base}", pull_request_base):
+            if _git(root, ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"]):
+                return candidate, "the pull request's base branch"
+        return None, (
+            f"the pull request's base {pull_request_base!r} is not fetched (use "
+            "actions/checkout with fetch-depth: 0): all code is treated as new code"
+        )
+    return None, "no base ref (--base, or a pull request's base): all code is treated as new code"
+
+
+def _unquote(path: str) -> str:
+    """git quotes paths with unusual characters C-style: ``"b/caf\\303\\251.py"``."""
+    if not (path.startswith('"') and path.endswith('"')):
+        return path
+    raw = path[1:-1].encode("latin-1").decode("unicode_escape").encode("latin-1")
+    return raw.decode("utf-8", errors="replace")
+
+
+def _git(root: Path, args: list[str]) -> str | None:
+    try:
+        completed = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return completed.stdout.strip("\n") if completed.returncode == 0 else None

@@ -1,0 +1,152 @@
+"""The project under check: its root, its Python files, its packages and its pyproject.
+
+Files come from git (tracked, plus untracked files that are not ignored) so that a gate sees
+what a commit would hold; outside a git work tree the folder is walked, skipping virtual
+environments, caches and build output. The importable code ("packages") is what
+``[tool.phasegate] packages`` names, else a ``src/`` layout, else top-level packages.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from phasegate.failures import relative_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "Project"]
+
+#: Folders never walked for source files outside git.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", "build", "dist",
+        "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+        ".eggs", ".phasegate", "site-packages",
+    }
+)  # fmt: skip
+
+#: Top-level folders that hold Python files but are not the project's importable code.
+NOT_PACKAGES = frozenset(
+    {"tests", "test", "testing", "docs", "doc", "examples", "benchmarks", "fixtures", "scripts"}
+)
+
+_GIT_TIMEOUT_S = 30.0
+
+
+@dataclass
+class Project:
+    """A project folder. Lists are computed once, on first use."""
+
+    root: Path
+    packages_setting: Sequence[str] = ()
+    excluded: Sequence[Path] = field(default_factory=tuple)
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """``path`` relative to the root, with ``/`` separators."""
+        return relative_path(path, self.root)
+
+    @cached_property
+    def in_git(self) -> bool:
+        """Whether the root is inside a git work tree."""
+        return self._git(["rev-parse", "--is-inside-work-tree"]) == "true"
+
+    @cached_property
+    def python_files(self) -> list[Path]:
+        """Every Python file of the project, sorted."""
+        if self.in_git:
+            listed = self._git(
+                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.py"]
+            )
+            candidates: Iterable[Path] = (
+                self.root / name for name in (listed or "").split("\0") if name
+            )
+        else:
+            candidates = self._walk()
+        files = {path for path in candidates if path.is_file() and not self._is_excluded(path)}
+        return sorted(files)
+
+    @cached_property
+    def package_dirs(self) -> list[Path]:
+        """The folders (or single modules) of the project's importable code."""
+        if self.packages_setting:
+            return [(self.root / entry).resolve() for entry in self.packages_setting]
+        src = self.root / "src"
+        if src.is_dir():
+            found = [
+                child
+                for child in sorted(src.iterdir())
+                if (child / "__init__.py").is_file() or (child.suffix == ".py" and child.is_file())
+            ]
+            if found:
+                return found
+        return [
+            child
+            for child in sorted(self.root.iterdir())
+            if child.is_dir()
+            and child.name not in NOT_PACKAGES
+            and not child.name.startswith(".")
+            and (child / "__init__.py").is_file()
+        ]
+
+    @cached_property
+    def source_files(self) -> list[Path]:
+        """The Python files of the packages."""
+        roots = self.package_dirs
+        return [
+            path
+            for path in self.python_files
+            if any(path == root or root in path.parents for root in roots)
+        ]
+
+    @cached_property
+    def pyproject(self) -> dict[str, Any]:
+        """``pyproject.toml`` as data (empty when there is none or it cannot be read)."""
+        path = self.root / "pyproject.toml"
+        try:
+            data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return {}
+        return data
+
+    @property
+    def top_level_names(self) -> set[str]:
+        """The import names the project's own code defines (first-party)."""
+        return {path.stem if path.suffix == ".py" else path.name for path in self.package_dirs}
+
+    def _walk(self) -> Iterable[Path]:
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [
+                name
+                for name in dirs
+                if name not in SKIPPED_DIRS and not (Path(folder) / name / "pyvenv.cfg").exists()
+            ]
+            for name in files:
+                if name.endswith(".py"):
+                    yield Path(folder) / name
+
+    def _is_excluded(self, path: Path) -> bool:
+        return any(path == root or root in path.parents for root in self.excluded)
+
+    def _git(self, args: list[str]) -> str | None:
+        try:
+            completed = subprocess.run(
+                ["git", *args],
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+                timeout=_GIT_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return completed.stdout.strip("\n") if completed.returncode == 0 else None

@@ -1,0 +1,121 @@
+"""The check protocol: what a check is, what it is given, and what it returns.
+
+A check *measures*: it returns a :class:`Measurement` (metrics on all code and on new code,
+findings, a score, a one-line summary). The gate *judges*: the runner evaluates the gate's
+conditions on those metrics and turns the measurement into a
+:class:`~phasegate.model.gate.CheckResult`. A check that cannot run raises
+:class:`CheckError` with the reason and the fix; anything else it raises is caught and
+reported the same way, so a broken check fails the gate closed.
+
+Checks are ``static`` (they read the source tree and start in the background as soon as a
+run starts) or ``session`` (they read the finished run: tests, coverage, perf).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.settings import Section
+
+if TYPE_CHECKING:
+    from phasegate.gates.newcode import NewCode
+    from phasegate.gates.project import Project
+    from phasegate.model.gate import Finding, MetricValue, ToolInfo
+    from phasegate.model.run import RunReport
+    from phasegate.store import Store
+
+__all__ = [
+    "Check",
+    "CheckContext",
+    "CheckError",
+    "Measurement",
+    "MetricSpec",
+    "NoOptions",
+    "SessionData",
+]
+
+
+class CheckError(Exception):
+    """The check could not run: ``reason`` says why, ``fix`` says what makes it runnable."""
+
+    def __init__(self, reason: str, fix: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.fix = fix
+
+
+class NoOptions(Section):
+    """For checks without options: any key given is an error."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric a check reports; conditions may only name declared metrics."""
+
+    name: str
+    description: str
+    kind: Literal["rate", "count", "number", "bool"] = "count"
+
+
+@dataclass
+class Measurement:
+    """What a check measured. ``skipped`` (a reason) means the check did not apply."""
+
+    summary: str
+    score: float = 1.0
+    metrics: dict[str, MetricValue] = field(default_factory=dict)
+    new_code_metrics: dict[str, MetricValue] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    tool: ToolInfo | None = None
+    skipped: str | None = None
+
+
+@dataclass
+class SessionData:
+    """What a finished test run offers the session checks."""
+
+    run: RunReport
+    #: coverage.py's JSON report of the run (``coverage json`` format), when measured.
+    coverage_json: dict[str, Any] | None = None
+    #: Why coverage was not measured, when it was asked for and is missing.
+    coverage_problem: str | None = None
+
+
+@dataclass
+class CheckContext:
+    """Everything a check may read."""
+
+    project: Project
+    new_code: NewCode
+    store: Store
+    timeout_s: float
+    in_pull_request: bool = False
+    session: SessionData | None = None
+
+
+@runtime_checkable
+class Check(Protocol):
+    """A check. Implementations are plain classes with these attributes and methods."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    kind: ClassVar[Literal["static", "session"]]
+    metrics: ClassVar[Sequence[MetricSpec]]
+    default_conditions: ClassVar[Sequence[ConditionSpec]]
+    options_model: ClassVar[type[Section]]
+
+    def tool_info(self) -> ToolInfo | None:
+        """The tool behind the check and its version (part of the cache key), or ``None``.
+
+        Raises :class:`CheckError` with the install command when the tool is missing.
+        """
+
+    def cache_inputs(self, ctx: CheckContext, options: Any) -> Sequence[Path] | None:
+        """The files whose content decides the result, or ``None`` if it cannot be cached."""
+
+    def measure(self, ctx: CheckContext, options: Any) -> Measurement:
+        """Measure; raise :class:`CheckError` when the check cannot run."""
