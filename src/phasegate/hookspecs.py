@@ -17,9 +17,16 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from phasegate.gates.protocol import Check
     from phasegate.model.run import RunReport
 
-__all__ = ["PROJECT_NAME", "hookimpl", "hookspec", "phasegate_report_ready"]
+__all__ = [
+    "PROJECT_NAME",
+    "hookimpl",
+    "hookspec",
+    "phasegate_register_checks",
+    "phasegate_report_ready",
+]
 
 #: The pluggy project name, and the entry-point group third parties register under.
 PROJECT_NAME = "phasegate"
@@ -33,6 +40,17 @@ def phasegate_report_ready(report: RunReport) -> None:
     """Called with the finished run report, just before it is written.
 
     Observers read it (to forward metrics, say); they must not change it.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_register_checks() -> list[Check] | None:
+    """Return check objects to add to the gate engine (see :mod:`phasegate.gates.protocol`).
+
+    A gate uses a registered check by naming its ``id`` under ``[checks.<id>]``. Ids must be
+    unique: a plugin may not replace a built-in check.
 
     .. versionadded:: 0.1
     """

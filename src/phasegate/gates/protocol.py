@@ -14,17 +14,20 @@ run starts) or ``session`` (they read the finished run: tests, coverage, perf).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
+from pydantic import Field
+
 from phasegate.gates.definition import ConditionSpec
+from phasegate.model.base import Model
+from phasegate.model.gate import Finding, MetricValue, ToolInfo
 from phasegate.settings import Section
 
 if TYPE_CHECKING:
     from phasegate.gates.newcode import NewCode
     from phasegate.gates.project import Project
-    from phasegate.model.gate import Finding, MetricValue, ToolInfo
     from phasegate.model.run import RunReport
     from phasegate.store import Store
 
@@ -61,15 +64,19 @@ class MetricSpec:
     kind: Literal["rate", "count", "number", "bool"] = "count"
 
 
-@dataclass
-class Measurement:
-    """What a check measured. ``skipped`` (a reason) means the check did not apply."""
+class Measurement(Model):
+    """What a check measured. ``skipped`` (a reason) means the check did not apply.
+
+    ``summary`` is one sentence on what was measured; ``score`` (0..1, 1 is perfect) feeds
+    the gate's score. Every declared metric should appear in both ``metrics`` (all code) and
+    ``new_code_metrics`` (lines changed against the base), ``None`` where nothing applies.
+    """
 
     summary: str
-    score: float = 1.0
-    metrics: dict[str, MetricValue] = field(default_factory=dict)
-    new_code_metrics: dict[str, MetricValue] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
+    score: float = Field(default=1.0, ge=0, le=1)
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    new_code_metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    findings: list[Finding] = Field(default_factory=list)
     tool: ToolInfo | None = None
     skipped: str | None = None
 

@@ -1,0 +1,1 @@
+"""The built-in checks, one module each (see :data:`phasegate.gates.registry.BUILT_IN`)."""

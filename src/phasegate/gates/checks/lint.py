@@ -1,0 +1,120 @@
+"""lint: ruff over every Python file, read from its JSON output.
+
+ruff runs in the project folder, so the project's own ruff configuration (rules, ignores,
+excludes: ``--force-exclude`` keeps excluded files out even though they are named) decides
+what counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate, score_from_count
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+
+__all__ = ["LintCheck"]
+
+#: Rules that mean the code cannot work as written (syntax errors, undefined names).
+_SERIOUS_PREFIXES = ("E9", "F63", "F7", "F82")
+
+
+class LintCheck:
+    """ruff's findings; by default any finding on new code fails the check."""
+
+    id: ClassVar[str] = "lint"
+    title: ClassVar[str] = "ruff"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("violations", "ruff findings"),
+        MetricSpec("fixable", "findings ruff can fix itself (ruff check --fix)"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="violations", scope="new", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        return require_tool("ruff", "ruff")
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        return [*ctx.project.python_files, *_config_files(ctx.project.root)]
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        files = ctx.project.python_files
+        if not files:
+            return Measurement(
+                summary="no Python files to lint",
+                metrics={"violations": 0, "fixable": 0},
+                new_code_metrics={"violations": 0, "fixable": 0},
+            )
+        run = run_tool(
+            "ruff",
+            [
+                "check",
+                "--output-format",
+                "json",
+                "--no-fix",
+                "--force-exclude",
+                "--exit-zero",
+                *(str(path) for path in files),
+            ],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+        )
+        entries = parse_json("ruff", run.stdout or "[]")
+        if not isinstance(entries, list):
+            raise CheckError(f"ruff printed JSON that is not a list of findings: {entries!r:.200}")
+        findings = [self._finding(ctx, entry) for entry in entries]
+        fixable = [entry for entry in entries if entry.get("fix")]
+        new = [finding for finding in findings if finding.new]
+        new_fixable = sum(
+            1
+            for entry, finding in zip(entries, findings, strict=True)
+            if finding.new and entry.get("fix")
+        )
+        return Measurement(
+            summary=_summary(findings, new, len(files)),
+            score=score_from_count(len(new)),
+            metrics={"violations": len(findings), "fixable": len(fixable)},
+            new_code_metrics={"violations": len(new), "fixable": new_fixable},
+            findings=findings,
+        )
+
+    @staticmethod
+    def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:
+        code = entry.get("code") or "syntax-error"
+        location = entry.get("location") or {}
+        serious = code == "syntax-error" or code.startswith(_SERIOUS_PREFIXES)
+        return locate(
+            ctx.project,
+            ctx.new_code,
+            rule=code,
+            severity=Severity.HIGH if serious else Severity.MEDIUM,
+            message=str(entry.get("message", "")),
+            path=entry.get("filename"),
+            line=location.get("row"),
+            column=location.get("column"),
+        )
+
+
+def _config_files(root: Path) -> list[Path]:
+    return [
+        path
+        for name in ("pyproject.toml", "ruff.toml", ".ruff.toml")
+        if (path := root / name).is_file()
+    ]
+
+
+def _summary(findings: list[Finding], new: list[Finding], files: int) -> str:
+    if not findings:
+        return f"ruff found nothing in {files} files"
+    first = (new or findings)[0]
+    return (
+        f"ruff found {len(findings)} problem(s), {len(new)} on new code; first "
+        f"{first.path}:{first.line} {first.rule} {first.message}"
+    )

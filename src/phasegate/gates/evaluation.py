@@ -1,0 +1,227 @@
+"""Judge measurements: conditions become passed/failed, checks become results, results a verdict.
+
+The rules, in one place:
+
+* a condition fails when ``actual <op> threshold`` holds; a metric the check did not report is
+  an error (fail closed), and a metric with no value (``None``: nothing to measure, such as
+  coverage of new code when no executable line changed) does not fail;
+* a check is ``error`` when it could not run, ``skipped`` when it did not apply (with its
+  reason), ``failed`` when a condition failed, else ``passed``;
+* the verdict is ``insufficient`` when a required check failed, erred, or was skipped without
+  the gate allowing it. ``in-pull-request`` checks are required only in a pull request.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from phasegate.gates.definition import CheckSpec, ConditionSpec
+from phasegate.gates.protocol import Check, CheckError, Measurement
+from phasegate.model.gate import (
+    CheckResult,
+    CheckStatus,
+    ConditionResult,
+    Finding,
+    MetricValue,
+    Requirement,
+    Verdict,
+)
+
+__all__ = [
+    "MAX_FINDINGS",
+    "Judgement",
+    "error_result",
+    "judge",
+    "requirement_of",
+    "verdict_of",
+]
+
+#: Findings kept per check in the artifact; ``findings_total`` counts them all.
+MAX_FINDINGS = 500
+
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A check's result and its evaluated conditions."""
+
+    result: CheckResult
+    conditions: list[ConditionResult]
+
+
+def requirement_of(spec: CheckSpec, *, in_pull_request: bool) -> Requirement:
+    """What the gate requires of the check in this run."""
+    if spec.required == "in-pull-request":
+        return "required" if in_pull_request else "optional"
+    return "required" if spec.required else "optional"
+
+
+def judge(
+    check: Check,
+    spec: CheckSpec,
+    measurement: Measurement,
+    *,
+    requirement: Requirement,
+    duration_s: float,
+    cached: bool = False,
+) -> Judgement:
+    """Evaluate the gate's conditions on a measurement."""
+    findings = sorted(measurement.findings, key=_finding_order)
+    base = {
+        "id": check.id,
+        "title": check.title,
+        "requirement": requirement,
+        "findings": findings[:MAX_FINDINGS],
+        "findings_total": len(findings),
+        "metrics": measurement.metrics,
+        "new_code_metrics": measurement.new_code_metrics,
+        "duration_s": duration_s,
+        "tool": measurement.tool,
+        "cached": cached,
+    }
+    if measurement.skipped is not None:
+        result = CheckResult(
+            **base,
+            status=CheckStatus.SKIPPED,
+            score=measurement.score,
+            reasoning=measurement.skipped,
+        )
+        return Judgement(result, [])
+    conditions = [
+        _condition(check.id, condition, measurement)
+        for condition in (
+            spec.fail_when if spec.fail_when is not None else check.default_conditions
+        )
+    ]
+    failed = [c for c in conditions if c.status == "failed"]
+    erred = [c for c in conditions if c.status == "error"]
+    if erred:
+        status, reasoning = CheckStatus.ERROR, erred[0].message
+    elif failed:
+        status = CheckStatus.FAILED
+        reasoning = "; ".join(c.message for c in failed[:3]) + f". {measurement.summary}"
+    else:
+        status, reasoning = CheckStatus.PASSED, measurement.summary
+    if requirement == "optional" and spec.required == "in-pull-request":
+        reasoning += " (optional outside a pull request)"
+    score = measurement.score if status is not CheckStatus.ERROR else 0.0
+    result = CheckResult(**base, status=status, score=score, reasoning=reasoning)
+    return Judgement(result, conditions)
+
+
+def error_result(
+    check_id: str,
+    title: str,
+    error: CheckError,
+    *,
+    requirement: Requirement,
+    duration_s: float,
+) -> CheckResult:
+    """The result of a check that could not run."""
+    return CheckResult(
+        id=check_id,
+        title=title,
+        status=CheckStatus.ERROR,
+        requirement=requirement,
+        score=0.0,
+        reasoning=error.reason,
+        fix=error.fix,
+        duration_s=duration_s,
+    )
+
+
+def verdict_of(
+    results: Sequence[CheckResult], specs: dict[str, CheckSpec]
+) -> tuple[Verdict, float, list[str]]:
+    """The verdict, the score and the reasons of an insufficient verdict."""
+    reasons: list[str] = []
+    scores: list[float] = []
+    for result in results:
+        if result.requirement != "required":
+            continue
+        spec = specs[result.id]
+        if result.status is CheckStatus.SKIPPED:
+            if not spec.skip_allowed:
+                reasons.append(
+                    f"{result.id}: skipped, but the gate requires it: {result.reasoning}"
+                )
+                scores.append(0.0)
+            continue
+        scores.append(result.score)
+        if result.status is CheckStatus.FAILED:
+            reasons.append(f"{result.id}: {result.reasoning}")
+        elif result.status is CheckStatus.ERROR:
+            fix = f" (fix: {result.fix})" if result.fix else ""
+            reasons.append(f"{result.id}: could not run: {result.reasoning}{fix}")
+    verdict: Verdict = "insufficient" if reasons else "sufficient"
+    score = sum(scores) / len(scores) if scores else 1.0
+    return verdict, round(score, 4), reasons
+
+
+def _condition(
+    check_id: str, condition: ConditionSpec, measurement: Measurement
+) -> ConditionResult:
+    metrics = measurement.metrics if condition.scope == "overall" else measurement.new_code_metrics
+    where = "on new code" if condition.scope == "new" else "overall"
+    rule = f"fails when {condition.op} {condition.value}"
+    common = {
+        "check": check_id,
+        "metric": condition.metric,
+        "comparator": condition.op,
+        "threshold": condition.value,
+        "scope": condition.scope,
+    }
+    if condition.metric not in metrics:
+        return ConditionResult(
+            **common,
+            status="error",
+            message=f"{check_id} reported no {condition.metric} {where}, so the condition "
+            f"'{condition.metric} {condition.op} {condition.value}' cannot be evaluated",
+        )
+    actual: MetricValue = metrics[condition.metric]
+    if actual is None:
+        return ConditionResult(
+            **common,
+            actual=None,
+            status="passed",
+            message=f"{condition.metric} {where}: nothing to measure ({rule})",
+        )
+    try:
+        fails = _OPERATORS[condition.op](actual, condition.value)
+    except TypeError:
+        return ConditionResult(
+            **common,
+            actual=actual,
+            status="error",
+            message=f"{condition.metric} {where} is {actual!r}, which cannot be compared "
+            f"with {condition.value!r}",
+        )
+    shown = _show(actual)
+    if fails:
+        message = f"{condition.metric} {where} is {shown}, {rule}"
+    else:
+        message = f"{condition.metric} {where} is {shown} ({rule})"
+    return ConditionResult(
+        **common, actual=actual, status="failed" if fails else "passed", message=message
+    )
+
+
+def _show(value: MetricValue) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+    return str(value)
+
+
+def _finding_order(finding: Finding) -> tuple[bool, str, int]:
+    return (not finding.new, finding.path or "", finding.line or 0)

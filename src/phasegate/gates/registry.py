@@ -1,0 +1,92 @@
+"""Which checks exist: the built-in ones and those third-party packages register.
+
+A package adds checks by implementing the ``phasegate_register_checks`` hook (see
+:mod:`phasegate.hookspecs`), registered under the ``phasegate`` entry-point group or listed in
+``plugins = [...]`` of ``[tool.phasegate]``. Built-in checks are imported only when a gate
+asks for them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+
+from phasegate.errors import UsageError
+from phasegate.gates.protocol import Check
+
+__all__ = ["BUILT_IN", "CheckRegistry", "RegisteredCheck"]
+
+#: Built-in checks: id -> "module:Class".
+BUILT_IN: dict[str, str] = {
+    "syntax": "phasegate.gates.checks.syntax:SyntaxCheck",
+    "tests": "phasegate.gates.checks.tests:TestsCheck",
+    "coverage": "phasegate.gates.checks.coverage:CoverageCheck",
+    "lint": "phasegate.gates.checks.lint:LintCheck",
+    "security": "phasegate.gates.checks.security:SecurityCheck",
+    "build": "phasegate.gates.checks.build:BuildCheck",
+    "deps": "phasegate.gates.checks.deps:DepsCheck",
+    "breaking": "phasegate.gates.checks.breaking:BreakingCheck",
+    "review": "phasegate.gates.checks.review:ReviewCheck",
+    "perf": "phasegate.gates.checks.perf:PerfCheck",
+    "docs": "phasegate.gates.checks.docs:DocsCheck",
+    "commit": "phasegate.gates.checks.commit:CommitCheck",
+    "types": "phasegate.gates.checks.types:TypesCheck",
+    "complexity": "phasegate.gates.checks.complexity:ComplexityCheck",
+}
+
+
+@dataclass(frozen=True)
+class RegisteredCheck:
+    """A check and where it came from (``built-in`` or the registering plugin's name)."""
+
+    check: Check
+    origin: str
+
+
+class CheckRegistry:
+    """Looks checks up by id, built-in first, then those plugins register."""
+
+    def __init__(self, extensions: pluggy.PluginManager | None = None) -> None:
+        self._plugin_checks: dict[str, RegisteredCheck] = {}
+        if extensions is not None:
+            self._collect(extensions)
+
+    def ids(self) -> list[str]:
+        """Every known check id, built-in ones first."""
+        return [*BUILT_IN, *sorted(self._plugin_checks)]
+
+    def get(self, check_id: str) -> RegisteredCheck:
+        """The check with this id, or a usage error that lists the known ones."""
+        if check_id in BUILT_IN:
+            module_name, _, class_name = BUILT_IN[check_id].partition(":")
+            check_class = getattr(importlib.import_module(module_name), class_name)
+            return RegisteredCheck(check_class(), "built-in")
+        if check_id in self._plugin_checks:
+            return self._plugin_checks[check_id]
+        known = self.ids()
+        hint = difflib.get_close_matches(check_id, known, n=1)
+        guess = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise UsageError(f"unknown check {check_id!r}; known checks: {', '.join(known)}{guess}")
+
+    def _collect(self, extensions: pluggy.PluginManager) -> None:
+        hook = extensions.hook.phasegate_register_checks
+        for impl in hook.get_hookimpls():
+            returned: Any = impl.function()
+            for check in returned or ():
+                origin = impl.plugin_name
+                if not isinstance(check, Check):
+                    raise UsageError(
+                        f"plugin {origin!r} registered {check!r}, which is not a check: it "
+                        "needs id, title, kind, metrics, default_conditions, options_model, "
+                        "tool_info(), cache_inputs() and measure()"
+                    )
+                if check.id in BUILT_IN or check.id in self._plugin_checks:
+                    raise UsageError(
+                        f"plugin {origin!r} registers the check {check.id!r}, but that id is "
+                        "taken; give the check another id"
+                    )
+                self._plugin_checks[check.id] = RegisteredCheck(check, origin)

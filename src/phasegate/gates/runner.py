@@ -1,0 +1,300 @@
+"""Run a gate: plan its checks, start the static ones at once, finish with the session's.
+
+:meth:`GateRunner.start` submits every static check to a thread pool as soon as a run starts
+(each one mostly waits on its tool's subprocess, so they run beside the tests);
+:meth:`GateRunner.finish` runs the session checks on the finished run, waits for the rest
+within their timeouts, and returns the :class:`~phasegate.model.gate.GateVerdict`.
+
+Planning happens in the constructor and is where a bad gate shows: an unknown check, an option
+the check does not take, a condition on a metric the check does not report. Each is a usage
+error naming the gate file and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from phasegate.errors import UsageError
+from phasegate.gates.cache import CheckCache, cache_key
+from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
+from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
+from phasegate.gates.protocol import Check, CheckContext, CheckError, SessionData
+from phasegate.gates.registry import CheckRegistry
+from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
+from phasegate.settings import describe_errors
+
+__all__ = ["DEFAULT_TIMEOUT_S", "GateRunner", "PlannedCheck", "ProgressEvent", "explain"]
+
+#: Seconds a check may take unless the gate or the project says otherwise.
+DEFAULT_TIMEOUT_S = 900.0
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """A check started or finished (for live progress displays)."""
+
+    check: str
+    state: Literal["started", "finished"]
+    status: str | None = None
+    duration_s: float | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """A check of the gate, ready to run."""
+
+    check: Check
+    origin: str
+    spec: CheckSpec
+    options: Any
+    requirement: Requirement
+    timeout_s: float
+
+
+class GateRunner:
+    """Runs one gate over one project."""
+
+    def __init__(
+        self,
+        gate: GateDefinition,
+        source: GateSource,
+        registry: CheckRegistry,
+        context: CheckContext,
+        *,
+        cache: CheckCache | None = None,
+        on_event: Callable[[ProgressEvent], None] | None = None,
+        default_timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.gate = gate
+        self.source = source
+        self._context = context
+        self._cache = cache
+        self._on_event = on_event or (lambda _event: None)
+        self._events_lock = threading.Lock()
+        self.plan: dict[str, PlannedCheck] = {
+            check_id: self._plan(check_id, spec, registry, default_timeout_s)
+            for check_id, spec in gate.checks.items()
+        }
+        self._futures: dict[str, Future[Judgement]] = {}
+        self._submitted: dict[str, float] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._started_at = datetime.now(timezone.utc)
+
+    @property
+    def needs_coverage(self) -> bool:
+        """Whether a check of this gate reads coverage of the test run."""
+        return "coverage" in self.plan
+
+    def start(self) -> None:
+        """Start every static check in the background."""
+        self._started_at = datetime.now(timezone.utc)
+        pool = self._pool = ThreadPoolExecutor(
+            max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
+        )
+        for check_id, planned in self.plan.items():
+            if planned.check.kind == "static":
+                self._submit(pool, check_id, self._context)
+
+    def finish(self, session: SessionData | None) -> GateVerdict:
+        """Run the session checks, wait for all, and judge."""
+        if self._pool is None:
+            self.start()
+        pool = self._pool
+        if pool is None:  # pragma: no cover - start() always sets it
+            raise RuntimeError("the gate runner has no thread pool")
+        session_context = dataclasses.replace(self._context, session=session)
+        for check_id, planned in self.plan.items():
+            if planned.check.kind == "session":
+                self._submit(pool, check_id, session_context)
+        results: list[CheckResult] = []
+        conditions: list[ConditionResult] = []
+        for check_id, planned in self.plan.items():
+            judgement = self._collect(check_id, planned)
+            results.append(judgement.result)
+            conditions.extend(judgement.conditions)
+        pool.shutdown(wait=False, cancel_futures=True)
+        verdict, score, reasons = verdict_of(results, {c: p.spec for c, p in self.plan.items()})
+        finished = datetime.now(timezone.utc)
+        run = session.run if session is not None else None
+        return GateVerdict(
+            gate=self.gate.name,
+            source=str(self.source.path),
+            verdict=verdict,
+            score=score,
+            reasons=reasons,
+            checks=results,
+            conditions=conditions,
+            base=self._context.new_code.base,
+            run_id=run.run_id if run else None,
+            commit=run.git.sha if run and run.git else None,
+            started_at=self._started_at,
+            finished_at=finished,
+            duration_s=(finished - self._started_at).total_seconds(),
+        )
+
+    # -- planning --------------------------------------------------------------------------
+
+    def _plan(
+        self, check_id: str, spec: CheckSpec, registry: CheckRegistry, default_timeout_s: float
+    ) -> PlannedCheck:
+        where = str(self.source.path)
+        try:
+            registered = registry.get(check_id)
+        except UsageError as exc:
+            raise UsageError(f"{where}: key checks.{check_id}: {exc}") from exc
+        check = registered.check
+        try:
+            options = check.options_model.model_validate(spec.options)
+        except ValidationError as exc:
+            raise UsageError(
+                describe_errors(
+                    exc, model=check.options_model, where=where, table=f"checks.{check_id}.options"
+                )
+            ) from exc
+        known = {metric.name for metric in check.metrics}
+        for index, condition in enumerate(spec.fail_when or ()):
+            if condition.metric not in known:
+                raise UsageError(
+                    f"{where}: key checks.{check_id}.fail_when.{index}.metric = "
+                    f"{condition.metric!r}: {check_id} reports no such metric; it reports "
+                    f"{', '.join(sorted(known))}"
+                )
+        requirement = requirement_of(spec, in_pull_request=self._context.in_pull_request)
+        return PlannedCheck(
+            check=check,
+            origin=registered.origin,
+            spec=spec,
+            options=options,
+            requirement=requirement,
+            timeout_s=spec.timeout_s or default_timeout_s,
+        )
+
+    # -- running ---------------------------------------------------------------------------
+
+    def _submit(self, pool: ThreadPoolExecutor, check_id: str, context: CheckContext) -> None:
+        self._submitted[check_id] = time.monotonic()
+        self._futures[check_id] = pool.submit(self._execute, check_id, context)
+
+    def _execute(self, check_id: str, context: CheckContext) -> Judgement:
+        planned = self.plan[check_id]
+        check = planned.check
+        started = time.perf_counter()
+        self._emit(ProgressEvent(check_id, "started"))
+        context = dataclasses.replace(context, timeout_s=planned.timeout_s)
+        cached = False
+        try:
+            tool = check.tool_info()
+            key = self._key(planned, context, tool)
+            measurement = self._cache.get(check_id, key) if self._cache and key else None
+            cached = measurement is not None
+            if measurement is None:
+                measurement = check.measure(context, planned.options)
+                if measurement.tool is None:
+                    measurement = measurement.model_copy(update={"tool": tool})
+                if self._cache and key:
+                    self._cache.put(check_id, key, measurement)
+            judgement = judge(
+                check,
+                planned.spec,
+                measurement,
+                requirement=planned.requirement,
+                duration_s=time.perf_counter() - started,
+                cached=cached,
+            )
+        except CheckError as exc:
+            judgement = self._failed(check_id, exc, started)
+        except Exception as exc:  # noqa: BLE001 - any crash of a check fails the gate closed
+            error = CheckError(
+                f"the check crashed: {type(exc).__name__}: {exc}",
+                fix="this is a bug in the check; please report it with this message",
+            )
+            judgement = self._failed(check_id, error, started)
+        self._emit(
+            ProgressEvent(
+                check_id,
+                "finished",
+                status=judgement.result.status.value,
+                duration_s=judgement.result.duration_s,
+                cached=cached,
+            )
+        )
+        return judgement
+
+    def _key(self, planned: PlannedCheck, context: CheckContext, tool: Any) -> str | None:
+        if self._cache is None:
+            return None
+        inputs = planned.check.cache_inputs(context, planned.options)
+        if inputs is None:
+            return None
+        return cache_key(
+            planned.check.id,
+            tool=tool,
+            options=planned.options.model_dump(mode="json"),
+            new_code=context.new_code.digest(),
+            root=context.project.root,
+            inputs=inputs,
+        )
+
+    def _collect(self, check_id: str, planned: PlannedCheck) -> Judgement:
+        future = self._futures[check_id]
+        started = time.perf_counter()
+        deadline = self._submitted[check_id] + planned.timeout_s
+        try:
+            return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        except FutureTimeout:
+            error = CheckError(
+                f"did not finish within {planned.timeout_s:.0f}s",
+                fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",
+            )
+            return self._failed(check_id, error, started)
+
+    def _failed(self, check_id: str, error: CheckError, started: float) -> Judgement:
+        planned = self.plan[check_id]
+        result = error_result(
+            check_id,
+            planned.check.title,
+            error,
+            requirement=planned.requirement,
+            duration_s=time.perf_counter() - started,
+        )
+        return Judgement(result, [])
+
+    def _emit(self, event: ProgressEvent) -> None:
+        with self._events_lock:
+            self._on_event(event)
+
+
+def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:
+    """The gate's conditions in words, one line each (``phasegate gate explain``)."""
+    lines: list[str] = []
+    for check_id, item in planned.items():
+        needed = {"required": "required", "optional": "optional"}[item.requirement]
+        if item.spec.required == "in-pull-request":
+            needed = "required in a pull request, optional elsewhere"
+        lines.append(f"{check_id} ({item.check.title}; {needed}; from {item.origin}):")
+        conditions = (
+            item.spec.fail_when
+            if item.spec.fail_when is not None
+            else item.check.default_conditions
+        )
+        for condition in conditions:
+            scope = "on new code" if condition.scope == "new" else "overall"
+            lines.append(
+                f"  fails when {condition.metric} {scope} {condition.op} {condition.value}"
+            )
+        if not conditions:
+            lines.append("  fails only when it cannot run")
+        if item.spec.skip_allowed:
+            lines.append("  may be skipped when it does not apply")
+    return lines

@@ -1,0 +1,112 @@
+"""Run the tools behind the checks: found or explained, timed out or answered, parsed or refused.
+
+Every tool runs as ``python -m <module>`` with the interpreter phasegate runs under, so the
+tools of the project's own environment are used, with an argument list (never a shell string)
+and a timeout. A missing tool, a timeout, a crash or output that cannot be parsed raises
+:class:`~phasegate.gates.protocol.CheckError` with the reason and the fix.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from phasegate.gates.protocol import CheckError
+from phasegate.model.gate import ToolInfo
+
+__all__ = ["INSTALL_HINT", "ToolRun", "parse_json", "require_tool", "run_tool"]
+
+#: The extra that installs every tool behind the built-in checks.
+INSTALL_HINT = "pip install 'pytest-phasegate[gate]'"
+
+#: Output kept in an error message, from its end.
+_TAIL_CHARS = 1500
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What a tool printed and how it exited."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def require_tool(module: str, distribution: str) -> ToolInfo:
+    """The tool's name and version, or a :class:`CheckError` saying how to install it."""
+    if importlib.util.find_spec(module) is None:
+        raise CheckError(
+            f"{distribution} is not installed, so this check cannot run",
+            fix=f"{INSTALL_HINT}  (or: pip install {distribution})",
+        )
+    try:
+        version = importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return ToolInfo(name=distribution, version=version)
+
+
+def run_tool(
+    module: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    ok_codes: Sequence[int] = (0,),
+    stdin: str | None = None,
+) -> ToolRun:
+    """Run ``python -m module args``; an exit code outside ``ok_codes`` is a CheckError."""
+    command = [sys.executable, "-m", module, *args]
+    try:
+        completed = subprocess.run(
+            command,
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise CheckError(
+            f"{module} did not finish within {timeout_s:.0f}s",
+            fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",
+        ) from exc
+    except OSError as exc:
+        raise CheckError(f"{module} could not be started: {exc}") from exc
+    run = ToolRun(completed.returncode, completed.stdout, completed.stderr)
+    if completed.returncode not in ok_codes:
+        raise CheckError(
+            f"{module} exited with status {completed.returncode}: {_tail(run)}",
+            fix=f"run `{_shown(command)}` in the project to see the whole output",
+        )
+    return run
+
+
+def parse_json(module: str, text: str) -> Any:
+    """The tool's JSON output, or a CheckError quoting the start of what it printed."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CheckError(
+            f"{module} printed output that is not JSON ({exc}): {text[:300]!r}",
+            fix=f"check that the installed {module} supports JSON output",
+        ) from exc
+
+
+def _tail(run: ToolRun) -> str:
+    text = (run.stderr.strip() or run.stdout.strip()) or "(no output)"
+    return text if len(text) <= _TAIL_CHARS else "..." + text[-_TAIL_CHARS:]
+
+
+def _shown(command: Sequence[str]) -> str:
+    shown = ["python", *command[1:6]]
+    return " ".join(shown) + (" ..." if len(command) > 6 else "")
