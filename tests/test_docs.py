@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from conftest import REPO_ROOT
 from phasegate.config import PhasegateConfig
+from tests.conftest import REPO_ROOT
 
 CONFIGURATION = (REPO_ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
 

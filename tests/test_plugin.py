@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import REPO_ROOT, read_report
+from tests.conftest import REPO_ROOT, read_report
 
 SCHEMA = json.loads((REPO_ROOT / "docs/schema/run-report.schema.json").read_text())
 
@@ -32,13 +32,13 @@ def test_without_gate_no_hook_of_phasegate_is_registered(pytester: pytest.Pytest
     quiet = pytester.parseconfigure()
     assert quiet.pluginmanager.get_plugin("phasegate-annotator") is None
     assert quiet.pluginmanager.get_plugin("phasegate-recorder") is None
-    active = pytester.parseconfigure("--gate")
+    active = pytester.parseconfigure("--gate=record")
     assert active.pluginmanager.get_plugin("phasegate-annotator") is not None
     assert active.pluginmanager.get_plugin("phasegate-recorder") is not None
 
 
 def test_gate_writes_a_report_that_matches_the_schema(sample_suite: pytest.Pytester) -> None:
-    result = sample_suite.runpytest("--gate")
+    result = sample_suite.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
@@ -53,12 +53,12 @@ def test_gate_writes_a_report_that_matches_the_schema(sample_suite: pytest.Pytes
     assert report["counts"]["collected"] == 7
     assert report["incomplete"] is False
     assert report["exit_status"] == 1
-    assert report["invocation"]["args"][0] == "--gate"
+    assert report["invocation"]["args"][0] == "--gate=record"
     assert report["environment"]["pytest"] == pytest.__version__
 
 
 def test_each_outcome_is_recorded_with_its_detail(sample_suite: pytest.Pytester) -> None:
-    sample_suite.runpytest("--gate")
+    sample_suite.runpytest("--gate=record")
     tests = by_name(read_report(sample_suite))
     assert {name: t["outcome"] for name, t in tests.items()} == {
         "test_pass": "passed",
@@ -113,7 +113,7 @@ def test_markers_of_classes_and_modules_are_inherited(pytester: pytest.Pytester)
             pass
         """
     )
-    pytester.runpytest("--gate", "--strict-markers")
+    pytester.runpytest("--gate=record", "--strict-markers")
     tests = by_name(read_report(pytester))
     assert tests["test_marked"]["markers"] == ["cls", "mod", "own"]
     assert tests["test_plain"]["markers"] == ["cls", "mod"]
@@ -121,7 +121,7 @@ def test_markers_of_classes_and_modules_are_inherited(pytester: pytest.Pytester)
 
 
 def test_quiet_run_prints_one_line(sample_suite: pytest.Pytester) -> None:
-    result = sample_suite.runpytest("--gate", "-q")
+    result = sample_suite.runpytest("--gate=record", "-q")
     result.stdout.fnmatch_lines(["phasegate: report .phasegate/report.json"])
     result.stdout.no_fnmatch_line("*= phasegate =*")
 
@@ -131,7 +131,7 @@ def test_collection_errors_are_recorded_and_make_the_run_incomplete(
 ) -> None:
     pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
     pytester.makepyfile(test_broken="import not_a_module_anywhere\n")
-    result = pytester.runpytest("--gate")
+    result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = read_report(pytester)
     validate(report)
@@ -149,7 +149,7 @@ def test_stopping_early_marks_the_report_incomplete(pytester: pytest.Pytester) -
     pytester.makepyfile(
         "def test_a():\n    assert False\n\ndef test_b():\n    pass\n\ndef test_c():\n    pass\n"
     )
-    pytester.runpytest("--gate", "-x")
+    pytester.runpytest("--gate=record", "-x")
     report = read_report(pytester)
     assert report["incomplete"] is True
     assert any("stopped early" in reason for reason in report["incomplete_reasons"])
@@ -157,7 +157,7 @@ def test_stopping_early_marks_the_report_incomplete(pytester: pytest.Pytester) -
 
 
 def test_deselected_tests_are_counted_apart(sample_suite: pytest.Pytester) -> None:
-    sample_suite.runpytest("--gate", "-k", "pass or skip")
+    sample_suite.runpytest("--gate=record", "-k", "pass or skip")
     counts = read_report(sample_suite)["counts"]
     assert counts["collected"] == 3  # test_pass, test_xpass and test_skip
     assert counts["deselected"] == 4
@@ -166,7 +166,7 @@ def test_deselected_tests_are_counted_apart(sample_suite: pytest.Pytester) -> No
 
 def test_syntax_error_points_at_the_faulty_line(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_syntax="def test_x():\n    x = (1,\n    assert x\n")
-    pytester.runpytest("--gate")
+    pytester.runpytest("--gate=record")
     (error,) = read_report(pytester)["collection_errors"]
     assert error["failure"]["exc_type"] == "SyntaxError"
     assert error["failure"]["path"] == "test_syntax.py"
@@ -176,7 +176,7 @@ def test_syntax_error_points_at_the_faulty_line(pytester: pytest.Pytester) -> No
 def test_unknown_config_key_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.phasegate]\ngates = "x"\n')
     pytester.makepyfile("def test_a():\n    pass\n")
-    result = pytester.runpytest("--gate")
+    result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*pyproject.toml: unknown key tool.phasegate.gates = 'x'*did you mean 'gate'?*"]
@@ -186,7 +186,7 @@ def test_unknown_config_key_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_wrong_type_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml("[tool.phasegate]\nplugins = 3\n")
     pytester.makepyfile("def test_a():\n    pass\n")
-    result = pytester.runpytest("--gate")
+    result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*key tool.phasegate.plugins = 3 is not allowed*"])
 
@@ -196,7 +196,7 @@ def test_corrupt_report_from_an_earlier_run_is_kept_aside(pytester: pytest.Pytes
     artifacts = pytester.path / ".phasegate"
     artifacts.mkdir()
     (artifacts / "report.json").write_text('{"schema_version": "1.0", "run_')
-    result = pytester.runpytest("--gate")
+    result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         ["warning: .phasegate/report.json could not be read: it is not valid JSON*kept as*"]
@@ -214,7 +214,7 @@ def test_report_from_a_newer_phasegate_is_not_overwritten(pytester: pytest.Pytes
     artifacts.mkdir()
     newer = '{"schema_version": "2.0", "kind": "run-report"}'
     (artifacts / "report.json").write_text(newer)
-    result = pytester.runpytest("--gate")
+    result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*schema version 2.0, newer than the 1.0*upgrade*"])
     assert (artifacts / "report.json").read_text() == newer
@@ -223,7 +223,7 @@ def test_report_from_a_newer_phasegate_is_not_overwritten(pytester: pytest.Pytes
 def test_unwritable_artifacts_folder_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_a():\n    pass\n")
     (pytester.path / "blocker").write_text("a file where a folder should be")
-    result = pytester.runpytest("--gate", "--phasegate-dir", "blocker/out")
+    result = pytester.runpytest("--gate=record", "--phasegate-dir", "blocker/out")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cannot write artifacts to *blocker*--phasegate-dir*"])
 
@@ -231,9 +231,9 @@ def test_unwritable_artifacts_folder_is_a_usage_error(pytester: pytest.Pytester)
 def test_artifacts_dir_from_config_and_flag(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.phasegate]\nartifacts_dir = "build/pg"\n')
     pytester.makepyfile("def test_a():\n    pass\n")
-    pytester.runpytest("--gate")
+    pytester.runpytest("--gate=record")
     assert (pytester.path / "build/pg/report.json").is_file()
-    pytester.runpytest("--gate", "--phasegate-dir=elsewhere")
+    pytester.runpytest("--gate=record", "--phasegate-dir=elsewhere")
     assert (pytester.path / "elsewhere/report.json").is_file()
 
 
@@ -245,7 +245,7 @@ def test_a_path_swallowed_as_the_gate_name_is_refused(pytester: pytest.Pytester)
 
 
 def test_collect_only_writes_nothing(sample_suite: pytest.Pytester) -> None:
-    result = sample_suite.runpytest("--gate", "--collect-only")
+    result = sample_suite.runpytest("--gate=record", "--collect-only")
     assert result.ret == pytest.ExitCode.OK
     assert not (sample_suite.path / ".phasegate" / "report.json").exists()
 
@@ -260,7 +260,7 @@ def test_git_commit_is_recorded(pytester: pytest.Pytester) -> None:
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "x"],
     ):
         subprocess.run(command, cwd=pytester.path, check=True)
-    pytester.runpytest("--gate")
+    pytester.runpytest("--gate=record")
     git = read_report(pytester)["git"]
     assert git["branch"] == "trunk"
     assert len(git["sha"]) == 40
@@ -269,9 +269,9 @@ def test_git_commit_is_recorded(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.slow
 def test_xdist_report_matches_a_serial_run(sample_suite: pytest.Pytester) -> None:
-    sample_suite.runpytest_subprocess("--gate", "-p", "no:cacheprovider")
+    sample_suite.runpytest_subprocess("--gate=record", "-p", "no:cacheprovider")
     serial = read_report(sample_suite)
-    result = sample_suite.runpytest_subprocess("--gate", "-n", "2", "-p", "no:cacheprovider")
+    result = sample_suite.runpytest_subprocess("--gate=record", "-n", "2", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     parallel = read_report(sample_suite)
     validate(parallel)
@@ -287,6 +287,8 @@ def test_xdist_report_matches_a_serial_run(sample_suite: pytest.Pytester) -> Non
 
 @pytest.mark.slow
 def test_xdist_deselection_is_counted(sample_suite: pytest.Pytester) -> None:
-    sample_suite.runpytest_subprocess("--gate", "-n", "2", "-k", "pass", "-p", "no:cacheprovider")
+    sample_suite.runpytest_subprocess(
+        "--gate=record", "-n", "2", "-k", "pass", "-p", "no:cacheprovider"
+    )
     counts = read_report(sample_suite)["counts"]
     assert (counts["collected"], counts["deselected"]) == (2, 5)

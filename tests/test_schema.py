@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REPO_ROOT
 from phasegate.cli import main
 from phasegate.model import ARTIFACTS
 from phasegate.schema import schema_documents
+from tests.conftest import REPO_ROOT
 
 COMMITTED = REPO_ROOT / "docs" / "schema"
 

@@ -7,7 +7,6 @@ The full reference is ``docs/configuration.md``; a test keeps it in step with th
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,13 +14,10 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from phasegate import tomlfile
 from phasegate.errors import ConfigError
+from phasegate.gates.definition import CheckOverride
 from phasegate.settings import Section, describe_errors
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "CONFIG_TABLE",
@@ -56,6 +52,33 @@ class PhasegateConfig(Section):
         ge=200,
         le=100_000,
         description="characters of failure text kept per failing test (the end is kept)",
+    )
+    base: str | None = Field(
+        default=None,
+        min_length=1,
+        description="git ref new code is measured against (else a pull request's base)",
+    )
+    gate_paths: list[str] = Field(
+        default_factory=list,
+        description="folders of the project's own gate files, searched before the built-in gates",
+    )
+    packages: list[str] = Field(
+        default_factory=list,
+        description="folders of the project's importable code (found automatically when empty)",
+    )
+    check_timeout_s: float = Field(
+        default=900.0,
+        gt=0,
+        description="seconds a check may run before it is stopped and reported as error",
+    )
+    cache: bool = Field(
+        default=True,
+        description="reuse a check's result when its inputs, tool and options are unchanged",
+    )
+    checks: dict[str, CheckOverride] = Field(
+        default_factory=dict,
+        description="per check id: keys that replace the gate's (required, skip_allowed, "
+        "timeout_s, options, fail_when)",
     )
 
 
@@ -103,8 +126,8 @@ def load_config(project_root: Path) -> LoadedConfig:
     if not pyproject.is_file():
         return LoadedConfig(PhasegateConfig(), project_root, None)
     try:
-        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        document = tomlfile.loads(pyproject.read_text(encoding="utf-8"))
+    except tomlfile.TOMLDecodeError as exc:
         raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc

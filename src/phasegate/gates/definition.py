@@ -22,7 +22,6 @@ names the file and the key.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +29,9 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from phasegate import tomlfile
 from phasegate.errors import UsageError
 from phasegate.settings import Section, describe_errors
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "RECORD_ONLY",
@@ -163,8 +158,8 @@ def _locate(name_or_path: str, project_root: Path, gate_paths: Iterable[str]) ->
 
 def _read(path: Path) -> GateDefinition:
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        document = tomlfile.loads(path.read_text(encoding="utf-8"))
+    except tomlfile.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot be read: {exc}") from exc

@@ -113,8 +113,6 @@ def judge(
         reasoning = "; ".join(c.message for c in failed[:3]) + f". {measurement.summary}"
     else:
         status, reasoning = CheckStatus.PASSED, measurement.summary
-    if requirement == "optional" and spec.required == "in-pull-request":
-        reasoning += " (optional outside a pull request)"
     score = measurement.score if status is not CheckStatus.ERROR else 0.0
     result = CheckResult(**base, status=status, score=score, reasoning=reasoning)
     return Judgement(result, conditions)
@@ -173,7 +171,7 @@ def _condition(
     check_id: str, condition: ConditionSpec, measurement: Measurement
 ) -> ConditionResult:
     metrics = measurement.metrics if condition.scope == "overall" else measurement.new_code_metrics
-    where = "on new code" if condition.scope == "new" else "overall"
+    where = "on new code" if condition.scope == "new" else ""
     rule = f"fails when {condition.op} {condition.value}"
     common = {
         "check": check_id,
@@ -186,7 +184,8 @@ def _condition(
         return ConditionResult(
             **common,
             status="error",
-            message=f"{check_id} reported no {condition.metric} {where}, so the condition "
+            message=f"{check_id} reported no {condition.metric} {where}".rstrip()
+            + ", so the condition "
             f"'{condition.metric} {condition.op} {condition.value}' cannot be evaluated",
         )
     actual: MetricValue = metrics[condition.metric]
@@ -195,7 +194,7 @@ def _condition(
             **common,
             actual=None,
             status="passed",
-            message=f"{condition.metric} {where}: nothing to measure ({rule})",
+            message=f"{_named(condition.metric, where)}: nothing to measure ({rule})",
         )
     try:
         fails = _OPERATORS[condition.op](actual, condition.value)
@@ -204,17 +203,21 @@ def _condition(
             **common,
             actual=actual,
             status="error",
-            message=f"{condition.metric} {where} is {actual!r}, which cannot be compared "
+            message=f"{_named(condition.metric, where)} is {actual!r}, which cannot be compared "
             f"with {condition.value!r}",
         )
     shown = _show(actual)
     if fails:
-        message = f"{condition.metric} {where} is {shown}, {rule}"
+        message = f"{_named(condition.metric, where)} is {shown}, {rule}"
     else:
-        message = f"{condition.metric} {where} is {shown} ({rule})"
+        message = f"{_named(condition.metric, where)} is {shown} ({rule})"
     return ConditionResult(
         **common, actual=actual, status="failed" if fails else "passed", message=message
     )
+
+
+def _named(metric: str, where: str) -> str:
+    return f"{metric} {where}" if where else metric
 
 
 def _show(value: MetricValue) -> str:

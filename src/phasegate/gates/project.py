@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from phasegate import tomlfile
 from phasegate.failures import relative_path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "Project"]
 
@@ -113,8 +108,8 @@ class Project:
         """``pyproject.toml`` as data (empty when there is none or it cannot be read)."""
         path = self.root / "pyproject.toml"
         try:
-            data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data: dict[str, Any] = tomlfile.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomlfile.TOMLDecodeError):
             return {}
         return data
 

@@ -28,12 +28,20 @@ from phasegate.errors import UsageError
 from phasegate.gates.cache import CheckCache, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
+from phasegate.gates.project import Project
 from phasegate.gates.protocol import Check, CheckContext, CheckError, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
 from phasegate.settings import describe_errors
 
-__all__ = ["DEFAULT_TIMEOUT_S", "GateRunner", "PlannedCheck", "ProgressEvent", "explain"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "GateRunner",
+    "PlannedCheck",
+    "ProgressEvent",
+    "explain",
+    "plan_gate",
+]
 
 #: Seconds a check may take unless the gate or the project says otherwise.
 DEFAULT_TIMEOUT_S = 900.0
@@ -82,14 +90,22 @@ class GateRunner:
         self._cache = cache
         self._on_event = on_event or (lambda _event: None)
         self._events_lock = threading.Lock()
-        self.plan: dict[str, PlannedCheck] = {
-            check_id: self._plan(check_id, spec, registry, default_timeout_s)
-            for check_id, spec in gate.checks.items()
-        }
+        self.plan = plan_gate(
+            gate,
+            source,
+            registry,
+            in_pull_request=context.in_pull_request,
+            default_timeout_s=default_timeout_s,
+        )
         self._futures: dict[str, Future[Judgement]] = {}
         self._submitted: dict[str, float] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._started_at = datetime.now(timezone.utc)
+
+    @property
+    def project(self) -> Project:
+        """The project the gate runs over."""
+        return self._context.project
 
     @property
     def needs_coverage(self) -> bool:
@@ -141,43 +157,6 @@ class GateRunner:
             started_at=self._started_at,
             finished_at=finished,
             duration_s=(finished - self._started_at).total_seconds(),
-        )
-
-    # -- planning --------------------------------------------------------------------------
-
-    def _plan(
-        self, check_id: str, spec: CheckSpec, registry: CheckRegistry, default_timeout_s: float
-    ) -> PlannedCheck:
-        where = str(self.source.path)
-        try:
-            registered = registry.get(check_id)
-        except UsageError as exc:
-            raise UsageError(f"{where}: key checks.{check_id}: {exc}") from exc
-        check = registered.check
-        try:
-            options = check.options_model.model_validate(spec.options)
-        except ValidationError as exc:
-            raise UsageError(
-                describe_errors(
-                    exc, model=check.options_model, where=where, table=f"checks.{check_id}.options"
-                )
-            ) from exc
-        known = {metric.name for metric in check.metrics}
-        for index, condition in enumerate(spec.fail_when or ()):
-            if condition.metric not in known:
-                raise UsageError(
-                    f"{where}: key checks.{check_id}.fail_when.{index}.metric = "
-                    f"{condition.metric!r}: {check_id} reports no such metric; it reports "
-                    f"{', '.join(sorted(known))}"
-                )
-        requirement = requirement_of(spec, in_pull_request=self._context.in_pull_request)
-        return PlannedCheck(
-            check=check,
-            origin=registered.origin,
-            spec=spec,
-            options=options,
-            requirement=requirement,
-            timeout_s=spec.timeout_s or default_timeout_s,
         )
 
     # -- running ---------------------------------------------------------------------------
@@ -254,7 +233,7 @@ class GateRunner:
             return future.result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             error = CheckError(
-                f"did not finish within {planned.timeout_s:.0f}s",
+                f"did not finish within {planned.timeout_s:g}s",
                 fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",
             )
             return self._failed(check_id, error, started)
@@ -273,6 +252,61 @@ class GateRunner:
     def _emit(self, event: ProgressEvent) -> None:
         with self._events_lock:
             self._on_event(event)
+
+
+def plan_gate(
+    gate: GateDefinition,
+    source: GateSource,
+    registry: CheckRegistry,
+    *,
+    in_pull_request: bool,
+    default_timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> dict[str, PlannedCheck]:
+    """Resolve every check of the gate; a bad gate is a usage error naming file and key."""
+    return {
+        check_id: _plan_check(check_id, spec, source, registry, in_pull_request, default_timeout_s)
+        for check_id, spec in gate.checks.items()
+    }
+
+
+def _plan_check(
+    check_id: str,
+    spec: CheckSpec,
+    source: GateSource,
+    registry: CheckRegistry,
+    in_pull_request: bool,
+    default_timeout_s: float,
+) -> PlannedCheck:
+    where = str(source.path)
+    try:
+        registered = registry.get(check_id)
+    except UsageError as exc:
+        raise UsageError(f"{where}: key checks.{check_id}: {exc}") from exc
+    check = registered.check
+    try:
+        options = check.options_model.model_validate(spec.options)
+    except ValidationError as exc:
+        raise UsageError(
+            describe_errors(
+                exc, model=check.options_model, where=where, table=f"checks.{check_id}.options"
+            )
+        ) from exc
+    known = {metric.name for metric in check.metrics}
+    for index, condition in enumerate(spec.fail_when or ()):
+        if condition.metric not in known:
+            raise UsageError(
+                f"{where}: key checks.{check_id}.fail_when.{index}.metric = "
+                f"{condition.metric!r}: {check_id} reports no such metric; it reports "
+                f"{', '.join(sorted(known))}"
+            )
+    return PlannedCheck(
+        check=check,
+        origin=registered.origin,
+        spec=spec,
+        options=options,
+        requirement=requirement_of(spec, in_pull_request=in_pull_request),
+        timeout_s=spec.timeout_s or default_timeout_s,
+    )
 
 
 def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:

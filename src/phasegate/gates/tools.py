@@ -77,7 +77,7 @@ def run_tool(
         )
     except subprocess.TimeoutExpired as exc:
         raise CheckError(
-            f"{module} did not finish within {timeout_s:.0f}s",
+            f"{module} did not finish within {timeout_s:g}s",
             fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",
         ) from exc
     except OSError as exc:

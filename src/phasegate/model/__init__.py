@@ -8,6 +8,17 @@ export (``phasegate schema --out DIR``).
 from __future__ import annotations
 
 from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
+from phasegate.model.gate import (
+    BaseInfo,
+    CheckResult,
+    CheckStatus,
+    ConditionResult,
+    Finding,
+    GateVerdict,
+    Severity,
+    ToolInfo,
+)
+from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.run import (
     CollectionError,
     Counts,
@@ -26,22 +37,32 @@ __all__ = [
     "ARTIFACTS",
     "SCHEMA_VERSION",
     "ArtifactModel",
+    "BaseInfo",
+    "CheckResult",
+    "CheckStatus",
     "CollectionError",
+    "ConditionResult",
     "Counts",
     "Environment",
     "Failure",
+    "Finding",
+    "GateVerdict",
     "GitInfo",
     "Invocation",
     "Location",
     "Model",
     "Outcome",
     "PhaseResult",
+    "ReviewRecord",
+    "ReviewStatus",
     "RunReport",
+    "Severity",
     "TestRecord",
+    "ToolInfo",
     "schema_major",
 ]
 
 #: Every top-level artifact model, by the file stem of its exported JSON Schema.
 ARTIFACTS: dict[str, type[ArtifactModel]] = {
-    RunReport.KIND: RunReport,
+    model.KIND: model for model in (RunReport, GateVerdict, ReviewRecord)
 }

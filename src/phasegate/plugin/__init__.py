@@ -34,7 +34,7 @@ RECORDER_KEY = pytest.StashKey["Recorder"]()
 SWITCHES: tuple[str, ...] = ("gate",)
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = ("phasegate.plugin.gate",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,12 +51,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "none). Write --gate=NAME when paths follow.",
     )
     group.addoption(
+        "--base",
+        action="store",
+        default=None,
+        dest="phasegate_base",
+        metavar="REF",
+        help="git ref that new code is measured against (overrides base; default: a pull "
+        "request's base branch, else none: all code counts as new)",
+    )
+    group.addoption(
         "--phasegate-dir",
         action="store",
         default=None,
         metavar="DIR",
         help="folder for phasegate's artifacts (overrides artifacts_dir; default .phasegate)",
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    # Coverage must start before conftest files and test modules import the project's code.
+    if getattr(early_config.known_args_namespace, "gate", None) is not None:
+        from phasegate.plugin.coverage import start_early
+
+        start_early(early_config, args)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -99,6 +99,11 @@ class Recorder:
         return self._store
 
     @property
+    def extensions(self) -> pluggy.PluginManager:
+        """phasegate's plugin manager for this run (third-party checks, observers)."""
+        return self._extensions
+
+    @property
     def loaded_config(self) -> LoadedConfig:
         """The configuration in force for this run."""
         return self._loaded

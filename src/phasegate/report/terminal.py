@@ -7,9 +7,12 @@ writer so colour and ``-q`` behave as the rest of pytest's output does.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Line", "counts_phrase", "run_lines"]
+if TYPE_CHECKING:
+    from phasegate.model.gate import GateVerdict
+
+__all__ = ["Line", "counts_phrase", "gate_lines", "run_lines"]
 
 Line = tuple[str, dict[str, bool]]
 
@@ -56,3 +59,56 @@ def run_lines(
     lines.append((f"tests: {counts_phrase(report['counts'])}", {}))
     lines.append((f"report: {report_path}", {}))
     return lines
+
+
+_STATUS_STYLE: dict[str, dict[str, bool]] = {
+    "passed": {"green": True},
+    "failed": {"red": True, "bold": True},
+    "error": {"red": True, "bold": True},
+    "skipped": {"yellow": True},
+}
+
+
+def gate_lines(
+    verdict: GateVerdict, verdict_path: str | None, *, verbosity: int, width: int = 100
+) -> list[Line]:
+    """The gate's table: one row per check, one actionable sentence each.
+
+    ``-q`` prints the verdict line only (with the reasons when insufficient); ``-v`` prints
+    every sentence whole instead of cutting it to the terminal's width.
+    """
+    sufficient = verdict.verdict == "sufficient"
+    headline = (
+        f"gate {verdict.gate}: {verdict.verdict.upper()} (score {verdict.score:.2f}, "
+        f"{verdict.duration_s:.1f}s)"
+    )
+    lines: list[Line] = [(headline, {"green": True, "bold": True} if sufficient else _RED)]
+    if verbosity < 0:
+        lines.extend((f"  {reason}", _RED) for reason in verdict.reasons)
+        return lines
+    name_width = max((len(check.id) for check in verdict.checks), default=5)
+    for check in verdict.checks:
+        status = check.status.value
+        optional = "" if check.requirement == "required" else "optional: "
+        cached = " cached" if check.cached else ""
+        prefix = f"  {check.id:<{name_width}}  {status:<7} {check.duration_s:>6.1f}s{cached}  "
+        sentence = optional + check.reasoning
+        if check.fix:
+            sentence += f" Fix: {check.fix}"
+        if verbosity <= 0 and len(prefix) + len(sentence) > width:
+            sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
+        style = _STATUS_STYLE[status] if not optional else {"yellow": True}
+        lines.append((prefix + sentence, style))
+        if verbosity > 0:
+            for finding in check.findings[:20]:
+                where = f"{finding.path}:{finding.line}" if finding.path else "-"
+                new = " new" if finding.new else ""
+                lines.append((f"      {where} {finding.rule}{new}: {finding.message}", {}))
+    if not verdict.base.available:
+        lines.append((f"  note: {verdict.base.note}", {"yellow": True}))
+    if verdict_path:
+        lines.append((f"verdict: {verdict_path}", {}))
+    return lines
+
+
+_RED = {"red": True, "bold": True}

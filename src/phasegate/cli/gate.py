@@ -1,0 +1,220 @@
+"""``phasegate gate``: run a gate from a shell or CI, list the gates, explain one.
+
+``gate run`` runs ``pytest --gate=NAME`` in a subprocess (the same engine as in pytest), keeps
+pytest's own output in ``.phasegate/gates/<gate>.pytest.log``, shows which checks are running
+and which are done while it runs, and ends with the gate's table. Its exit status is 1 when
+the verdict is insufficient, else pytest's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from phasegate.config import LoadedConfig, find_project_root, load_config
+from phasegate.errors import UsageError
+from phasegate.extensions import make_plugin_manager
+from phasegate.gates.definition import RECORD_ONLY, find_gates, load_gate
+from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.runner import explain, plan_gate
+from phasegate.model.gate import GateVerdict
+from phasegate.model.run import Outcome, RunReport
+from phasegate.report.terminal import gate_lines
+from phasegate.store import Store
+
+__all__ = ["register"]
+
+_POLL_S = 0.2
+
+
+def register(subparsers: Any) -> None:
+    """Add ``gate run``, ``gate list`` and ``gate explain``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "gate", help="run, list and explain gates", description="Quality gates."
+    )
+    commands = parser.add_subparsers(title="gate commands", metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run",
+        help="run the tests and the gate's checks; exit 1 when insufficient",
+        description="Run `pytest --gate=NAME` with live progress and print the verdict.",
+    )
+    run.add_argument("--gate", metavar="NAME", help="the gate (default: [tool.phasegate] gate)")
+    run.add_argument("--base", metavar="REF", help="git ref that new code is measured against")
+    run.add_argument(
+        "pytest_args",
+        nargs=argparse.REMAINDER,
+        metavar="-- PYTEST ARGS",
+        help="arguments passed on to pytest, after --",
+    )
+    run.set_defaults(handler=_run)
+
+    listing = commands.add_parser("list", help="the gates and checks known, and where from")
+    listing.set_defaults(handler=_list)
+
+    explaining = commands.add_parser("explain", help="a gate's conditions in words")
+    explaining.add_argument("name", help="a gate name or a gate file (.toml)")
+    explaining.add_argument(
+        "--pull-request",
+        action="store_true",
+        help="explain it as in a pull request (checks required only there become required)",
+    )
+    explaining.set_defaults(handler=_explain)
+
+
+def _loaded() -> LoadedConfig:
+    return load_config(find_project_root(Path.cwd()))
+
+
+def _list(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    print("gates:")
+    for name, source in sorted(find_gates(loaded.project_root, loaded.config.gate_paths).items()):
+        gate, _ = load_gate(name, loaded.project_root, gate_paths=loaded.config.gate_paths)
+        print(f"  {name:<14} {source.origin:<9} {source.path}")
+        if gate.description:
+            print(f"  {'':<14} {gate.description}")
+    print(f"  {RECORD_ONLY:<14} {'built-in':<9} (records the run; evaluates no gate)")
+    registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
+    print("checks:")
+    for check_id in registry.ids():
+        registered = registry.get(check_id)
+        print(f"  {check_id:<14} {registered.origin:<9} {registered.check.title}")
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    if args.name == RECORD_ONLY:
+        print(f"{RECORD_ONLY}: records the run into report.json and evaluates no gate")
+        return 0
+    gate, source = load_gate(
+        args.name,
+        loaded.project_root,
+        gate_paths=loaded.config.gate_paths,
+        overrides=loaded.config.checks,
+    )
+    registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
+    plan = plan_gate(gate, source, registry, in_pull_request=args.pull_request)
+    print(f"gate {gate.name} ({source.origin}: {source.path})")
+    if gate.description:
+        print(gate.description)
+    print("It is insufficient when a required check fails, cannot run, or is skipped without")
+    print("the gate allowing it. Each check:")
+    for line in explain(plan):
+        print(f"  {line}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    name = args.gate or loaded.config.gate
+    if name == RECORD_ONLY:
+        raise UsageError(
+            "`phasegate gate run` needs a gate; to only record a run, use pytest --gate=record"
+        )
+    gate, _ = load_gate(
+        name,
+        loaded.project_root,
+        gate_paths=loaded.config.gate_paths,
+        overrides=loaded.config.checks,
+    )
+    store = Store(loaded.artifacts_path)
+    store.ensure_writable()
+    extra = [arg for arg in args.pytest_args if arg != "--"]
+    command = [sys.executable, "-m", "pytest", f"--gate={name}", *extra]
+    if args.base:
+        command.append(f"--base={args.base}")
+    log_path = store.path(f"gates/{gate.name}.pytest.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="phasegate-progress-") as folder:
+        progress = Path(folder) / "events.jsonl"
+        progress.touch()
+        environment = {**os.environ, "PHASEGATE_PROGRESS_FILE": str(progress)}
+        print(f"phasegate: gate {gate.name}: running {' '.join(['pytest', *command[3:]])}")
+        with open(log_path, "w", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=loaded.project_root,
+                env=environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            returncode = _follow(process, progress, sys.stdout)
+    return _finish(store, gate.name, returncode, log_path)
+
+
+def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> int:
+    """Show check events as they arrive until pytest exits; return its exit code."""
+    started = time.monotonic()
+    seen = 0
+    running: set[str] = set()
+    stop = threading.Event()
+    interactive = out.isatty()
+    while True:
+        returncode = process.poll()
+        lines = progress.read_text(encoding="utf-8").splitlines()
+        for line in lines[seen:]:
+            _show_event(line, running, out, interactive)
+        seen = len(lines)
+        if returncode is not None:
+            break
+        if interactive:
+            busy = ", ".join(sorted(running)) or "tests"
+            out.write(f"\r  {time.monotonic() - started:6.1f}s  running: {busy}\x1b[K")
+            out.flush()
+        stop.wait(_POLL_S)
+    if interactive:
+        out.write("\r\x1b[K")
+    return returncode
+
+
+def _show_event(line: str, running: set[str], out: TextIO, interactive: bool) -> None:
+    import json
+
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return
+    check = str(event.get("check"))
+    if event.get("state") == "started":
+        running.add(check)
+        if not interactive:
+            out.write(f"  {check}: started\n")
+        return
+    running.discard(check)
+    cached = " (cached)" if event.get("cached") else ""
+    duration = event.get("duration_s") or 0.0
+    prefix = "\r\x1b[K" if interactive else ""
+    out.write(f"{prefix}  {check}: {event.get('status')} in {duration:.1f}s{cached}\n")
+    out.flush()
+
+
+def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:
+    verdict = store.read_model(f"gates/{gate}.json", GateVerdict)
+    report = store.read_model("report.json", RunReport)
+    print()
+    if report is not None:
+        failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
+        for test in failing[:20]:
+            detail = f"{test.failure.exc_type}: {test.failure.message}" if test.failure else ""
+            first_line = detail.splitlines()[0] if detail else ""
+            print(f"  {test.outcome.value.upper()} {test.nodeid} - {first_line}")
+        if len(failing) > 20:
+            print(f"  ... and {len(failing) - 20} more (see the report)")
+    if verdict is None or (report is not None and verdict.run_id != report.run_id):
+        print(
+            f"phasegate: the gate was not judged (pytest exit status {returncode}); see {log_path}"
+        )
+        return returncode or 1
+    for text, _markup in gate_lines(verdict, str(store.path(f"gates/{gate}.json")), verbosity=0):
+        print(text)
+    print(f"pytest output: {log_path}")
+    return 1 if verdict.verdict == "insufficient" and returncode == 0 else returncode

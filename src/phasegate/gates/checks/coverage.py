@@ -1,0 +1,146 @@
+"""coverage: line and branch coverage of the run, in total and on new code (coverage.py).
+
+Coverage is measured in the same run as the tests (see :mod:`phasegate.gates.coverage_run`);
+this check reads coverage.py's JSON report. New-code coverage counts only executable lines
+that changed against the base, and branches that start on such lines. Each run of uncovered
+new lines is a finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.gates.tools import INSTALL_HINT
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+
+__all__ = ["CoverageCheck", "coverage_metrics"]
+
+
+class CoverageCheck:
+    """Fails by default when less than 80% of the new executable lines ran."""
+
+    id: ClassVar[str] = "coverage"
+    title: ClassVar[str] = "coverage.py, line and branch"
+    kind: ClassVar[Literal["static", "session"]] = "session"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("line_rate", "executed lines / executable lines", "rate"),
+        MetricSpec("branch_rate", "branches taken / branches", "rate"),
+        MetricSpec("lines", "executable lines"),
+        MetricSpec("lines_covered", "executable lines that ran"),
+        MetricSpec("branches", "branches"),
+        MetricSpec("branches_covered", "branches taken"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="line_rate", scope="new", op="<", value=0.8),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        import importlib.metadata
+
+        try:
+            return ToolInfo(name="coverage", version=importlib.metadata.version("coverage"))
+        except importlib.metadata.PackageNotFoundError:
+            raise CheckError("coverage is not installed", fix=INSTALL_HINT) from None
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        return None  # it reads this run
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        session = ctx.session
+        if session is None or session.coverage_json is None:
+            problem = session.coverage_problem if session else None
+            raise CheckError(
+                f"coverage was not measured for this run: {problem or 'no coverage data'}",
+                fix=f"run the gate from pytest (pytest --gate=...) with coverage installed "
+                f"({INSTALL_HINT})",
+            )
+        files: dict[str, Any] = session.coverage_json.get("files", {})
+        overall = coverage_metrics(files.items(), lambda _path: None)
+        new = coverage_metrics(files.items(), ctx.new_code.lines_of)
+        findings = list(_uncovered_new_lines(ctx, files))
+        rate = new["line_rate"] if new["line_rate"] is not None else overall["line_rate"]
+        return Measurement(
+            summary=_summary(overall, new, ctx.new_code.all_new),
+            score=float(rate) if isinstance(rate, float) else 1.0,
+            metrics=overall,
+            new_code_metrics=new,
+            findings=findings,
+        )
+
+
+def coverage_metrics(files: Iterable[tuple[str, Any]], new_lines: Any) -> dict[str, MetricValue]:
+    """Line and branch figures; ``new_lines(path)`` gives a file's new lines (None: all)."""
+    lines = covered = branches = taken = 0
+    for path, entry in files:
+        wanted: frozenset[int] | None = new_lines(path)
+        executed = set(entry.get("executed_lines", ()))
+        missing = set(entry.get("missing_lines", ()))
+        if wanted is not None:
+            executed &= wanted
+            missing &= wanted
+        lines += len(executed) + len(missing)
+        covered += len(executed)
+        for arc in entry.get("executed_branches", ()):
+            if wanted is None or arc[0] in wanted:
+                branches += 1
+                taken += 1
+        for arc in entry.get("missing_branches", ()):
+            if wanted is None or arc[0] in wanted:
+                branches += 1
+    return {
+        "line_rate": round(covered / lines, 4) if lines else None,
+        "branch_rate": round(taken / branches, 4) if branches else None,
+        "lines": lines,
+        "lines_covered": covered,
+        "branches": branches,
+        "branches_covered": taken,
+    }
+
+
+def _uncovered_new_lines(ctx: CheckContext, files: dict[str, Any]) -> Iterable[Finding]:
+    for path, entry in sorted(files.items()):
+        wanted = ctx.new_code.lines_of(path)
+        missing = sorted(
+            line for line in entry.get("missing_lines", ()) if wanted is None or line in wanted
+        )
+        for first, last in _runs(missing):
+            span = f"line {first}" if first == last else f"lines {first}-{last}"
+            yield locate(
+                ctx.project,
+                ctx.new_code,
+                rule="uncovered",
+                severity=Severity.MEDIUM,
+                message=f"{span} never ran in the tests",
+                path=ctx.project.root / path,
+                line=first,
+            )
+
+
+def _runs(lines: list[int]) -> Iterable[tuple[int, int]]:
+    if not lines:
+        return
+    start = previous = lines[0]
+    for line in lines[1:]:
+        if line != previous + 1:
+            yield start, previous
+            start = line
+        previous = line
+    yield start, previous
+
+
+def _summary(overall: dict[str, MetricValue], new: dict[str, MetricValue], all_new: bool) -> str:
+    def pct(value: MetricValue) -> str:
+        return "n/a" if not isinstance(value, float) else f"{value:.1%}"
+
+    text = f"line coverage {pct(overall['line_rate'])}, branch {pct(overall['branch_rate'])}"
+    if all_new:
+        return text + " (no base: all code counts as new code)"
+    if new["lines"] == 0:
+        return text + "; no executable line changed"
+    return text + f"; new code {pct(new['line_rate'])} of {new['lines']} changed lines"

@@ -1,0 +1,111 @@
+"""review: the recorded peer-review outcome for the commit under check.
+
+Reviews are lines of ``.phasegate/reviews.jsonl`` (``phasegate review record``, or imported
+from a GitHub ``pull_request_review`` event). The latest review of the current commit decides:
+``approved`` passes; ``changes_requested`` and ``rejected`` fail; no review fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
+
+__all__ = ["ReviewCheck"]
+
+
+class ReviewCheck:
+    """Passes when the latest review of HEAD approved it."""
+
+    id: ClassVar[str] = "review"
+    title: ClassVar[str] = "peer review of this commit"
+    kind: ClassVar[Literal["static", "session"]] = "session"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("approved", "the latest review of the commit approved it", "bool"),
+        MetricSpec("reviews", "reviews recorded for the commit"),
+        MetricSpec("changes_requested", "reviews asking for changes"),
+        MetricSpec("rejected", "reviews rejecting the change"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="approved", op="==", value=False),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        return None
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        return None  # cheap, and it depends on the commit checked out
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        commit = _head(ctx.project.root)
+        if commit is None:
+            raise CheckError(
+                "the review check needs the current commit, and this is not a git "
+                "repository with a commit",
+                fix="run the gate in a git work tree",
+            )
+        read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
+        mine = sorted(
+            (review for review in read.entries if _same_commit(review.commit, commit)),
+            key=lambda review: review.recorded_at,
+        )
+        latest = mine[-1] if mine else None
+        approved = latest is not None and latest.status is ReviewStatus.APPROVED
+        metrics: dict[str, MetricValue] = {
+            "approved": approved,
+            "reviews": len(mine),
+            "changes_requested": sum(r.status is ReviewStatus.CHANGES_REQUESTED for r in mine),
+            "rejected": sum(r.status is ReviewStatus.REJECTED for r in mine),
+        }
+        findings: list[Finding] = []
+        if latest is None:
+            summary = (
+                f"no review is recorded for commit {commit[:12]}; record one with "
+                f"`phasegate review record`"
+            )
+        else:
+            summary = (
+                f"the latest review of {commit[:12]} is {latest.status.value} by "
+                f"{latest.reviewer} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
+            )
+            if not approved:
+                findings.append(
+                    Finding(
+                        rule=f"review-{latest.status.value}",
+                        severity=Severity.HIGH,
+                        message=f"{latest.reviewer}: {latest.note or latest.status.value}",
+                    )
+                )
+        return Measurement(
+            summary=summary,
+            score=1.0 if approved else 0.0,
+            metrics=metrics,
+            new_code_metrics=dict(metrics),
+            findings=findings,
+        )
+
+
+def _same_commit(recorded: str | None, head: str) -> bool:
+    return recorded is not None and len(recorded) >= 7 and head.startswith(recorded)
+
+
+def _head(root: Path) -> str | None:
+    try:
+        completed = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return completed.stdout.strip() if completed.returncode == 0 else None

@@ -1,0 +1,118 @@
+"""tests: the run's own result. No failures or errors, at least one test, nothing missing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.model.run import Outcome, RunReport, TestRecord
+
+__all__ = ["TestsCheck"]
+
+
+class TestsCheck:
+    """Reads the finished run: any failure, error, missing result or empty run fails it."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    id: ClassVar[str] = "tests"
+    title: ClassVar[str] = "the test run"
+    kind: ClassVar[Literal["static", "session"]] = "session"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("collected", "tests selected to run"),
+        MetricSpec("passed", "tests that passed"),
+        MetricSpec("failed", "tests that failed"),
+        MetricSpec("errors", "tests whose setup or teardown failed"),
+        MetricSpec("skipped", "tests skipped"),
+        MetricSpec("xfailed", "tests that failed as expected"),
+        MetricSpec("xpassed", "tests marked xfail that passed"),
+        MetricSpec("collection_errors", "files that could not be collected"),
+        MetricSpec("pass_rate", "passed / (passed + failed + errors)", "rate"),
+        MetricSpec("incomplete", "the results do not cover exactly the collected tests", "bool"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="failed", op=">", value=0),
+        ConditionSpec(metric="errors", op=">", value=0),
+        ConditionSpec(metric="collection_errors", op=">", value=0),
+        ConditionSpec(metric="collected", op="<", value=1),
+        ConditionSpec(metric="incomplete", op="==", value=True),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        return None
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        return None  # it reads this run
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        if ctx.session is None:
+            raise CheckError("the tests check needs a test run, and none was given")
+        run = ctx.session.run
+        counts = run.counts
+        judged = counts.passed + counts.failed + counts.errors
+        pass_rate = counts.passed / judged if judged else None
+        metrics: dict[str, MetricValue] = {
+            **counts.model_dump(exclude={"deselected"}),
+            "pass_rate": None if pass_rate is None else round(pass_rate, 4),
+            "incomplete": run.incomplete,
+        }
+        findings = [
+            self._finding(ctx, record)
+            for record in run.tests
+            if record.outcome in (Outcome.FAILED, Outcome.ERROR)
+        ]
+        findings += [
+            locate(
+                ctx.project,
+                ctx.new_code,
+                rule="collection-error",
+                severity=Severity.CRITICAL,
+                message=f"{error.nodeid}: {error.failure.exc_type}: {error.failure.message}",
+                path=error.failure.path,
+                line=error.failure.line,
+            )
+            for error in run.collection_errors
+        ]
+        return Measurement(
+            summary=_summary(run),
+            score=pass_rate if pass_rate is not None else 0.0,
+            metrics=metrics,
+            new_code_metrics=dict(metrics),  # a run is not split by lines
+            findings=findings,
+        )
+
+    @staticmethod
+    def _finding(ctx: CheckContext, record: TestRecord) -> Finding:
+        failure = record.failure
+        path, line = record.location.path, record.location.line
+        if failure is not None and failure.path and not failure.path.startswith("/"):
+            path, line = failure.path, failure.line  # the raising frame, when in the project
+        detail = f"{failure.exc_type}: {failure.message}" if failure else (record.reason or "")
+        return locate(
+            ctx.project,
+            ctx.new_code,
+            rule="test-error" if record.outcome is Outcome.ERROR else "test-failed",
+            severity=Severity.HIGH,
+            message=f"{record.nodeid}: {detail}".strip(),
+            path=ctx.project.root / path,
+            line=line,
+        )
+
+
+def _summary(run: RunReport) -> str:
+    counts = run.counts
+    if run.incomplete:
+        return f"the run is incomplete: {'; '.join(run.incomplete_reasons[:2])}"
+    if counts.collected == 0:
+        return "no test was collected: a gate cannot pass an empty run"
+    problems = counts.failed + counts.errors
+    if problems:
+        first = next(t for t in run.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR))
+        return f"{problems} of {counts.collected} tests failed or erred, first {first.nodeid}"
+    return f"all {counts.passed} tests passed ({counts.skipped} skipped)"

@@ -1,0 +1,44 @@
+"""Peer-review outcomes, one JSON line each in ``.phasegate/reviews.jsonl``.
+
+The three outcomes and what they mean for the work reviewed: ``approved`` (accepted and
+kept), ``changes_requested`` (kept, marked for rework in the next cycle) and ``rejected``
+(discarded; the phase repeats).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.model.base import ArtifactModel
+
+__all__ = ["REVIEWS_FILE", "ReviewRecord", "ReviewStatus"]
+
+#: Where review outcomes are appended, inside the artifacts folder.
+REVIEWS_FILE = "reviews.jsonl"
+
+
+class ReviewStatus(str, Enum):
+    """The outcome of one review."""
+
+    APPROVED = "approved"
+    CHANGES_REQUESTED = "changes_requested"
+    REJECTED = "rejected"
+
+
+class ReviewRecord(ArtifactModel):
+    """One review of one subject at one commit."""
+
+    KIND: ClassVar[str] = "review"
+
+    kind: Literal["review"] = "review"
+    subject: str = Field(description="what was reviewed: a pull request, a cycle, a phase")
+    commit: str | None = Field(default=None, description="the commit the review applies to")
+    reviewer: str
+    status: ReviewStatus
+    recorded_at: datetime
+    note: str = ""
+    source: str = Field(default="cli", description="cli, github, or a tool's name")

@@ -1,0 +1,92 @@
+"""Coverage of the test run, started before the project's code is imported.
+
+``pytest_load_initial_conftests`` (called before conftest files and test modules are
+imported) starts coverage.py in every process that runs tests when ``--gate`` names a gate
+(a serial run, or each pytest-xdist worker). Once the gate is loaded, a gate without the
+coverage check stops it again. A worker hands its data to the controller through
+``workeroutput``; the controller merges and reports. When pytest-cov is measuring
+(``--cov``), phasegate does not start a second tracer: it reads pytest-cov's data file.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["COVERAGE_KEY", "WORKER_COVERAGE_KEY", "pytest_cov_active", "start_early"]
+
+#: The measurement of this process, from the early start until the end of the session.
+COVERAGE_KEY = pytest.StashKey[Any]()
+#: The key of a worker's coverage data (base64 text) in pytest-xdist's ``workeroutput``.
+WORKER_COVERAGE_KEY = "phasegate_coverage"
+
+
+def pytest_cov_active(config: pytest.Config) -> bool:
+    """Whether pytest-cov measures this run (``--cov`` given)."""
+    return bool(config.pluginmanager.hasplugin("_cov") and config.getoption("cov_source", None))
+
+
+def start_early(early_config: pytest.Config, args: list[str]) -> None:
+    """Start measuring if a gate is asked for; called from ``pytest_load_initial_conftests``."""
+    namespace = early_config.known_args_namespace
+    requested = getattr(namespace, "gate", None)
+    if requested is None or requested == "record" or getattr(namespace, "collectonly", False):
+        return
+    if getattr(namespace, "cov_source", None):
+        return  # pytest-cov measures; its data is read at the end
+    distributing = getattr(namespace, "numprocesses", None) and not hasattr(
+        early_config, "workerinput"
+    )
+    if distributing:
+        return  # the tests run in the workers, which start their own measurement
+    from phasegate.gates.coverage_run import CoverageRun
+    from phasegate.gates.project import Project
+    from phasegate.optional import is_available
+
+    if not is_available("coverage"):
+        return  # the coverage check will say how to install it
+    root = early_config.rootpath
+    packages = _packages_setting(root)
+    run = CoverageRun(root, Project(root, packages_setting=packages).package_dirs)
+    run.start()
+    early_config.stash[COVERAGE_KEY] = run
+
+
+def stop_unneeded(config: pytest.Config) -> None:
+    """The gate has no coverage check: stop measuring and forget the data."""
+    run = config.stash.get(COVERAGE_KEY, None)
+    if run is not None:
+        run.stop()
+        del config.stash[COVERAGE_KEY]
+
+
+class WorkerCoverage:
+    """On a pytest-xdist worker: hand the measurement to the controller at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        run = self._config.stash.get(COVERAGE_KEY, None)
+        output = getattr(self._config, "workeroutput", None)
+        if run is None or output is None:
+            return
+        output[WORKER_COVERAGE_KEY] = base64.b64encode(run.dumps()).decode("ascii")
+
+
+def decode_worker_data(output: dict[str, Any]) -> bytes | None:
+    """A worker's coverage data from its ``workeroutput``, if it sent any."""
+    text = output.get(WORKER_COVERAGE_KEY)
+    return base64.b64decode(text) if isinstance(text, str) else None
+
+
+def _packages_setting(root: Path) -> list[str]:
+    """``packages`` from ``[tool.phasegate]``, read leniently: the full config loads later."""
+    from phasegate.tomlfile import read_table
+
+    packages = read_table(root / "pyproject.toml", "tool", "phasegate").get("packages", [])
+    return [str(entry) for entry in packages] if isinstance(packages, list) else []

@@ -1,0 +1,209 @@
+"""``pytest --gate=NAME``: the gate runs beside the tests and fails the run when insufficient.
+
+The static checks start in ``pytest_configure``; at the end of the session the session checks
+read the finished run report and the coverage data, the verdict is written to
+``.phasegate/gates/<gate>.json``, a table closes the terminal output, and an insufficient
+verdict turns a passing exit status into 1 (as ``--cov-fail-under`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from phasegate.errors import PhasegateError
+from phasegate.gates.cache import CheckCache
+from phasegate.gates.coverage_run import (
+    COVERAGE_DATA,
+    COVERAGE_JSON,
+    MeasurementError,
+    read_data_file,
+)
+from phasegate.gates.definition import RECORD_ONLY, load_gate
+from phasegate.gates.newcode import resolve_new_code
+from phasegate.gates.project import Project
+from phasegate.gates.protocol import CheckContext, SessionData
+from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.runner import GateRunner, ProgressEvent
+from phasegate.model.gate import GateVerdict
+from phasegate.plugin import coverage as run_coverage
+from phasegate.plugin.recorder import Recorder
+from phasegate.report.terminal import gate_lines
+
+__all__ = ["PROGRESS_ENV", "GateSession", "build_runner", "configure", "in_pull_request"]
+
+#: When set, progress events are appended to this file as JSON lines (``phasegate gate run``).
+PROGRESS_ENV = "PHASEGATE_PROGRESS_FILE"
+
+
+def configure(config: pytest.Config, recorder: Recorder | None) -> None:
+    """Wire the gate if ``--gate`` names one (``record`` evaluates none)."""
+    if config.getoption("gate") is None:
+        return
+    if recorder is None:  # a pytest-xdist worker: only hand over coverage data
+        config.pluginmanager.register(run_coverage.WorkerCoverage(config), "phasegate-coverage")
+        return
+    loaded = recorder.loaded_config
+    name = loaded.config.gate
+    if name == RECORD_ONLY:
+        run_coverage.stop_unneeded(config)
+        return
+    try:
+        runner = build_runner(config, recorder, name)
+    except PhasegateError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    if not runner.needs_coverage:
+        run_coverage.stop_unneeded(config)
+    session = GateSession(config, recorder, runner)
+    config.pluginmanager.register(session, "phasegate-gate")
+    runner.start()
+
+
+def in_pull_request(environment: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether this run belongs to a GitHub pull request."""
+    return environment.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
+
+
+def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRunner:
+    """The gate runner for this project, its settings and this environment."""
+    loaded = recorder.loaded_config
+    settings = loaded.config
+    root = loaded.project_root
+    gate, source = load_gate(name, root, gate_paths=settings.gate_paths, overrides=settings.checks)
+    base = config.getoption("phasegate_base", None) or settings.base
+    store = recorder.store
+    context = CheckContext(
+        project=Project(root, packages_setting=settings.packages, excluded=(store.root,)),
+        new_code=resolve_new_code(root, base, os.environ),
+        store=store,
+        timeout_s=settings.check_timeout_s,
+        in_pull_request=in_pull_request(os.environ),
+    )
+    progress = os.environ.get(PROGRESS_ENV)
+    return GateRunner(
+        gate,
+        source,
+        CheckRegistry(recorder.extensions),
+        context,
+        cache=CheckCache(store) if settings.cache else None,
+        on_event=_progress_writer(Path(progress)) if progress else None,
+        default_timeout_s=settings.check_timeout_s,
+    )
+
+
+class GateSession:
+    """The gate's part of one pytest session (registered only in the controller)."""
+
+    def __init__(self, config: pytest.Config, recorder: Recorder, runner: GateRunner) -> None:
+        self._config = config
+        self._recorder = recorder
+        self._runner = runner
+        self._worker_coverage: list[bytes] = []
+        self.verdict: GateVerdict | None = None
+        self.verdict_path: str | None = None
+        self.errors: list[str] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["phasegate_gate"] = self._runner.gate.name
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = run_coverage.decode_worker_data(getattr(node, "workeroutput", None) or {})
+        if data is not None:
+            self._worker_coverage.append(data)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        report = self._recorder.outcome.report
+        if report is None:
+            self.errors.append("the run report could not be assembled; the gate was not judged")
+            self._fail(session)
+            return
+        coverage_json, problem = self._coverage()
+        self.verdict = self._runner.finish(
+            SessionData(run=report, coverage_json=coverage_json, coverage_problem=problem)
+        )
+        try:
+            path = self._recorder.store.write_model(f"gates/{self.verdict.gate}.json", self.verdict)
+            self.verdict_path = _shown(path, self._config)
+        except PhasegateError as exc:
+            self.errors.append(str(exc))
+        if self.verdict.verdict == "insufficient":
+            self._fail(session)
+
+    @pytest.hookimpl(trylast=True)  # the verdict closes the output
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        verbosity = self._config.get_verbosity()
+        width = self._config.get_terminal_writer().fullwidth
+        if verbosity >= 0:
+            terminalreporter.write_sep("=", f"phasegate gate {self._runner.gate.name}")
+        for message in self.errors:
+            terminalreporter.write_line(f"error: {message}", red=True, bold=True)
+        if self.verdict is None:
+            return
+        for text, markup in gate_lines(
+            self.verdict, self.verdict_path, verbosity=verbosity, width=width
+        ):
+            terminalreporter.write_line(text, **markup)
+
+    def _coverage(self) -> tuple[dict[str, Any] | None, str | None]:
+        if not self._runner.needs_coverage:
+            return None, None
+        store = self._recorder.store
+        root = self._recorder.loaded_config.project_root
+        try:
+            if run_coverage.pytest_cov_active(self._config):
+                return read_data_file(root, None, store.path(COVERAGE_JSON)), None
+            run = self._config.stash.get(run_coverage.COVERAGE_KEY, None)
+            if run is None and not self._worker_coverage:
+                from phasegate.optional import is_available
+
+                if not is_available("coverage"):
+                    return None, "coverage is not installed"
+                return None, "coverage was not started for this run"
+            if run is None:
+                run = _empty_run(root, self._runner)
+            for payload in self._worker_coverage:
+                run.merge(payload)
+            return run.report(store.path(COVERAGE_JSON), data_path=store.path(COVERAGE_DATA)), None
+        except (MeasurementError, PhasegateError) as exc:
+            return None, str(exc)
+
+    @staticmethod
+    def _fail(session: pytest.Session) -> None:
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _empty_run(root: Path, runner: GateRunner) -> Any:
+    from phasegate.gates.coverage_run import CoverageRun
+
+    return CoverageRun(root, runner.project.package_dirs)
+
+
+def _progress_writer(path: Path) -> Any:
+    def write(event: ProgressEvent) -> None:
+        line = json.dumps(
+            {
+                "check": event.check,
+                "state": event.state,
+                "status": event.status,
+                "duration_s": event.duration_s,
+                "cached": event.cached,
+            }
+        )
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    return write
+
+
+def _shown(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,34 @@
+"""Reading TOML files: the standard library's ``tomllib``, or ``tomli`` on Python 3.10."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = ["TOMLDecodeError", "loads", "read_table"]
+
+TOMLDecodeError = tomllib.TOMLDecodeError
+
+
+def loads(text: str) -> dict[str, Any]:
+    """Parse TOML text; raises :data:`TOMLDecodeError` when it is not valid TOML."""
+    document: dict[str, Any] = tomllib.loads(text)
+    return document
+
+
+def read_table(path: Path, *keys: str) -> dict[str, Any]:
+    """The table at ``keys`` of a TOML file, or ``{}`` when the file or table is missing or
+    unreadable (for lenient, early reads; strict readers use :func:`loads`)."""
+    try:
+        table: Any = loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, TOMLDecodeError):
+        return {}
+    for key in keys:
+        table = table.get(key, {}) if isinstance(table, dict) else {}
+    return table if isinstance(table, dict) else {}
