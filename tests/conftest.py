@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
+# pytester's in-process runs drop the modules a run imported once it ends; coverage.py's C
+# tracer cannot be imported a second time, so it is imported here, before any run.
+import coverage  # noqa: F401
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = REPO_ROOT / "fixtures"
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root`` with a fixed identity; return what it printed."""
+    completed = subprocess.run(
+        ["git", "-c", "user.name=Sam", "-c", "user.email=sam@example.invalid", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return completed.stdout.strip()
 
 
 def read_report(pytester: pytest.Pytester, artifacts: str = ".phasegate") -> dict[str, Any]:

@@ -22,21 +22,10 @@ from phasegate import tomlfile
 from phasegate.gates.registry import BUILT_IN
 from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.store import Store
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, git
 
 CLEAN = FIXTURES / "gates" / "clean"
 SEEDS = FIXTURES / "gates" / "seeds"
-
-
-def git(root: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", "-c", "user.name=Sam", "-c", "user.email=sam@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return completed.stdout.strip()
 
 
 def clean_repository(target: Path) -> Path:

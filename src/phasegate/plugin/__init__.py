@@ -79,8 +79,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "perf: the perf check of a phasegate gate compares this test's duration "
-        "with a baseline",
+        "markers",
+        "perf: the perf check of a phasegate gate compares this test's duration with a baseline",
     )
     if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
         return

@@ -11,15 +11,24 @@ coverage check stops it again. A worker hands its data to the controller through
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-__all__ = ["COVERAGE_KEY", "WORKER_COVERAGE_KEY", "pytest_cov_active", "start_early"]
+__all__ = [
+    "COVERAGE_BUSY_KEY",
+    "COVERAGE_KEY",
+    "WORKER_COVERAGE_KEY",
+    "pytest_cov_active",
+    "start_early",
+]
 
 #: The measurement of this process, from the early start until the end of the session.
 COVERAGE_KEY = pytest.StashKey[Any]()
+#: Set when coverage was not started because another measurement already runs.
+COVERAGE_BUSY_KEY = pytest.StashKey[bool]()
 #: The key of a worker's coverage data (base64 text) in pytest-xdist's ``workeroutput``.
 WORKER_COVERAGE_KEY = "phasegate_coverage"
 
@@ -37,10 +46,10 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
         return
     if getattr(namespace, "cov_source", None):
         return  # pytest-cov measures; its data is read at the end
-    distributing = getattr(namespace, "numprocesses", None) and not hasattr(
-        early_config, "workerinput"
-    )
-    if distributing:
+    # On a pytest-xdist worker the options still say "-n N", and workerinput is set only
+    # later; the worker's environment says what it is (documented by pytest-xdist).
+    on_worker = bool(os.environ.get("PYTEST_XDIST_WORKER"))
+    if getattr(namespace, "numprocesses", None) and not on_worker:
         return  # the tests run in the workers, which start their own measurement
     from phasegate.gates.coverage_run import CoverageRun
     from phasegate.gates.project import Project
@@ -48,6 +57,13 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
 
     if not is_available("coverage"):
         return  # the coverage check will say how to install it
+    import coverage
+
+    if coverage.Coverage.current() is not None:
+        # Another measurement runs in this process (``coverage run``, or an outer pytest
+        # run under a gate): a second tracer would hide lines from it. Leave it alone.
+        early_config.stash[COVERAGE_BUSY_KEY] = True
+        return
     root = early_config.rootpath
     packages = _packages_setting(root)
     run = CoverageRun(root, Project(root, packages_setting=packages).package_dirs)

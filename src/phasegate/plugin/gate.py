@@ -164,6 +164,12 @@ class GateSession:
 
                 if not is_available("coverage"):
                     return None, "coverage is not installed"
+                if self._config.stash.get(run_coverage.COVERAGE_BUSY_KEY, False):
+                    return None, (
+                        "coverage.py was already measuring this process (coverage run, or an "
+                        "outer pytest run), so phasegate did not start a second measurement; "
+                        "run pytest directly, or with --cov (pytest-cov), whose data it reads"
+                    )
                 return None, "coverage was not started for this run"
             if run is None:
                 run = _empty_run(root, self._runner)

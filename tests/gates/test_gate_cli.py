@@ -1,0 +1,86 @@
+"""phasegate gate run / list / explain, as a user calls them from a shell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GATE = (
+    'name = "small"\ndescription = "Three checks."\n'
+    "[checks.syntax]\n[checks.tests]\n[checks.lint]\n"
+)
+
+
+def phasegate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "phasegate", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ruff.lint]\nselect = ["E", "F"]\n\n[tool.phasegate]\ngate_paths = ["ci"]\n'
+    )
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "small.toml").write_text(GATE)
+    (tmp_path / "test_calc.py").write_text("def test_add():\n    assert 1 + 1 == 2\n")
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_gate_run_shows_progress_then_the_table(project: Path) -> None:
+    completed = phasegate(project, "gate", "run", "--gate", "small", "--", "-p", "no:cacheprovider")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    out = completed.stdout
+    assert "phasegate: gate small: running pytest --gate=small -p no:cacheprovider" in out
+    assert "  lint: started" in out
+    assert "  lint: passed in " in out
+    assert "gate small: SUFFICIENT" in out
+    assert "pytest output: " in out
+    log = project / ".phasegate" / "gates" / "small.pytest.log"
+    assert "1 passed" in log.read_text()
+
+
+@pytest.mark.slow
+def test_gate_run_exits_1_and_names_the_failing_test(project: Path) -> None:
+    (project / "test_bad.py").write_text("def test_bad():\n    assert 2 == 3\n")
+    completed = phasegate(project, "gate", "run", "--gate", "small")
+    assert completed.returncode == 1
+    assert "FAILED test_bad.py::test_bad - AssertionError: assert 2 == 3" in completed.stdout
+    assert "gate small: INSUFFICIENT" in completed.stdout
+    verdict = json.loads((project / ".phasegate" / "gates" / "small.json").read_text())
+    assert verdict["reasons"][0].startswith("tests: failed is 1")
+
+
+@pytest.mark.slow
+def test_gate_list_and_explain(project: Path) -> None:
+    listed = phasegate(project, "gate", "list")
+    assert listed.returncode == 0
+    assert "  small          project" in listed.stdout
+    assert "  twelve-check   built-in" in listed.stdout
+    assert "  lint           built-in  ruff" in listed.stdout
+    explained = phasegate(project, "gate", "explain", "twelve-check")
+    assert explained.returncode == 0
+    assert "fails when line_rate on new code < 0.8" in explained.stdout
+    assert "review (peer review of this commit; required in a pull request, optional" in (
+        explained.stdout
+    )
+
+
+@pytest.mark.slow
+def test_gate_run_with_a_malformed_gate_exits_4(project: Path) -> None:
+    (project / "ci" / "small.toml").write_text("[checks.lint]\nrequird = false\n")
+    completed = phasegate(project, "gate", "run", "--gate", "small")
+    assert completed.returncode == 4
+    assert "unknown key checks.lint.requird = False" in completed.stderr
+    assert "did you mean 'required'" in completed.stderr

@@ -1,0 +1,207 @@
+"""pytest --gate=NAME end to end: verdict, exit status, terminal table, bad gates, xdist."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+SCHEMA = json.loads((REPO_ROOT / "docs/schema/gate-verdict.schema.json").read_text())
+
+GATE = """
+name = "small"
+[checks.syntax]
+[checks.tests]
+[checks.lint]
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyprojecttoml(
+        """
+        [tool.ruff.lint]
+        select = ["E", "F"]
+
+        [tool.phasegate]
+        gate_paths = ["ci"]
+        """
+    )
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "small.toml").write_text(GATE)
+    pytester.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2\n")
+    return pytester
+
+
+def verdict_of(pytester: pytest.Pytester, gate: str = "small") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (pytester.path / ".phasegate" / "gates" / f"{gate}.json").read_text()
+    )
+    return data
+
+
+def test_a_clean_project_passes_and_the_table_says_so(project: pytest.Pytester) -> None:
+    result = project.runpytest("--gate=small")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*= phasegate gate small =*",
+            "gate small: SUFFICIENT (score 1.00, *",
+            "  syntax  passed *all * Python files compile",
+            "  tests   passed *all 1 tests passed*",
+            "  lint    passed *ruff found nothing*",
+            "verdict: .phasegate/gates/small.json",
+        ]
+    )
+    verdict = verdict_of(project)
+    jsonschema.validate(verdict, SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert verdict["verdict"] == "sufficient"
+    assert (
+        verdict["run_id"]
+        == json.loads((project.path / ".phasegate/report.json").read_text())["run_id"]
+    )
+
+
+def test_a_gate_failure_fails_a_run_whose_tests_passed(project: pytest.Pytester) -> None:
+    project.makepyfile(sloppy="import os\n")
+    result = project.runpytest("--gate=small")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "gate small: INSUFFICIENT *",
+            "  lint    failed *violations on new code is 1, fails when > 0*",
+        ]
+    )
+    verdict = verdict_of(project)
+    assert verdict["reasons"][0].startswith("lint: violations on new code is 1")
+    (finding,) = verdict["checks"][2]["findings"]
+    assert (finding["rule"], finding["path"], finding["line"]) == ("F401", "sloppy.py", 1)
+
+
+def test_failing_tests_make_the_gate_insufficient(project: pytest.Pytester) -> None:
+    project.makepyfile(test_bad="def test_bad():\n    assert 2 == 3\n")
+    result = project.runpytest("--gate=small", "-q")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["gate small: INSUFFICIENT *", "  tests: failed is 1, fails when > 0*"]
+    )
+
+
+def test_verbose_lists_the_findings(project: pytest.Pytester) -> None:
+    project.makepyfile(sloppy="import os\n")
+    result = project.runpytest("--gate=small", "-v")
+    result.stdout.fnmatch_lines(["      sloppy.py:1 F401 new: `os` imported but unused"])
+
+
+def test_a_missing_tool_fails_closed_and_says_how_to_install(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ruff" else real(name, *a)
+    )
+    result = project.runpytest("--gate=small")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    lint = verdict_of(project)["checks"][2]
+    assert lint["status"] == "error"
+    assert lint["reasoning"] == "ruff is not installed, so this check cannot run"
+    assert "pip install 'pytest-phasegate[gate]'" in lint["fix"]
+    result.stdout.fnmatch_lines(["*lint    error *ruff is not installed*"])
+
+
+def test_a_malformed_gate_file_is_a_usage_error_naming_file_and_key(
+    project: pytest.Pytester,
+) -> None:
+    (project.path / "ci" / "small.toml").write_text(
+        'name = "small"\n[checks.tests]\n'
+        'fail_when = [{ metric = "failed", op = "=>", value = 0 }]\n'
+    )
+    result = project.runpytest("--gate=small")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*ci/small.toml: key checks.tests.fail_when.0.op = '=>' is not allowed*"]
+    )
+
+
+def test_an_unknown_gate_lists_the_known_ones(project: pytest.Pytester) -> None:
+    result = project.runpytest("--gate=strict")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*unknown gate 'strict'; known gates: default, pre-commit, record*"]
+    )
+
+
+def test_an_unknown_base_is_a_usage_error(project: pytest.Pytester) -> None:
+    from tests.conftest import git
+
+    git(project.path, "init", "-q")
+    git(project.path, "add", ".")
+    git(project.path, "commit", "-qm", "feat: start")
+    result = project.runpytest("--gate=small", "--base=nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--base 'nope' is not a commit in this repository*"])
+
+
+def test_record_evaluates_no_gate(project: pytest.Pytester) -> None:
+    project.makepyfile(sloppy="import os\n")
+    result = project.runpytest("--gate=record")
+    assert result.ret == pytest.ExitCode.OK
+    assert not (project.path / ".phasegate" / "gates").exists()
+
+
+COVERAGE_GATE = """
+name = "covered"
+[checks.tests]
+[checks.coverage]
+fail_when = [{ metric = "line_rate", op = "<", value = 0.9 }]
+"""
+
+
+@pytest.fixture
+def covered(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyprojecttoml('[tool.phasegate]\ngate_paths = ["ci"]\n')
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "covered.toml").write_text(COVERAGE_GATE)
+    pytester.mkpydir("calc")
+    (pytester.path / "calc" / "__init__.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    pytester.makepyfile(
+        test_calc="from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
+    return pytester
+
+
+@pytest.mark.slow
+def test_coverage_is_measured_in_the_same_run(covered: pytest.Pytester) -> None:
+    result = covered.runpytest_subprocess("--gate=covered", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    coverage = verdict_of(covered, "covered")["checks"][1]
+    # calc/__init__.py: 4 statements (2 defs, 2 returns); sub's return never ran.
+    assert coverage["metrics"]["lines"] == 4
+    assert coverage["metrics"]["lines_covered"] == 3
+    assert coverage["metrics"]["line_rate"] == 0.75
+    assert coverage["findings"][0]["path"] == "calc/__init__.py"
+    assert coverage["findings"][0]["line"] == 6
+    assert (covered.path / ".phasegate" / "coverage" / ".coverage").is_file()
+
+
+@pytest.mark.slow
+def test_coverage_under_xdist_matches_a_serial_run(covered: pytest.Pytester) -> None:
+    covered.makepyfile(
+        test_more="from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n"
+    )
+    covered.runpytest_subprocess("--gate=covered", "-p", "no:cacheprovider")
+    serial = verdict_of(covered, "covered")["checks"][1]["metrics"]
+    result = covered.runpytest_subprocess("--gate=covered", "-n", "2", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    parallel = verdict_of(covered, "covered")["checks"][1]["metrics"]
+    assert parallel == serial
+    assert parallel["line_rate"] == 1.0

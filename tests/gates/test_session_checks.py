@@ -1,0 +1,241 @@
+"""The session checks (tests, coverage, perf, review) on runs and data built for each case."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from phasegate.gates.checks.coverage import CoverageCheck, coverage_metrics
+from phasegate.gates.checks.perf import PerfCheck, PerfOptions
+from phasegate.gates.checks.review import ReviewCheck
+from phasegate.gates.checks.tests import TestsCheck
+from phasegate.gates.newcode import NewCode
+from phasegate.gates.protocol import CheckContext, CheckError, NoOptions, SessionData
+from phasegate.model.gate import BaseInfo
+from phasegate.model.review import ReviewRecord, ReviewStatus
+from phasegate.model.run import RunReport
+from phasegate.recording import PhaseReport, build_test_records, count
+from tests.conftest import git
+
+MakeContext = Callable[..., CheckContext]
+
+
+def run_report(*tests: tuple[str, str, list[str], float], incomplete: bool = False) -> RunReport:
+    """A run report of (nodeid, outcome of the call phase, markers, seconds) tests."""
+    phases = [
+        PhaseReport(
+            nodeid,
+            "call",
+            outcome,
+            seconds,
+            (nodeid.split("::")[0], 3, nodeid.split("::")[-1]),
+            markers=markers,
+            failure=None
+            if outcome != "failed"
+            else {
+                "phase": "call",
+                "exc_type": "AssertionError",
+                "message": "assert 1 == 2",
+                "path": "tests/test_a.py",
+                "line": 9,
+                "traceback": "",
+                "traceback_truncated": False,
+            },
+        )
+        for nodeid, outcome, markers, seconds in tests
+    ]
+    records = build_test_records(phases)
+    now = datetime.now(timezone.utc).isoformat()
+    return RunReport.model_validate(
+        {
+            "run_id": "r",
+            "started_at": now,
+            "finished_at": now,
+            "duration_s": 1,
+            "environment": {
+                "python": "3",
+                "implementation": "cpython",
+                "platform": "x",
+                "pytest": "9",
+                "phasegate": "0",
+            },
+            "invocation": {"args": [], "invocation_dir": "/", "rootdir": "/"},
+            "exit_status": 0,
+            "counts": count(records, collected=len(records)),
+            "incomplete": incomplete,
+            "incomplete_reasons": ["1 collected test(s) have no result: x"] if incomplete else [],
+            "tests": records,
+        }
+    )
+
+
+def session(run: RunReport, coverage: dict[str, Any] | None = None) -> SessionData:
+    return SessionData(run=run, coverage_json=coverage)
+
+
+def test_tests_check_counts_and_points_at_the_failure(make_context: MakeContext) -> None:
+    run = run_report(
+        ("tests/test_a.py::test_ok", "passed", [], 0.1),
+        ("tests/test_a.py::test_bad", "failed", [], 0.1),
+    )
+    measurement = TestsCheck().measure(make_context(session=session(run)), NoOptions())
+    assert measurement.metrics["failed"] == 1
+    assert measurement.metrics["pass_rate"] == 0.5
+    (finding,) = measurement.findings
+    assert (finding.rule, finding.path, finding.line) == ("test-failed", "tests/test_a.py", 9)
+    assert "tests/test_a.py::test_bad: AssertionError: assert 1 == 2" in finding.message
+    assert "1 of 2 tests failed or erred, first tests/test_a.py::test_bad" in measurement.summary
+
+
+def test_tests_check_reports_an_empty_and_an_incomplete_run(make_context: MakeContext) -> None:
+    empty = TestsCheck().measure(make_context(session=session(run_report())), NoOptions())
+    assert empty.metrics["collected"] == 0
+    assert "no test was collected" in empty.summary
+    partial = run_report(("tests/test_a.py::test_ok", "passed", [], 0.1), incomplete=True)
+    cut = TestsCheck().measure(make_context(session=session(partial)), NoOptions())
+    assert cut.metrics["incomplete"] is True
+    assert cut.summary.startswith("the run is incomplete")
+
+
+def test_tests_check_needs_a_run(make_context: MakeContext) -> None:
+    with pytest.raises(CheckError, match="needs a test run"):
+        TestsCheck().measure(make_context(), NoOptions())
+
+
+COVERAGE = {
+    "files": {
+        "src/pkg/a.py": {
+            "executed_lines": [1, 2, 3, 4],
+            "missing_lines": [5, 6, 9],
+            "executed_branches": [[3, 4]],
+            "missing_branches": [[3, 5], [8, 9]],
+        },
+        "src/pkg/b.py": {"executed_lines": [1, 2], "missing_lines": [], "executed_branches": []},
+    }
+}
+
+
+def test_coverage_metrics_in_total_and_on_changed_lines() -> None:
+    overall = coverage_metrics(COVERAGE["files"].items(), lambda _path: None)
+    assert overall == {
+        "line_rate": round(6 / 9, 4),
+        "branch_rate": round(1 / 3, 4),
+        "lines": 9,
+        "lines_covered": 6,
+        "branches": 3,
+        "branches_covered": 1,
+    }
+    changed = {"src/pkg/a.py": frozenset({3, 5, 6})}
+    new = coverage_metrics(COVERAGE["files"].items(), lambda path: changed.get(path, frozenset()))
+    assert (new["lines"], new["lines_covered"], new["line_rate"]) == (3, 1, round(1 / 3, 4))
+    assert (new["branches"], new["branches_covered"]) == (2, 1)
+
+
+def test_coverage_check_reports_uncovered_new_lines(make_context: MakeContext) -> None:
+    new_code = NewCode(
+        BaseInfo(ref="main", available=True), {"src/pkg/a.py": frozenset({4, 5, 6, 9})}
+    )
+    context = make_context(new_code=new_code, session=session(run_report(), COVERAGE))
+    measurement = CoverageCheck().measure(context, NoOptions())
+    assert measurement.new_code_metrics["line_rate"] == 0.25
+    assert [(f.path, f.line, f.message) for f in measurement.findings] == [
+        ("src/pkg/a.py", 5, "lines 5-6 never ran in the tests"),
+        ("src/pkg/a.py", 9, "line 9 never ran in the tests"),
+    ]
+    assert "new code 25.0% of 4 changed lines" in measurement.summary
+
+
+def test_coverage_not_measured_is_an_error_with_its_reason(make_context: MakeContext) -> None:
+    data = SessionData(run=run_report(), coverage_problem="coverage is not installed")
+    with pytest.raises(CheckError, match="coverage is not installed"):
+        CoverageCheck().measure(make_context(session=data), NoOptions())
+
+
+def test_perf_records_a_baseline_first_then_compares(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    options = PerfOptions(baseline="perf.json", tolerance=0.5, min_delta_s=0.05)
+    fast = run_report(("t.py::test_speed", "passed", ["perf"], 0.10))
+    first = PerfCheck().measure(make_context(session=session(fast)), options)
+    assert first.metrics["baseline_recorded"] is True
+    assert "recorded 1 measures as the baseline in perf.json" in first.summary
+    assert json.loads((tmp_path / "perf.json").read_text())["measures"] == {"t.py::test_speed": 0.1}
+    slow = run_report(("t.py::test_speed", "passed", ["perf"], 0.40))
+    second = PerfCheck().measure(make_context(session=session(slow)), options)
+    assert second.metrics["regressions"] == 1
+    assert second.metrics["worst_ratio"] == 4.0
+    assert "took 0.400s against a baseline of 0.100s" in second.findings[0].message
+    jitter = run_report(("t.py::test_speed", "passed", ["perf"], 0.13))
+    assert (
+        PerfCheck().measure(make_context(session=session(jitter)), options).metrics["regressions"]
+        == 0
+    )
+
+
+def test_perf_with_nothing_marked_is_skipped_with_its_reason(make_context: MakeContext) -> None:
+    plain = run_report(("t.py::test_x", "passed", [], 0.1))
+    measurement = PerfCheck().measure(make_context(session=session(plain)), PerfOptions())
+    assert measurement.skipped is not None
+    assert "no test is marked @pytest.mark.perf" in measurement.skipped
+
+
+def test_perf_reads_pytest_benchmark_results(make_context: MakeContext, tmp_path: Path) -> None:
+    (tmp_path / "bench.json").write_text(
+        json.dumps({"benchmarks": [{"fullname": "t.py::test_b", "stats": {"median": 0.02}}]})
+    )
+    options = PerfOptions(baseline="perf.json", benchmark_json="bench.json")
+    plain = run_report(("t.py::test_x", "passed", [], 0.1))
+    measurement = PerfCheck().measure(make_context(session=session(plain)), options)
+    assert measurement.metrics["measured"] == 1
+
+
+def review(status: ReviewStatus, commit: str, minutes: int) -> ReviewRecord:
+    return ReviewRecord(
+        subject="pr-1",
+        commit=commit,
+        reviewer="Robin",
+        status=status,
+        recorded_at=datetime(2026, 11, 1, tzinfo=timezone.utc) + timedelta(minutes=minutes),
+    )
+
+
+def test_review_takes_the_latest_review_of_the_commit(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "feat: a")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    context = make_context()
+    none_yet = ReviewCheck().measure(context, NoOptions())
+    assert none_yet.metrics["approved"] is False
+    assert f"no review is recorded for commit {head[:12]}" in none_yet.summary
+    context.store.append_jsonl(
+        "reviews.jsonl",
+        [
+            review(ReviewStatus.CHANGES_REQUESTED, head, 1),
+            review(ReviewStatus.APPROVED, "0" * 40, 2),  # another commit: ignored
+        ],
+    )
+    asked = ReviewCheck().measure(context, NoOptions())
+    assert (asked.metrics["approved"], asked.metrics["changes_requested"]) == (False, 1)
+    assert asked.findings[0].rule == "review-changes_requested"
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head[:12], 3))
+    approved = ReviewCheck().measure(context, NoOptions())
+    assert approved.metrics == {
+        "approved": True,
+        "reviews": 2,
+        "changes_requested": 1,
+        "rejected": 0,
+    }
+
+
+def test_review_outside_git_cannot_run(make_context: MakeContext) -> None:
+    with pytest.raises(CheckError, match="not a git repository"):
+        ReviewCheck().measure(make_context(), NoOptions())
