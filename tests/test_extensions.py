@@ -1,0 +1,78 @@
+"""Third-party extensions: found through the `phasegate` entry-point group and `plugins`."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from phasegate.errors import ConfigError
+from phasegate.extensions import make_plugin_manager
+from phasegate.gates.registry import CheckRegistry
+
+PLUGIN_SOURCE = """
+from phasegate.hookspecs import hookimpl
+from phasegate.gates.checks.syntax import SyntaxCheck
+
+
+class LicenseHeaderCheck(SyntaxCheck):
+    id = "license-header"
+    title = "every file starts with a licence line"
+
+
+@hookimpl
+def phasegate_register_checks():
+    return [LicenseHeaderCheck()]
+"""
+
+
+class FakeDistribution(importlib.metadata.Distribution):
+    """A distribution that exists only in this test, as pluggy's own tests fake them."""
+
+    def __init__(self, entry_points: str) -> None:
+        self._entry_points = entry_points
+
+    def read_text(self, filename: str) -> str | None:
+        if filename == "entry_points.txt":
+            return self._entry_points
+        if filename == "METADATA":
+            return "Metadata-Version: 2.1\nName: acme-phasegate-checks\nVersion: 2.0\n"
+        return None
+
+    def locate_file(self, path: Any) -> Path:
+        return Path(str(path))
+
+
+@pytest.fixture
+def plugin_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "acme_checks.py").write_text(PLUGIN_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "acme_checks"
+    sys.modules.pop("acme_checks", None)
+
+
+def test_checks_are_found_through_an_installed_entry_point(
+    plugin_module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dist = FakeDistribution(f"[phasegate]\nacme = {plugin_module}\n")
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda **_: [dist])
+    manager = make_plugin_manager()
+    registry = CheckRegistry(manager)
+    assert "license-header" in registry.ids()
+    assert registry.get("license-header").origin == "acme"
+    assert manager.list_plugin_distinfo()[0][1].project_name == "acme-phasegate-checks"
+
+
+def test_checks_are_found_through_the_plugins_setting(plugin_module: str) -> None:
+    registry = CheckRegistry(make_plugin_manager([plugin_module]))
+    assert registry.get("license-header").check.title == "every file starts with a licence line"
+
+
+def test_a_plugin_that_cannot_be_imported_is_a_config_error() -> None:
+    with pytest.raises(
+        ConfigError, match="plugins names 'no_such_plugin', which cannot be imported"
+    ):
+        make_plugin_manager(["no_such_plugin"])
