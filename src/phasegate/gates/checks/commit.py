@@ -15,7 +15,6 @@ as the specification asks.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pydantic import Field, field_validator
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
+from phasegate.gates.git import git_text
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -52,7 +52,6 @@ _BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE: \S", re.MULTILINE)
 _LOWERCASE_BREAKING = re.compile(r"^breaking[ -]change:", re.MULTILINE | re.IGNORECASE)
 _GIT_REVERT = re.compile(r'^Revert ".*"$')
 _AUTOSQUASH = re.compile(r"^(fixup|squash|amend)! ")
-_GIT_TIMEOUT_S = 60.0
 
 
 class CommitOptions(Section):
@@ -141,14 +140,14 @@ class CommitCheck:
         return None  # git history decides, and it is quicker to read than to fingerprint
 
     def measure(self, ctx: CheckContext, options: CommitOptions) -> Measurement:
-        root = ctx.project.root
-        if _git(root, ["rev-parse", "--is-inside-work-tree"], ctx.timeout_s) != "true":
+        root, timeout_s = ctx.project.root, ctx.timeout_s
+        if git_text(root, ["rev-parse", "--is-inside-work-tree"], timeout_s=timeout_s) != "true":
             raise CheckError(
                 f"{root} is not in a git work tree, so there are no commit messages to check",
                 fix="run the gate in a git clone (in CI: actions/checkout with fetch-depth: 0), "
                 "or drop the commit check from the gate",
             )
-        if _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"], ctx.timeout_s) is None:
+        if git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s) is None:
             return Measurement(
                 summary="the repository has no commits yet",
                 skipped="the repository has no commits yet, so there is no message to check",
@@ -160,7 +159,7 @@ class CommitCheck:
             revisions, where = [f"{base.sha}..HEAD"], f"since {base.ref or base.sha[:12]}"
         else:
             revisions, where = ["-1", "HEAD"], "in the last commit only (no base ref)"
-        commits = _log(root, revisions, ctx.timeout_s)
+        commits = _log(root, revisions, timeout_s)
         merges = sum(1 for commit in commits if commit.parents > 1)
         checked = [commit for commit in commits if commit.parents <= 1]
         findings: list[Finding] = []
@@ -186,8 +185,11 @@ class CommitCheck:
 
 
 def _log(root: Path, revisions: list[str], timeout_s: float) -> list[_Commit]:
-    output = _git(
-        root, ["log", "--format=%H%x00%P%x00%B%x1e", *revisions, "--"], timeout_s, strip=False
+    output = git_text(
+        root,
+        ["log", "--format=%H%x00%P%x00%B%x1e", *revisions, "--"],
+        timeout_s=timeout_s,
+        strip=False,
     )
     if output is None:
         raise CheckError(
@@ -224,26 +226,3 @@ def _summary(findings: list[Finding], commits: int, merges: int, where: str) -> 
         f"{len(findings)} of {commits} commit message(s) {where} do not follow Conventional "
         f"Commits{skipped}; first {findings[0].message}"
     )
-
-
-def _git(root: Path, args: list[str], timeout_s: float, *, strip: bool = True) -> str | None:
-    try:
-        completed = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=min(timeout_s, _GIT_TIMEOUT_S),
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise CheckError(f"git {args[0]} did not answer within {_GIT_TIMEOUT_S:.0f}s") from exc
-    except OSError as exc:
-        raise CheckError(
-            f"git could not be started: {exc}", fix="install git and put it on PATH"
-        ) from exc
-    if completed.returncode != 0:
-        return None
-    return completed.stdout.strip("\n") if strip else completed.stdout
