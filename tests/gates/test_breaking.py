@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from pydantic import ValidationError
 
 from phasegate.gates.checks.breaking import BreakingCheck
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
+
+from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -37,17 +38,6 @@ class Greeter:
 '''
 
 
-def git(root: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return completed.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path, write_files: WriteFiles) -> Path:
     write_files({"src/hello/__init__.py": API_V1, "pyproject.toml": "[project]\nname='hello'\n"})
@@ -67,7 +57,7 @@ def test_compatible_change_passes(repo: Path, make_context: MakeContext) -> None
     assert "public API of hello is compatible with main" in measurement.summary
     # The project's repository is only read: no griffe worktree or branch is left behind.
     assert git(repo, "branch", "--list").split() == ["*", "feature", "main"]
-    assert git(repo, "worktree", "list").count("\n") == 1
+    assert len(git(repo, "worktree", "list").splitlines()) == 1
 
 
 def test_each_breaking_change_is_a_finding(repo: Path, make_context: MakeContext) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,18 +11,9 @@ from pydantic import ValidationError
 from phasegate.gates.checks.commit import CommitCheck, CommitOptions, problems_of
 from phasegate.gates.protocol import CheckContext, CheckError
 
+from .samples import git
+
 MakeContext = Callable[..., CheckContext]
-
-
-def git(root: Path, *args: str) -> str:
-    completed = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return completed.stdout.strip()
 
 
 def commit(root: Path, message: str) -> str:

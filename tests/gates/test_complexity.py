@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from pydantic import ValidationError
 
 from phasegate.gates.checks.complexity import ComplexityCheck, ComplexityOptions
 from phasegate.gates.protocol import CheckContext, CheckError
+
+from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -23,15 +24,6 @@ def branchy(name: str, branches: int) -> str:
     """A function of cyclomatic complexity ``branches + 1``."""
     body = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(branches))
     return f"def {name}(x: int) -> int:\n{body}    return -1\n"
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_simple_project_passes(write_files: WriteFiles, make_context: MakeContext) -> None:

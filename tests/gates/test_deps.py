@@ -7,7 +7,6 @@ packaging, griffe), so the mapping from import names to distributions is the rea
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from pydantic import ValidationError
 
 from phasegate.gates.checks.deps import DepsCheck
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
+
+from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -55,15 +56,6 @@ def docs() -> object:
 
     return griffe
 """
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

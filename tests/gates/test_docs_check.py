@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from pydantic import ValidationError
 
 from phasegate.gates.checks.docs import DocsCheck
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
+
+from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -60,15 +61,6 @@ class _Hidden:
     def secret(self) -> None:
         pass
 '''
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_documented_api_passes(write_files: WriteFiles, make_context: MakeContext) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from pydantic import ValidationError
 
 from phasegate.gates.checks.security import SecurityCheck, SecurityOptions
 from phasegate.gates.protocol import CheckContext, CheckError
+
+from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -30,15 +31,6 @@ SHELL = (
     "def run(command: str) -> int:\n"
     "    return subprocess.call(command, shell=True)\n"
 )
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_clean_project_has_no_issues(write_files: WriteFiles, make_context: MakeContext) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,20 +12,13 @@ from pydantic import ValidationError
 from phasegate.gates.checks.types import TypesCheck
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
 
+from .samples import git
+
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
 
 TYPED = '"""Typed."""\n\n\ndef double(x: int) -> int:\n    return x * 2\n'
 WRONG = '"""Wrong."""\n\n\ndef name(x: int) -> str:\n    return x\n'
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_typed_project_passes(write_files: WriteFiles, make_context: MakeContext) -> None:
