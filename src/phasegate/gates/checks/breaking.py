@@ -64,14 +64,19 @@ class BreakingCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """griffe and its version; a CheckError with the install command when it is missing."""
         return require_tool("griffe", "griffe")
 
     def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
-        # With the run's base, its commit is part of the cache key (the new-code digest);
-        # a base found by `git describe` is not, so that result is not cached.
+        """The package source when the base is the run's base, else None.
+
+        The run's base commit is part of the cache key (through the new-code digest); a base
+        found by ``git describe`` is not, so that result is not cached.
+        """
         return ctx.project.source_files if ctx.new_code.base.available else None
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Load each package from the work tree and from the base; compare with griffe."""
         shown = git_text(
             ctx.project.root, ["rev-parse", "--show-toplevel"], timeout_s=ctx.timeout_s
         )
@@ -144,12 +149,25 @@ def _export(toplevel: Path, base: _Base, inside: Path, into: Path, timeout_s: fl
             f"git archive could not export {inside.as_posix()} at {base.name} ({base.sha[:12]})",
             fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
         )
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        if hasattr(tarfile, "data_filter"):
-            tar.extractall(into, filter="data")
-        else:  # pragma: no cover - Python before the extraction filters (3.10.11 and older)
-            tar.extractall(into)  # noqa: S202 - our own repository's archive
+    _unpack(archive, into)
     return True
+
+
+def _unpack(archive: bytes, into: Path) -> None:
+    """Write the regular files of a tar archive under ``into``, and nothing else.
+
+    Only files are needed to read an API; links and paths that leave ``into`` are skipped,
+    which also keeps this safe on Pythons without tarfile's extraction filters.
+    """
+    root = into.resolve()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            target = (root / member.name).resolve()
+            content = tar.extractfile(member) if member.isfile() else None
+            if content is None or root not in target.parents:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content.read())
 
 
 def _findings(

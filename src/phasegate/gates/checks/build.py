@@ -97,12 +97,15 @@ class BuildCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """build and its version; a CheckError with the install command when it is missing."""
         return require_tool("build", "build")
 
     def cache_inputs(self, ctx: CheckContext, options: BuildOptions) -> Sequence[Path] | None:
-        return None  # every file of the project, the backend and the environment decide it
+        """None: every file of the project, the backend and the environment decide it."""
+        return None
 
     def measure(self, ctx: CheckContext, options: BuildOptions) -> Measurement:
+        """Build sdist and wheel from a copy of the project, then read their metadata."""
         root = ctx.project.root
         config = next(
             (path for name in ("pyproject.toml", "setup.py") if (path := root / name).is_file()),
@@ -184,34 +187,41 @@ class BuildCheck:
         *,
         isolated: bool,
     ) -> None:
+        if run.returncode != 0:
+            _diagnose(ctx, source, out, run, outcome, isolated=isolated)
         sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
         outcome.sdist_built, outcome.wheel_built = bool(sdists), bool(wheels)
-        if run.returncode != 0:
-            stage = "the wheel from the sdist" if sdists else "the sdist"
-            outcome.problems.append(
-                ("build-failed", f"python -m build failed building {stage}: {_tail(run)}")
-            )
-            if not wheels:
-                alone = _build(ctx, source, out, isolated=isolated, only="--wheel")
-                wheels = sorted(out.glob("*.whl"))
-                outcome.wheel_built = bool(wheels)
-                if wheels and sdists:
-                    outcome.problems.append(
-                        (
-                            "sdist-incomplete",
-                            "the wheel builds from the source tree but not from the sdist: "
-                            "the sdist is missing files the build needs",
-                        )
-                    )
-                elif not wheels and not sdists and alone.returncode != 0:
-                    outcome.problems.append(
-                        ("build-failed", f"building the wheel alone failed too: {_tail(alone)}")
-                    )
         if sdists:
             outcome.sdist = _inspect(sdists[0], _sdist_metadata, outcome)
         if wheels:
             outcome.wheel = _inspect(wheels[0], _wheel_metadata, outcome)
         _compare(outcome)
+
+
+def _diagnose(
+    ctx: CheckContext, source: Path, out: Path, run: ToolRun, outcome: _Outcome, *, isolated: bool
+) -> None:
+    """Say which stage failed; without a wheel, try the wheel alone from the source tree."""
+    sdist_built = any(out.glob("*.tar.gz"))
+    stage = "the wheel from the sdist" if sdist_built else "the sdist"
+    outcome.problems.append(
+        ("build-failed", f"python -m build failed building {stage}: {_tail(run)}")
+    )
+    if any(out.glob("*.whl")):
+        return
+    alone = _build(ctx, source, out, isolated=isolated, only="--wheel")
+    if alone.returncode == 0 and sdist_built:
+        outcome.problems.append(
+            (
+                "sdist-incomplete",
+                "the wheel builds from the source tree but not from the sdist: "
+                "the sdist is missing files the build needs",
+            )
+        )
+    elif alone.returncode != 0 and not sdist_built:
+        outcome.problems.append(
+            ("build-failed", f"building the wheel alone failed too: {_tail(alone)}")
+        )
 
 
 def unmet_requirements(requires: Iterable[str]) -> list[str]:
@@ -237,19 +247,22 @@ def _satisfied(requirement: Requirement, *, seen: set[str], extra: str = "") -> 
         version = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return False
-    if requirement.specifier and not requirement.specifier.contains(version, prereleases=True):
+    if not requirement.specifier.contains(version, prereleases=True):
         return False
-    for wanted in sorted(requirement.extras):
-        key = f"{name}[{wanted}]"
-        if key in seen:
-            continue
-        seen.add(key)
-        for text in importlib.metadata.requires(name) or []:
-            needed = Requirement(text)
-            if needed.marker is None:
-                continue  # needed without the extra: installed along with the distribution
-            if not _satisfied(needed, seen=seen, extra=wanted):
-                return False
+    return all(_extra_satisfied(name, wanted, seen) for wanted in sorted(requirement.extras))
+
+
+def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
+    """Whether what the extra ``name[extra]`` adds is installed here."""
+    key = f"{name}[{extra}]"
+    if key in seen:
+        return True
+    seen.add(key)
+    for text in importlib.metadata.requires(name) or []:
+        needed = Requirement(text)
+        # Requirements without a marker come with the distribution itself.
+        if needed.marker is not None and not _satisfied(needed, seen=seen, extra=extra):
+            return False
     return True
 
 

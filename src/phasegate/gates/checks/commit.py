@@ -90,31 +90,32 @@ def problems_of(message: str, options: CommitOptions) -> tuple[list[str], bool]:
     """What is wrong with a commit message, and whether it declares a breaking change."""
     lines = message.strip("\n").split("\n")
     header = lines[0].strip()
-    problems: list[str] = []
     if _AUTOSQUASH.match(header):
         return ["a fixup/squash commit: squash it before merging"], False
     if _GIT_REVERT.match(header):
         return [], False
+    problems, bang = _header_problems(header, options)
+    if len(lines) > 1 and lines[1].strip():
+        problems.append("the body must be separated from the first line by a blank line")
+    footer = _BREAKING_FOOTER.search(message) is not None
+    if not footer and _LOWERCASE_BREAKING.search(message):
+        problems.append("a breaking-change footer must read 'BREAKING CHANGE: <description>'")
+    return problems, bang or footer
+
+
+def _header_problems(header: str, options: CommitOptions) -> tuple[list[str], bool]:
+    """What is wrong with the first line, and whether it has the breaking ``!``."""
+    problems: list[str] = []
     match = _HEADER.match(header)
-    breaking = bool(_BREAKING_FOOTER.search(message))
     if match is None:
         problems.append("the first line is not 'type(scope)!: description'")
-    else:
-        breaking = breaking or match.group("bang") is not None
-        allowed = {name.lower() for name in options.types}
-        if match.group("type").lower() not in allowed:
-            problems.append(
-                f"type {match.group('type')!r} is not one of {', '.join(options.types)}"
-            )
+    elif match.group("type").lower() not in {name.lower() for name in options.types}:
+        problems.append(f"type {match.group('type')!r} is not one of {', '.join(options.types)}")
     if len(header) > options.max_subject_length:
         problems.append(
             f"the first line has {len(header)} characters, more than {options.max_subject_length}"
         )
-    if len(lines) > 1 and lines[1].strip():
-        problems.append("the body must be separated from the first line by a blank line")
-    if _LOWERCASE_BREAKING.search(message) and not _BREAKING_FOOTER.search(message):
-        problems.append("a breaking-change footer must read 'BREAKING CHANGE: <description>'")
-    return problems, breaking
+    return problems, match is not None and match.group("bang") is not None
 
 
 class CommitCheck:
@@ -134,33 +135,24 @@ class CommitCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
-        return None  # git only
+        """None: the check needs git only."""
+        return None
 
     def cache_inputs(self, ctx: CheckContext, options: CommitOptions) -> Sequence[Path] | None:
-        return None  # git history decides, and it is quicker to read than to fingerprint
+        """None: git history decides, and it is quicker to read than to fingerprint."""
+        return None
 
     def measure(self, ctx: CheckContext, options: CommitOptions) -> Measurement:
-        root, timeout_s = ctx.project.root, ctx.timeout_s
-        if git_text(root, ["rev-parse", "--is-inside-work-tree"], timeout_s=timeout_s) != "true":
-            raise CheckError(
-                f"{root} is not in a git work tree, so there are no commit messages to check",
-                fix="run the gate in a git clone (in CI: actions/checkout with fetch-depth: 0), "
-                "or drop the commit check from the gate",
-            )
-        if git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s) is None:
+        """Read the commits since the base (or the last one) and check each message."""
+        if not _has_commits(ctx):
             return Measurement(
                 summary="the repository has no commits yet",
                 skipped="the repository has no commits yet, so there is no message to check",
                 metrics={"nonconforming": None, "commits": 0, "breaking": None},
                 new_code_metrics={"nonconforming": None, "commits": 0, "breaking": None},
             )
-        base = ctx.new_code.base
-        if base.available and base.sha:
-            revisions, where = [f"{base.sha}..HEAD"], f"since {base.ref or base.sha[:12]}"
-        else:
-            revisions, where = ["-1", "HEAD"], "in the last commit only (no base ref)"
-        commits = _log(root, revisions, timeout_s)
-        merges = sum(1 for commit in commits if commit.parents > 1)
+        revisions, where = _range(ctx)
+        commits = _log(ctx.project.root, revisions, ctx.timeout_s)
         checked = [commit for commit in commits if commit.parents <= 1]
         findings: list[Finding] = []
         breaking = 0
@@ -175,13 +167,33 @@ class CommitCheck:
             "breaking": breaking,
         }
         return Measurement(
-            summary=_summary(findings, len(checked), merges, where),
+            summary=_summary(findings, len(checked), len(commits) - len(checked), where),
             score=score_from_count(len(findings), scale=2),
             metrics=dict(metrics),
             # Every commit checked is new: it is not in the base.
             new_code_metrics=dict(metrics),
             findings=findings,
         )
+
+
+def _has_commits(ctx: CheckContext) -> bool:
+    """Whether HEAD exists; a CheckError outside a git work tree."""
+    root, timeout_s = ctx.project.root, ctx.timeout_s
+    if git_text(root, ["rev-parse", "--is-inside-work-tree"], timeout_s=timeout_s) != "true":
+        raise CheckError(
+            f"{root} is not in a git work tree, so there are no commit messages to check",
+            fix="run the gate in a git clone (in CI: actions/checkout with fetch-depth: 0), "
+            "or drop the commit check from the gate",
+        )
+    return git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s) is not None
+
+
+def _range(ctx: CheckContext) -> tuple[list[str], str]:
+    """The revisions for git log, and how to say which they are."""
+    base = ctx.new_code.base
+    if base.available and base.sha:
+        return [f"{base.sha}..HEAD"], f"since {base.ref or base.sha[:12]}"
+    return ["-1", "HEAD"], "in the last commit only (no base ref)"
 
 
 def _log(root: Path, revisions: list[str], timeout_s: float) -> list[_Commit]:

@@ -21,7 +21,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.tools import parse_json, require_tool, run_tool
-from phasegate.model.gate import Finding, Severity, ToolInfo
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 
 __all__ = ["ComplexityCheck", "ComplexityOptions"]
@@ -77,9 +77,11 @@ class ComplexityCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """radon and its version; a CheckError with the install command when it is missing."""
         return require_tool("radon", "radon")
 
     def cache_inputs(self, ctx: CheckContext, options: ComplexityOptions) -> Sequence[Path] | None:
+        """The package source and the files radon reads its configuration from."""
         configs = [
             path
             for name in ("pyproject.toml", "setup.cfg", "radon.cfg")
@@ -88,47 +90,26 @@ class ComplexityCheck:
         return [*ctx.project.source_files, *configs]
 
     def measure(self, ctx: CheckContext, options: ComplexityOptions) -> Measurement:
+        """Run radon cc and radon mi once each over the package source."""
         files = ctx.project.source_files
+        limit = options.max_complexity
         if not files:
             return Measurement(
                 summary="no package source files for radon to measure",
-                metrics={
-                    "complex_functions": 0,
-                    "max_complexity": None,
-                    "min_maintainability": None,
-                },
-                new_code_metrics={
-                    "complex_functions": 0,
-                    "max_complexity": None,
-                    "min_maintainability": None,
-                },
+                metrics=_metrics([], [], limit),
+                new_code_metrics=_metrics([], [], limit),
             )
         functions = self._functions(ctx, files)
         maintainability = self._maintainability(ctx, files)
-        limit = options.max_complexity
-        complex_ = [f for f in functions if f.complexity > limit]
         touched = [f for f in functions if ctx.new_code.touches(f.path, f.first, f.last)]
+        complex_ = [f for f in functions if f.complexity > limit]
         new_complex = [f for f in touched if f.complexity > limit]
-        touched_modules = [
-            index for path, index in maintainability.items() if _has_new_lines(ctx, path)
-        ]
-        findings = [
-            _finding(ctx, function, limit, new=function in new_complex) for function in complex_
-        ]
         return Measurement(
             summary=_summary(complex_, new_complex, maintainability, limit),
             score=score_from_count(len(new_complex), scale=3),
-            metrics={
-                "complex_functions": len(complex_),
-                "max_complexity": max((f.complexity for f in functions), default=None),
-                "min_maintainability": _lowest(maintainability.values()),
-            },
-            new_code_metrics={
-                "complex_functions": len(new_complex),
-                "max_complexity": max((f.complexity for f in touched), default=None),
-                "min_maintainability": _lowest(touched_modules),
-            },
-            findings=findings,
+            metrics=_metrics(functions, maintainability.values(), limit),
+            new_code_metrics=_metrics(touched, _touched_indexes(ctx, maintainability), limit),
+            findings=[_finding(ctx, f, limit, new=f in new_complex) for f in complex_],
         )
 
     @staticmethod
@@ -203,9 +184,24 @@ def _refuse(path: str, entry: dict[str, Any]) -> None:
         )
 
 
-def _has_new_lines(ctx: CheckContext, path: str) -> bool:
-    lines = ctx.new_code.lines_of(path)
-    return lines is None or bool(lines)
+def _metrics(
+    functions: Sequence[_Function], indexes: Iterable[float], limit: int
+) -> dict[str, MetricValue]:
+    return {
+        "complex_functions": sum(1 for function in functions if function.complexity > limit),
+        "max_complexity": max((function.complexity for function in functions), default=None),
+        "min_maintainability": _lowest(indexes),
+    }
+
+
+def _touched_indexes(ctx: CheckContext, maintainability: dict[str, float]) -> list[float]:
+    """The maintainability indexes of the modules with new lines."""
+    indexes: list[float] = []
+    for path, index in maintainability.items():
+        lines = ctx.new_code.lines_of(path)
+        if lines is None or lines:
+            indexes.append(index)
+    return indexes
 
 
 def _lowest(values: Iterable[float]) -> float | None:

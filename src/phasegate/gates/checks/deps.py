@@ -78,13 +78,16 @@ class DepsCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """pip and its version; a CheckError with the install command when it is missing."""
         return require_tool("pip", "pip")
 
     def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        """The package source, pyproject.toml and the installed distributions."""
         config = [path for path in (ctx.project.root / "pyproject.toml",) if path.is_file()]
         return [*ctx.project.source_files, *config, *metadata_files()]
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Run pip check, then compare the package's imports with its declared dependencies."""
         pip_findings = self._pip_check(ctx)
         declared, source = _declared(ctx)
         provided = importlib.metadata.packages_distributions()
@@ -163,13 +166,11 @@ def third_party_imports(files: Iterable[Path], own: set[str]) -> Iterator[Import
 
 
 def _imports(body: Iterable[ast.stmt], *, guarded: bool) -> Iterator[tuple[str, int]]:
+    """(top-level module, line) of each import in ``body``, nested blocks included."""
     for node in body:
-        if isinstance(node, ast.Import) and not guarded:
-            for alias in node.names:
-                yield alias.name.split(".", 1)[0], node.lineno
-        elif isinstance(node, ast.ImportFrom) and not guarded:
-            if node.level == 0 and node.module:
-                yield node.module.split(".", 1)[0], node.lineno
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if not guarded:
+                yield from _imported(node)
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             yield from _imports(node.orelse, guarded=guarded)
         elif isinstance(node, ast.Try):
@@ -180,6 +181,14 @@ def _imports(body: Iterable[ast.stmt], *, guarded: bool) -> Iterator[tuple[str, 
             yield from _imports([*node.orelse, *node.finalbody], guarded=guarded)
         else:
             yield from _nested_imports(node, guarded=guarded)
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, int]]:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name.split(".", 1)[0], node.lineno
+    elif node.level == 0 and node.module:  # relative imports are the project's own
+        yield node.module.split(".", 1)[0], node.lineno
 
 
 def _nested_imports(node: ast.stmt, *, guarded: bool) -> Iterator[tuple[str, int]]:
@@ -255,21 +264,26 @@ def _with_meta_requirements(
     """Declared names, plus the requirements of declared meta-packages (they install no module)."""
     providing = {canonicalize_name(dist) for dists in provided.values() for dist in dists}
     accepted = set(declared)
-    for name in declared:
-        if name in providing:
-            continue
-        try:
-            requires = importlib.metadata.requires(name) or []
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        for text in requires:
-            try:
-                requirement = Requirement(text)
-            except InvalidRequirement:
-                continue
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                accepted.add(canonicalize_name(requirement.name))
+    for name in declared - providing:
+        accepted.update(_unconditional_requirements(name))
     return accepted
+
+
+def _unconditional_requirements(name: str) -> set[NormalizedName]:
+    """What the installed distribution ``name`` always requires (nothing if not installed)."""
+    try:
+        texts = importlib.metadata.requires(name) or []
+    except importlib.metadata.PackageNotFoundError:
+        return set()
+    names: set[NormalizedName] = set()
+    for text in texts:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            names.add(canonicalize_name(requirement.name))
+    return names
 
 
 def _problem(

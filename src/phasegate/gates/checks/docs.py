@@ -66,12 +66,15 @@ class DocsCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """griffe and its version; a CheckError with the install command when it is missing."""
         return require_tool("griffe", "griffe")
 
     def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        """The package source."""
         return ctx.project.source_files
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Load each package with griffe and count its public objects with a docstring."""
         require_parseable(ctx.project.source_files, what="the public API")
         objects: dict[str, PublicObject] = {}
         for package in ctx.project.package_dirs:
@@ -140,22 +143,11 @@ def _public_members(obj: griffe.Object, package: str) -> Iterator[griffe.Object]
 
 
 def _record(obj: griffe.Object) -> PublicObject | None:
-    kind = obj.kind.value
-    name = obj.name
-    if kind == "function":
-        if name.startswith("__") and name.endswith("__"):
-            return None
-        parent = obj.parent
-        kind = "method" if parent is not None and parent.is_class else kind
-    elif kind == "attribute":
-        if "property" not in obj.labels:
-            return None
-        kind = "property"
-    elif kind not in ("module", "class"):
-        return None
+    """What the docs check counts of ``obj``, or None for what it leaves out."""
+    kind = _kind(obj)
     file = obj.filepath
-    if not isinstance(file, Path):
-        return None  # a namespace package: no file, no docstring to have
+    if kind is None or not isinstance(file, Path):
+        return None  # left out, or a namespace package (no file, no docstring to have)
     docstring = obj.docstring
     first = 1 if kind == "module" else (obj.lineno or 1)
     last = 1 if kind == "module" else (obj.endlineno or first)
@@ -167,6 +159,19 @@ def _record(obj: griffe.Object) -> PublicObject | None:
         last=last,
         documented=docstring is not None and bool(docstring.value.strip()),
     )
+
+
+def _kind(obj: griffe.Object) -> str | None:
+    """module, class, function, method or property; None for what is not counted."""
+    kind = str(obj.kind.value)
+    if kind in ("module", "class"):
+        return kind
+    if kind == "attribute":
+        return "property" if "property" in obj.labels else None
+    if kind != "function" or (obj.name.startswith("__") and obj.name.endswith("__")):
+        return None
+    parent = obj.parent
+    return "method" if parent is not None and parent.is_class else "function"
 
 
 def _finding(ctx: CheckContext, item: PublicObject, *, new: bool) -> Finding:

@@ -67,13 +67,16 @@ class SecurityCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """bandit and its version; a CheckError with the install command when it is missing."""
         return require_tool("bandit", "bandit")
 
     def cache_inputs(self, ctx: CheckContext, options: SecurityOptions) -> Sequence[Path] | None:
+        """The package source and pyproject.toml (where [tool.bandit] lives)."""
         config = ctx.project.root / "pyproject.toml"
         return [*ctx.project.source_files, *([config] if config.is_file() else [])]
 
     def measure(self, ctx: CheckContext, options: SecurityOptions) -> Measurement:
+        """Run bandit once over the package source and count what it finds."""
         files = ctx.project.source_files
         if not files:
             empty: dict[str, int | None] = dict.fromkeys(("issues", "high", "medium", "low"), 0)
@@ -82,45 +85,67 @@ class SecurityCheck:
                 metrics={**empty, "suppressed": 0},
                 new_code_metrics={**empty, "suppressed": None},
             )
-        args = ["-f", "json", "-q"]
-        if "bandit" in ctx.project.pyproject.get("tool", {}):
-            args += ["-c", str(ctx.project.root / "pyproject.toml")]
-        run = run_tool(
-            "bandit",
-            [*args, *(str(path) for path in files)],
-            cwd=ctx.project.root,
-            timeout_s=ctx.timeout_s,
-            ok_codes=(0, 1),  # 1: issues found
-        )
-        report = parse_json("bandit", run.stdout)
-        if not isinstance(report, dict) or not isinstance(report.get("results"), list):
-            raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
-        _refuse_unscanned(ctx, report.get("errors") or [])
-        floor = _LEVELS[options.confidence]
-        findings = [
-            _finding(ctx, entry)
-            for entry in report["results"]
-            if _LEVELS.get(str(entry.get("issue_confidence", "")).lower(), 0) >= floor
-        ]
-        threshold = _LEVELS[options.severity]
-        issues = [f for f in findings if _LEVELS.get(f.severity.value, 0) >= threshold]
+        report = _scan(ctx, files)
+        findings = _findings(ctx, report, options.confidence)
+        issues = _at_least(findings, options.severity)
         new_issues = [f for f in issues if f.new]
-        totals = (report.get("metrics") or {}).get("_totals") or {}
         return Measurement(
             summary=_summary(issues, new_issues, len(files), options),
             score=score_from_count(len(new_issues), scale=2),
-            metrics={
-                "issues": len(issues),
-                **_by_severity(findings),
-                "suppressed": int(totals.get("nosec", 0)),
-            },
-            new_code_metrics={
-                "issues": len(new_issues),
-                **_by_severity([f for f in findings if f.new]),
-                "suppressed": None,
-            },
+            metrics=_counts(findings, issues, suppressed=_suppressed(report)),
+            new_code_metrics=_counts([f for f in findings if f.new], new_issues, suppressed=None),
             findings=findings,
         )
+
+
+def _findings(ctx: CheckContext, report: dict[str, Any], confidence: str) -> list[Finding]:
+    """bandit's results at or above the confidence threshold, as findings."""
+    floor = _LEVELS[confidence]
+    return [
+        _finding(ctx, entry)
+        for entry in report["results"]
+        if _LEVELS.get(str(entry.get("issue_confidence", "")).lower(), 0) >= floor
+    ]
+
+
+def _at_least(findings: list[Finding], severity: str) -> list[Finding]:
+    threshold = _LEVELS[severity]
+    return [f for f in findings if _LEVELS.get(f.severity.value, 0) >= threshold]
+
+
+def _suppressed(report: dict[str, Any]) -> int:
+    """How many lines bandit skipped for a ``# nosec`` comment."""
+    totals = (report.get("metrics") or {}).get("_totals") or {}
+    return int(totals.get("nosec", 0))
+
+
+def _counts(
+    findings: list[Finding], issues: list[Finding], *, suppressed: int | None
+) -> dict[str, int | None]:
+    by_severity = {
+        level: sum(1 for finding in findings if finding.severity.value == level)
+        for level in ("high", "medium", "low")
+    }
+    return {"issues": len(issues), **by_severity, "suppressed": suppressed}
+
+
+def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
+    """bandit's JSON report of ``files``; a CheckError when a file could not be scanned."""
+    args = ["-f", "json", "-q"]
+    if "bandit" in ctx.project.pyproject.get("tool", {}):
+        args += ["-c", str(ctx.project.root / "pyproject.toml")]
+    run = run_tool(
+        "bandit",
+        [*args, *(str(path) for path in files)],
+        cwd=ctx.project.root,
+        timeout_s=ctx.timeout_s,
+        ok_codes=(0, 1),  # 1: issues found
+    )
+    report = parse_json("bandit", run.stdout)
+    if not isinstance(report, dict) or not isinstance(report.get("results"), list):
+        raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
+    _refuse_unscanned(ctx, report.get("errors") or [])
+    return report
 
 
 def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:
@@ -153,13 +178,6 @@ def _refuse_unscanned(ctx: CheckContext, errors: list[Any]) -> None:
         f"bandit could not scan {len(errors)} file(s), so their security is unknown: {shown}",
         fix="make the files parse (see the syntax check), or exclude them in [tool.bandit]",
     )
-
-
-def _by_severity(findings: list[Finding]) -> dict[str, int]:
-    return {
-        level: sum(1 for finding in findings if finding.severity.value == level)
-        for level in ("high", "medium", "low")
-    }
 
 
 def _summary(

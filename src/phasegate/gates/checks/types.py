@@ -26,7 +26,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
-from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.gates.tools import ToolRun, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["TypesCheck"]
@@ -52,14 +52,16 @@ class TypesCheck:
     )
 
     def tool_info(self) -> ToolInfo | None:
+        """mypy and its version; a CheckError with the install command when it is missing."""
         return require_tool("mypy", "mypy")
 
     def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
-        # The installed libraries and stubs decide the result as much as the source does.
+        """The source, mypy's configuration files and the installed distributions."""
         configs = [path for name in _CONFIG_FILES if (path := ctx.project.root / name).is_file()]
         return [*ctx.project.source_files, *configs, *metadata_files()]
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Run mypy over the packages and count its errors and notes."""
         targets = ctx.project.package_dirs
         if not targets:
             return Measurement(
@@ -75,49 +77,51 @@ class TypesCheck:
             timeout_s=ctx.timeout_s,
             ok_codes=(0, 1, 2),
         )
-        entries = [
-            parse_json("mypy", line)
-            for line in run.stdout.splitlines()
-            if line.lstrip().startswith("{")
-        ]
-        if run.returncode == 2 and not entries:
-            text = (run.stderr.strip() or run.stdout.strip() or "(no output)")[-1500:]
-            raise CheckError(
-                f"mypy could not check the project (exit status 2): {text}",
-                fix="run `python -m mypy` in the project to see the whole output; "
-                "JSON output needs mypy 1.11 or later",
-            )
-        if run.returncode == 1 and not entries:
-            raise CheckError(
-                f"mypy reported errors but printed no JSON: {run.stdout.strip()[:300]!r}",
-                fix="JSON output (-O json) needs mypy 1.11 or later",
-            )
-        findings = [_finding(ctx, entry) for entry in entries]
+        findings = [_finding(ctx, entry) for entry in _entries(run)]
         errors = [f for f in findings if f.severity is not Severity.LOW]
-        notes = [f for f in findings if f.severity is Severity.LOW]
         new_errors = [f for f in errors if f.new]
+        notes = len(findings) - len(errors)
         return Measurement(
             summary=_summary(errors, new_errors, len(targets)),
             score=score_from_count(len(new_errors)),
-            metrics={"errors": len(errors), "notes": len(notes)},
+            metrics={"errors": len(errors), "notes": notes},
             new_code_metrics={
                 "errors": len(new_errors),
-                "notes": sum(1 for f in notes if f.new),
+                "notes": sum(f.new for f in findings) - len(new_errors),
             },
             findings=findings,
         )
+
+
+def _entries(run: ToolRun) -> list[Any]:
+    """mypy's JSON lines; a CheckError when it did not check (or printed no JSON)."""
+    entries = [parse_json("mypy", line) for line in run.stdout.splitlines() if line.startswith("{")]
+    if entries or run.returncode == 0:
+        return entries
+    if run.returncode == 1:
+        raise CheckError(
+            f"mypy reported errors but printed no JSON: {run.stdout.strip()[:300]!r}",
+            fix="JSON output (-O json) needs mypy 1.11 or later",
+        )
+    text = (run.stderr.strip() or run.stdout.strip() or "(no output)")[-1500:]
+    raise CheckError(
+        f"mypy could not check the project (exit status 2): {text}",
+        fix="run `python -m mypy` in the project to see the whole output; "
+        "JSON output needs mypy 1.11 or later",
+    )
 
 
 def _finding(ctx: CheckContext, entry: Any) -> Finding:
     if not isinstance(entry, dict):
         raise CheckError(f"mypy printed a JSON line that is not an object: {entry!r:.200}")
     code = str(entry.get("code") or "misc")
-    if entry.get("severity") == "note":
-        severity = Severity.LOW
-    elif code in _SERIOUS_CODES:
-        severity = Severity.HIGH
-    else:
-        severity = Severity.MEDIUM
+    severity = (
+        Severity.LOW
+        if entry.get("severity") == "note"
+        else Severity.HIGH
+        if code in _SERIOUS_CODES
+        else Severity.MEDIUM
+    )
     message = str(entry.get("message", ""))
     if entry.get("hint"):
         message += f" ({entry['hint']})"
