@@ -119,6 +119,20 @@ def test_never_isolated_with_a_missing_requirement_is_a_problem(
     assert "isolation = 'never'" in measurement.summary
 
 
+def test_auto_isolates_when_the_backend_asks_for_a_missing_package(
+    write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch, make_context: MakeContext
+) -> None:
+    # [build-system].requires is met, but the backend asks for more at build time. Without
+    # a package index (PIP_NO_INDEX) the isolated build cannot install it either.
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    root = sample(write_files, dynamic_requires=["phasegate-no-such-dependency"])
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert "isolated: the backend needs packages not installed here" in measurement.summary
+    assert measurement.metrics["sdist_built"] is False
+    assert measurement.findings[0].rule == "build-failed"
+    assert "phasegate-no-such-dependency" in measurement.findings[0].message
+
+
 def test_project_without_build_configuration_is_a_finding(
     write_files: WriteFiles, make_context: MakeContext
 ) -> None:

@@ -54,7 +54,8 @@ __all__ = ["BuildCheck", "BuildOptions", "unmet_requirements"]
 
 #: What build uses when a project has no [build-system] table (PEP 517's fallback).
 _FALLBACK_REQUIRES = ("setuptools>=40.8.0",)
-_MISSING_DEPENDENCIES = "Missing dependencies"
+#: How build says a build requirement is not installed (older releases, then newer ones).
+_MISSING_DEPENDENCIES = ("Missing dependencies", "Unmet dependencies")
 _OUTPUT_LINES = 12
 
 
@@ -167,7 +168,7 @@ class BuildCheck:
                 run.returncode != 0
                 and options.isolation == "auto"
                 and not isolated
-                and _MISSING_DEPENDENCIES in run.stdout + run.stderr
+                and any(text in run.stdout + run.stderr for text in _MISSING_DEPENDENCIES)
             ):
                 # The backend asked for more than [build-system].requires, and it is missing.
                 shutil.rmtree(out, ignore_errors=True)
