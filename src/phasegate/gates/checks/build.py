@@ -21,7 +21,6 @@ asks for more than ``[build-system].requires`` names and that is missing here).
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import shutil
 import tarfile
 import tempfile
@@ -43,9 +42,8 @@ from packaging.utils import (
 from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
-from phasegate.gates.git import git_text
-from phasegate.gates.project import SKIPPED_DIRS
-from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
+from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -161,7 +159,7 @@ class BuildCheck:
                 else "not isolated (isolation = 'never')"
             )
         with tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder:
-            source = _copy_project(ctx, Path(folder) / "source")
+            source = copy_project(ctx.project, ctx.store, Path(folder) / "source", ctx.timeout_s)
             out = Path(folder) / "dist"
             run = _build(ctx, source, out, isolated=isolated)
             if (
@@ -289,50 +287,6 @@ def _build(
         timeout_s=ctx.timeout_s,
         ok_codes=(0, 1),  # 1: the build failed, which is what this check measures
     )
-
-
-def _copy_project(ctx: CheckContext, into: Path) -> Path:
-    """A copy of the project to build; returns the project's root inside it."""
-    root = ctx.project.root
-    shown = git_text(root, ["rev-parse", "--show-toplevel"], timeout_s=ctx.timeout_s)
-    head = git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=ctx.timeout_s)
-    if shown is None or head is None:
-        skipped = {*SKIPPED_DIRS, ctx.store.root.name}
-        shutil.copytree(
-            root, into, symlinks=True, ignore=lambda _folder, names: skipped & set(names)
-        )
-        return into
-    toplevel = Path(shown)
-    clone = git_text(
-        into.parent,
-        ["clone", "--quiet", "--shared", "--no-checkout", str(toplevel), str(into)],
-        timeout_s=ctx.timeout_s,
-    )
-    if clone is None or git_text(into, ["reset", "--quiet", "--mixed", head]) is None:
-        raise CheckError(
-            f"could not copy the repository at {toplevel} to build it",
-            fix=f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why",
-        )
-    listed = git_text(
-        toplevel,
-        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        timeout_s=ctx.timeout_s,
-    )
-    for name in (listed or "").split("\0"):
-        if name:
-            _copy_file(toplevel / name, into / name)
-    return into / os.path.relpath(root.resolve(), toplevel.resolve())
-
-
-def _copy_file(source: Path, target: Path) -> None:
-    if source.is_symlink():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(os.readlink(source))
-    elif source.is_dir():  # a submodule
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-    elif source.is_file():  # a tracked file deleted in the work tree is left out
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
 
 
 def _sdist_metadata(path: Path) -> str:
