@@ -258,7 +258,10 @@ def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
         return True
     seen.add(key)
     for text in importlib.metadata.requires(name) or []:
-        needed = Requirement(text)
+        try:
+            needed = Requirement(text)
+        except InvalidRequirement:
+            continue  # broken installed metadata: pip check (the deps check) reports it
         # Requirements without a marker come with the distribution itself.
         if needed.marker is not None and not _satisfied(needed, seen=seen, extra=extra):
             return False
