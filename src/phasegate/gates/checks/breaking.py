@@ -1,0 +1,232 @@
+"""breaking: the public API of each package against the base, with griffe.
+
+The base is the run's base (``--base`` or the pull request's base: the merge base with HEAD),
+else the latest tag reachable from HEAD (``git describe --tags --abbrev=0``), else there is
+nothing to compare with and the check is skipped, saying so (gates allow that with
+``skip_allowed``).
+
+Each package (``src/`` layout or not, several packages each on their own) is loaded twice
+with griffe, statically: from the work tree, and from the base's tree, which ``git archive``
+writes into a temporary folder. ``griffe.load_git`` is not used on purpose: it adds a
+temporary branch and worktree to the project's repository, which a gate must not write to
+(and two gates running at once would collide on the branch name). A package that did not
+exist at the base cannot break anything. ``griffe.find_breaking_changes`` decides what
+breaks: removed public objects, removed or reordered parameters, new required parameters,
+changed defaults, changed kinds, removed base classes...
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from phasegate.gates.api import load_package, package_name, require_parseable
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import score_from_count
+from phasegate.gates.git import git_bytes, git_text
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.gates.tools import require_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+
+if TYPE_CHECKING:
+    import griffe
+
+__all__ = ["BreakingCheck"]
+
+NO_BASE = "no base ref or tag to compare the public API with"
+
+
+@dataclass(frozen=True)
+class _Base:
+    sha: str
+    name: str
+    origin: str
+
+
+class BreakingCheck:
+    """Breaking changes of the public API since the base; by default any one fails the check."""
+
+    id: ClassVar[str] = "breaking"
+    title: ClassVar[str] = "public API vs base"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("breaking_changes", "breaking changes of the public API since the base"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="breaking_changes", scope="overall", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """griffe and its version; a CheckError with the install command when it is missing."""
+        return require_tool("griffe", "griffe")
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        """The package source when the base is the run's base, else None.
+
+        The run's base commit is part of the cache key (through the new-code digest); a base
+        found by ``git describe`` is not, so that result is not cached.
+        """
+        return ctx.project.source_files if ctx.new_code.base.available else None
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Load each package from the work tree and from the base; compare with griffe."""
+        shown = git_text(
+            ctx.project.root, ["rev-parse", "--show-toplevel"], timeout_s=ctx.timeout_s
+        )
+        if shown is None:
+            return _skipped(f"not a git work tree: {NO_BASE}")
+        toplevel = Path(shown).resolve()
+        base = _find_base(ctx)
+        if base is None:
+            return _skipped(NO_BASE)
+        require_parseable(ctx.project.source_files, what="the public API")
+        findings: list[Finding] = []
+        compared: list[str] = []
+        with tempfile.TemporaryDirectory(prefix="phasegate-breaking-") as folder:
+            old_tree = Path(folder)
+            for package in ctx.project.package_dirs:
+                inside = Path(os.path.relpath(package.resolve(), toplevel))
+                if not _export(toplevel, base, inside, old_tree, ctx.timeout_s):
+                    continue  # new since the base: nothing of it can break
+                compared.append(package_name(package))
+                old = load_package(old_tree / inside)
+                new = load_package(package)
+                findings.extend(_findings(ctx, old, new, old_tree, toplevel))
+        count = len(findings)
+        return Measurement(
+            summary=_summary(findings, compared, base),
+            score=score_from_count(count, scale=1),
+            metrics={"breaking_changes": count},
+            # Every breaking change is measured against the base: all of it is new.
+            new_code_metrics={"breaking_changes": count},
+            findings=findings,
+        )
+
+
+def _skipped(reason: str) -> Measurement:
+    return Measurement(
+        summary=reason,
+        skipped=reason,
+        metrics={"breaking_changes": None},
+        new_code_metrics={"breaking_changes": None},
+    )
+
+
+def _find_base(ctx: CheckContext) -> _Base | None:
+    base = ctx.new_code.base
+    if base.available and base.sha:
+        return _Base(base.sha, base.ref or base.sha[:12], "the run's base")
+    root = ctx.project.root
+    tag = git_text(root, ["describe", "--tags", "--abbrev=0"], timeout_s=ctx.timeout_s)
+    if not tag:
+        return None
+    sha = git_text(root, ["rev-parse", "--verify", f"{tag}^{{commit}}"], timeout_s=ctx.timeout_s)
+    return _Base(sha, tag, "the latest tag") if sha else None
+
+
+def _export(toplevel: Path, base: _Base, inside: Path, into: Path, timeout_s: float) -> bool:
+    """Write the base's version of ``inside`` under ``into``; False if it did not exist.
+
+    ``inside`` is relative to the top of the repository, where git runs.
+    """
+    spec = f"{base.sha}:{inside.as_posix()}"
+    if git_bytes(toplevel, ["cat-file", "-e", spec], timeout_s=timeout_s) is None:
+        return False
+    archive = git_bytes(
+        toplevel,
+        ["archive", "--format=tar", base.sha, "--", inside.as_posix()],
+        timeout_s=timeout_s,
+    )
+    if archive is None:
+        raise CheckError(
+            f"git archive could not export {inside.as_posix()} at {base.name} ({base.sha[:12]})",
+            fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
+        )
+    _unpack(archive, into)
+    return True
+
+
+def _unpack(archive: bytes, into: Path) -> None:
+    """Write the regular files of a tar archive under ``into``, and nothing else.
+
+    Only files are needed to read an API; links and paths that leave ``into`` are skipped,
+    which also keeps this safe on Pythons without tarfile's extraction filters.
+    """
+    root = into.resolve()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            target = (root / member.name).resolve()
+            content = tar.extractfile(member) if member.isfile() else None
+            if content is None or root not in target.parents:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content.read())
+
+
+def _findings(
+    ctx: CheckContext, old: griffe.Module, new: griffe.Module, old_tree: Path, toplevel: Path
+) -> list[Finding]:
+    import griffe
+
+    findings: list[Finding] = []
+    for breakage in griffe.find_breaking_changes(old, new):
+        path, line = _where(breakage.obj)
+        removed = breakage.kind is griffe.BreakageKind.OBJECT_REMOVED
+        if path is not None and old_tree in path.parents:
+            path = toplevel / path.relative_to(old_tree)
+        explanation = breakage.explain(griffe.ExplanationStyle("markdown")).removeprefix("- ")
+        details = f" ({breakage.details})" if breakage.details else ""
+        where = f" (it was at line {line} at the base)" if removed and line else ""
+        findings.append(
+            Finding(
+                rule=breakage.kind.name.lower().replace("_", "-"),
+                severity=Severity.HIGH,
+                message=f"{_module_of(breakage.obj)}: {explanation}{details}{where}",
+                path=ctx.project.relative(path) if path is not None else None,
+                # A removed object has no line any more in the work tree.
+                line=None if removed else line,
+                new=True,
+            )
+        )
+    return findings
+
+
+def _where(obj: griffe.Object | griffe.Alias) -> tuple[Path | None, int | None]:
+    import griffe
+
+    if isinstance(obj, griffe.Alias):
+        parent = obj.parent
+        file = parent.filepath if parent is not None else None
+        line = obj.alias_lineno
+    else:
+        file, line = obj.filepath, obj.lineno
+    return (file if isinstance(file, Path) else None), line
+
+
+def _module_of(obj: griffe.Object | griffe.Alias) -> str:
+    import griffe
+
+    holder = obj.parent if isinstance(obj, griffe.Alias) else obj
+    module = holder.module if holder is not None else None
+    return module.path if module is not None else obj.path
+
+
+def _summary(findings: list[Finding], compared: list[str], base: _Base) -> str:
+    against = f"{base.name} ({base.origin}, {base.sha[:12]})"
+    if not compared:
+        return f"no package existed at {against}: nothing to break"
+    if not findings:
+        return f"the public API of {', '.join(compared)} is compatible with {against}"
+    first = findings[0]
+    place = f" at {first.path}:{first.line}" if first.line else f" in {first.path}"
+    return (
+        f"{len(findings)} breaking change(s) of the public API since {against}; first"
+        f"{place}: {first.message}"
+    )

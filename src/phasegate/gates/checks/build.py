@@ -1,0 +1,381 @@
+"""build: the project builds as an sdist and a wheel, and their metadata is valid and agrees.
+
+``python -m build`` (the PyPA front end) builds the sdist from the source tree and then the
+wheel from the sdist, as a release would, so a file missing from the sdist shows up here.
+When the sdist fails, the wheel is tried from the source tree alone, so that both metrics say
+what works. The metadata of each (the sdist's ``PKG-INFO``, the wheel's ``METADATA``) must
+pass ``packaging``'s validation, and the name and version must agree between both and with
+the file names.
+
+Nothing is written into the project: the build runs on a copy in a temporary folder (for a
+git project, a ``git clone --shared`` of the repository with the work tree's files copied
+over, so that versions taken from git tags still work) and writes its output there too.
+
+Isolation (option ``isolation``): ``never`` builds in this environment (``--no-isolation``);
+``always`` lets ``build`` install ``[build-system].requires`` into a fresh environment (this
+needs the package index); ``auto``, the default, builds without isolation when every build
+requirement is already installed here, and with isolation otherwise (also when the backend
+asks for more than ``[build-system].requires`` names and that is missing here).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from pydantic import Field
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
+from phasegate.gates.snapshot import copy_project
+from phasegate.gates.tools import ToolRun, require_tool, run_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+from phasegate.settings import Section
+
+__all__ = ["BuildCheck", "BuildOptions", "unmet_requirements"]
+
+#: What build uses when a project has no [build-system] table (PEP 517's fallback).
+_FALLBACK_REQUIRES = ("setuptools>=40.8.0",)
+#: How build says a build requirement is not installed (older releases, then newer ones).
+_MISSING_DEPENDENCIES = ("Missing dependencies", "Unmet dependencies")
+_OUTPUT_LINES = 12
+
+
+class BuildOptions(Section):
+    """Options of the build check."""
+
+    isolation: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="'auto': isolated only when a build requirement is not installed here; "
+        "'always': isolated (needs the package index); 'never': this environment",
+    )
+
+
+@dataclass
+class _Outcome:
+    """What one check run found; ``problems`` become findings."""
+
+    isolation: str
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    sdist: Metadata | None = None
+    wheel: Metadata | None = None
+    sdist_built: bool = False
+    wheel_built: bool = False
+
+
+class BuildCheck:
+    """A PEP 517 build of sdist and wheel; by default any problem fails the check."""
+
+    id: ClassVar[str] = "build"
+    title: ClassVar[str] = "sdist and wheel build"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[BuildOptions]] = BuildOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("problems", "build failures and metadata problems"),
+        MetricSpec("sdist_built", "whether the sdist was built", "bool"),
+        MetricSpec("wheel_built", "whether the wheel was built", "bool"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="problems", scope="overall", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """build and its version; a CheckError with the install command when it is missing."""
+        return require_tool("build", "build")
+
+    def cache_inputs(self, ctx: CheckContext, options: BuildOptions) -> Sequence[Path] | None:
+        """None: every file of the project, the backend and the environment decide it."""
+        return None
+
+    def measure(self, ctx: CheckContext, options: BuildOptions) -> Measurement:
+        """Build sdist and wheel from a copy of the project, then read their metadata."""
+        root = ctx.project.root
+        config = next(
+            (path for name in ("pyproject.toml", "setup.py") if (path := root / name).is_file()),
+            None,
+        )
+        if config is None:
+            outcome = _Outcome(isolation="none")
+            outcome.problems.append(
+                ("no-build-config", f"nothing to build: {root} has no pyproject.toml or setup.py")
+            )
+        else:
+            outcome = self._build_and_inspect(ctx, options)
+        findings = [
+            Finding(
+                rule=rule,
+                severity=Severity.HIGH,
+                message=message,
+                path=ctx.project.relative(config) if config else None,
+                new=True,
+            )
+            for rule, message in outcome.problems
+        ]
+        metrics: dict[str, int | bool] = {
+            "problems": len(findings),
+            "sdist_built": outcome.sdist_built,
+            "wheel_built": outcome.wheel_built,
+        }
+        return Measurement(
+            summary=_summary(outcome),
+            score=1.0 if not findings else 0.0,
+            metrics=dict(metrics),
+            # A build is of the whole project: new code has the same result.
+            new_code_metrics=dict(metrics),
+            findings=findings,
+        )
+
+    def _build_and_inspect(self, ctx: CheckContext, options: BuildOptions) -> _Outcome:
+        requires = _build_requires(ctx.project.pyproject)
+        unmet = unmet_requirements(requires)
+        if options.isolation == "auto":
+            isolated = bool(unmet)
+            why = (
+                f"isolated: {', '.join(unmet)} not installed here"
+                if unmet
+                else "not isolated: every build requirement is installed here"
+            )
+        else:
+            isolated = options.isolation == "always"
+            why = (
+                "isolated (isolation = 'always')"
+                if isolated
+                else "not isolated (isolation = 'never')"
+            )
+        with tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder:
+            source = copy_project(ctx.project, ctx.store, Path(folder) / "source", ctx.timeout_s)
+            out = Path(folder) / "dist"
+            run = _build(ctx, source, out, isolated=isolated)
+            if (
+                run.returncode != 0
+                and options.isolation == "auto"
+                and not isolated
+                and any(text in run.stdout + run.stderr for text in _MISSING_DEPENDENCIES)
+            ):
+                # The backend asked for more than [build-system].requires, and it is missing.
+                shutil.rmtree(out, ignore_errors=True)
+                isolated, why = True, "isolated: the backend needs packages not installed here"
+                run = _build(ctx, source, out, isolated=True)
+            outcome = _Outcome(isolation=why)
+            self._judge(ctx, source, out, run, outcome, isolated=isolated)
+        return outcome
+
+    @staticmethod
+    def _judge(
+        ctx: CheckContext,
+        source: Path,
+        out: Path,
+        run: ToolRun,
+        outcome: _Outcome,
+        *,
+        isolated: bool,
+    ) -> None:
+        if run.returncode != 0:
+            _diagnose(ctx, source, out, run, outcome, isolated=isolated)
+        sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
+        outcome.sdist_built, outcome.wheel_built = bool(sdists), bool(wheels)
+        if sdists:
+            outcome.sdist = _inspect(sdists[0], _sdist_metadata, outcome)
+        if wheels:
+            outcome.wheel = _inspect(wheels[0], _wheel_metadata, outcome)
+        _compare(outcome)
+
+
+def _diagnose(
+    ctx: CheckContext, source: Path, out: Path, run: ToolRun, outcome: _Outcome, *, isolated: bool
+) -> None:
+    """Say which stage failed; without a wheel, try the wheel alone from the source tree."""
+    sdist_built = any(out.glob("*.tar.gz"))
+    stage = "the wheel from the sdist" if sdist_built else "the sdist"
+    outcome.problems.append(
+        ("build-failed", f"python -m build failed building {stage}: {_tail(run)}")
+    )
+    if any(out.glob("*.whl")):
+        return
+    alone = _build(ctx, source, out, isolated=isolated, only="--wheel")
+    if alone.returncode == 0 and sdist_built:
+        outcome.problems.append(
+            (
+                "sdist-incomplete",
+                "the wheel builds from the source tree but not from the sdist: "
+                "the sdist is missing files the build needs",
+            )
+        )
+    elif alone.returncode != 0 and not sdist_built:
+        outcome.problems.append(
+            ("build-failed", f"building the wheel alone failed too: {_tail(alone)}")
+        )
+
+
+def unmet_requirements(requires: Iterable[str]) -> list[str]:
+    """The requirements (PEP 508 strings) this environment does not satisfy."""
+    unmet: list[str] = []
+    for text in requires:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            unmet.append(text)  # let build report it with its own words
+            continue
+        if not _satisfied(requirement, seen=set()):
+            unmet.append(text)
+    return unmet
+
+
+def _satisfied(requirement: Requirement, *, seen: set[str], extra: str = "") -> bool:
+    """Whether the requirement (needed for ``extra`` of its parent) is installed here."""
+    if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+        return True
+    name = canonicalize_name(requirement.name)
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    if not requirement.specifier.contains(version, prereleases=True):
+        return False
+    return all(_extra_satisfied(name, wanted, seen) for wanted in sorted(requirement.extras))
+
+
+def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
+    """Whether what the extra ``name[extra]`` adds is installed here."""
+    key = f"{name}[{extra}]"
+    if key in seen:
+        return True
+    seen.add(key)
+    for text in importlib.metadata.requires(name) or []:
+        try:
+            needed = Requirement(text)
+        except InvalidRequirement:
+            continue  # broken installed metadata: pip check (the deps check) reports it
+        # Requirements without a marker come with the distribution itself.
+        if needed.marker is not None and not _satisfied(needed, seen=seen, extra=extra):
+            return False
+    return True
+
+
+def _build_requires(pyproject: dict[str, Any]) -> list[str]:
+    system = pyproject.get("build-system")
+    if not isinstance(system, dict) or "requires" not in system:
+        return list(_FALLBACK_REQUIRES)
+    return [str(item) for item in system.get("requires") or []]
+
+
+def _build(
+    ctx: CheckContext, source: Path, out: Path, *, isolated: bool, only: str | None = None
+) -> ToolRun:
+    args = ["--outdir", str(out)]
+    if only:
+        args.append(only)
+    if not isolated:
+        args.append("--no-isolation")
+    return run_tool(
+        "build",
+        [*args, str(source)],
+        cwd=source,
+        timeout_s=ctx.timeout_s,
+        ok_codes=(0, 1),  # 1: the build failed, which is what this check measures
+    )
+
+
+def _sdist_metadata(path: Path) -> str:
+    with tarfile.open(path) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if len(parts) == 2 and parts[1] == "PKG-INFO" and member.isfile():
+                extracted = archive.extractfile(member)
+                if extracted is not None:
+                    return extracted.read().decode("utf-8")
+    raise ValueError("it has no <name>-<version>/PKG-INFO")
+
+
+def _wheel_metadata(path: Path) -> str:
+    with zipfile.ZipFile(path) as archive:
+        found = [
+            name
+            for name in archive.namelist()
+            if name.count("/") == 1 and name.endswith(".dist-info/METADATA")
+        ]
+        if len(found) != 1:
+            raise ValueError(f"it has {len(found)} .dist-info/METADATA files, not one")
+        return archive.read(found[0]).decode("utf-8")
+
+
+def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
+    """The validated metadata of a built file; each problem is added to the outcome."""
+    try:
+        text = reader(path)
+    except (OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as exc:
+        outcome.problems.append(("metadata-missing", f"{path.name}: {exc}"))
+        return None
+    try:
+        metadata = Metadata.from_email(text, validate=True)
+    except ExceptionGroup as group:
+        for error in group.exceptions:
+            outcome.problems.append(("metadata-invalid", f"{path.name}: {error}"))
+        return None
+    except InvalidMetadata as exc:
+        outcome.problems.append(("metadata-invalid", f"{path.name}: {exc}"))
+        return None
+    try:
+        if path.suffix == ".whl":
+            name, version, _build_tag, _tags = parse_wheel_filename(path.name)
+        else:
+            name, version = parse_sdist_filename(path.name)
+    except (InvalidWheelFilename, InvalidSdistFilename) as exc:
+        outcome.problems.append(("file-name", str(exc)))
+        return metadata
+    if name != canonicalize_name(metadata.name) or version != metadata.version:
+        outcome.problems.append(
+            (
+                "file-name",
+                f"{path.name} does not match its metadata ({metadata.name} {metadata.version})",
+            )
+        )
+    return metadata
+
+
+def _compare(outcome: _Outcome) -> None:
+    sdist, wheel = outcome.sdist, outcome.wheel
+    if sdist is None or wheel is None:
+        return
+    if canonicalize_name(sdist.name) != canonicalize_name(wheel.name):
+        outcome.problems.append(
+            ("name-mismatch", f"the sdist is named {sdist.name!r} but the wheel {wheel.name!r}")
+        )
+    if sdist.version != wheel.version:
+        outcome.problems.append(
+            (
+                "version-mismatch",
+                f"the sdist has version {sdist.version} but the wheel {wheel.version}",
+            )
+        )
+
+
+def _tail(run: ToolRun) -> str:
+    text = "\n".join(part.strip() for part in (run.stdout, run.stderr) if part.strip())
+    lines = text.splitlines()[-_OUTPUT_LINES:]
+    return " | ".join(line.strip() for line in lines if line.strip()) or "(no output)"
+
+
+def _summary(outcome: _Outcome) -> str:
+    if outcome.problems:
+        first = outcome.problems[0][1]
+        return f"{len(outcome.problems)} build problem(s) ({outcome.isolation}); first: {first}"
+    built = outcome.wheel or outcome.sdist
+    what = f" of {built.name} {built.version}" if built else ""
+    return f"sdist and wheel{what} built and their metadata is valid ({outcome.isolation})"

@@ -1,0 +1,241 @@
+"""complexity: radon's cyclomatic complexity and maintainability index of the package source.
+
+``radon cc -j -s`` and ``radon mi -j`` each run once over every source file, in the project
+folder (so radon's own configuration in ``radon.cfg``, ``setup.cfg`` or ``[tool.radon]``
+applies). Functions, methods and nested functions count one by one: radon gives a nested
+function its own complexity, not its parent's. Classes are left out, since radon's class
+figure is a sum over its methods, which are already counted. A file radon cannot parse means
+the check could not measure: that is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate, score_from_count
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.settings import Section
+
+__all__ = ["ComplexityCheck", "ComplexityOptions"]
+
+#: Complexity at which a function is a high-severity finding (radon's ranks E and F).
+_HIGH_FROM = 31
+
+
+class ComplexityOptions(Section):
+    """Options of the complexity check."""
+
+    max_complexity: int = Field(
+        default=10, ge=1, description="functions with a cyclomatic complexity above this count"
+    )
+
+
+@dataclass(frozen=True)
+class _Function:
+    path: str
+    name: str
+    first: int
+    last: int
+    complexity: int
+    rank: str
+
+
+class ComplexityCheck:
+    """Functions over the complexity limit, and the least maintainable module."""
+
+    id: ClassVar[str] = "complexity"
+    title: ClassVar[str] = "radon"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[ComplexityOptions]] = ComplexityOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec(
+            "complex_functions",
+            "functions above max_complexity (on new code: those with a changed line)",
+        ),
+        MetricSpec(
+            "max_complexity",
+            "the highest cyclomatic complexity of a function (None without functions)",
+            "number",
+        ),
+        MetricSpec(
+            "min_maintainability",
+            "the lowest maintainability index of a module, 0..100 (None without modules)",
+            "number",
+        ),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="complex_functions", scope="new", op=">", value=0),
+        ConditionSpec(metric="min_maintainability", scope="overall", op="<", value=10),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """radon and its version; a CheckError with the install command when it is missing."""
+        return require_tool("radon", "radon")
+
+    def cache_inputs(self, ctx: CheckContext, options: ComplexityOptions) -> Sequence[Path] | None:
+        """The package source and the files radon reads its configuration from."""
+        configs = [
+            path
+            for name in ("pyproject.toml", "setup.cfg", "radon.cfg")
+            if (path := ctx.project.root / name).is_file()
+        ]
+        return [*ctx.project.source_files, *configs]
+
+    def measure(self, ctx: CheckContext, options: ComplexityOptions) -> Measurement:
+        """Run radon cc and radon mi once each over the package source."""
+        files = ctx.project.source_files
+        limit = options.max_complexity
+        if not files:
+            return Measurement(
+                summary="no package source files for radon to measure",
+                metrics=_metrics([], [], limit),
+                new_code_metrics=_metrics([], [], limit),
+            )
+        functions = self._functions(ctx, files)
+        maintainability = self._maintainability(ctx, files)
+        touched = [f for f in functions if ctx.new_code.touches(f.path, f.first, f.last)]
+        complex_ = [f for f in functions if f.complexity > limit]
+        new_complex = [f for f in touched if f.complexity > limit]
+        return Measurement(
+            summary=_summary(complex_, new_complex, maintainability, limit),
+            score=score_from_count(len(new_complex), scale=3),
+            metrics=_metrics(functions, maintainability.values(), limit),
+            new_code_metrics=_metrics(touched, _touched_indexes(ctx, maintainability), limit),
+            findings=[_finding(ctx, f, limit, new=f in new_complex) for f in complex_],
+        )
+
+    @staticmethod
+    def _functions(ctx: CheckContext, files: Sequence[Path]) -> list[_Function]:
+        run = run_tool(
+            "radon",
+            ["cc", "-j", "-s", *(str(path) for path in files)],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+        )
+        report = _per_file(parse_json("radon", run.stdout or "{}"), "radon cc")
+        functions: list[_Function] = []
+        for filename, blocks in report.items():
+            path = ctx.project.relative(ctx.project.root / filename)
+            if isinstance(blocks, dict):
+                _refuse(path, blocks)
+            if not isinstance(blocks, list):
+                raise CheckError(f"radon cc printed {blocks!r:.200} for {path}, not a list")
+            functions.extend(_walk(path, blocks, prefix=""))
+        return functions
+
+    @staticmethod
+    def _maintainability(ctx: CheckContext, files: Sequence[Path]) -> dict[str, float]:
+        run = run_tool(
+            "radon",
+            ["mi", "-j", *(str(path) for path in files)],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+        )
+        report = _per_file(parse_json("radon", run.stdout or "{}"), "radon mi")
+        indexes: dict[str, float] = {}
+        for filename, entry in report.items():
+            path = ctx.project.relative(ctx.project.root / filename)
+            if not isinstance(entry, dict):
+                raise CheckError(f"radon mi printed {entry!r:.200} for {path}, not an object")
+            _refuse(path, entry)
+            value = entry.get("mi")
+            if not isinstance(value, int | float):
+                raise CheckError(f"radon mi gave {path} no maintainability index: {entry!r:.200}")
+            indexes[path] = float(value)
+        return indexes
+
+
+def _walk(path: str, blocks: list[Any], *, prefix: str) -> Iterator[_Function]:
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") not in ("function", "method"):
+            continue
+        owner = f"{block['classname']}." if block.get("classname") else ""
+        name = f"{prefix}{owner}{block.get('name', '?')}"
+        yield _Function(
+            path=path,
+            name=name,
+            first=int(block.get("lineno", 0)),
+            last=int(block.get("endline") or block.get("lineno", 0)),
+            complexity=int(block.get("complexity", 0)),
+            rank=str(block.get("rank", "?")),
+        )
+        yield from _walk(path, block.get("closures") or [], prefix=f"{name}.")
+
+
+def _per_file(report: Any, command: str) -> dict[str, Any]:
+    if not isinstance(report, dict):
+        raise CheckError(f"{command} printed JSON that is not an object per file: {report!r:.200}")
+    return report
+
+
+def _refuse(path: str, entry: dict[str, Any]) -> None:
+    if "error" in entry:
+        raise CheckError(
+            f"radon could not measure {path}: {entry['error']}",
+            fix="make the file parse (see the syntax check)",
+        )
+
+
+def _metrics(
+    functions: Sequence[_Function], indexes: Iterable[float], limit: int
+) -> dict[str, MetricValue]:
+    return {
+        "complex_functions": sum(1 for function in functions if function.complexity > limit),
+        "max_complexity": max((function.complexity for function in functions), default=None),
+        "min_maintainability": _lowest(indexes),
+    }
+
+
+def _touched_indexes(ctx: CheckContext, maintainability: dict[str, float]) -> list[float]:
+    """The maintainability indexes of the modules with new lines."""
+    indexes: list[float] = []
+    for path, index in maintainability.items():
+        lines = ctx.new_code.lines_of(path)
+        if lines is None or lines:
+            indexes.append(index)
+    return indexes
+
+
+def _lowest(values: Iterable[float]) -> float | None:
+    found = [round(value, 2) for value in values]
+    return min(found) if found else None
+
+
+def _finding(ctx: CheckContext, function: _Function, limit: int, *, new: bool) -> Finding:
+    located = locate(
+        ctx.project,
+        ctx.new_code,
+        rule=f"complexity-{function.rank}",
+        severity=Severity.HIGH if function.complexity >= _HIGH_FROM else Severity.MEDIUM,
+        message=f"{function.name} has cyclomatic complexity {function.complexity} (rank "
+        f"{function.rank}), above the limit of {limit}",
+        path=ctx.project.root / function.path,
+        line=function.first,
+    )
+    # New when any line of the function changed, not only the line of its ``def``.
+    return located.model_copy(update={"new": new})
+
+
+def _summary(
+    complex_: list[_Function],
+    new: list[_Function],
+    maintainability: dict[str, float],
+    limit: int,
+) -> str:
+    lowest = min(maintainability.items(), key=lambda item: item[1], default=None)
+    least = f"; least maintainable module {lowest[0]} (MI {lowest[1]:.1f})" if lowest else ""
+    if not complex_:
+        return f"no function is above complexity {limit}{least}"
+    worst = max(new or complex_, key=lambda function: function.complexity)
+    return (
+        f"{len(complex_)} function(s) above complexity {limit}, {len(new)} on new code; "
+        f"worst {worst.path}:{worst.first} {worst.name} ({worst.complexity}){least}"
+    )

@@ -1,0 +1,321 @@
+"""deps: the environment is consistent, and every third-party import of the package is declared.
+
+Two measurements:
+
+* ``python -m pip check`` in the interpreter running the gate: each broken requirement it
+  prints is a finding (``pip_problems``).
+* Every module the package source imports (found by walking its syntax trees, not by running
+  it) must come from a distribution declared in ``[project].dependencies`` or any
+  ``[project.optional-dependencies]`` group. Relative imports, the standard library
+  (``sys.stdlib_module_names``), the project's own packages, imports under
+  ``if TYPE_CHECKING:`` and imports guarded by ``try: ... except ImportError:`` (they are
+  written to work without the module) are left out. Import names become distributions through
+  ``importlib.metadata.packages_distributions()``; a declared distribution that installs no
+  module of its own (a meta-package such as ``griffe``, which installs ``griffelib``) counts
+  its own requirements as declared. An import that no installed distribution provides and no
+  declared name matches is a finding too, saying it is not installed.
+
+When ``pyproject.toml`` has no static ``[project].dependencies`` (a ``setup.py`` project, or
+``dynamic = ["dependencies"]``), the declared dependencies are read from the installed
+metadata of the project; a project that is neither is an error: there is nothing to compare.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import NormalizedName, canonicalize_name
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate, score_from_count
+from phasegate.gates.installed import metadata_files
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.gates.tools import require_tool, run_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+
+__all__ = ["DepsCheck", "Import", "third_party_imports"]
+
+_PIP_CLEAN = "No broken requirements found."
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+@dataclass(frozen=True)
+class Import:
+    """A top-level module name imported at a place in the source."""
+
+    module: str
+    path: Path
+    line: int
+
+
+class DepsCheck:
+    """pip check and undeclared imports; by default either kind of problem fails the check."""
+
+    id: ClassVar[str] = "deps"
+    title: ClassVar[str] = "dependencies"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec(
+            "undeclared",
+            "third-party modules the package imports without declaring their distribution",
+        ),
+        MetricSpec(
+            "pip_problems",
+            "broken requirements pip check reports in the environment (overall only)",
+        ),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="undeclared", scope="overall", op=">", value=0),
+        ConditionSpec(metric="pip_problems", scope="overall", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """pip and its version; a CheckError with the install command when it is missing."""
+        return require_tool("pip", "pip")
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        """The package source, pyproject.toml and the installed distributions."""
+        config = [path for path in (ctx.project.root / "pyproject.toml",) if path.is_file()]
+        return [*ctx.project.source_files, *config, *metadata_files()]
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Run pip check, then compare the package's imports with its declared dependencies."""
+        pip_findings = self._pip_check(ctx)
+        declared, source = _declared(ctx)
+        provided = importlib.metadata.packages_distributions()
+        accepted = _with_meta_requirements(declared, provided)
+        own = ctx.project.top_level_names
+        findings = list(pip_findings)
+        undeclared: set[str] = set()
+        new_undeclared: set[str] = set()
+        for found in third_party_imports(ctx.project.source_files, own):
+            problem = _problem(found.module, provided, accepted, source)
+            if problem is None:
+                continue
+            finding = locate(
+                ctx.project,
+                ctx.new_code,
+                rule="undeclared-dependency",
+                severity=Severity.HIGH,
+                message=problem,
+                path=found.path,
+                line=found.line,
+            )
+            findings.append(finding)
+            undeclared.add(found.module)
+            if finding.new:
+                new_undeclared.add(found.module)
+        return Measurement(
+            summary=_summary(undeclared, findings, pip_findings, source),
+            score=score_from_count(len(undeclared) + len(pip_findings), scale=2),
+            metrics={"undeclared": len(undeclared), "pip_problems": len(pip_findings)},
+            new_code_metrics={"undeclared": len(new_undeclared), "pip_problems": None},
+            findings=findings,
+        )
+
+    @staticmethod
+    def _pip_check(ctx: CheckContext) -> list[Finding]:
+        run = run_tool(
+            "pip",
+            ["check", "--disable-pip-version-check", "--no-color"],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+            ok_codes=(0, 1),  # 1: broken requirements found
+        )
+        lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
+        problems = [line for line in lines if line != _PIP_CLEAN]
+        if run.returncode == 1 and not problems:
+            raise CheckError(
+                f"pip check failed without naming a problem: {run.stderr.strip()[-500:]}",
+                fix="run `python -m pip check` in the project's environment",
+            )
+        return [
+            locate(
+                ctx.project,
+                ctx.new_code,
+                rule="pip-check",
+                severity=Severity.HIGH,
+                message=line,
+                path=None,
+            )
+            for line in problems
+        ]
+
+
+def third_party_imports(files: Iterable[Path], own: set[str]) -> Iterator[Import]:
+    """Absolute imports of modules that are neither standard library nor the project's."""
+    for path in files:
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise CheckError(
+                f"{path} cannot be read or parsed, so its imports are unknown: {exc}",
+                fix="make the file parse (see the syntax check)",
+            ) from exc
+        for node, line in _imports(tree.body, guarded=False):
+            if node not in sys.stdlib_module_names and node not in own and node != "__main__":
+                yield Import(node, path, line)
+
+
+def _imports(body: Iterable[ast.stmt], *, guarded: bool) -> Iterator[tuple[str, int]]:
+    """(top-level module, line) of each import in ``body``, nested blocks included."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if not guarded:
+                yield from _imported(node)
+        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _imports(node.orelse, guarded=guarded)
+        elif isinstance(node, ast.Try):
+            shields = any(_catches_import_error(handler) for handler in node.handlers)
+            yield from _imports(node.body, guarded=guarded or shields)
+            for handler in node.handlers:
+                yield from _imports(handler.body, guarded=guarded)
+            yield from _imports([*node.orelse, *node.finalbody], guarded=guarded)
+        else:
+            yield from _nested_imports(node, guarded=guarded)
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, int]]:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name.split(".", 1)[0], node.lineno
+    elif node.level == 0 and node.module:  # relative imports are the project's own
+        yield node.module.split(".", 1)[0], node.lineno
+
+
+def _nested_imports(node: ast.stmt, *, guarded: bool) -> Iterator[tuple[str, int]]:
+    for field in ("body", "orelse", "finalbody"):
+        inner: Any = getattr(node, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            yield from _imports(inner, guarded=guarded)
+    if isinstance(node, ast.Match):
+        for case in node.cases:
+            yield from _imports(case.body, guarded=guarded)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(
+        (isinstance(name, ast.Name) and name.id in _IMPORT_ERRORS)
+        or (isinstance(name, ast.Attribute) and name.attr in _IMPORT_ERRORS)
+        for name in names
+        if name is not None
+    )
+
+
+def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
+    """The declared distributions, and where they were read."""
+    project = ctx.project.pyproject.get("project")
+    if isinstance(project, dict) and "dependencies" not in project.get("dynamic", []):
+        texts = list(project.get("dependencies", []))
+        for group in (project.get("optional-dependencies") or {}).values():
+            texts.extend(group)
+        return _names(texts, "pyproject.toml"), "pyproject.toml"
+    name = project.get("name") if isinstance(project, dict) else None
+    for candidate in [name, *ctx.project.top_level_names]:
+        if not candidate:
+            continue
+        try:
+            requires = importlib.metadata.requires(str(candidate)) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        return _names(requires, f"the installed metadata of {candidate}"), (
+            f"the installed metadata of {candidate}"
+        )
+    raise CheckError(
+        "the project declares no static [project].dependencies in pyproject.toml and is not "
+        "installed, so its declared dependencies are unknown",
+        fix="declare [project].dependencies in pyproject.toml, or install the project "
+        "(pip install -e .) so its metadata can be read",
+    )
+
+
+def _names(texts: Iterable[str], where: str) -> set[NormalizedName]:
+    names: set[NormalizedName] = set()
+    for text in texts:
+        try:
+            names.add(canonicalize_name(Requirement(text).name))
+        except InvalidRequirement as exc:
+            raise CheckError(
+                f"{where}: {text!r} is not a valid requirement: {exc}",
+                fix="write requirements as PEP 508 strings, e.g. 'requests>=2.31'",
+            ) from exc
+    return names
+
+
+def _with_meta_requirements(
+    declared: set[NormalizedName], provided: Mapping[str, list[str]]
+) -> set[NormalizedName]:
+    """Declared names, plus the requirements of declared meta-packages (they install no module)."""
+    providing = {canonicalize_name(dist) for dists in provided.values() for dist in dists}
+    accepted = set(declared)
+    for name in declared - providing:
+        accepted.update(_unconditional_requirements(name))
+    return accepted
+
+
+def _unconditional_requirements(name: str) -> set[NormalizedName]:
+    """What the installed distribution ``name`` always requires (nothing if not installed)."""
+    try:
+        texts = importlib.metadata.requires(name) or []
+    except importlib.metadata.PackageNotFoundError:
+        return set()
+    names: set[NormalizedName] = set()
+    for text in texts:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            names.add(canonicalize_name(requirement.name))
+    return names
+
+
+def _problem(
+    module: str,
+    provided: Mapping[str, list[str]],
+    accepted: set[NormalizedName],
+    source: str,
+) -> str | None:
+    distributions = provided.get(module, [])
+    if any(canonicalize_name(dist) in accepted for dist in distributions):
+        return None
+    if not distributions:
+        if canonicalize_name(module) in accepted:
+            return None  # declared under its import name, not installed here (a marker)
+        return (
+            f"imports {module!r}, which no installed distribution provides and no "
+            f"dependency in {source} declares"
+        )
+    shown = " or ".join(repr(dist) for dist in sorted(set(distributions)))
+    return f"imports {module!r} from {shown}, which {source} does not declare"
+
+
+def _summary(undeclared: set[str], findings: list[Finding], pip: list[Finding], source: str) -> str:
+    parts: list[str] = []
+    if undeclared:
+        first = next(f for f in findings if f.rule == "undeclared-dependency")
+        parts.append(
+            f"{len(undeclared)} imported module(s) not declared in {source} "
+            f"({', '.join(sorted(undeclared))}); first at {first.path}:{first.line}"
+        )
+    if pip:
+        parts.append(f"pip check reports {len(pip)} broken requirement(s): {pip[0].message}")
+    if not parts:
+        return f"every third-party import is declared in {source} and pip check is clean"
+    return "; ".join(parts)

@@ -1,0 +1,195 @@
+"""security: bandit over the package source, read from its JSON output.
+
+bandit runs once, in the project folder, over every source file of the packages (tests are
+left out: ``assert`` and hard-coded test data are their business). When ``pyproject.toml``
+has a ``[tool.bandit]`` table it is passed with ``-c``, so the project's ``skips``, ``tests``
+and ``exclude_dirs`` decide what counts. Findings below the ``confidence`` threshold are
+dropped; findings below the ``severity`` threshold are kept (and counted in ``low``,
+``medium``, ``high``) but are not ``issues``. A file bandit cannot scan means the check could
+not measure: that is an error, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate, score_from_count
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+from phasegate.settings import Section
+
+__all__ = ["SecurityCheck", "SecurityOptions"]
+
+Level = Literal["low", "medium", "high"]
+
+_LEVELS: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
+_SEVERITIES = {"LOW": Severity.LOW, "MEDIUM": Severity.MEDIUM, "HIGH": Severity.HIGH}
+
+
+class SecurityOptions(Section):
+    """Options of the security check."""
+
+    severity: Level = Field(
+        default="medium",
+        description="findings at this severity or above are issues (low, medium, high)",
+    )
+    confidence: Level = Field(
+        default="low",
+        description="findings bandit is less confident about than this are dropped",
+    )
+
+
+class SecurityCheck:
+    """bandit's findings; by default any issue at or above the thresholds on new code fails."""
+
+    id: ClassVar[str] = "security"
+    title: ClassVar[str] = "bandit"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[SecurityOptions]] = SecurityOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("issues", "findings at or above the severity and confidence thresholds"),
+        MetricSpec("high", "high-severity findings (at or above the confidence threshold)"),
+        MetricSpec("medium", "medium-severity findings (at or above the confidence threshold)"),
+        MetricSpec("low", "low-severity findings (at or above the confidence threshold)"),
+        MetricSpec(
+            "suppressed",
+            "lines bandit skipped for a '# nosec' comment (overall only: None on new code)",
+        ),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="issues", scope="new", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """bandit and its version; a CheckError with the install command when it is missing."""
+        return require_tool("bandit", "bandit")
+
+    def cache_inputs(self, ctx: CheckContext, options: SecurityOptions) -> Sequence[Path] | None:
+        """The package source and pyproject.toml (where [tool.bandit] lives)."""
+        config = ctx.project.root / "pyproject.toml"
+        return [*ctx.project.source_files, *([config] if config.is_file() else [])]
+
+    def measure(self, ctx: CheckContext, options: SecurityOptions) -> Measurement:
+        """Run bandit once over the package source and count what it finds."""
+        files = ctx.project.source_files
+        if not files:
+            empty: dict[str, int | None] = dict.fromkeys(("issues", "high", "medium", "low"), 0)
+            return Measurement(
+                summary="no package source files for bandit to scan",
+                metrics={**empty, "suppressed": 0},
+                new_code_metrics={**empty, "suppressed": None},
+            )
+        report = _scan(ctx, files)
+        findings = _findings(ctx, report, options.confidence)
+        issues = _at_least(findings, options.severity)
+        new_issues = [f for f in issues if f.new]
+        return Measurement(
+            summary=_summary(issues, new_issues, len(files), options),
+            score=score_from_count(len(new_issues), scale=2),
+            metrics=_counts(findings, issues, suppressed=_suppressed(report)),
+            new_code_metrics=_counts([f for f in findings if f.new], new_issues, suppressed=None),
+            findings=findings,
+        )
+
+
+def _findings(ctx: CheckContext, report: dict[str, Any], confidence: str) -> list[Finding]:
+    """bandit's results at or above the confidence threshold, as findings."""
+    floor = _LEVELS[confidence]
+    return [
+        _finding(ctx, entry)
+        for entry in report["results"]
+        if _LEVELS.get(str(entry.get("issue_confidence", "")).lower(), 0) >= floor
+    ]
+
+
+def _at_least(findings: list[Finding], severity: str) -> list[Finding]:
+    threshold = _LEVELS[severity]
+    return [f for f in findings if _LEVELS.get(f.severity.value, 0) >= threshold]
+
+
+def _suppressed(report: dict[str, Any]) -> int:
+    """How many lines bandit skipped for a ``# nosec`` comment."""
+    totals = (report.get("metrics") or {}).get("_totals") or {}
+    return int(totals.get("nosec", 0))
+
+
+def _counts(
+    findings: list[Finding], issues: list[Finding], *, suppressed: int | None
+) -> dict[str, int | None]:
+    by_severity = {
+        level: sum(1 for finding in findings if finding.severity.value == level)
+        for level in ("high", "medium", "low")
+    }
+    return {"issues": len(issues), **by_severity, "suppressed": suppressed}
+
+
+def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
+    """bandit's JSON report of ``files``; a CheckError when a file could not be scanned."""
+    args = ["-f", "json", "-q"]
+    if "bandit" in ctx.project.pyproject.get("tool", {}):
+        args += ["-c", str(ctx.project.root / "pyproject.toml")]
+    run = run_tool(
+        "bandit",
+        [*args, *(str(path) for path in files)],
+        cwd=ctx.project.root,
+        timeout_s=ctx.timeout_s,
+        ok_codes=(0, 1),  # 1: issues found
+    )
+    report = parse_json("bandit", run.stdout)
+    if not isinstance(report, dict) or not isinstance(report.get("results"), list):
+        raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
+    _refuse_unscanned(ctx, report.get("errors") or [])
+    return report
+
+
+def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:
+    severity = _SEVERITIES.get(str(entry.get("issue_severity", "")).upper(), Severity.LOW)
+    confidence = str(entry.get("issue_confidence", "")).lower()
+    column = entry.get("col_offset")
+    return locate(
+        ctx.project,
+        ctx.new_code,
+        rule=str(entry.get("test_id", "bandit")),
+        severity=severity,
+        message=f"{entry.get('issue_text', '')} ({confidence} confidence; "
+        f"{entry.get('test_name', '')}: {entry.get('more_info', '')})",
+        path=ctx.project.root / str(entry.get("filename", "")),
+        line=entry.get("line_number"),
+        column=column + 1 if isinstance(column, int) else None,
+    )
+
+
+def _refuse_unscanned(ctx: CheckContext, errors: list[Any]) -> None:
+    if not errors:
+        return
+    shown = "; ".join(
+        f"{ctx.project.relative(ctx.project.root / str(error.get('filename', '?')))}: "
+        f"{error.get('reason', 'unknown reason')}"
+        for error in errors[:3]
+        if isinstance(error, dict)
+    )
+    raise CheckError(
+        f"bandit could not scan {len(errors)} file(s), so their security is unknown: {shown}",
+        fix="make the files parse (see the syntax check), or exclude them in [tool.bandit]",
+    )
+
+
+def _summary(
+    issues: list[Finding], new: list[Finding], files: int, options: SecurityOptions
+) -> str:
+    if not issues:
+        return (
+            f"bandit found no issue of {options.severity} severity or above in {files} source files"
+        )
+    first = (new or issues)[0]
+    return (
+        f"bandit found {len(issues)} issue(s) of {options.severity} severity or above, "
+        f"{len(new)} on new code; first {first.path}:{first.line} {first.rule}: "
+        f"{first.message.split(' (', 1)[0]}"
+    )

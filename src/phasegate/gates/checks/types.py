@@ -1,0 +1,149 @@
+"""types: mypy over the packages, read from its JSON output (``-O json``, mypy 1.11 or later).
+
+mypy runs once, in the project folder, so the project's own configuration (``mypy.ini``,
+``.mypy.ini``, ``[tool.mypy]`` in ``pyproject.toml`` or ``setup.cfg``) decides how strict it
+is. It is given the package folders rather than each file, so that the configuration's
+``exclude`` applies (mypy ignores ``exclude`` for files named on its command line). Its
+incremental cache lives in the artifacts folder (``cache/mypy``), so a warm re-run only
+re-checks what changed.
+
+mypy exits with 1 when it found errors, which is a measurement, not a failure of the check;
+with 2 it either met a blocking error it still reports as JSON (a syntax error: a finding like
+any other) or could not run at all (a CheckError with what it printed).
+
+Severities: an error is ``medium``; an error meaning the code fails as soon as it runs
+(``syntax``, ``name-defined``) is ``high``; a note (``reveal_type``, an unchecked body) is
+``low``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import locate, score_from_count
+from phasegate.gates.installed import metadata_files
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.gates.tools import ToolRun, parse_json, require_tool, run_tool
+from phasegate.model.gate import Finding, Severity, ToolInfo
+
+__all__ = ["TypesCheck"]
+
+#: Error codes that mean the code cannot work as written.
+_SERIOUS_CODES = frozenset({"syntax", "name-defined"})
+_CONFIG_FILES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+
+
+class TypesCheck:
+    """mypy's errors; by default any error on new code fails the check."""
+
+    id: ClassVar[str] = "types"
+    title: ClassVar[str] = "mypy"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("errors", "mypy errors"),
+        MetricSpec("notes", "mypy notes that stand alone (reveal_type, unchecked bodies)"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="errors", scope="new", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        """mypy and its version; a CheckError with the install command when it is missing."""
+        return require_tool("mypy", "mypy")
+
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
+        """The source, mypy's configuration files and the installed distributions."""
+        configs = [path for name in _CONFIG_FILES if (path := ctx.project.root / name).is_file()]
+        return [*ctx.project.source_files, *configs, *metadata_files()]
+
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
+        """Run mypy over the packages and count its errors and notes."""
+        targets = ctx.project.package_dirs
+        if not targets:
+            return Measurement(
+                summary="no package found for mypy to check",
+                metrics={"errors": 0, "notes": 0},
+                new_code_metrics={"errors": 0, "notes": 0},
+            )
+        cache = ctx.store.root / "cache" / "mypy"
+        run = run_tool(
+            "mypy",
+            ["-O", "json", "--cache-dir", str(cache), *(str(path) for path in targets)],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+            ok_codes=(0, 1, 2),
+        )
+        findings = [_finding(ctx, entry) for entry in _entries(run)]
+        errors = [f for f in findings if f.severity is not Severity.LOW]
+        new_errors = [f for f in errors if f.new]
+        notes = len(findings) - len(errors)
+        return Measurement(
+            summary=_summary(errors, new_errors, len(targets)),
+            score=score_from_count(len(new_errors)),
+            metrics={"errors": len(errors), "notes": notes},
+            new_code_metrics={
+                "errors": len(new_errors),
+                "notes": sum(f.new for f in findings) - len(new_errors),
+            },
+            findings=findings,
+        )
+
+
+def _entries(run: ToolRun) -> list[Any]:
+    """mypy's JSON lines; a CheckError when it did not check (or printed no JSON)."""
+    entries = [parse_json("mypy", line) for line in run.stdout.splitlines() if line.startswith("{")]
+    if entries or run.returncode == 0:
+        return entries
+    if run.returncode == 1:
+        raise CheckError(
+            f"mypy reported errors but printed no JSON: {run.stdout.strip()[:300]!r}",
+            fix="JSON output (-O json) needs mypy 1.11 or later",
+        )
+    text = (run.stderr.strip() or run.stdout.strip() or "(no output)")[-1500:]
+    raise CheckError(
+        f"mypy could not check the project (exit status 2): {text}",
+        fix="run `python -m mypy` in the project to see the whole output; "
+        "JSON output needs mypy 1.11 or later",
+    )
+
+
+def _finding(ctx: CheckContext, entry: Any) -> Finding:
+    if not isinstance(entry, dict):
+        raise CheckError(f"mypy printed a JSON line that is not an object: {entry!r:.200}")
+    code = str(entry.get("code") or "misc")
+    severity = (
+        Severity.LOW
+        if entry.get("severity") == "note"
+        else Severity.HIGH
+        if code in _SERIOUS_CODES
+        else Severity.MEDIUM
+    )
+    message = str(entry.get("message", ""))
+    if entry.get("hint"):
+        message += f" ({entry['hint']})"
+    column = entry.get("column")
+    return locate(
+        ctx.project,
+        ctx.new_code,
+        rule=code,
+        severity=severity,
+        message=message,
+        path=ctx.project.root / str(entry.get("file", "")),
+        line=entry.get("line") if isinstance(entry.get("line"), int) else None,
+        # mypy's JSON columns are 0-based; findings count from 1.
+        column=column + 1 if isinstance(column, int) and column >= 0 else None,
+    )
+
+
+def _summary(errors: list[Finding], new: list[Finding], packages: int) -> str:
+    if not errors:
+        return f"mypy found no error in {packages} package(s)"
+    first = (new or errors)[0]
+    return (
+        f"mypy found {len(errors)} error(s), {len(new)} on new code; first "
+        f"{first.path}:{first.line} [{first.rule}] {first.message}"
+    )

@@ -1,0 +1,71 @@
+"""A copy of the project in a temporary folder, for work that must not touch the project.
+
+Build backends write into the tree they build (``build/``, ``*.egg-info``...), so the build
+check works on a copy. In a git work tree the copy is a ``git clone --shared`` of the
+repository (it borrows the objects, so it is quick and writes nothing into the original) at
+HEAD, with the work tree's files copied over: the files a commit would hold (tracked, and
+untracked ones git does not ignore), uncommitted changes included. Tags and history come
+along, so versions derived from git (setuptools-scm, hatch-vcs) are the same as in the
+project. Outside git the folder is copied, without virtual environments, caches, build output
+and the artifacts folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from phasegate.gates.git import git_text
+from phasegate.gates.project import SKIPPED_DIRS, Project
+from phasegate.gates.protocol import CheckError
+from phasegate.store import Store
+
+__all__ = ["copy_project"]
+
+
+def copy_project(project: Project, store: Store, into: Path, timeout_s: float) -> Path:
+    """Copy the project to ``into`` (which must not exist); its root inside the copy."""
+    root = project.root
+    shown = git_text(root, ["rev-parse", "--show-toplevel"], timeout_s=timeout_s)
+    head = git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s)
+    if shown is None or head is None:
+        skipped = {*SKIPPED_DIRS, store.root.name}
+        shutil.copytree(
+            root, into, symlinks=True, ignore=lambda _folder, names: skipped & set(names)
+        )
+        return into
+    toplevel = Path(shown)
+    clone = git_text(
+        into.parent,
+        ["clone", "--quiet", "--shared", "--no-checkout", str(toplevel), str(into)],
+        timeout_s=timeout_s,
+    )
+    reset = ["reset", "--quiet", "--mixed", head]
+    if clone is None or git_text(into, reset, timeout_s=timeout_s) is None:
+        raise CheckError(
+            f"could not copy the repository at {toplevel} into a temporary folder",
+            fix=f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why",
+        )
+    listed = git_text(
+        toplevel,
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        timeout_s=timeout_s,
+    )
+    artifacts = store.root.resolve()
+    for name in (listed or "").split("\0"):
+        source = toplevel / name
+        if name and artifacts not in source.resolve().parents:
+            _copy_file(source, into / name)
+    return into / os.path.relpath(root.resolve(), toplevel.resolve())
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    if source.is_symlink():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(os.readlink(source))
+    elif source.is_dir():  # a submodule
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    elif source.is_file():  # a tracked file deleted in the work tree is left out
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)

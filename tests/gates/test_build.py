@@ -1,0 +1,187 @@
+"""The build check: real PEP 517 builds of small projects, offline.
+
+The sample projects carry their own build backend in the source tree (PEP 517's
+``backend-path``): it needs nothing installed, so the builds run without the network, and
+its settings (``tiny.json``) seed the faults: a failing sdist, a wheel whose version differs,
+invalid metadata, an sdist missing a file the wheel needs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from phasegate.gates.checks.build import BuildCheck, BuildOptions, unmet_requirements
+from phasegate.gates.protocol import CheckContext, CheckError
+
+from .samples import PYPROJECT, git, tiny_project
+
+MakeContext = Callable[..., CheckContext]
+WriteFiles = Callable[..., Path]
+
+
+def sample(write_files: WriteFiles, **settings: Any) -> Path:
+    """A project the tiny backend builds, with ``settings`` in its tiny.json."""
+    return write_files(tiny_project(**settings))
+
+
+def test_clean_project_builds_without_isolation(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = sample(write_files)
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert measurement.metrics == {"problems": 0, "sdist_built": True, "wheel_built": True}
+    assert measurement.findings == []
+    assert "tiny-sample 1.0" in measurement.summary
+    assert "not isolated: every build requirement is installed here" in measurement.summary
+    # Nothing is written into the project: no dist/ folder, no file the backend wrote.
+    assert not (root / "dist").exists()
+    assert not (root / "touched-by-the-backend.txt").exists()
+
+
+def test_git_project_builds_from_a_copy_with_its_history(
+    tmp_path: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = sample(write_files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "feat: tiny")
+    (root / "src/tiny_sample/new.py").write_text('"""Not committed yet."""\n')
+    measurement = BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
+    assert measurement.metrics["problems"] == 0
+    assert not (root / "touched-by-the-backend.txt").exists()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert status.stdout.split() == ["??", "src/tiny_sample/new.py"]
+
+
+def test_failing_sdist_is_a_problem_with_the_backends_words(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = sample(write_files, sdist_fails="the sdist cannot be made today")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert measurement.metrics["sdist_built"] is False
+    # The wheel alone is tried from the source tree, and it builds.
+    assert measurement.metrics["wheel_built"] is True
+    (finding,) = measurement.findings
+    assert finding.rule == "build-failed"
+    assert finding.path == "pyproject.toml"
+    assert "building the sdist" in finding.message
+    assert "the sdist cannot be made today" in finding.message
+
+
+def test_wheel_that_needs_a_file_the_sdist_lacks(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = sample(write_files, data=["data.txt"], sdist_omits=["data.txt"])
+    (root / "data.txt").write_text("needed to build the wheel\n")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    rules = [finding.rule for finding in measurement.findings]
+    assert rules == ["build-failed", "sdist-incomplete"]
+    assert "building the wheel from the sdist" in measurement.findings[0].message
+    assert measurement.metrics == {"problems": 2, "sdist_built": True, "wheel_built": True}
+
+
+def test_versions_that_disagree(write_files: WriteFiles, make_context: MakeContext) -> None:
+    root = sample(write_files, wheel_version="2.0")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    (finding,) = measurement.findings
+    assert finding.rule == "version-mismatch"
+    assert "the sdist has version 1.0 but the wheel 2.0" in finding.message
+
+
+def test_invalid_metadata_is_named(write_files: WriteFiles, make_context: MakeContext) -> None:
+    root = sample(write_files, metadata_version="0.9")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert {finding.rule for finding in measurement.findings} == {"metadata-invalid"}
+    assert len(measurement.findings) == 2  # the sdist's and the wheel's
+    assert all("0.9" in finding.message for finding in measurement.findings)
+
+
+def test_never_isolated_with_a_missing_requirement_is_a_problem(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = sample(write_files)
+    (root / "pyproject.toml").write_text(
+        PYPROJECT.replace("requires = []", 'requires = ["phasegate-no-such-backend>=1"]')
+    )
+    measurement = BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
+    assert measurement.metrics["sdist_built"] is False
+    assert measurement.metrics["problems"] >= 1
+    assert "phasegate-no-such-backend" in measurement.findings[0].message
+    assert "isolation = 'never'" in measurement.summary
+
+
+def test_auto_isolates_when_the_backend_asks_for_a_missing_package(
+    write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch, make_context: MakeContext
+) -> None:
+    # [build-system].requires is met, but the backend asks for more at build time. Without
+    # a package index (PIP_NO_INDEX) the isolated build cannot install it either.
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    root = sample(write_files, dynamic_requires=["phasegate-no-such-dependency"])
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert "isolated: the backend needs packages not installed here" in measurement.summary
+    assert measurement.metrics["sdist_built"] is False
+    assert measurement.findings[0].rule == "build-failed"
+    assert "phasegate-no-such-dependency" in measurement.findings[0].message
+
+
+def test_project_without_build_configuration_is_a_finding(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = write_files({"pkg/__init__.py": ""})
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    (finding,) = measurement.findings
+    assert finding.rule == "no-build-config"
+    assert measurement.metrics == {"problems": 1, "sdist_built": False, "wheel_built": False}
+
+
+def test_requirements_are_checked_against_this_environment() -> None:
+    assert unmet_requirements(["packaging>=20", "pydantic"]) == []
+    assert unmet_requirements(["packaging<1", "phasegate-no-such-backend"]) == [
+        "packaging<1",
+        "phasegate-no-such-backend",
+    ]
+    # A marker that does not apply here needs nothing.
+    assert unmet_requirements(['phasegate-no-such-backend; python_version < "3"']) == []
+    # Extras: pytest-phasegate[gate] needs the gate tools, which this environment has.
+    assert unmet_requirements(["pytest-phasegate[gate]"]) == []
+
+
+@pytest.mark.slow
+def test_always_isolated_builds_in_a_fresh_environment(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # No build requirement: the isolated environment needs nothing from the network.
+    root = sample(write_files)
+    measurement = BuildCheck().measure(make_context(root), BuildOptions(isolation="always"))
+    assert measurement.metrics == {"problems": 0, "sdist_built": True, "wheel_built": True}
+    assert "isolated (isolation = 'always')" in measurement.summary
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(ValidationError, match="isolation"):
+        BuildOptions.model_validate({"isolation": "sometimes"})
+    with pytest.raises(ValidationError, match="extra"):
+        BuildOptions.model_validate({"outdir": "dist"})
+
+
+def test_without_build_is_an_error_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "build" else real(name, *a)
+    )
+    with pytest.raises(CheckError) as caught:
+        BuildCheck().tool_info()
+    assert "build is not installed" in caught.value.reason
+    assert caught.value.fix is not None
+    assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix

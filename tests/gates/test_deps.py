@@ -1,0 +1,198 @@
+"""The deps check: declared imports and pip check, on small projects in this environment.
+
+The samples import distributions phasegate's own dev environment installs (PyYAML, pluggy,
+packaging, griffe), so the mapping from import names to distributions is the real one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from phasegate.gates.checks.deps import DepsCheck
+from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
+
+from .samples import git
+
+MakeContext = Callable[..., CheckContext]
+WriteFiles = Callable[..., Path]
+
+PYPROJECT = """\
+[project]
+name = "sample"
+version = "1.0"
+dependencies = ["packaging>=20"]
+
+[project.optional-dependencies]
+docs = ["griffe>=1"]
+"""
+CLEAN_SOURCE = """\
+\"\"\"Only declared, standard-library, own and guarded imports.\"\"\"
+from __future__ import annotations
+
+import os.path
+from typing import TYPE_CHECKING
+
+import packaging.version
+
+import sample.helpers
+from . import helpers
+
+if TYPE_CHECKING:
+    import yaml
+
+try:
+    import ujson as json
+except ImportError:
+    import json
+
+
+def docs() -> object:
+    import griffe  # an optional dependency, imported where it is needed
+
+    return griffe
+"""
+
+
+@pytest.fixture
+def clean(write_files: WriteFiles) -> Path:
+    return write_files(
+        {
+            "pyproject.toml": PYPROJECT,
+            "src/sample/__init__.py": CLEAN_SOURCE,
+            "src/sample/helpers.py": '"""Helpers."""\n',
+            # Tests are not package source: their imports need no declaration.
+            "tests/test_it.py": "import hypothesis\n",
+        }
+    )
+
+
+def test_declared_imports_pass(clean: Path, make_context: MakeContext) -> None:
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    assert measurement.metrics == {"undeclared": 0, "pip_problems": 0}
+    assert measurement.new_code_metrics == {"undeclared": 0, "pip_problems": None}
+    assert measurement.findings == []
+    assert "declared in pyproject.toml" in measurement.summary
+
+
+def test_undeclared_imports_are_findings_at_their_lines(
+    clean: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {
+            "src/sample/extra.py": (
+                '"""Imports it does not declare."""\n'
+                "import yaml\n"
+                "\n"
+                "from pluggy import HookimplMarker\n"
+                "import no_such_module_anywhere\n"
+            )
+        },
+        clean,
+    )
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    by_line = {finding.line: finding for finding in measurement.findings}
+    assert set(by_line) == {2, 4, 5}
+    assert all(f.path == "src/sample/extra.py" for f in measurement.findings)
+    assert all(f.rule == "undeclared-dependency" for f in measurement.findings)
+    assert "'yaml' from 'PyYAML'" in by_line[2].message
+    # pluggy comes with pytest, but the package imports it itself: it must declare it.
+    assert "'pluggy'" in by_line[4].message
+    assert "no installed distribution provides" in by_line[5].message
+    assert measurement.metrics["undeclared"] == 3
+    assert "src/sample/extra.py:2" in measurement.summary
+
+
+def test_only_imports_on_changed_lines_are_new(
+    clean: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({"src/sample/extra.py": '"""Old."""\nimport yaml\n'}, clean)
+    git(clean, "init", "-q", "-b", "main")
+    git(clean, "add", ".")
+    git(clean, "commit", "-qm", "base")
+    git(clean, "checkout", "-qb", "feature")
+    write_files({"src/sample/newer.py": '"""New."""\nimport pluggy\n'}, clean)
+    measurement = DepsCheck().measure(make_context(clean, base="main"), NoOptions())
+    assert measurement.metrics["undeclared"] == 2
+    assert measurement.new_code_metrics["undeclared"] == 1
+    (new,) = [finding for finding in measurement.findings if finding.new]
+    assert (new.path, new.line) == ("src/sample/newer.py", 2)
+
+
+def test_pip_check_problems_are_findings(
+    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_context: MakeContext
+) -> None:
+    # A distribution whose requirement is not installed, visible to pip through PYTHONPATH.
+    site = tmp_path / "site"
+    info = site / "brokenlib-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: brokenlib\nVersion: 1.0\n"
+        "Requires-Dist: no-such-distribution-xyz\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    assert measurement.metrics["pip_problems"] == 1
+    (finding,) = measurement.findings
+    assert finding.rule == "pip-check"
+    assert finding.path is None
+    assert "brokenlib 1.0 requires no-such-distribution-xyz" in finding.message
+    assert "pip check reports 1 broken requirement" in measurement.summary
+
+
+def test_dynamic_dependencies_come_from_the_installed_metadata(
+    write_files: WriteFiles,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_context: MakeContext,
+) -> None:
+    root = write_files(
+        {
+            "pyproject.toml": '[project]\nname = "dynsample"\ndynamic = ["dependencies"]\n',
+            "src/dynsample/__init__.py": '"""Dynamic."""\nimport yaml\nimport pluggy\n',
+        }
+    )
+    site = tmp_path / "site"
+    info = site / "dynsample-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: dynsample\nVersion: 1.0\nRequires-Dist: PyYAML>=6\n"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    measurement = DepsCheck().measure(make_context(root), NoOptions())
+    (finding,) = measurement.findings
+    assert (finding.path, finding.line) == ("src/dynsample/__init__.py", 3)
+    assert "the installed metadata of dynsample does not declare" in finding.message
+
+
+def test_undeclarable_project_is_an_error(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = write_files({"setup.py": "", "notinstalledpkg/__init__.py": "import yaml\n"})
+    with pytest.raises(CheckError, match="declared dependencies are unknown") as caught:
+        DepsCheck().measure(make_context(root), NoOptions())
+    assert caught.value.fix is not None
+    assert "pip install -e ." in caught.value.fix
+
+
+def test_takes_no_options() -> None:
+    with pytest.raises(ValidationError, match="extra"):
+        DepsCheck.options_model.model_validate({"ignore": ["yaml"]})
+
+
+def test_without_pip_is_an_error_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a)
+    )
+    with pytest.raises(CheckError) as caught:
+        DepsCheck().tool_info()
+    assert "pip is not installed" in caught.value.reason
+    assert caught.value.fix is not None
+    assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix

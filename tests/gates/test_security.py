@@ -1,0 +1,149 @@
+"""The security check: bandit on small projects that pass and that fail it."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from phasegate.gates.checks.security import SecurityCheck, SecurityOptions
+from phasegate.gates.protocol import CheckContext, CheckError
+
+from .samples import git
+
+MakeContext = Callable[..., CheckContext]
+WriteFiles = Callable[..., Path]
+
+CLEAN = {
+    "pyproject.toml": '[project]\nname = "sample"\nversion = "1.0"\n',
+    "src/sample/__init__.py": (
+        '"""Sample."""\n\n\ndef add(a: int, b: int) -> int:\n    return a + b\n'
+    ),
+}
+SHELL = (
+    '"""Runs things."""\n'
+    "import subprocess\n"
+    "\n"
+    "\n"
+    "def run(command: str) -> int:\n"
+    "    return subprocess.call(command, shell=True)\n"
+)
+
+
+def test_clean_project_has_no_issues(write_files: WriteFiles, make_context: MakeContext) -> None:
+    write_files(CLEAN)
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics == {
+        "issues": 0,
+        "high": 0,
+        "medium": 0,
+        "low": 0,
+        "suppressed": 0,
+    }
+    assert measurement.new_code_metrics["issues"] == 0
+    assert measurement.findings == []
+
+
+def test_shell_true_is_a_high_issue_at_its_line(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({**CLEAN, "src/sample/runner.py": SHELL, "tests/test_x.py": "assert True\n"})
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    by_rule = {finding.rule: finding for finding in measurement.findings}
+    assert (by_rule["B602"].path, by_rule["B602"].line) == ("src/sample/runner.py", 6)
+    assert by_rule["B602"].severity.value == "high"
+    assert "shell=True" in by_rule["B602"].message
+    # B404 (importing subprocess) is low severity: reported, but not an issue at "medium".
+    assert by_rule["B404"].severity.value == "low"
+    assert measurement.metrics["issues"] == 1
+    assert measurement.metrics["low"] == 1
+    # The test file's assert (B101) is not scanned: tests are not package source.
+    assert "B101" not in by_rule
+    assert "src/sample/runner.py:6 B602" in measurement.summary
+
+
+def test_thresholds_decide_what_counts(write_files: WriteFiles, make_context: MakeContext) -> None:
+    write_files({**CLEAN, "src/sample/runner.py": SHELL})
+    low = SecurityCheck().measure(make_context(), SecurityOptions(severity="low"))
+    assert low.metrics["issues"] == 2
+    high = SecurityCheck().measure(make_context(), SecurityOptions(severity="high"))
+    assert high.metrics["issues"] == 1
+
+
+def test_projects_bandit_config_is_honoured(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {
+            **CLEAN,
+            "pyproject.toml": CLEAN["pyproject.toml"] + '\n[tool.bandit]\nskips = ["B602"]\n',
+            "src/sample/runner.py": SHELL,
+        }
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert "B602" not in {finding.rule for finding in measurement.findings}
+    assert measurement.metrics["issues"] == 0
+
+
+def test_nosec_lines_are_counted_as_suppressed(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {**CLEAN, "src/sample/runner.py": SHELL.replace("shell=True)", "shell=True)  # nosec")}
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics["issues"] == 0
+    assert measurement.metrics["suppressed"] == 1
+
+
+def test_issue_on_an_unchanged_line_is_not_new(
+    tmp_path: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({**CLEAN, "src/sample/runner.py": SHELL})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "checkout", "-qb", "feature")
+    (tmp_path / "src/sample/loader.py").write_text(
+        '"""Loads."""\nimport pickle\n\n\ndef load(data: bytes) -> object:\n'
+        "    return pickle.loads(data)\n"
+    )
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "loader")
+    measurement = SecurityCheck().measure(make_context(base="main"), SecurityOptions())
+    assert measurement.metrics["issues"] == 2  # B602 (old) and B301 (new)
+    assert measurement.new_code_metrics["issues"] == 1
+    (new,) = [f for f in measurement.findings if f.new and f.severity.value != "low"]
+    assert (new.rule, new.path, new.line) == ("B301", "src/sample/loader.py", 6)
+
+
+def test_a_file_bandit_cannot_scan_is_an_error(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({**CLEAN, "src/sample/broken.py": "def f(:\n"})
+    with pytest.raises(CheckError, match=r"could not scan 1 file.*src/sample/broken\.py"):
+        SecurityCheck().measure(make_context(), SecurityOptions())
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(ValidationError, match="severity"):
+        SecurityOptions.model_validate({"severity": "critical"})
+    with pytest.raises(ValidationError, match="extra"):
+        SecurityOptions.model_validate({"level": "high"})
+
+
+def test_without_bandit_is_an_error_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "bandit" else real(name, *a)
+    )
+    with pytest.raises(CheckError) as caught:
+        SecurityCheck().tool_info()
+    assert "bandit is not installed" in caught.value.reason
+    assert caught.value.fix is not None
+    assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix

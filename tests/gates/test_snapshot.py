@@ -1,0 +1,65 @@
+"""The copy of a project the build check works on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from phasegate.gates.project import Project
+from phasegate.gates.snapshot import copy_project
+from phasegate.store import Store
+
+from .samples import git
+
+
+def test_git_copy_holds_what_a_commit_would_and_the_history(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / ".gitignore").write_text("*.log\n")
+    (project / "pkg/__init__.py").write_text("VERSION = 1\n")
+    (project / "gone.txt").write_text("deleted after the commit\n")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "feat: first")
+    git(project, "tag", "v1.0")
+    (project / "pkg/__init__.py").write_text("VERSION = 2\n")  # uncommitted change
+    (project / "pkg/new.py").write_text("")  # untracked, not ignored
+    (project / "debug.log").write_text("")  # ignored
+    (project / "gone.txt").unlink()
+    store = Store(project / ".phasegate")
+    store.ensure_writable()
+
+    copy = copy_project(Project(project), store, tmp_path / "copy", timeout_s=60)
+
+    assert (copy / "pkg/__init__.py").read_text() == "VERSION = 2\n"
+    assert (copy / "pkg/new.py").is_file()
+    assert not (copy / "debug.log").exists()
+    assert not (copy / "gone.txt").exists()
+    assert not (copy / ".phasegate").exists()
+    assert git(copy, "describe", "--tags") == "v1.0"
+    # The original repository is untouched.
+    status = {line.strip() for line in git(project, "status", "--porcelain").splitlines()}
+    assert status == {"M pkg/__init__.py", "D gone.txt", "?? pkg/new.py"}
+
+
+def test_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
+    project = tmp_path / "libs" / "one"
+    project.mkdir(parents=True)
+    (project / "setup.py").write_text("")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "feat: first")
+    copy = copy_project(Project(project), Store(project / ".pg"), tmp_path / "copy", 60)
+    assert copy == tmp_path / "copy" / "libs" / "one"
+    assert (copy / "setup.py").is_file()
+
+
+def test_folder_outside_git_is_copied_without_environments(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".venv/lib").mkdir(parents=True)
+    (project / "pkg").mkdir()
+    (project / "pkg/__init__.py").write_text("")
+    (project / ".phasegate").mkdir()
+    copy = copy_project(Project(project), Store(project / ".phasegate"), tmp_path / "copy", 60)
+    assert (copy / "pkg/__init__.py").is_file()
+    assert not (copy / ".venv").exists()
+    assert not (copy / ".phasegate").exists()
