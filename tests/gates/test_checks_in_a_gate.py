@@ -138,9 +138,9 @@ def test_seeded_faults_make_the_gate_insufficient_with_reasons(
     reasons = "\n".join(verdict.reasons)
     assert "security: issues on new code is 1, fails when > 0" in reasons
     assert "complexity: complex_functions on new code is 1, fails when > 0" in reasons
-    assert "commit: nonconforming overall is 1, fails when > 0" in reasons
+    assert "commit: nonconforming is 1, fails when > 0" in reasons
     # run and grade are not in __all__, so only the module and double are public API.
-    assert "docs: docstring_rate overall is 0.5, fails when < 1.0" in reasons
+    assert "docs: docstring_rate is 0.5, fails when < 1.0" in reasons
     security = next(check for check in verdict.checks if check.id == "security")
     b602 = next(finding for finding in security.findings if finding.rule == "B602")
     assert (b602.path, b602.line, b602.new) == ("src/tiny_sample/__init__.py", 14, True)
