@@ -44,4 +44,4 @@ def test_readme_setup_is_exactly_two_commands() -> None:
     commands = [line for line in block.group(1).splitlines() if line.strip()]
     assert len(commands) == 2
     assert "phasegate demo" in commands[0]
-    assert "pytest" in commands[1]
+    assert "pytest --gate=twelve-check" in commands[1]

@@ -62,6 +62,11 @@ class PhasegateConfig(Section):
         default_factory=list,
         description="folders of the project's own gate files, searched before the built-in gates",
     )
+    exclude: list[str] = Field(
+        default_factory=list,
+        description="glob patterns of files the checks leave out, relative to the project root "
+        "(fnmatch: * also matches /)",
+    )
     packages: list[str] = Field(
         default_factory=list,
         description="folders of the project's importable code (found automatically when empty)",

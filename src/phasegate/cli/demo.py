@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from phasegate.errors import UsageError
+from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.report.terminal import counts_phrase
 from phasegate.resources import bundled_path
@@ -57,6 +58,24 @@ def run_demo(into: Path | None = None) -> int:
         print(f"phasegate demo: no run report was written (pytest exit {completed.returncode})")
         return completed.returncode or 1
     print(f"phasegate demo: tests {counts_phrase(report.counts.model_dump())}")
+    verdict = _verdict_of(artifacts, report.run_id)
+    if verdict is not None:
+        print(
+            f"phasegate demo: verdict {verdict.verdict.upper()} (gate {verdict.gate}, "
+            f"score {verdict.score:.2f}, {len(verdict.checks)} checks)"
+        )
+        for reason in verdict.reasons:
+            print(f"phasegate demo:   {reason}")
     print(f"phasegate demo: artifacts in {artifacts}")
     print(f"phasegate demo: pytest exit status {completed.returncode}")
     return completed.returncode
+
+
+def _verdict_of(artifacts: Path, run_id: str) -> GateVerdict | None:
+    """The verdict the demo run wrote (the one that read this run's report)."""
+    store = Store(artifacts)
+    for path in sorted((artifacts / "gates").glob("*.json")):
+        verdict = store.read_model(path.relative_to(artifacts), GateVerdict)
+        if verdict is not None and verdict.run_id == run_id:
+            return verdict
+    return None

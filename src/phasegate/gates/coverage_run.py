@@ -11,15 +11,27 @@ Branch coverage is always on.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from phasegate.failures import relative_path
 from phasegate.optional import require
 
-__all__ = ["COVERAGE_DATA", "COVERAGE_JSON", "CoverageRun", "MeasurementError", "read_data_file"]
+__all__ = [
+    "COVERAGE_DATA",
+    "COVERAGE_JSON",
+    "NOTES_KEY",
+    "CoverageRun",
+    "MeasurementError",
+    "read_data_file",
+]
+
+#: The key under which the JSON report handed to the check carries coverage.py's warnings.
+NOTES_KEY = "phasegate_notes"
 
 #: Where the combined data and the JSON report go, inside the artifacts folder.
 COVERAGE_DATA = "coverage/.coverage"
@@ -42,10 +54,18 @@ class CoverageRun:
             source=None if has_source else [str(path) for path in packages],
         )
         self._started = False
+        self.notes: list[str] = []
 
     def start(self) -> None:
-        """Start measuring this process."""
-        self._cov.start()
+        """Start measuring this process.
+
+        coverage.py warns (here and when data is read) about measured modules that were
+        imported before it started: their import-time lines cannot count as run. Such a
+        warning must not stop a test run, and a warnings filter of the project may turn it into
+        an error: it is kept as a note for the coverage check instead.
+        """
+        with self._warnings_as_notes():
+            self._cov.start()
         self._started = True
 
     def stop(self) -> None:
@@ -57,7 +77,8 @@ class CoverageRun:
     def dumps(self) -> bytes:
         """This process's data as bytes, for the controller."""
         self.stop()
-        data: bytes = self._cov.get_data().dumps()
+        with self._warnings_as_notes():
+            data: bytes = self._cov.get_data().dumps()
         return data
 
     def merge(self, payload: bytes) -> None:
@@ -72,14 +93,24 @@ class CoverageRun:
         File names in the returned report are relative to the project root.
         """
         self.stop()
-        if data_path is not None:
-            data_path.parent.mkdir(parents=True, exist_ok=True)
-            if data_path.exists():
-                data_path.unlink()  # a data file is a database: start it anew, not merged
-            saved = self._coverage_module.CoverageData(basename=str(data_path))
-            saved.update(self._cov.get_data())
-            saved.write()
-        return _json_report(self._cov, self._coverage_module, self.root, json_path)
+        with self._warnings_as_notes():
+            if data_path is not None:
+                data_path.parent.mkdir(parents=True, exist_ok=True)
+                if data_path.exists():
+                    data_path.unlink()  # a data file is a database: start anew, not merged
+                saved = self._coverage_module.CoverageData(basename=str(data_path))
+                saved.update(self._cov.get_data())
+                saved.write()
+            report = _json_report(self._cov, self._coverage_module, self.root, json_path)
+        report[NOTES_KEY] = list(dict.fromkeys(self.notes))
+        return report
+
+    @contextlib.contextmanager
+    def _warnings_as_notes(self) -> Iterator[None]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        self.notes.extend(str(warning.message) for warning in caught)
 
 
 class MeasurementError(Exception):

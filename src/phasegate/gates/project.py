@@ -3,11 +3,15 @@
 Files come from git (tracked, plus untracked files that are not ignored) so that a gate sees
 what a commit would hold; outside a git work tree the folder is walked, skipping virtual
 environments, caches and build output. The importable code ("packages") is what
-``[tool.phasegate] packages`` names, else a ``src/`` layout, else top-level packages.
+``[tool.phasegate] packages`` names, else a ``src/`` layout, else top-level packages. Files
+matching ``[tool.phasegate] exclude`` (fnmatch patterns on the path relative to the root, where
+``*`` also matches ``/``) are left out of every list, for example sample projects with
+deliberate faults.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -45,6 +49,7 @@ class Project:
     root: Path
     packages_setting: Sequence[str] = ()
     excluded: Sequence[Path] = field(default_factory=tuple)
+    exclude_patterns: Sequence[str] = ()
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the root, with ``/`` separators."""
@@ -130,7 +135,12 @@ class Project:
                     yield Path(folder) / name
 
     def _is_excluded(self, path: Path) -> bool:
-        return any(path == root or root in path.parents for root in self.excluded)
+        if any(path == root or root in path.parents for root in self.excluded):
+            return True
+        if not self.exclude_patterns:
+            return False
+        relative = self.relative(path)
+        return any(fnmatch.fnmatchcase(relative, pattern) for pattern in self.exclude_patterns)
 
     def _git(self, args: list[str]) -> str | None:
         try:

@@ -77,7 +77,12 @@ def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRu
     base = config.getoption("phasegate_base", None) or settings.base
     store = recorder.store
     context = CheckContext(
-        project=Project(root, packages_setting=settings.packages, excluded=(store.root,)),
+        project=Project(
+            root,
+            packages_setting=settings.packages,
+            excluded=(store.root,),
+            exclude_patterns=settings.exclude,
+        ),
         new_code=resolve_new_code(root, base, os.environ),
         store=store,
         timeout_s=settings.check_timeout_s,

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from phasegate.gates.coverage_run import NOTES_KEY
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
@@ -61,12 +62,14 @@ class CoverageCheck:
                 f"({INSTALL_HINT})",
             )
         files: dict[str, Any] = session.coverage_json.get("files", {})
+        notes: list[str] = session.coverage_json.get(NOTES_KEY, [])
         overall = coverage_metrics(files.items(), lambda _path: None)
         new = coverage_metrics(files.items(), ctx.new_code.lines_of)
         findings = list(_uncovered_new_lines(ctx, files))
         rate = new["line_rate"] if new["line_rate"] is not None else overall["line_rate"]
         return Measurement(
-            summary=_summary(overall, new, ctx.new_code.all_new),
+            summary=_summary(overall, new, ctx.new_code.all_new)
+            + "".join(f" Note: {note}" for note in notes[:3]),
             score=float(rate) if isinstance(rate, float) else 1.0,
             metrics=overall,
             new_code_metrics=new,
