@@ -281,7 +281,8 @@ def _rejected(workflow_world: WorkflowWorld, task: str, times: int) -> None:
     queue = _tasks(workflow_world)
     for attempt in range(times):
         claimed = queue.claim("worker")
-        assert claimed is not None and claimed.id == task
+        assert claimed is not None
+        assert claimed.id == task
         queue.submit(task, by="worker")
         queue.reject(task, by="supervisor", feedback=f"not yet ({attempt + 1})")
 
@@ -291,7 +292,8 @@ def _task_in(workflow_world: WorkflowWorld, task: str, folder: str, retries: int
     record, status, history = _tasks(workflow_world).show(task)
     assert status is TaskStatus(folder)
     assert record.retries == retries
-    assert history is not None and history.retries == retries
+    assert history is not None
+    assert history.retries == retries
     assert history.status is TaskStatus(folder)
 
 
@@ -317,14 +319,16 @@ def _phase(workflow_world: WorkflowWorld, instance: str, phase: str) -> None:
 def _halted(workflow_world: WorkflowWorld, text: str) -> None:
     result = workflow_world.result
     assert workflow_world.error is None, workflow_world.error
-    assert result is not None and not result.moved
+    assert result is not None
+    assert not result.moved
     assert any(text in line for line in result.diagnosis), result.diagnosis
 
 
 @then("the advance moved on")
 def _moved(workflow_world: WorkflowWorld) -> None:
     assert workflow_world.error is None, workflow_world.error
-    assert workflow_world.result is not None and workflow_world.result.moved
+    assert workflow_world.result is not None
+    assert workflow_world.result.moved
 
 
 @then(parsers.parse('it was refused with an error mentioning "{text}"'))
@@ -373,7 +377,10 @@ def _memory_holds(workflow_world: WorkflowWorld, key: str, instance: str) -> Non
 @then(parsers.parse('the final sync hook received "{key}" for {phase}'))
 def _sync_received(workflow_world: WorkflowWorld, key: str, phase: str) -> None:
     syncs = [items for _, p, items in workflow_world.observer.syncs if p == phase]
-    assert syncs and syncs[-1] is not None and key in [i.key for i in syncs[-1]], syncs
+    assert syncs, f"the sync hook was not called for {phase}"
+    last = syncs[-1]
+    assert last is not None, "the sync hook was called with None"
+    assert key in [item.key for item in last], last
 
 
 @then(parsers.parse("the final sync hook was called with None for {phase}"))
@@ -392,7 +399,8 @@ def _stored_review(workflow_world: WorkflowWorld, subject: str, status: str, out
     mine = [r for r in store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries if r.subject == subject]
     assert mine, f"no review of {subject}"
     assert (mine[-1].status.value, mine[-1].outcome) == (status, outcome)
-    assert mine[-1].reviewer and mine[-1].recorded_at
+    assert mine[-1].reviewer
+    assert mine[-1].recorded_at
 
 
 @then(parsers.parse('"{instance}" has rework due in {phase}'))

@@ -65,8 +65,16 @@ class WorkflowWorld:
 
     def write_config(self) -> None:
         """Write ``pyproject.toml`` with the scenario's ``[tool.phasegate.workflow]``."""
-        lines = ['[project]', 'name = "scenario"', "", "[tool.phasegate]",
-                 'gate_paths = ["gates"]', "cache = false", "", "[tool.phasegate.workflow]"]  # fmt: skip
+        lines = [
+            "[project]",
+            'name = "scenario"',
+            "",
+            "[tool.phasegate]",
+            'gate_paths = ["gates"]',
+            "cache = false",
+            "",
+            "[tool.phasegate.workflow]",
+        ]
         tables: list[str] = []
         for key, value in self.settings.items():
             if isinstance(value, dict):
