@@ -298,15 +298,11 @@ class WorkflowEngine:
             from_phase = inst.phase
             from_state = inst.state
             emitted = act(inst, now)
-            left = from_state is InstanceState.RUNNING and (
-                inst.phase != from_phase or inst.state is InstanceState.COMPLETE
-            )
-            if (
-                left
-                and from_phase is not None
-                and any(e.event == "phase.completed" for e in emitted)
-            ):
-                emitted += self._flush(inst, from_phase, syncs)
+            completed = [i for i, e in enumerate(emitted) if e.event == "phase.completed"]
+            if completed and from_state is InstanceState.RUNNING and from_phase is not None:
+                # Flushed before anything is reported of the next phase or of completion.
+                at = completed[0] + 1
+                emitted[at:at] = self._flush(inst, from_phase, syncs)
         moved = moved or any(e.event in ("phase.completed",) for e in emitted)
         events = self._publish(inst, emitted, now, actor, syncs)
         return AdvanceResult(

@@ -445,6 +445,7 @@ class Machine:
         )
         inst.state = InstanceState.FAILED
         inst.failure_reason = reason
+        inst.blocked_reason = ""  # kept in the history's escalate entry
         inst.retry_not_before = None
         inst.updated_at = now
         inst.history.append(
