@@ -67,7 +67,7 @@ class TransitionError(UsageError):
     """The action is not allowed in the instance's state (exit code 4)."""
 
 
-class RetryLater(UsageError):
+class RetryLater(TransitionError):
     """The retry policy's backoff has not elapsed: no new attempt before ``not_before``."""
 
     def __init__(self, message: str, not_before: datetime) -> None:
