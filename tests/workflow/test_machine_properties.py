@@ -64,10 +64,11 @@ def definitions(draw: st.DrawFn) -> WorkflowDefinition:
 def potential(inst: WorkflowInstance, machine: Machine) -> tuple[int, ...]:
     """Bounds left, most significant first; it must never grow."""
     definition = machine.definition
+    # Any phase can be reviewed (a review is only *required* where review = true), and
+    # every phase's rejections are bounded.
     rejections_left = sum(
         definition.max_rejections + 1 - inst.rejections.get(phase, 0)
         for phase in definition.phases
-        if definition.spec(phase).review
     )
     phases_left = len(definition.phases) - max(inst.phase_index, -1)
     retries_left = machine.policy.max_retries + 1 - inst.attempts

@@ -26,8 +26,8 @@ SDLC = REPO_ROOT / "src" / "phasegate" / "workflow" / "definitions" / "sdlc.toml
 SMALL_EXECUTE_GATE = """
 mkdir -p workflows gates
 sed 's/exit_gate = "twelve-check"/exit_gate = "execute"/' "$SDLC" > workflows/sdlc.toml
-printf 'name = "execute"\\n[checks.syntax]\\n[checks.tests]\\n[checks.coverage]\\n[checks.lint]\\n' \\
-  > gates/execute.toml
+printf 'name = "execute"\\n[checks.syntax]\\n[checks.tests]\\n' > gates/execute.toml
+printf '[checks.coverage]\\n[checks.lint]\\n' >> gates/execute.toml
 printf '\\n[tool.phasegate]\\ngate_paths = ["gates"]\\n' >> pyproject.toml
 sed -i 's/^members = .*$/&\\npaths = ["workflows"]/' pyproject.toml
 git add -A && git commit -qm "chore: hold EXECUTE to a small gate"
