@@ -67,8 +67,7 @@ def potential(inst: WorkflowInstance, machine: Machine) -> tuple[int, ...]:
     # Any phase can be reviewed (a review is only *required* where review = true), and
     # every phase's rejections are bounded.
     rejections_left = sum(
-        definition.max_rejections + 1 - inst.rejections.get(phase, 0)
-        for phase in definition.phases
+        definition.max_rejections + 1 - inst.rejections.get(phase, 0) for phase in definition.phases
     )
     phases_left = len(definition.phases) - max(inst.phase_index, -1)
     retries_left = machine.policy.max_retries + 1 - inst.attempts
