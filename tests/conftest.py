@@ -12,6 +12,9 @@ from typing import Any
 import coverage  # noqa: F401
 import pytest
 
+# phasegate's step library, for the scenarios in features/ (bound in tests/bdd/).
+pytest_plugins = ["phasegate.bdd.steps"]
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = REPO_ROOT / "fixtures"
 

@@ -18,6 +18,7 @@ from phasegate import tomlfile
 from phasegate.errors import ConfigError
 from phasegate.gates.definition import CheckOverride
 from phasegate.settings import Section, describe_errors
+from phasegate.workflow.settings import WorkflowSettings
 
 __all__ = [
     "CONFIG_TABLE",
@@ -84,6 +85,10 @@ class PhasegateConfig(Section):
         default_factory=dict,
         description="per check id: keys that replace the gate's (required, skip_allowed, "
         "timeout_s, options, fail_when)",
+    )
+    workflow: WorkflowSettings = Field(
+        default_factory=WorkflowSettings,
+        description="phase workflows, roles, retries and the handoff queue",
     )
 
 

@@ -19,11 +19,14 @@ import pluggy
 if TYPE_CHECKING:
     from phasegate.gates.protocol import Check
     from phasegate.model.run import RunReport
+    from phasegate.model.workflow import MemoryUpdate, WorkflowEvent
 
 __all__ = [
     "PROJECT_NAME",
     "hookimpl",
     "hookspec",
+    "phasegate_on_event",
+    "phasegate_on_memory_sync",
     "phasegate_register_checks",
     "phasegate_report_ready",
 ]
@@ -51,6 +54,31 @@ def phasegate_register_checks() -> list[Check] | None:
 
     A gate uses a registered check by naming its ``id`` under ``[checks.<id>]``. Ids must be
     unique: a plugin may not replace a built-in check.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_on_event(event: WorkflowEvent) -> None:
+    """Called with every workflow event, after it was appended to ``.phasegate/events.jsonl``.
+
+    ``event.name`` is ``workflow.{workflow}.{instance}.{event}``. Observers read it; an
+    observer that raises is reported and does not undo the action.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_on_memory_sync(
+    instance_id: str, phase: str, items: list[MemoryUpdate] | None
+) -> None:
+    """The final sync hook: called when a phase's queued updates were flushed.
+
+    ``items`` are the updates written to the memory store, in order; ``None`` when flushing
+    failed or no store is configured (the updates then stay queued), so that observers are
+    never left waiting for state propagation.
 
     .. versionadded:: 0.1
     """

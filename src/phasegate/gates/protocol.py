@@ -102,6 +102,8 @@ class CheckContext:
     timeout_s: float
     in_pull_request: bool = False
     session: SessionData | None = None
+    #: The workflow instance the gate runs for (``phase advance``), else ``None``.
+    instance: str | None = None
 
 
 @runtime_checkable

@@ -36,6 +36,10 @@ BUILT_IN: dict[str, str] = {
     "commit": "phasegate.gates.checks.commit:CommitCheck",
     "types": "phasegate.gates.checks.types:TypesCheck",
     "complexity": "phasegate.gates.checks.complexity:ComplexityCheck",
+    "request": "phasegate.gates.checks.request:RequestCheck",
+    "spec": "phasegate.gates.checks.spec:SpecCheck",
+    "plan": "phasegate.gates.checks.plan:PlanCheck",
+    "scenarios": "phasegate.gates.checks.scenarios:ScenariosCheck",
 }
 
 

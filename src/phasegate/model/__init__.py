@@ -18,7 +18,7 @@ from phasegate.model.gate import (
     Severity,
     ToolInfo,
 )
-from phasegate.model.review import ReviewRecord, ReviewStatus
+from phasegate.model.review import OUTCOMES, ReviewOutcome, ReviewRecord, ReviewStatus
 from phasegate.model.run import (
     CollectionError,
     Counts,
@@ -32,14 +32,32 @@ from phasegate.model.run import (
     RunReport,
     TestRecord,
 )
+from phasegate.model.workflow import (
+    ChildLink,
+    InstanceState,
+    MemoryUpdate,
+    PhaseAcceptance,
+    Priority,
+    ReworkItem,
+    RoleAssignment,
+    TaskHistory,
+    TaskRecord,
+    TaskStatus,
+    TaskTransition,
+    Transition,
+    WorkflowEvent,
+    WorkflowInstance,
+)
 
 __all__ = [
     "ARTIFACTS",
+    "OUTCOMES",
     "SCHEMA_VERSION",
     "ArtifactModel",
     "BaseInfo",
     "CheckResult",
     "CheckStatus",
+    "ChildLink",
     "CollectionError",
     "ConditionResult",
     "Counts",
@@ -48,21 +66,44 @@ __all__ = [
     "Finding",
     "GateVerdict",
     "GitInfo",
+    "InstanceState",
     "Invocation",
     "Location",
+    "MemoryUpdate",
     "Model",
     "Outcome",
+    "PhaseAcceptance",
     "PhaseResult",
+    "Priority",
+    "ReviewOutcome",
     "ReviewRecord",
     "ReviewStatus",
+    "ReworkItem",
+    "RoleAssignment",
     "RunReport",
     "Severity",
+    "TaskHistory",
+    "TaskRecord",
+    "TaskStatus",
+    "TaskTransition",
     "TestRecord",
     "ToolInfo",
+    "Transition",
+    "WorkflowEvent",
+    "WorkflowInstance",
     "schema_major",
 ]
 
 #: Every top-level artifact model, by the file stem of its exported JSON Schema.
 ARTIFACTS: dict[str, type[ArtifactModel]] = {
-    model.KIND: model for model in (RunReport, GateVerdict, ReviewRecord)
+    model.KIND: model
+    for model in (
+        RunReport,
+        GateVerdict,
+        ReviewRecord,
+        WorkflowInstance,
+        WorkflowEvent,
+        TaskRecord,
+        TaskHistory,
+    )
 }

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from phasegate.model.base import ArtifactModel
 
-__all__ = ["REVIEWS_FILE", "ReviewRecord", "ReviewStatus"]
+__all__ = ["OUTCOMES", "REVIEWS_FILE", "ReviewOutcome", "ReviewRecord", "ReviewStatus"]
 
 #: Where review outcomes are appended, inside the artifacts folder.
 REVIEWS_FILE = "reviews.jsonl"
@@ -27,6 +27,18 @@ class ReviewStatus(str, Enum):
     APPROVED = "approved"
     CHANGES_REQUESTED = "changes_requested"
     REJECTED = "rejected"
+
+
+#: What a review outcome means for a workflow phase.
+ReviewOutcome = Literal["accepted", "rework", "discarded"]
+
+#: approved -> accepted and persisted; changes_requested -> kept, marked for rework in the next
+#: cycle; rejected -> discarded, and the phase repeats.
+OUTCOMES: dict[ReviewStatus, ReviewOutcome] = {
+    ReviewStatus.APPROVED: "accepted",
+    ReviewStatus.CHANGES_REQUESTED: "rework",
+    ReviewStatus.REJECTED: "discarded",
+}
 
 
 class ReviewRecord(ArtifactModel):
@@ -42,3 +54,10 @@ class ReviewRecord(ArtifactModel):
     recorded_at: datetime
     note: str = ""
     source: str = Field(default="cli", description="cli, github, or a tool's name")
+    outcome: ReviewOutcome | None = Field(
+        default=None, description="what the status means for a workflow phase (see OUTCOMES)"
+    )
+    instance: str | None = Field(default=None, description="the workflow instance reviewed")
+    phase: str | None = Field(default=None, description="the instance's phase when reviewed")
+    pull_request: int | None = Field(default=None, description="the pull request's number")
+    url: str | None = Field(default=None, description="where the review can be read")

@@ -87,6 +87,8 @@ def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRu
         store=store,
         timeout_s=settings.check_timeout_s,
         in_pull_request=in_pull_request(os.environ),
+        # Set by `phasegate phase advance` for the checks that read the instance's documents.
+        instance=os.environ.get("PHASEGATE_WORKFLOW_INSTANCE") or None,
     )
     progress = os.environ.get(PROGRESS_ENV)
     return GateRunner(

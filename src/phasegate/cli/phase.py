@@ -1,0 +1,414 @@
+"""``phasegate phase``: move a piece of work through a workflow's phases.
+
+``start`` creates an instance, ``status`` shows where it stands, who holds which role and what
+the next gate needs, ``advance`` runs the exit gate and moves on or halts with the diagnosis
+(exit 1), ``rewind``/``escalate``/``resume``/``fail`` are the coordinator's actions,
+``queue`` queues a memory update, ``spawn`` gives complex subtasks child instances, ``list``
+shows every instance (stale ones marked) and ``workflows`` the definitions known. ``--json``
+prints what a machine reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from phasegate.config import find_project_root, load_config
+from phasegate.workflow.children import parse_subtask
+from phasegate.workflow.definition import find_workflows, load_workflow
+from phasegate.workflow.engine import AdvanceResult, Status, WorkflowEngine, default_actor
+from phasegate.workflow.machine import RetryLater
+from phasegate.workflow.roles import UNASSIGNED
+
+__all__ = ["engine_here", "register"]
+
+
+def engine_here() -> WorkflowEngine:
+    """The workflow engine of the project around the current folder."""
+    return WorkflowEngine(load_config(find_project_root(Path.cwd())))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``phase`` and its commands."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "phase",
+        help="move work through workflow phases held by gates",
+        description="Workflow instances: start, status, advance, rewind, escalate, list.",
+    )
+    commands = parser.add_subparsers(title="phase commands", metavar="COMMAND")
+
+    start = commands.add_parser("start", help="start an instance of a workflow")
+    start.add_argument("workflow", help="edrr, sdlc, golden-path, or one of the project's own")
+    start.add_argument("--id", dest="instance_id", help="the instance id (default: generated)")
+    start.add_argument("--title", default="", help="what the work is")
+    start.add_argument(
+        "--member", action="append", default=[], help="a team member (repeat; default: config)"
+    )
+    start.add_argument("--by", help="who starts it (default: your login name)")
+    start.add_argument(
+        "--create-only", action="store_true", help="leave it CREATED; `advance` starts it"
+    )
+    _json_flag(start)
+    start.set_defaults(handler=_start)
+
+    status = commands.add_parser("status", help="where an instance stands and what it needs")
+    status.add_argument("instance_id")
+    _json_flag(status)
+    status.set_defaults(handler=_status)
+
+    advance = commands.add_parser(
+        "advance", help="run the exit gate; move on, or halt with the diagnosis (exit 1)"
+    )
+    advance.add_argument("instance_id")
+    advance.add_argument("--by", help="who advances it (default: your login name)")
+    advance.add_argument(
+        "--wait", action="store_true", help="sleep until the retry backoff allows an attempt"
+    )
+    _json_flag(advance)
+    advance.set_defaults(handler=_advance)
+
+    rewind = commands.add_parser("rewind", help="go back to an earlier phase, with who and why")
+    rewind.add_argument("instance_id")
+    rewind.add_argument("--to", required=True, metavar="PHASE", help="an earlier phase")
+    rewind.add_argument("--reason", required=True, help="why")
+    rewind.add_argument("--by", help="who rewinds it (default: your login name)")
+    _json_flag(rewind)
+    rewind.set_defaults(handler=_rewind)
+
+    escalate = commands.add_parser("escalate", help="mark it BLOCKED for a person, with why")
+    escalate.add_argument("instance_id")
+    escalate.add_argument("--reason", required=True)
+    escalate.add_argument("--by")
+    _json_flag(escalate)
+    escalate.set_defaults(handler=_escalate)
+
+    resume = commands.add_parser("resume", help="BLOCKED -> RUNNING, with a fresh retry budget")
+    resume.add_argument("instance_id")
+    resume.add_argument("--note", default="")
+    resume.add_argument("--by")
+    _json_flag(resume)
+    resume.set_defaults(handler=_resume)
+
+    fail = commands.add_parser("fail", help="mark it FAILED, with why")
+    fail.add_argument("instance_id")
+    fail.add_argument("--reason", required=True)
+    fail.add_argument("--by")
+    _json_flag(fail)
+    fail.set_defaults(handler=_fail)
+
+    queue = commands.add_parser("queue", help="queue a memory update, flushed when the phase ends")
+    queue.add_argument("instance_id")
+    queue.add_argument("updates", nargs="+", metavar="KEY=VALUE", help="VALUE may be JSON")
+    queue.add_argument("--by")
+    queue.set_defaults(handler=_queue)
+
+    spawn = commands.add_parser(
+        "spawn", help="decompose: subtasks above the complexity threshold get child instances"
+    )
+    spawn.add_argument("instance_id")
+    spawn.add_argument("subtasks", nargs="+", metavar="NAME:COMPLEXITY")
+    spawn.add_argument("--by")
+    _json_flag(spawn)
+    spawn.set_defaults(handler=_spawn)
+
+    listing = commands.add_parser("list", help="every instance; stale ones are marked")
+    listing.add_argument("--stale", action="store_true", help="only the stale ones")
+    _json_flag(listing)
+    listing.set_defaults(handler=_list)
+
+    workflows = commands.add_parser("workflows", help="the workflow definitions known")
+    workflows.set_defaults(handler=_workflows)
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+
+
+def _dump(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+
+def _start(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    inst = engine.start(
+        args.workflow,
+        instance_id=args.instance_id,
+        title=args.title,
+        members=args.member,
+        by=args.by,
+        create_only=args.create_only,
+    )
+    if args.json:
+        _dump(inst.model_dump(mode="json"))
+        return 0
+    where = f"in {inst.phase}" if inst.phase else "(not started)"
+    print(f"{inst.id}: {inst.workflow} instance {inst.state.value} {where}")
+    _print_roles(inst.roles)
+    print(f"next: phasegate phase status {inst.id}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    status = engine_here().status(args.instance_id)
+    if args.json:
+        _dump(_status_json(status))
+        return 0
+    inst = status.instance
+    definition = status.definition
+    print(
+        f"{inst.id}: {inst.workflow} — {inst.title}"
+        if inst.title
+        else f"{inst.id}: {inst.workflow}"
+    )
+    order = " -> ".join(f"[{p}]" if p == inst.phase else p for p in definition.phases)
+    stale = "  (STALE: no activity for a while)" if status.stale else ""
+    print(f"  state:  {inst.state.value}{stale}")
+    print(f"  phases: {order}")
+    if inst.phase:
+        print(f"  phase:  {inst.phase} (cycle {inst.cycle})")
+    if inst.blocked_reason:
+        print(f"  blocked: {inst.blocked_reason}")
+    if inst.failure_reason:
+        print(f"  failed: {inst.failure_reason}")
+    print("  roles:")
+    _print_roles(inst.roles, indent="    ")
+    if inst.state.value in ("RUNNING", "BLOCKED"):
+        print("  next gate:")
+        if status.next_gate:
+            print(f"    exit gate {status.next_gate} must be sufficient "
+                  f"(see: phasegate gate explain {status.next_gate})")  # fmt: skip
+        else:
+            print("    no exit gate")
+        if status.needs_review:
+            print("    a peer review must keep the outcome (approved or changes_requested)")
+        for missing in status.waiting_for:
+            print(f"    waiting: {missing}")
+        if inst.retry_not_before is not None:
+            print(f"    retry not before {inst.retry_not_before:%Y-%m-%d %H:%M:%S} UTC "
+                  f"(attempt {inst.attempts + 1})")  # fmt: skip
+    if inst.diagnosis:
+        print("  last halt:")
+        for line in inst.diagnosis:
+            print(f"    - {line}")
+    due = [r for r in inst.rework if r.resolved_at is None]
+    if due:
+        print("  rework due:")
+        for item in due:
+            note = item.note or "changes requested"
+            print(f"    - {item.phase} (cycle {item.cycle}, {item.reviewer}): {note}")
+    if inst.memory_queue:
+        print(f"  queued updates: {len(inst.memory_queue)}")
+    for child, state in status.children.items():
+        print(f"  child {child}: {state}")
+    return 0
+
+
+def _status_json(status: Status) -> dict[str, Any]:
+    return {
+        "instance": status.instance.model_dump(mode="json"),
+        "phases": status.definition.phases,
+        "next_gate": status.next_gate,
+        "needs_review": status.needs_review,
+        "waiting_for": status.waiting_for,
+        "stale": status.stale,
+        "children": status.children,
+    }
+
+
+def _advance(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    while True:
+        try:
+            result = engine.advance(args.instance_id, by=args.by)
+            break
+        except RetryLater as exc:
+            if not args.wait:
+                raise
+            delay = (exc.not_before - datetime.now(timezone.utc)).total_seconds()
+            print(f"phasegate: waiting {max(delay, 0):.1f}s for the retry backoff")
+            time.sleep(max(delay, 0) + 0.05)
+    if args.json:
+        _dump(_advance_json(result))
+        return 0 if result.moved else 1
+    inst = result.instance
+    if result.gate is not None:
+        verdict = "sufficient" if result.gate.sufficient else "insufficient"
+        print(f"{inst.id}: exit gate {result.gate.gate} is {verdict} ({result.gate.verdict_path})")
+    if result.moved:
+        if inst.state.value == "COMPLETE":
+            print(f"{inst.id}: {result.from_phase} done; the instance is COMPLETE")
+        else:
+            print(f"{inst.id}: {result.from_phase} -> {inst.phase}")
+            _print_roles(inst.roles)
+        return 0
+    if inst.state.value == "FAILED":
+        print(f"{inst.id}: FAILED: {inst.failure_reason}")
+    elif inst.state.value == "BLOCKED":
+        print(f"{inst.id}: BLOCKED: {inst.blocked_reason}")
+    else:
+        print(f"{inst.id}: halted in {inst.phase}:")
+    for line in result.diagnosis:
+        print(f"  - {line}")
+    if inst.retry_not_before is not None:
+        print(
+            f"retry allowed from {inst.retry_not_before:%H:%M:%S} UTC "
+            f"(attempt {inst.attempts + 1}); `phase advance --wait` waits for it"
+        )
+    return 1
+
+
+def _advance_json(result: AdvanceResult) -> dict[str, Any]:
+    gate = result.gate
+    return {
+        "moved": result.moved,
+        "from_phase": result.from_phase,
+        "phase": result.instance.phase,
+        "state": result.instance.state.value,
+        "roles": result.instance.roles,
+        "gate": None
+        if gate is None
+        else {
+            "name": gate.gate,
+            "sufficient": gate.sufficient,
+            "reasons": gate.reasons,
+            "verdict_path": gate.verdict_path,
+        },
+        "diagnosis": result.diagnosis,
+        "retry_not_before": result.instance.retry_not_before,
+        "events": [event.name for event in result.events],
+    }
+
+
+def _rewind(args: argparse.Namespace) -> int:
+    inst = engine_here().rewind(
+        args.instance_id, to=args.to, by=args.by or default_actor(), reason=args.reason
+    )
+    return _done(args, inst, f"rewound to {inst.phase} (rewind {inst.rewinds})")
+
+
+def _escalate(args: argparse.Namespace) -> int:
+    inst = engine_here().escalate(
+        args.instance_id, by=args.by or default_actor(), reason=args.reason
+    )
+    return _done(args, inst, f"{inst.state.value}: {inst.blocked_reason or inst.failure_reason}")
+
+
+def _resume(args: argparse.Namespace) -> int:
+    inst = engine_here().resume(args.instance_id, by=args.by or default_actor(), note=args.note)
+    return _done(args, inst, f"{inst.state.value} in {inst.phase}")
+
+
+def _fail(args: argparse.Namespace) -> int:
+    inst = engine_here().fail(args.instance_id, by=args.by or default_actor(), reason=args.reason)
+    return _done(args, inst, f"FAILED: {inst.failure_reason}")
+
+
+def _done(args: argparse.Namespace, inst: Any, message: str) -> int:
+    if getattr(args, "json", False):
+        _dump(inst.model_dump(mode="json"))
+    else:
+        print(f"{inst.id}: {message}")
+    return 0
+
+
+def _queue(args: argparse.Namespace) -> int:
+    from phasegate.errors import UsageError
+
+    engine = engine_here()
+    by = args.by or default_actor()
+    for text in args.updates:
+        key, sep, raw = text.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"update {text!r} is not KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:
+            value = raw
+        inst = engine.queue_update(args.instance_id, key=key.strip(), value=value, by=by)
+        print(f"{inst.id}: queued {key.strip()} in {inst.phase} ({len(inst.memory_queue)} queued)")
+    return 0
+
+
+def _spawn(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    subtasks = [parse_subtask(text) for text in args.subtasks]
+    spawned = engine.spawn(args.instance_id, subtasks, by=args.by or default_actor())
+    if args.json:
+        _dump(
+            {
+                "children": [c.id for c in spawned.children],
+                "kept": [{"name": s.name, "complexity": s.complexity} for s in spawned.kept],
+            }
+        )
+        return 0
+    threshold = engine.settings.complexity_threshold
+    for child in spawned.children:
+        print(f"{args.instance_id}: child {child.id} for {child.subtask!r} ({child.workflow})")
+    for kept in spawned.kept:
+        print(
+            f"{args.instance_id}: keeps {kept.name!r} (complexity {kept.complexity} <= {threshold})"
+        )
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    listed = engine_here().list_instances()
+    rows = [(item, stale) for item, stale in listed if stale or not args.stale]
+    if args.json:
+        _dump(
+            [
+                {
+                    "id": item.path.stem,
+                    "error": item.error or None,
+                    "workflow": item.instance.workflow if item.instance else None,
+                    "state": item.instance.state.value if item.instance else None,
+                    "phase": item.instance.phase if item.instance else None,
+                    "updated_at": item.instance.updated_at if item.instance else None,
+                    "stale": stale,
+                }
+                for item, stale in rows
+            ]
+        )
+        return 0
+    if not rows:
+        print("no workflow instances" + (" are stale" if args.stale else ""))
+    for item, stale in rows:
+        inst = item.instance
+        if inst is None:
+            print(f"{item.path.stem:<24} UNREADABLE  {item.error}")
+            continue
+        mark = "  STALE" if stale else ""
+        print(
+            f"{inst.id:<24} {inst.workflow:<12} {inst.state.value:<9} {inst.phase or '-':<14} "
+            f"{inst.updated_at:%Y-%m-%d %H:%M}{mark}"
+        )
+    return 0
+
+
+def _workflows(args: argparse.Namespace) -> int:
+    loaded = load_config(find_project_root(Path.cwd()))
+    paths = loaded.config.workflow.paths
+    for name, source in sorted(find_workflows(loaded.project_root, paths).items()):
+        definition, _ = load_workflow(name, loaded.project_root, paths)
+        print(f"{name:<14} {source.origin:<9} {source.path}")
+        steps = []
+        for phase in definition.phases:
+            spec = definition.spec(phase)
+            extras = [f"gate {spec.exit_gate}"] if spec.exit_gate else []
+            if spec.review:
+                extras.append("review")
+            steps.append(phase + (f" ({', '.join(extras)})" if extras else ""))
+        print(f"{'':<14} {' -> '.join(steps)}")
+    return 0
+
+
+def _print_roles(roles: dict[str, list[str]], indent: str = "  ") -> None:
+    for role, members in roles.items():
+        print(f"{indent}{role}: {', '.join(members) or UNASSIGNED}")

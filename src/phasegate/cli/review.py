@@ -1,0 +1,128 @@
+"""``phasegate review``: record peer-review outcomes, import them from GitHub, list them.
+
+``record`` appends to ``.phasegate/reviews.jsonl`` (the file the ``review`` gate check reads);
+with ``--instance`` the outcome also applies to that workflow instance's current phase
+(approved: kept; changes_requested: kept, rework next cycle; rejected: discarded, the phase
+repeats). ``import-github`` reads a ``pull_request_review`` event payload; a COMMENTED review
+carries no outcome and is skipped, with a message saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from phasegate.model.review import REVIEWS_FILE, ReviewRecord
+from phasegate.workflow.reviews import parse_status, read_github_event
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``review record``, ``review import-github`` and ``review list``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "review", help="record peer-review outcomes", description="Peer reviews."
+    )
+    commands = parser.add_subparsers(title="review commands", metavar="COMMAND")
+
+    record = commands.add_parser("record", help="record one review outcome")
+    record.add_argument("--subject", required=True, help="what was reviewed (PR, instance, ...)")
+    record.add_argument("--status", required=True, help="approved, changes_requested or rejected")
+    record.add_argument("--reviewer", required=True)
+    record.add_argument("--commit", help="the commit reviewed (the review check matches HEAD)")
+    record.add_argument("--note", default="")
+    record.add_argument(
+        "--instance", help="a workflow instance: apply the outcome to its current phase"
+    )
+    record.add_argument("--json", action="store_true")
+    record.set_defaults(handler=_record)
+
+    imported = commands.add_parser(
+        "import-github", help="record a GitHub pull_request_review event payload"
+    )
+    imported.add_argument("event", type=Path, help="the payload file (GITHUB_EVENT_PATH)")
+    imported.add_argument("--instance", help="a workflow instance to apply the outcome to")
+    imported.add_argument("--json", action="store_true")
+    imported.set_defaults(handler=_import_github)
+
+    listing = commands.add_parser("list", help="the reviews recorded")
+    listing.add_argument("--subject")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=_list)
+
+
+def _record(args: argparse.Namespace) -> int:
+    status = parse_status(args.status)  # before anything is read or written
+    from phasegate.cli.phase import engine_here
+
+    record, inst = engine_here().review(
+        subject=args.subject,
+        status=status,
+        reviewer=args.reviewer,
+        note=args.note,
+        commit=args.commit,
+        instance_id=args.instance,
+    )
+    return _show(args, record, inst)
+
+
+def _import_github(args: argparse.Namespace) -> int:
+    imported = read_github_event(args.event)
+    if imported.record is None:
+        if args.json:
+            print(json.dumps({"recorded": None, "skipped": imported.skipped}))
+        else:
+            print(f"phasegate: skipped: {imported.skipped}")
+        return 0
+    from phasegate.cli.phase import engine_here
+
+    found = imported.record
+    record, inst = engine_here().review(
+        subject=found.subject,
+        status=found.status,
+        reviewer=found.reviewer,
+        note=found.note,
+        commit=found.commit,
+        instance_id=args.instance,
+        source="github",
+        recorded_at=found.recorded_at,
+        pull_request=found.pull_request,
+        url=found.url,
+    )
+    return _show(args, record, inst)
+
+
+def _show(args: argparse.Namespace, record: ReviewRecord, inst: Any) -> int:
+    if args.json:
+        print(json.dumps({"recorded": record.model_dump(mode="json"), "skipped": None}, indent=2))
+        return 0
+    commit = f" at {record.commit[:12]}" if record.commit else ""
+    print(
+        f"recorded: {record.subject}{commit}: {record.status.value} by {record.reviewer} "
+        f"-> {record.outcome}"
+    )
+    if inst is not None:
+        print(f"{inst.id}: {inst.state.value} in {inst.phase} (cycle {inst.cycle})")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from phasegate.cli.phase import engine_here
+
+    reviews = engine_here().store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
+    if args.subject:
+        reviews = [r for r in reviews if r.subject == args.subject]
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in reviews], indent=2))
+        return 0
+    for r in reviews:
+        where = f" [{r.instance}/{r.phase}]" if r.instance else ""
+        print(
+            f"{r.recorded_at:%Y-%m-%d %H:%M} {r.subject}{where} {r.status.value} by {r.reviewer}"
+            f"{' at ' + r.commit[:12] if r.commit else ''}{': ' + r.note if r.note else ''}"
+        )
+    if not reviews:
+        print("no reviews recorded")
+    return 0

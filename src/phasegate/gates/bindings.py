@@ -1,0 +1,132 @@
+"""Which steps of which feature files are bound: asked of pytest-bdd itself, in a subprocess.
+
+Runs ``python -m pytest --collect-only -p phasegate.bdd.probe`` at the project root over the
+given test paths (nothing runs: collection only) and reads the probe's JSON. See
+:mod:`phasegate.bdd.probe` for why the lookup cannot be done statically. The engine side
+imports neither pytest nor pytest-bdd.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from phasegate.gates.protocol import CheckError
+from phasegate.optional import is_available
+
+__all__ = ["Bindings", "FeatureReport", "ScenarioReport", "StepReport", "find_bindings"]
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One step of a scenario and whether a step definition parses it."""
+
+    line: int
+    text: str
+    bound: bool
+
+
+@dataclass(frozen=True)
+class ScenarioReport:
+    """One scenario, the tests that bind it, and its steps."""
+
+    name: str
+    line: int
+    tests: list[str]
+    steps: list[StepReport]
+
+
+@dataclass(frozen=True)
+class FeatureReport:
+    """One feature file: its scenarios, or why it could not be parsed."""
+
+    path: Path
+    error: str | None
+    scenarios: list[ScenarioReport] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """The probe's findings."""
+
+    features: list[FeatureReport]
+    collection_errors: list[str]
+
+
+def find_bindings(
+    root: Path, features: Sequence[Path], tests: Sequence[str], *, timeout_s: float
+) -> Bindings:
+    """Ask pytest-bdd, by collecting ``tests`` at ``root``, which steps of ``features`` bind."""
+    if not is_available("pytest_bdd"):
+        raise CheckError(
+            "finding step bindings needs pytest-bdd, which is not installed",
+            fix="pip install 'pytest-phasegate[bdd]'",
+        )
+    with tempfile.TemporaryDirectory(prefix="phasegate-bdd-") as folder:
+        out = Path(folder) / "bindings.json"
+        environment = {
+            **os.environ,
+            "PHASEGATE_BDD_PROBE_OUT": str(out),
+            "PHASEGATE_BDD_PROBE_FEATURES": json.dumps([str(p) for p in features]),
+        }
+        command = [
+            sys.executable, "-m", "pytest", "--collect-only", "-q",
+            "-p", "phasegate.bdd.probe", "-p", "no:cacheprovider", *tests,
+        ]  # fmt: skip
+        try:
+            completed = subprocess.run(
+                command,
+                cwd=root,
+                env=environment,
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise CheckError(
+                f"collecting {' '.join(tests)} took longer than {timeout_s:g}s",
+                fix="raise timeout_s for the check",
+            ) from exc
+        if not out.is_file():
+            tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
+            raise CheckError(
+                f"pytest --collect-only {' '.join(tests)} exited with status "
+                f"{completed.returncode} before the probe reported: " + " | ".join(tail),
+                fix="run the same collection yourself and fix what it reports",
+            )
+        data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return Bindings(
+        features=[_feature(entry) for entry in data["features"]],
+        collection_errors=[
+            _last_line(e["nodeid"], e["message"]) for e in data["collection_errors"]
+        ],
+    )
+
+
+def _feature(entry: dict[str, Any]) -> FeatureReport:
+    return FeatureReport(
+        path=Path(entry["path"]),
+        error=entry["error"],
+        scenarios=[
+            ScenarioReport(
+                name=s["name"],
+                line=s["line"],
+                tests=list(s["tests"]),
+                steps=[StepReport(st["line"], st["text"], st["bound"]) for st in s["steps"]],
+            )
+            for s in entry["scenarios"]
+        ],
+    )
+
+
+def _last_line(nodeid: str, message: str) -> str:
+    lines = message.strip().splitlines()
+    return f"{nodeid}: {lines[-1] if lines else 'collection failed'}"

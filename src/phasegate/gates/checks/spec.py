@@ -1,0 +1,141 @@
+"""spec: gate 2 of the SDLC: acceptance criteria, bound test scenarios, a security section.
+
+Reads Markdown specifications (default ``docs/specs/{instance}_spec.md``). Each needs:
+
+* ``## Acceptance criteria`` with at least one list item;
+* ``## Test scenarios`` naming at least one feature file (a path ending ``.feature``,
+  relative to the project root), each of which exists and has every step bound to a step
+  definition (looked up as the ``scenarios`` check does);
+* ``## Security`` with at least one sentence (what was considered, even "no new input").
+
+The format is in ``docs/workflows.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.gates.bindings import find_bindings
+from phasegate.gates.checks.scenarios import binding_findings
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.documents import (
+    document_measurement,
+    expand,
+    find_section,
+    read_sections,
+)
+from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
+from phasegate.model.gate import Finding, Severity, ToolInfo
+from phasegate.settings import Section
+
+__all__ = ["SpecCheck", "SpecOptions"]
+
+_FEATURE = re.compile(r"[\w./-]+\.feature\b")
+
+
+class SpecOptions(Section):
+    """Options of the spec check."""
+
+    paths: list[str] = Field(
+        default_factory=lambda: ["docs/specs/{instance}_spec.md"],
+        min_length=1,
+        description="globs of the specifications, relative to the project root",
+    )
+    tests: list[str] = Field(
+        default_factory=list,
+        description="test paths that bind the scenarios (default: pytest's testpaths)",
+    )
+
+
+class SpecCheck:
+    """Every specification has acceptance criteria, bound scenarios and a security section."""
+
+    id: ClassVar[str] = "spec"
+    title: ClassVar[str] = "the spec has acceptance criteria, bound scenarios and security"
+    kind: ClassVar[Literal["static", "session"]] = "static"
+    options_model: ClassVar[type[SpecOptions]] = SpecOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("documents", "specifications found"),
+        MetricSpec("missing", "parts missing, and scenario steps unbound"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="documents", op="<", value=1),
+        ConditionSpec(metric="missing", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        return None
+
+    def cache_inputs(self, ctx: CheckContext, options: SpecOptions) -> Sequence[Path] | None:
+        return None
+
+    def measure(self, ctx: CheckContext, options: SpecOptions) -> Measurement:
+        root = ctx.project.root
+        documents = expand(options.paths, root, ctx.instance)
+        findings: list[Finding] = []
+        for path in documents:
+            findings += self._problems(path, ctx, options)
+        return document_measurement("spec", documents, findings, options.paths, ctx.instance)
+
+    def _problems(self, path: Path, ctx: CheckContext, options: SpecOptions) -> list[Finding]:
+        shown = ctx.project.relative(path)
+        sections = read_sections(path)
+
+        def missing(rule: str, message: str, line: int | None = None) -> Finding:
+            return Finding(
+                rule=rule, severity=Severity.HIGH, message=message, path=shown, line=line
+            )
+
+        found: list[Finding] = []
+        criteria = find_section(sections, ("acceptance criteria",))
+        if criteria is None or not criteria.items:
+            found.append(
+                missing(
+                    "spec-acceptance-criteria",
+                    "'## Acceptance criteria' needs at least one list item",
+                    criteria.line if criteria else None,
+                )
+            )
+        security = find_section(sections, ("security", "security implications"))
+        if security is None or not security.text.strip():
+            found.append(
+                missing(
+                    "spec-security",
+                    "'## Security' needs at least one sentence on what was considered",
+                    security.line if security else None,
+                )
+            )
+        scenarios = find_section(sections, ("test scenarios", "scenarios"))
+        named = sorted(set(_FEATURE.findall(scenarios.text))) if scenarios else []
+        if not named:
+            found.append(
+                missing(
+                    "spec-test-scenarios",
+                    "'## Test scenarios' must name at least one feature file "
+                    "(e.g. features/login.feature)",
+                    scenarios.line if scenarios else None,
+                )
+            )
+            return found
+        features = [(ctx.project.root / name).resolve() for name in named]
+        absent = [name for name, feature in zip(named, features, strict=True)
+                  if not feature.is_file()]  # fmt: skip
+        for name in absent:
+            found.append(missing("spec-test-scenarios", f"the feature file {name} does not exist"))
+        present = [feature for feature in features if feature.is_file()]
+        if present:
+            tests = options.tests or _testpaths(ctx)
+            bindings = find_bindings(ctx.project.root, present, tests, timeout_s=ctx.timeout_s)
+            found += binding_findings(bindings, ctx)[0]
+        return found
+
+
+def _testpaths(ctx: CheckContext) -> list[str]:
+    ini = ctx.project.pyproject.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    paths = ini.get("testpaths")
+    return [str(p) for p in paths] if isinstance(paths, list) and paths else ["."]

@@ -1,0 +1,120 @@
+"""Markdown documents read by the request and spec checks, split into sections by heading.
+
+Parsing is markdown-it-py's (CommonMark), so headings inside fenced code blocks, setext
+headings and list items are read as a Markdown reader would. A section runs from its heading
+to the next heading of the same or a higher level; its text and its list items are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from phasegate.gates.protocol import CheckError, Measurement
+from phasegate.model.gate import Finding
+from phasegate.optional import require
+
+__all__ = ["Section", "document_measurement", "expand", "find_section", "read_sections"]
+
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass
+class Section:
+    """One heading and what is under it."""
+
+    title: str
+    line: int
+    level: int
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+
+
+def read_sections(path: Path) -> list[Section]:
+    """Every section of a Markdown file, in order."""
+    module = require("markdown_it", what="the request and spec checks", package="markdown-it-py",
+                     extra="gate")  # fmt: skip
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckError(f"{path} cannot be read: {exc}") from exc
+    tokens = module.MarkdownIt("commonmark").parse(text)
+    sections: list[Section] = []
+    open_sections: list[Section] = []
+    in_item = 0
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            level = int(token.tag[1:])
+            title = tokens[index + 1].content.strip()
+            line = (token.map[0] + 1) if token.map else 0
+            section = Section(title, line, level)
+            open_sections = [s for s in open_sections if s.level < level] + [section]
+            sections.append(section)
+        elif token.type == "list_item_open":
+            in_item += 1
+            if in_item == 1:
+                for section in open_sections:
+                    section.items.append("")
+        elif token.type == "list_item_close":
+            in_item -= 1
+        elif token.type == "inline" and index and tokens[index - 1].type != "heading_open":
+            for section in open_sections:
+                section.text = f"{section.text} {token.content}".strip()
+                if in_item and section.items:
+                    section.items[-1] = f"{section.items[-1]} {token.content}".strip()
+    for section in sections:
+        section.items = [item for item in section.items if item]
+    return sections
+
+
+def find_section(sections: Sequence[Section], names: Sequence[str]) -> Section | None:
+    """The first section whose title is one of ``names`` (any case, spacing and ':')."""
+    wanted = {_normal(name) for name in names}
+    for section in sections:
+        if _normal(section.title) in wanted:
+            return section
+    return None
+
+
+def expand(patterns: Sequence[str], root: Path, instance: str | None) -> list[Path]:
+    """The files the glob ``patterns`` match under ``root``, ``{instance}`` filled in.
+
+    Without an instance (a gate run by hand), ``{instance}`` matches any name.
+    """
+    files: set[Path] = set()
+    for pattern in patterns:
+        filled = pattern.replace("{instance}", instance if instance else "*")
+        files.update(path for path in root.glob(filled) if path.is_file())
+    return sorted(files)
+
+
+def _normal(title: str) -> str:
+    return _SPACES.sub(" ", title.strip().rstrip(":").lower())
+
+
+def document_measurement(
+    what: str,
+    documents: Sequence[Path],
+    findings: list[Finding],
+    patterns: Sequence[str],
+    instance: str | None,
+) -> Measurement:
+    """The measurement of a document check: how many documents, how many parts missing."""
+    metrics = {"documents": len(documents), "missing": len(findings)}
+    if not documents:
+        filled = ", ".join(p.replace("{instance}", instance or "*") for p in patterns)
+        summary = f"no {what} document found at {filled}"
+    elif findings:
+        first = findings[0]
+        summary = f"{len(findings)} part(s) missing, first in {first.path}: {first.message}"
+    else:
+        summary = f"{len(documents)} {what} document(s) complete"
+    return Measurement(
+        summary=summary,
+        score=1.0 if documents and not findings else 0.0,
+        metrics=dict(metrics),
+        new_code_metrics=dict(metrics),
+        findings=findings,
+    )

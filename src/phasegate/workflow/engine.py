@@ -1,0 +1,564 @@
+"""The coordinator: the state machine plus gates, files, memory, reviews, children and events.
+
+Every command of ``phasegate phase`` and ``phasegate review`` is a method here, so the CLI and
+the BDD step library drive the same code. Each action reads the instance, applies the
+machine's action under the instance's lock, writes it atomically, and only then appends the
+events and calls the observers. An exit gate runs *outside* the lock (a test run may take
+minutes); the result is applied only if the instance did not move meanwhile.
+"""
+
+from __future__ import annotations
+
+import getpass
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import pluggy
+
+from phasegate.config import LoadedConfig
+from phasegate.errors import PhasegateError, UsageError
+from phasegate.extensions import make_plugin_manager
+from phasegate.gates.registry import CheckRegistry
+from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
+from phasegate.model.workflow import (
+    InstanceState,
+    MemoryUpdate,
+    Transition,
+    WorkflowEvent,
+    WorkflowInstance,
+)
+from phasegate.store import Store
+from phasegate.workflow.children import Subtask, child_id, settle, split_subtasks
+from phasegate.workflow.definition import WorkflowDefinition, load_workflow
+from phasegate.workflow.events import EventLog
+from phasegate.workflow.gating import GateOutcome, run_exit_gate
+from phasegate.workflow.instances import InstanceStore, ListedInstance, check_id, is_stale
+from phasegate.workflow.machine import Emitted, Machine, TransitionError
+from phasegate.workflow.memory_queue import (
+    JsonlMemoryStore,
+    MemoryFlushError,
+    MemoryStore,
+    flush_memory_queue,
+)
+from phasegate.workflow.reviews import record_review
+
+__all__ = ["AdvanceResult", "Clock", "Spawned", "Status", "WorkflowEngine", "default_actor"]
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def default_actor() -> str:
+    """Who acts when ``--by`` is not given: the login name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user database entry (some containers)
+        return "unknown"
+
+
+@dataclass
+class AdvanceResult:
+    """What ``phase advance`` did."""
+
+    instance: WorkflowInstance
+    moved: bool
+    from_phase: str | None
+    gate: GateOutcome | None = None
+    diagnosis: list[str] = field(default_factory=list)
+    events: list[WorkflowEvent] = field(default_factory=list)
+
+
+@dataclass
+class Status:
+    """Where an instance stands, and what its next gate needs."""
+
+    instance: WorkflowInstance
+    definition: WorkflowDefinition
+    next_gate: str | None
+    needs_review: bool
+    waiting_for: list[str]
+    stale: bool
+    children: dict[str, str]
+
+
+@dataclass
+class Spawned:
+    """What ``phase spawn`` did with each subtask."""
+
+    children: list[WorkflowInstance]
+    kept: list[Subtask]
+
+
+@dataclass
+class _Sync:
+    instance_id: str
+    phase: str
+    items: list[MemoryUpdate] | None
+
+
+class WorkflowEngine:
+    """Runs workflow instances of one project."""
+
+    def __init__(
+        self,
+        loaded: LoadedConfig,
+        *,
+        store: Store | None = None,
+        extensions: pluggy.PluginManager | None = None,
+        clock: Clock = _utc_now,
+        memory: MemoryStore | None = None,
+    ) -> None:
+        self.loaded = loaded
+        self.settings = loaded.config.workflow
+        self.store = store or Store(loaded.artifacts_path)
+        self.store.ensure_writable()
+        self.extensions = (
+            extensions if extensions is not None else make_plugin_manager(loaded.config.plugins)
+        )
+        self.instances = InstanceStore(self.store)
+        self.events = EventLog(self.store, self.extensions)
+        self.clock = clock
+        if memory is not None:
+            self.memory: MemoryStore | None = memory
+        else:
+            self.memory = JsonlMemoryStore(self.store) if self.settings.memory_store else None
+
+    # -- definitions -----------------------------------------------------------------------
+
+    def definition(self, name: str) -> tuple[WorkflowDefinition, str]:
+        """A workflow definition and the path it was read from."""
+        definition, source = load_workflow(name, self.loaded.project_root, self.settings.paths)
+        return definition, str(source.path)
+
+    def machine(self, definition: WorkflowDefinition) -> Machine:
+        """The state machine of a definition under this project's settings."""
+        return Machine(
+            definition,
+            self.settings.retry,
+            roles=self.settings.roles,
+            expertise=self.settings.expertise,
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(
+        self,
+        workflow: str,
+        *,
+        instance_id: str | None = None,
+        title: str = "",
+        members: Sequence[str] = (),
+        by: str | None = None,
+        create_only: bool = False,
+        parent: str | None = None,
+        subtask: str = "",
+    ) -> WorkflowInstance:
+        """Create an instance (and start it, unless ``create_only``)."""
+        definition, source = self.definition(workflow)
+        self._check_gates(definition)
+        actor = by or default_actor()
+        now = self.clock()
+        new_id = check_id(instance_id) if instance_id else self._new_id(definition.name)
+        machine = self.machine(definition)
+        inst = machine.create(
+            new_id,
+            now,
+            title=title,
+            members=list(members) or self.settings.members,
+            source=source,
+            parent=parent,
+            subtask=subtask,
+        )
+        emitted = [Emitted("created", {"title": title, "parent": parent})]
+        if not create_only:
+            emitted += machine.start(inst, now, actor)
+        self.instances.create(inst)
+        self.events.emit(inst, emitted, now, actor)
+        return inst
+
+    def load(self, instance_id: str) -> WorkflowInstance:
+        """Read an instance."""
+        return self.instances.load(instance_id)
+
+    def status(self, instance_id: str) -> Status:
+        """Where the instance stands and what its next gate needs."""
+        inst = self.instances.load(instance_id)
+        definition, _ = self.definition(inst.workflow)
+        spec = definition.spec(inst.phase) if inst.phase else None
+        machine = self.machine(definition)
+        waiting = machine.waiting_for(inst) if inst.state is InstanceState.RUNNING else []
+        children: dict[str, str] = {}
+        for link in inst.children:
+            try:
+                children[link.instance_id] = self.instances.load(link.instance_id).state.value
+            except PhasegateError as exc:
+                children[link.instance_id] = f"unreadable: {exc}"
+        return Status(
+            instance=inst,
+            definition=definition,
+            next_gate=spec.exit_gate if spec else None,
+            needs_review=bool(spec and spec.review),
+            waiting_for=waiting,
+            stale=is_stale(inst, self.clock(), self.settings.stale_after_h),
+            children=children,
+        )
+
+    def list_instances(self) -> list[tuple[ListedInstance, bool]]:
+        """Every instance with whether it is stale."""
+        now = self.clock()
+        return [
+            (item, item.instance is not None and is_stale(
+                item.instance, now, self.settings.stale_after_h
+            ))
+            for item in self.instances.read_all()
+        ]  # fmt: skip
+
+    # -- advancing -------------------------------------------------------------------------
+
+    def advance(self, instance_id: str, *, by: str | None = None) -> AdvanceResult:
+        """Run the exit gate and either move on or halt with the diagnosis."""
+        actor = by or default_actor()
+        inst = self.instances.load(instance_id)
+        definition, _ = self.definition(inst.workflow)
+        machine = self.machine(definition)
+        if inst.state is InstanceState.CREATED:
+            return self._apply(
+                instance_id, inst, lambda i, now: machine.start(i, now, actor), actor, moved=True
+            )
+        machine.check_backoff(inst, self.clock())
+        phase = inst.phase
+        if phase is None:  # pragma: no cover - RUNNING always has a phase
+            raise TransitionError(f"{instance_id} is RUNNING without a phase")
+        spec = definition.spec(phase)
+        outcome: GateOutcome | None = None
+        if spec.exit_gate:
+            outcome = run_exit_gate(
+                spec.exit_gate,
+                self.loaded,
+                self.store,
+                CheckRegistry(self.extensions),
+                instance_id=instance_id,
+            )
+        cycle = inst.cycle
+
+        def act(current: WorkflowInstance, now: datetime) -> list[Emitted]:
+            if (current.state, current.phase, current.cycle) != (
+                InstanceState.RUNNING,
+                phase,
+                cycle,
+            ):
+                raise TransitionError(
+                    f"{instance_id} changed while its exit gate ran (now {current.state.value} "
+                    f"in {current.phase}); run `phase advance` again"
+                )
+            emitted: list[Emitted] = []
+            if outcome is not None:
+                emitted.append(
+                    Emitted(
+                        "gate.evaluated",
+                        {
+                            "gate": outcome.gate,
+                            "sufficient": outcome.sufficient,
+                            "verdict_path": outcome.verdict_path,
+                        },
+                    )
+                )
+            if definition.spec(phase).integrates_children:
+                emitted += self._settle_children(current, now, actor)
+            waiting = machine.waiting_for(current)
+            if outcome is not None and not outcome.sufficient:
+                reasons = [f"gate {outcome.gate}: {reason}" for reason in outcome.reasons]
+                return emitted + machine.halt(current, now, actor, reasons + waiting)
+            if waiting:
+                return emitted + machine.wait(current, now, actor, waiting)
+            return emitted + machine.advance(current, now, actor)
+
+        result = self._apply(instance_id, inst, act, actor, moved=False)
+        result.gate = outcome
+        return result
+
+    def _apply(
+        self,
+        instance_id: str,
+        before: WorkflowInstance,
+        act: Callable[[WorkflowInstance, datetime], list[Emitted]],
+        actor: str,
+        *,
+        moved: bool,
+    ) -> AdvanceResult:
+        syncs: list[_Sync] = []
+        with self.instances.editing(instance_id) as inst:
+            now = self.clock()
+            from_phase = inst.phase
+            from_state = inst.state
+            emitted = act(inst, now)
+            completed = [i for i, e in enumerate(emitted) if e.event == "phase.completed"]
+            if completed and from_state is InstanceState.RUNNING and from_phase is not None:
+                # Flushed before anything is reported of the next phase or of completion.
+                at = completed[0] + 1
+                emitted[at:at] = self._flush(inst, from_phase, syncs)
+        moved = moved or any(e.event in ("phase.completed",) for e in emitted)
+        events = self._publish(inst, emitted, now, actor, syncs)
+        return AdvanceResult(
+            instance=inst,
+            moved=moved,
+            from_phase=from_phase,
+            diagnosis=list(inst.diagnosis),
+            events=events,
+        )
+
+    # -- other actions ---------------------------------------------------------------------
+
+    def rewind(self, instance_id: str, *, to: str, by: str, reason: str) -> WorkflowInstance:
+        """Back to an earlier phase, recorded with who and why."""
+        return self._act(
+            instance_id, by, lambda m, i, now: m.rewind(i, now, to=to, by=by, reason=reason)
+        )
+
+    def escalate(self, instance_id: str, *, by: str, reason: str) -> WorkflowInstance:
+        """BLOCKED with the reason."""
+        return self._act(instance_id, by, lambda m, i, now: m.escalate(i, now, by, reason))
+
+    def resume(self, instance_id: str, *, by: str, note: str = "") -> WorkflowInstance:
+        """RUNNING again, with a fresh retry budget."""
+        return self._act(instance_id, by, lambda m, i, now: m.resume(i, now, by, note))
+
+    def fail(self, instance_id: str, *, by: str, reason: str) -> WorkflowInstance:
+        """FAILED with the reason."""
+        if not reason.strip():
+            raise UsageError(f"{instance_id}: failing an instance needs a reason (--reason)")
+        return self._act(instance_id, by, lambda m, i, now: m.fail(i, now, by, reason))
+
+    def queue_update(self, instance_id: str, *, key: str, value: Any, by: str) -> WorkflowInstance:
+        """Queue a memory update in the current phase."""
+
+        def act(m: Machine, inst: WorkflowInstance, now: datetime) -> list[Emitted]:
+            update = m.queue_update(inst, now, key=key, value=value, by=by)
+            return [Emitted("memory.queued", {"key": update.key, "phase": update.phase})]
+
+        return self._act(instance_id, by, act)
+
+    def review(
+        self,
+        *,
+        subject: str,
+        status: ReviewStatus,
+        reviewer: str,
+        note: str = "",
+        commit: str | None = None,
+        instance_id: str | None = None,
+        source: str = "cli",
+        recorded_at: datetime | None = None,
+        pull_request: int | None = None,
+        url: str | None = None,
+    ) -> tuple[ReviewRecord, WorkflowInstance | None]:
+        """Record a review; with an instance, apply its outcome to the current phase."""
+        now = self.clock()
+        record = ReviewRecord(
+            subject=subject,
+            commit=commit,
+            reviewer=reviewer,
+            status=status,
+            recorded_at=recorded_at or now,
+            note=note,
+            source=source,
+            pull_request=pull_request,
+            url=url,
+        )
+        if instance_id is None:
+            return record_review(self.store, record), None
+        box: list[ReviewRecord] = []
+
+        def act(m: Machine, inst: WorkflowInstance, at: datetime) -> list[Emitted]:
+            phase = inst.phase
+            emitted = m.review(inst, at, status=status, reviewer=reviewer, note=note, commit=commit)
+            box.append(
+                record_review(
+                    self.store, record.model_copy(update={"instance": inst.id, "phase": phase})
+                )
+            )
+            return emitted
+
+        inst = self._act(instance_id, reviewer, act)
+        return box[0], inst
+
+    def spawn(self, instance_id: str, subtasks: Sequence[Subtask], *, by: str) -> Spawned:
+        """Give each subtask above the complexity threshold a child instance."""
+        inst = self.instances.load(instance_id)
+        definition, _ = self.definition(inst.workflow)
+        if inst.state is not InstanceState.RUNNING or inst.phase is None:
+            raise TransitionError(f"{instance_id} is {inst.state.value}; spawn needs RUNNING")
+        if not definition.spec(inst.phase).spawns_children:
+            spawning = [p for p in definition.phases if definition.spec(p).spawns_children]
+            raise TransitionError(
+                f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
+                f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
+            )
+        spawn, keep = split_subtasks(subtasks, self.settings.complexity_threshold)
+        child_workflow = definition.child_workflow or definition.name
+        children: list[WorkflowInstance] = []
+        taken = set(self.instances.ids())
+        for subtask in spawn:
+            new_id = child_id(inst, sorted(taken))
+            taken.add(new_id)
+            child = self.start(
+                child_workflow,
+                instance_id=new_id,
+                title=subtask.name,
+                members=inst.members,
+                by=by,
+                create_only=True,
+                parent=instance_id,
+                subtask=subtask.name,
+            )
+            children.append(child)
+
+        def act(m: Machine, current: WorkflowInstance, now: datetime) -> list[Emitted]:
+            from phasegate.model.workflow import ChildLink
+
+            emitted: list[Emitted] = []
+            for child, subtask in zip(children, spawn, strict=True):
+                current.children.append(
+                    ChildLink(
+                        instance_id=child.id,
+                        subtask=subtask.name,
+                        complexity=subtask.complexity,
+                    )
+                )
+                emitted.append(
+                    Emitted("child.spawned", {"child": child.id, "subtask": subtask.name})
+                )
+            kept = current.context.setdefault("subtasks", [])
+            if isinstance(kept, list):
+                kept.extend({"name": s.name, "complexity": s.complexity} for s in keep)
+            current.history.append(
+                Transition(
+                    at=now,
+                    action="spawn",
+                    by=by,
+                    from_phase=current.phase,
+                    state=current.state,
+                    reason=f"{len(spawn)} child instance(s), {len(keep)} subtask(s) kept",
+                )
+            )
+            return emitted
+
+        self._act(instance_id, by, act)
+        return Spawned(children, keep)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _act(
+        self,
+        instance_id: str,
+        actor: str,
+        act: Callable[[Machine, WorkflowInstance, datetime], list[Emitted]],
+    ) -> WorkflowInstance:
+        with self.instances.editing(instance_id) as inst:
+            definition, _ = self.definition(inst.workflow)
+            now = self.clock()
+            emitted = act(self.machine(definition), inst, now)
+        self._publish(inst, emitted, now, actor, [])
+        return inst
+
+    def _publish(
+        self,
+        inst: WorkflowInstance,
+        emitted: list[Emitted],
+        now: datetime,
+        actor: str,
+        syncs: list[_Sync],
+    ) -> list[WorkflowEvent]:
+        events = self.events.emit(inst, emitted, now, actor)
+        for sync in syncs:
+            self.extensions.hook.phasegate_on_memory_sync(
+                instance_id=sync.instance_id, phase=sync.phase, items=sync.items
+            )
+        return events
+
+    def _flush(self, inst: WorkflowInstance, phase: str, syncs: list[_Sync]) -> list[Emitted]:
+        """Flush the completed phase's updates; everything left when the work is done."""
+        definition, _ = self.definition(inst.workflow)
+        everything = inst.state is InstanceState.COMPLETE or definition.spec(phase).retrospective
+        selected = [u for u in inst.memory_queue if everything or u.phase == phase]
+        rest = [u for u in inst.memory_queue if not (everything or u.phase == phase)]
+        queue = list(selected)
+        try:
+            items: list[MemoryUpdate] | None = flush_memory_queue(queue, self.memory, inst.id)
+        except MemoryFlushError as exc:
+            items = None
+            inst.memory_queue = selected + rest
+            syncs.append(_Sync(inst.id, phase, None))
+            return [Emitted("memory.flush_failed", {"phase": phase, "reason": str(exc)})]
+        inst.memory_queue = queue + rest
+        syncs.append(_Sync(inst.id, phase, items))
+        return [
+            Emitted(
+                "memory.flushed",
+                {"phase": phase, "count": len(items or []), "retrospective": everything},
+            )
+        ]
+
+    def _settle_children(self, inst: WorkflowInstance, now: datetime, actor: str) -> list[Emitted]:
+        reviews = self.store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
+        emitted: list[Emitted] = []
+        for index, link in enumerate(inst.children):
+            if link.status != "spawned":
+                continue
+            try:
+                child = self.instances.load(link.instance_id)
+            except PhasegateError as exc:
+                inst.diagnosis.append(f"child {link.instance_id}: {exc}")
+                continue
+            settled = settle(link, child, reviews)
+            if settled.status == link.status:
+                continue
+            inst.children[index] = settled
+            action = "integrate" if settled.status == "integrated" else "fallback"
+            inst.history.append(
+                Transition(
+                    at=now,
+                    action=action,
+                    by=actor,
+                    from_phase=inst.phase,
+                    state=inst.state,
+                    reason=f"{link.instance_id} ({link.subtask})"
+                    + (f": {settled.error}" if settled.error else ""),
+                )
+            )
+            if settled.status == "fallen_back":
+                kept = inst.context.setdefault("subtasks", [])
+                if isinstance(kept, list):
+                    kept.append(
+                        {"name": link.subtask, "complexity": link.complexity,
+                         "fallback_from": link.instance_id, "error": settled.error}
+                    )  # fmt: skip
+            emitted.append(
+                Emitted(
+                    f"child.{'integrated' if action == 'integrate' else 'fallback'}",
+                    {"child": link.instance_id, "error": settled.error},
+                )
+            )
+        return emitted
+
+    def _check_gates(self, definition: WorkflowDefinition) -> None:
+        """Every exit gate must exist before an instance starts (fail early, not in EXECUTE)."""
+        from phasegate.gates.definition import find_gates
+
+        known = find_gates(self.loaded.project_root, self.loaded.config.gate_paths)
+        for phase in definition.phases:
+            gate = definition.spec(phase).exit_gate
+            if gate and not gate.endswith(".toml") and gate not in known:
+                raise UsageError(
+                    f"workflow {definition.name}: key phase.{phase}.exit_gate = {gate!r} names "
+                    f"no gate; known gates: {', '.join(sorted(known))}"
+                )
+
+    def _new_id(self, workflow: str) -> str:
+        return f"{workflow[:40]}-{secrets.token_hex(4)}"

@@ -1,0 +1,153 @@
+"""Run a phase's exit gate through the gate engine and read its verdict.
+
+A gate of static checks only (the SDLC's gates 1 to 3) runs in this process with
+:class:`~phasegate.gates.runner.GateRunner`. A gate with session checks (tests, coverage,
+review, perf) needs a test run, so it runs as ``phasegate gate run`` does:
+``python -m pytest --gate=<gate>`` in a subprocess at the project root, whose verdict is read
+from ``.phasegate/gates/<gate>.json``. Either way the verdict is written to that file, and an
+``insufficient`` verdict's reasons become the halt's diagnosis.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from phasegate.config import LoadedConfig
+from phasegate.gates.cache import CheckCache
+from phasegate.gates.definition import load_gate
+from phasegate.gates.newcode import resolve_new_code
+from phasegate.gates.project import Project
+from phasegate.gates.protocol import CheckContext
+from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.runner import GateRunner, plan_gate
+from phasegate.model.gate import GateVerdict
+from phasegate.model.run import RunReport
+from phasegate.store import Store
+
+__all__ = ["INSTANCE_ENV", "GateOutcome", "has_session_checks", "run_exit_gate"]
+
+#: The instance a gate runs for; the request, spec and plan checks fill ``{instance}`` with it.
+INSTANCE_ENV = "PHASEGATE_WORKFLOW_INSTANCE"
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """What the exit gate said."""
+
+    gate: str
+    sufficient: bool
+    reasons: list[str]
+    verdict_path: str
+    log_path: str | None = None
+
+
+def _in_pull_request() -> bool:
+    return os.environ.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
+
+
+def has_session_checks(gate_name: str, loaded: LoadedConfig, registry: CheckRegistry) -> bool:
+    """Whether the gate needs a test run."""
+    settings = loaded.config
+    gate, source = load_gate(
+        gate_name, loaded.project_root, gate_paths=settings.gate_paths, overrides=settings.checks
+    )
+    plan = plan_gate(gate, source, registry, in_pull_request=_in_pull_request())
+    return any(planned.check.kind == "session" for planned in plan.values())
+
+
+def run_exit_gate(
+    gate_name: str,
+    loaded: LoadedConfig,
+    store: Store,
+    registry: CheckRegistry,
+    *,
+    instance_id: str,
+) -> GateOutcome:
+    """Run the gate for ``instance_id`` and return its verdict's gist."""
+    if has_session_checks(gate_name, loaded, registry):
+        return _run_in_pytest(gate_name, loaded, store, instance_id)
+    return _run_here(gate_name, loaded, store, registry, instance_id)
+
+
+def _run_here(
+    gate_name: str,
+    loaded: LoadedConfig,
+    store: Store,
+    registry: CheckRegistry,
+    instance_id: str,
+) -> GateOutcome:
+    settings = loaded.config
+    root = loaded.project_root
+    gate, source = load_gate(
+        gate_name, root, gate_paths=settings.gate_paths, overrides=settings.checks
+    )
+    context = CheckContext(
+        project=Project(root, packages_setting=settings.packages, excluded=(store.root,)),
+        new_code=resolve_new_code(root, settings.base, os.environ),
+        store=store,
+        timeout_s=settings.check_timeout_s,
+        in_pull_request=_in_pull_request(),
+        instance=instance_id,
+    )
+    runner = GateRunner(
+        gate,
+        source,
+        registry,
+        context,
+        cache=CheckCache(store) if settings.cache else None,
+        default_timeout_s=settings.check_timeout_s,
+    )
+    verdict = runner.finish(None)
+    path = store.write_model(f"gates/{verdict.gate}.json", verdict)
+    return GateOutcome(
+        verdict.gate, verdict.verdict == "sufficient", list(verdict.reasons), str(path)
+    )
+
+
+def _run_in_pytest(
+    gate_name: str, loaded: LoadedConfig, store: Store, instance_id: str
+) -> GateOutcome:
+    started = datetime.now(timezone.utc)
+    log_path = store.path(f"gates/{gate_name}.pytest.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pytest", f"--gate={gate_name}"]
+    environment = {**os.environ, INSTANCE_ENV: instance_id}
+    with open(log_path, "w", encoding="utf-8") as log:
+        completed = subprocess.run(
+            command,
+            cwd=loaded.project_root,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    verdict_path = store.path(f"gates/{gate_name}.json")
+    verdict = store.read_model(f"gates/{gate_name}.json", GateVerdict)
+    report = store.read_model("report.json", RunReport)
+    fresh = (
+        verdict is not None
+        and verdict.finished_at >= started
+        and (report is None or verdict.run_id == report.run_id)
+    )
+    if verdict is None or not fresh:
+        return GateOutcome(
+            gate_name,
+            False,
+            [
+                f"the gate {gate_name} was not judged: pytest exited with status "
+                f"{completed.returncode} before writing a verdict; see {log_path}"
+            ],
+            str(verdict_path),
+            str(log_path),
+        )
+    return GateOutcome(
+        verdict.gate,
+        verdict.verdict == "sufficient",
+        list(verdict.reasons),
+        str(verdict_path),
+        str(log_path),
+    )
