@@ -18,6 +18,16 @@ from phasegate.model.gate import (
     Severity,
     ToolInfo,
 )
+from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
+from phasegate.model.refine import (
+    FeedbackItem,
+    LoopSettings,
+    LoopStatus,
+    RefinementState,
+    RoundRecord,
+    RouterAction,
+    RouterDecision,
+)
 from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.run import (
     CollectionError,
@@ -27,9 +37,12 @@ from phasegate.model.run import (
     GitInfo,
     Invocation,
     Location,
+    MergedShard,
+    MergeInfo,
     Outcome,
     PhaseResult,
     RunReport,
+    ShardInfo,
     TestRecord,
 )
 
@@ -45,18 +58,31 @@ __all__ = [
     "Counts",
     "Environment",
     "Failure",
+    "FeedbackItem",
     "Finding",
     "GateVerdict",
     "GitInfo",
     "Invocation",
     "Location",
+    "LoopSettings",
+    "LoopStatus",
+    "MergeInfo",
+    "MergedShard",
+    "MetricsComparison",
+    "MetricsSummary",
     "Model",
     "Outcome",
     "PhaseResult",
+    "RefinementState",
     "ReviewRecord",
     "ReviewStatus",
+    "RoundRecord",
+    "RouterAction",
+    "RouterDecision",
     "RunReport",
     "Severity",
+    "ShardInfo",
+    "TaskMetrics",
     "TestRecord",
     "ToolInfo",
     "schema_major",
@@ -64,5 +90,13 @@ __all__ = [
 
 #: Every top-level artifact model, by the file stem of its exported JSON Schema.
 ARTIFACTS: dict[str, type[ArtifactModel]] = {
-    model.KIND: model for model in (RunReport, GateVerdict, ReviewRecord)
+    model.KIND: model
+    for model in (
+        RunReport,
+        GateVerdict,
+        ReviewRecord,
+        RefinementState,
+        TaskMetrics,
+        MetricsComparison,
+    )
 }
