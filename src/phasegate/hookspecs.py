@@ -18,7 +18,9 @@ import pluggy
 
 if TYPE_CHECKING:
     from phasegate.gates.protocol import Check
+    from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
+    from phasegate.report.markdown import ExtraSection
 
 __all__ = [
     "PROJECT_NAME",
@@ -26,6 +28,7 @@ __all__ = [
     "hookspec",
     "phasegate_register_checks",
     "phasegate_report_ready",
+    "phasegate_report_sections",
 ]
 
 #: The pluggy project name, and the entry-point group third parties register under.
@@ -51,6 +54,19 @@ def phasegate_register_checks() -> list[Check] | None:
 
     A gate uses a registered check by naming its ``id`` under ``[checks.<id>]``. Ids must be
     unique: a plugin may not replace a built-in check.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_report_sections(
+    verdict: GateVerdict | None, report: RunReport | None
+) -> list[ExtraSection] | None:
+    """Return sections to add to the Markdown report (after the review state).
+
+    The TDD ledger, for one, shows the state of its cycles here. Bodies are Markdown that the
+    plugin has made safe; give a ``compact`` form for when the report runs out of room.
 
     .. versionadded:: 0.1
     """
