@@ -52,7 +52,8 @@ def test_fingerprints_ignore_the_line_and_count_repeats() -> None:
     gate = verdict([check("lint", CheckStatus.FAILED, findings=[moved, moved])])
     results = render_sarif(gate).document["runs"][0]["results"]
     prints = [r["partialFingerprints"]["phasegate/v1"] for r in results]
-    assert prints[0].endswith(":1") and prints[1].endswith(":2")
+    assert prints[0].endswith(":1")
+    assert prints[1].endswith(":2")
     assert prints[0].split(":")[0] == prints[1].split(":")[0]
 
 
