@@ -12,12 +12,12 @@ import sys
 from collections.abc import Callable, Sequence
 
 from phasegate import __version__
-from phasegate.cli import demo, gate, metrics, report, schema
+from phasegate.cli import demo, gate, merge, metrics, report, schema
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, PhasegateError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, gate, metrics, report, schema)
+_COMMANDS = (demo, gate, merge, metrics, report, schema)
 
 Handler = Callable[[argparse.Namespace], int]
 
