@@ -77,6 +77,26 @@ def register(subparsers: Any) -> None:
     github.add_argument("--no-annotations", action="store_true", help="print no annotations")
     github.set_defaults(handler=_github)
 
+    comment = commands.add_parser(
+        "comment",
+        help="post or update the sticky pull-request comment",
+        description="Post BODY as the sticky phasegate comment of a pull request, or update "
+        "it. Needs GITHUB_TOKEN (pull-requests: write) and GITHUB_REPOSITORY.",
+    )
+    comment.add_argument("body", type=Path, help="the Markdown (phasegate report markdown)")
+    where = comment.add_mutually_exclusive_group()
+    where.add_argument("--pr", type=int, metavar="N", help="the pull request's number")
+    where.add_argument(
+        "--pr-file", type=Path, metavar="FILE", help="pr.json written by `report github`"
+    )
+    comment.add_argument(
+        "--expect-head-sha",
+        metavar="SHA",
+        help="post only if the pull request's head is this commit (for workflow_run jobs)",
+    )
+    comment.add_argument("--author", default="github-actions[bot]", help="the comment's author")
+    comment.set_defaults(handler=_comment)
+
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", type=Path, help="the artifacts folder (default: .phasegate)")
@@ -330,3 +350,57 @@ def _write_outputs(path: str | None, outputs: dict[str, str]) -> None:
             if "\n" in value:
                 raise UsageError(f"the output {key} holds a line break: {value!r}")
             handle.write(f"{key}={value}\n")
+
+
+def _comment(args: argparse.Namespace) -> int:
+    from phasegate.report.comment import GitHubClient, StaleHead, upsert_comment
+
+    environment = os.environ
+    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
+    repository = environment.get("GITHUB_REPOSITORY")
+    if not token or not repository:
+        raise UsageError(
+            "report comment needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment"
+        )
+    number = _pull_number(args, environment)
+    try:
+        body = args.body.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read the comment body {args.body}: {exc.strerror or exc}"
+        ) from exc
+    client = GitHubClient(
+        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
+    )
+    try:
+        done, comment_id = upsert_comment(
+            client, number, body, author=args.author, expect_head_sha=args.expect_head_sha
+        )
+    except StaleHead as exc:
+        print(f"::warning title=phasegate::{exc}")
+        return 0
+    print(f"phasegate: {done} comment {comment_id} on pull request #{number}")
+    return 0
+
+
+def _pull_number(args: argparse.Namespace, environment: dict[str, str] | os._Environ[str]) -> int:
+    if args.pr is not None:
+        number: Any = args.pr
+    elif args.pr_file is not None:
+        try:
+            number = json.loads(args.pr_file.read_text(encoding="utf-8")).get("number")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise UsageError(f"{args.pr_file} is not a pr.json file: {exc}") from exc
+    else:
+        event_path = environment.get("GITHUB_EVENT_PATH", "")
+        try:
+            event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+            number = event["pull_request"]["number"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(
+                "no pull request number: give --pr N or --pr-file pr.json, or run on a "
+                "pull_request event"
+            ) from exc
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise UsageError(f"the pull request number must be a positive integer, not {number!r}")
+    return number
