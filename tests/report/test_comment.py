@@ -100,7 +100,7 @@ def test_the_first_comment_is_created_then_updated(github: tuple[FakeGitHub, str
 def test_a_stale_head_posts_nothing(github: tuple[FakeGitHub, str]) -> None:
     fake, url = github
     client = GitHubClient(url, "octo/app", "t0ken")
-    with pytest.raises(StaleHead, match="pull request #7's head is c+, not d+"):
+    with pytest.raises(StaleHead, match=r"pull request #7.s head is c+, not d+"):
         upsert_comment(client, 7, BODY, expect_head_sha="d" * 40)
     assert fake.comments == []
 
@@ -109,7 +109,7 @@ def test_a_read_only_token_is_explained(github: tuple[FakeGitHub, str]) -> None:
     fake, url = github
     fake.refuse_writes = True
     client = GitHubClient(url, "octo/app", "t0ken")
-    with pytest.raises(CommentError, match="GitHub answered 403 to POST .*forks get"):
+    with pytest.raises(CommentError, match=r"GitHub answered 403 to POST .*forks get"):
         upsert_comment(client, 7, BODY)
 
 
@@ -119,7 +119,7 @@ def test_the_comment_command_reads_pr_json(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    fake, url = github
+    _fake, url = github
     body = tmp_path / "comment.md"
     body.write_text(BODY)
     pr = tmp_path / "pr.json"
