@@ -283,10 +283,12 @@ def _github(args: argparse.Namespace) -> int:
     """Everything a GitHub Actions step publishes, from one artifacts folder."""
     loaded = _loaded()
     folder = _folder(args, loaded)
-    bundle = load_bundle(folder, args.gate)
     environment = os.environ
+    # Said first, so that the artifacts are uploaded even when they cannot be rendered.
+    _write_outputs(environment.get("GITHUB_OUTPUT"), {"report-path": str(folder)})
+    bundle = load_bundle(folder, args.gate)
     diff = _compare(args.compare, args.gate, bundle)
-    outputs: dict[str, str] = {"report-path": str(folder)}
+    outputs: dict[str, str] = {}
     summary_path = environment.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         path = Path(summary_path)
