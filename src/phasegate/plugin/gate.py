@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,9 +35,11 @@ from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.recorder import Recorder
 from phasegate.plugin.shard import requested as requested_shard
-from phasegate.refine.state import RoundOutcome, record_round
 from phasegate.report.terminal import gate_lines, round_lines
 from phasegate.shards.spec import ShardSpec
+
+if TYPE_CHECKING:
+    from phasegate.refine.state import RoundOutcome
 
 __all__ = [
     "PROGRESS_ENV",
@@ -143,6 +145,8 @@ class GateSession:
         refine = self._recorder.loaded_config.config.refine
         if not refine.enabled or self.verdict is None:
             return
+        from phasegate.refine.state import record_round  # only a judged run pays for it
+
         try:
             self.round = record_round(
                 self._recorder.store, self.verdict, report, refine, os.environ
