@@ -193,6 +193,8 @@ def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
         "tests": records,
         "collection_errors": [{"nodeid": "t.py", "failure": failure("collect")}],
         "warnings": [],
+        "shard": None,
+        "merged": None,
     }
     text = encode_report(data)
     model = RunReport.model_validate_json(text)

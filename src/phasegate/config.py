@@ -24,11 +24,58 @@ __all__ = [
     "CONFIG_TABLE",
     "LoadedConfig",
     "PhasegateConfig",
+    "RefineConfig",
+    "ReportConfig",
     "find_project_root",
     "load_config",
 ]
 
 CONFIG_TABLE = "tool.phasegate"
+
+
+class RefineConfig(Section):
+    """``[tool.phasegate.refine]``: the refinement loop across gate runs."""
+
+    enabled: bool = Field(
+        default=True, description="record each gate run as a round in .phasegate/refinement.json"
+    )
+    threshold: float = Field(
+        default=0.85,
+        ge=0,
+        le=1,
+        description="a sufficient verdict with a score at least this ends the loop as passed",
+    )
+    alpha: float = Field(
+        default=0.3, gt=0, le=1, description="weight of the newest score in the moving average"
+    )
+    early_stop: float = Field(
+        default=0.95,
+        ge=0,
+        le=1,
+        description="a sufficient verdict with a moving average at least this stops the loop",
+    )
+    max_rounds: int = Field(
+        default=20, ge=1, le=1000, description="rounds before the loop escalates to a person"
+    )
+    task: str | None = Field(
+        default=None,
+        min_length=1,
+        description="what the loop refines (default: '<gate>@<branch>')",
+    )
+
+
+class ReportConfig(Section):
+    """``[tool.phasegate.report]``: what the Markdown report and the annotations show."""
+
+    max_failures: int = Field(
+        default=50, ge=1, le=10_000, description="failing tests listed in the Markdown report"
+    )
+    max_findings: int = Field(
+        default=100, ge=0, le=10_000, description="findings listed in the Markdown report"
+    )
+    traceback_lines: int = Field(
+        default=25, ge=0, le=1000, description="lines of each failure's traceback shown"
+    )
 
 
 class PhasegateConfig(Section):
@@ -89,6 +136,12 @@ class PhasegateConfig(Section):
     workflow: WorkflowSettings = Field(
         default_factory=WorkflowSettings,
         description="phase workflows, roles, retries and the handoff queue",
+    )
+    refine: RefineConfig = Field(
+        default_factory=RefineConfig, description="the refinement loop across gate runs"
+    )
+    report: ReportConfig = Field(
+        default_factory=ReportConfig, description="the Markdown report and the annotations"
     )
 
 

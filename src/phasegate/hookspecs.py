@@ -18,8 +18,10 @@ import pluggy
 
 if TYPE_CHECKING:
     from phasegate.gates.protocol import Check
+    from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
     from phasegate.model.workflow import MemoryUpdate, WorkflowEvent
+    from phasegate.report.markdown import ExtraSection
 
 __all__ = [
     "PROJECT_NAME",
@@ -29,6 +31,7 @@ __all__ = [
     "phasegate_on_memory_sync",
     "phasegate_register_checks",
     "phasegate_report_ready",
+    "phasegate_report_sections",
 ]
 
 #: The pluggy project name, and the entry-point group third parties register under.
@@ -79,6 +82,19 @@ def phasegate_on_memory_sync(
     ``items`` are the updates written to the memory store, in order; ``None`` when flushing
     failed or no store is configured (the updates then stay queued), so that observers are
     never left waiting for state propagation.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_report_sections(
+    verdict: GateVerdict | None, report: RunReport | None
+) -> list[ExtraSection] | None:
+    """Return sections to add to the Markdown report (after the review state).
+
+    The TDD ledger, for one, shows the state of its cycles here. Bodies are Markdown that the
+    plugin has made safe; give a ``compact`` form for when the report runs out of room.
 
     .. versionadded:: 0.1
     """

@@ -23,11 +23,14 @@ __all__ = [
     "GitInfo",
     "Invocation",
     "Location",
+    "MergeInfo",
+    "MergedShard",
     "Outcome",
     "PhaseName",
     "PhaseOutcome",
     "PhaseResult",
     "RunReport",
+    "ShardInfo",
     "TestRecord",
 ]
 
@@ -142,6 +145,41 @@ class Invocation(Model):
     workers: int = Field(default=0, description="pytest-xdist workers; 0 for a serial run")
 
 
+class ShardInfo(Model):
+    """Which part of a suite split across CI jobs this run was (``--shard=K/N``).
+
+    phasegate chose the run's tests itself: every ``N``-th of the suite's node ids in sorted
+    order, starting at the ``K``-th. ``suite_size`` and ``suite_digest`` describe the whole
+    suite as this shard collected it, so that ``phasegate merge`` can prove the shards of one
+    suite add up to all of it.
+    """
+
+    index: int = Field(ge=1, description="K, from 1")
+    total: int = Field(ge=1, description="N")
+    suite_size: int = Field(ge=0, description="tests of the whole suite before the split")
+    suite_digest: str = Field(description="sha256 of the suite's sorted node ids")
+    gate: str | None = Field(default=None, description="the gate the merged run is judged by")
+
+
+class MergedShard(Model):
+    """One shard that went into a merged report."""
+
+    index: int
+    total: int
+    run_id: str
+    source: str = Field(description="the folder the shard's artifacts were read from")
+    collected: int
+    duration_s: float
+
+
+class MergeInfo(Model):
+    """Marks a report that ``phasegate merge`` made from shard reports."""
+
+    shards: list[MergedShard]
+    suite_size: int
+    suite_digest: str
+
+
 class RunReport(ArtifactModel):
     """The complete record of one ``pytest --gate`` run."""
 
@@ -165,4 +203,8 @@ class RunReport(ArtifactModel):
     collection_errors: list[CollectionError] = Field(default_factory=list)
     warnings: list[str] = Field(
         default_factory=list, description="what phasegate noticed about its own artifacts"
+    )
+    shard: ShardInfo | None = Field(default=None, description="set when this run is a shard")
+    merged: MergeInfo | None = Field(
+        default=None, description="set when this report merges shard reports"
     )

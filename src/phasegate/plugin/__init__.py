@@ -34,7 +34,7 @@ RECORDER_KEY = pytest.StashKey["Recorder"]()
 SWITCHES: tuple[str, ...] = ("gate",)
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
-FEATURES: tuple[str, ...] = ("phasegate.plugin.gate",)
+FEATURES: tuple[str, ...] = ("phasegate.plugin.shard", "phasegate.plugin.gate")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +60,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "request's base branch, else none: all code counts as new)",
     )
     group.addoption(
+        "--shard",
+        action="store",
+        default=None,
+        dest="phasegate_shard",
+        metavar="K/N",
+        help="run shard K of N of the suite (with --gate); `phasegate merge` judges the gate "
+        "on all shards together (default: the PHASEGATE_SHARD environment variable)",
+    )
+    group.addoption(
         "--phasegate-dir",
         action="store",
         default=None,
@@ -83,6 +92,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "perf: the perf check of a phasegate gate compares this test's duration with a baseline",
     )
     if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
+        if config.getoption("phasegate_shard", default=None) is not None:
+            raise pytest.UsageError(
+                "phasegate: --shard needs --gate=NAME (the gate the merged shards are judged "
+                "by) or --gate=record"
+            )
         return
     # Imported here so that a run without phasegate never pays for pydantic and the engines.
     from phasegate.errors import PhasegateError

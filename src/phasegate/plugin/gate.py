@@ -2,8 +2,13 @@
 
 The static checks start in ``pytest_configure``; at the end of the session the session checks
 read the finished run report and the coverage data, the verdict is written to
-``.phasegate/gates/<gate>.json``, a table closes the terminal output, and an insufficient
-verdict turns a passing exit status into 1 (as ``--cov-fail-under`` does).
+``.phasegate/gates/<gate>.json``, the run is recorded as a round of the refinement loop
+(``.phasegate/refinement.json``, with the router's next action), a table closes the terminal
+output, and an insufficient verdict turns a passing exit status into 1 (as
+``--cov-fail-under`` does).
+
+A shard (``--shard=K/N``) judges nothing: it measures what the gate's session checks need
+(coverage), keeps it in the artifacts folder, and leaves the verdict to ``phasegate merge``.
 """
 
 from __future__ import annotations
@@ -11,30 +16,39 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from phasegate.errors import PhasegateError
-from phasegate.gates.cache import CheckCache
+from phasegate.gates.build import in_pull_request, make_runner
 from phasegate.gates.coverage_run import (
     COVERAGE_DATA,
     COVERAGE_JSON,
     MeasurementError,
     read_data_file,
 )
-from phasegate.gates.definition import RECORD_ONLY, load_gate
-from phasegate.gates.newcode import resolve_new_code
-from phasegate.gates.project import Project
-from phasegate.gates.protocol import CheckContext, SessionData
-from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.definition import RECORD_ONLY
+from phasegate.gates.protocol import SessionData
 from phasegate.gates.runner import GateRunner, ProgressEvent
 from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.recorder import Recorder
-from phasegate.report.terminal import gate_lines
+from phasegate.plugin.shard import requested as requested_shard
+from phasegate.report.terminal import gate_lines, round_lines
+from phasegate.shards.spec import ShardSpec
 
-__all__ = ["PROGRESS_ENV", "GateSession", "build_runner", "configure", "in_pull_request"]
+if TYPE_CHECKING:
+    from phasegate.refine.state import RoundOutcome
+
+__all__ = [
+    "PROGRESS_ENV",
+    "GateSession",
+    "ShardGateSession",
+    "build_runner",
+    "configure",
+    "in_pull_request",
+]
 
 #: When set, progress events are appended to this file as JSON lines (``phasegate gate run``).
 PROGRESS_ENV = "PHASEGATE_PROGRESS_FILE"
@@ -58,47 +72,29 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     if not runner.needs_coverage:
         run_coverage.stop_unneeded(config)
+    shard = requested_shard(config)
+    if shard is not None:
+        # The static checks run once, in `phasegate merge`: the runner is not started here.
+        config.pluginmanager.register(
+            ShardGateSession(config, recorder, runner, shard), "phasegate-gate"
+        )
+        return
     session = GateSession(config, recorder, runner)
     config.pluginmanager.register(session, "phasegate-gate")
     runner.start()
 
 
-def in_pull_request(environment: dict[str, str] | os._Environ[str]) -> bool:
-    """Whether this run belongs to a GitHub pull request."""
-    return environment.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
-
-
 def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRunner:
     """The gate runner for this project, its settings and this environment."""
-    loaded = recorder.loaded_config
-    settings = loaded.config
-    root = loaded.project_root
-    gate, source = load_gate(name, root, gate_paths=settings.gate_paths, overrides=settings.checks)
-    base = config.getoption("phasegate_base", None) or settings.base
-    store = recorder.store
-    context = CheckContext(
-        project=Project(
-            root,
-            packages_setting=settings.packages,
-            excluded=(store.root,),
-            exclude_patterns=settings.exclude,
-        ),
-        new_code=resolve_new_code(root, base, os.environ),
-        store=store,
-        timeout_s=settings.check_timeout_s,
-        in_pull_request=in_pull_request(os.environ),
-        # Set by `phasegate phase advance` for the checks that read the instance's documents.
-        instance=os.environ.get("PHASEGATE_WORKFLOW_INSTANCE") or None,
-    )
     progress = os.environ.get(PROGRESS_ENV)
-    return GateRunner(
-        gate,
-        source,
-        CheckRegistry(recorder.extensions),
-        context,
-        cache=CheckCache(store) if settings.cache else None,
+    return make_runner(
+        recorder.loaded_config,
+        recorder.store,
+        recorder.extensions,
+        name,
+        base=config.getoption("phasegate_base", None),
+        environment=os.environ,
         on_event=_progress_writer(Path(progress)) if progress else None,
-        default_timeout_s=settings.check_timeout_s,
     )
 
 
@@ -112,6 +108,7 @@ class GateSession:
         self._worker_coverage: list[bytes] = []
         self.verdict: GateVerdict | None = None
         self.verdict_path: str | None = None
+        self.round: RoundOutcome | None = None
         self.errors: list[str] = []
 
     @pytest.hookimpl(optionalhook=True)
@@ -139,8 +136,23 @@ class GateSession:
             self.verdict_path = _shown(path, self._config)
         except PhasegateError as exc:
             self.errors.append(str(exc))
+        else:
+            self._record_round(report)
         if self.verdict.verdict == "insufficient":
             self._fail(session)
+
+    def _record_round(self, report: Any) -> None:
+        refine = self._recorder.loaded_config.config.refine
+        if not refine.enabled or self.verdict is None:
+            return
+        from phasegate.refine.state import record_round  # only a judged run pays for it
+
+        try:
+            self.round = record_round(
+                self._recorder.store, self.verdict, report, refine, os.environ
+            )
+        except PhasegateError as exc:
+            self.errors.append(f"the refinement round was not recorded: {exc}")
 
     @pytest.hookimpl(trylast=True)  # the verdict closes the output
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -156,6 +168,9 @@ class GateSession:
             self.verdict, self.verdict_path, verbosity=verbosity, width=width
         ):
             terminalreporter.write_line(text, **markup)
+        if self.round is not None:
+            for text, markup in round_lines(self.round.state, verbosity=verbosity):
+                terminalreporter.write_line(text, **markup)
 
     def _coverage(self) -> tuple[dict[str, Any] | None, str | None]:
         if not self._runner.needs_coverage:
@@ -190,6 +205,42 @@ class GateSession:
     def _fail(session: pytest.Session) -> None:
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+class ShardGateSession(GateSession):
+    """A shard's part: measure what the merged gate needs, judge nothing."""
+
+    def __init__(
+        self, config: pytest.Config, recorder: Recorder, runner: GateRunner, shard: ShardSpec
+    ) -> None:
+        super().__init__(config, recorder, runner)
+        self._shard = shard
+        self.coverage_problem: str | None = None
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self._recorder.outcome.data is None:
+            return
+        _json, self.coverage_problem = self._coverage()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        name = self._runner.gate.name
+        if self._config.get_verbosity() >= 0:
+            terminalreporter.write_sep("=", f"phasegate gate {name}: shard {self._shard}")
+        for message in self.errors:
+            terminalreporter.write_line(f"error: {message}", red=True, bold=True)
+        data = self._recorder.outcome.data
+        tests = data["counts"]["collected"] if data else 0
+        suite = (data or {}).get("shard", {}).get("suite_size", "?")
+        terminalreporter.write_line(
+            f"shard {self._shard} ran {tests} of the suite's {suite} tests; the gate {name} "
+            "is judged once on all shards by `phasegate merge`"
+        )
+        if self.coverage_problem:
+            terminalreporter.write_line(
+                f"warning: coverage was not kept for the merge: {self.coverage_problem}",
+                yellow=True,
+            )
 
 
 def _empty_run(root: Path, runner: GateRunner) -> Any:

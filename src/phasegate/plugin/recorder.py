@@ -221,6 +221,8 @@ class Recorder:
             "tests": records,
             "collection_errors": errors,
             "warnings": [],
+            "shard": None,  # set by the shard feature (phasegate.plugin.shard)
+            "merged": None,
         }
 
 

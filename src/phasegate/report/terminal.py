@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from phasegate.model.gate import GateVerdict
+    from phasegate.model.refine import RefinementState
 
-__all__ = ["Line", "counts_phrase", "gate_lines", "run_lines"]
+__all__ = ["Line", "counts_phrase", "gate_lines", "round_lines", "run_lines"]
 
 Line = tuple[str, dict[str, bool]]
 
@@ -112,3 +113,26 @@ def gate_lines(
 
 
 _RED = {"red": True, "bold": True}
+
+
+def round_lines(state: RefinementState, *, verbosity: int) -> list[Line]:
+    """The round this run was and the router's next action (only the action at ``-q``)."""
+    lines: list[Line] = []
+    latest = state.rounds[-1]
+    if verbosity >= 0:
+        status = state.status.value.replace("_", " ")
+        lines.append(
+            (
+                f"round {latest.round} of {state.task} (loop {state.loop}, at most "
+                f"{state.settings.max_rounds} rounds): score {latest.score:.2f}, moving "
+                f"average {latest.ema:.2f}; {status}",
+                {},
+            )
+        )
+    decision = state.next_action
+    if decision is not None:
+        target = f" {decision.target}" if decision.target else ""
+        action = decision.action.value.replace("_", " ")
+        style = {"green": True} if decision.action.value == "proceed" else {"yellow": True}
+        lines.append((f"next: {action}{target}: {decision.reason}", style))
+    return lines

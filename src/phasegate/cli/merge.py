@@ -1,0 +1,91 @@
+"""``phasegate merge SHARD_DIR... [--gate NAME]``: judge a sharded suite once.
+
+Reads the artifacts folder of every shard, refuses a missing or duplicated shard (and any
+other gap, see :mod:`phasegate.shards.merge`), writes the merged ``report.json`` and coverage
+data into this project's artifacts folder, runs the gate's checks on the merged run (the
+static ones run here, once), writes the verdict, records the refinement round, and exits 1
+when the verdict is insufficient. The merge job needs the project checked out at the shards'
+commit: the static checks read the code, and coverage reads the source files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from phasegate.config import find_project_root, load_config
+from phasegate.extensions import make_plugin_manager
+from phasegate.gates.build import make_runner
+from phasegate.gates.coverage_run import COVERAGE_DATA, COVERAGE_JSON, read_data_file
+from phasegate.gates.definition import RECORD_ONLY
+from phasegate.gates.protocol import SessionData
+from phasegate.refine.state import record_round
+from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
+from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
+from phasegate.store import Store
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``merge`` sub-command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "merge",
+        help="merge CI shards into one run and judge the gate once",
+        description="Merge the artifacts folders of the shards of one suite (pytest "
+        "--gate=NAME --shard=K/N), then evaluate the gate once on the merged run.",
+    )
+    parser.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR")
+    parser.add_argument(
+        "--gate",
+        metavar="NAME",
+        help="the gate to judge (default: the one the shards name; 'record' judges none)",
+    )
+    parser.add_argument("--base", metavar="REF", help="git ref that new code is measured against")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="artifacts folder to write (default: .phasegate)"
+    )
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    loaded = load_config(find_project_root(Path.cwd()))
+    store = Store(args.out if args.out is not None else loaded.artifacts_path)
+    store.ensure_writable()
+    shards = read_shards(args.shards)
+    root = loaded.project_root
+    merged = merge_reports(shards, rootdir=root)
+    name = args.gate or shards[0].info.gate or loaded.config.gate
+    print(f"phasegate: merged {len(shards)} shards: {counts_phrase(merged.counts.model_dump())}")
+    for reason in merged.incomplete_reasons:
+        print(f"  incomplete: {reason}")
+    if name == RECORD_ONLY:
+        store.write_model("report.json", merged)
+        print(f"report: {store.path('report.json')}")
+        return merged.exit_status
+    extensions = make_plugin_manager(loaded.config.plugins)
+    runner = make_runner(loaded, store, extensions, name, base=args.base, environment=os.environ)
+    runner.start()
+    coverage_json: dict[str, Any] | None = None
+    problem: str | None = None
+    if runner.needs_coverage:
+        data = merge_coverage(shards, store.path(COVERAGE_DATA), rootdir=root)
+        try:
+            coverage_json = read_data_file(root, data, store.path(COVERAGE_JSON))
+        except Exception as exc:  # noqa: BLE001 - reported as the coverage check's error
+            problem = f"the merged coverage data cannot be reported: {exc}"
+    verdict = runner.finish(
+        SessionData(run=merged, coverage_json=coverage_json, coverage_problem=problem)
+    )
+    store.write_model("report.json", merged)
+    verdict_path = store.write_model(f"gates/{verdict.gate}.json", verdict)
+    for text, _markup in gate_lines(verdict, str(verdict_path), verbosity=0, width=100):
+        print(text)
+    refine = loaded.config.refine
+    if refine.enabled:
+        outcome = record_round(store, verdict, merged, refine, os.environ)
+        for text, _markup in round_lines(outcome.state, verbosity=0):
+            print(text)
+    return 1 if verdict.verdict == "insufficient" else 0

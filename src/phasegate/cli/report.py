@@ -1,0 +1,408 @@
+"""``phasegate report``: the Markdown, SARIF and annotation renderers, a diff of two runs, and
+``report github``, which publishes all of them in a GitHub Actions step.
+
+Every sub-command reads an artifacts folder (``--dir``, default the project's ``.phasegate``).
+``report github`` writes the job summary into ``GITHUB_STEP_SUMMARY`` (within what is left of
+the step's 1 MiB), prints the annotations, writes the comment body and the SARIF file, and
+sets the step outputs ``verdict``, ``score``, ``next-action``, ``report-path``,
+``comment-path`` and ``sarif-path`` in ``GITHUB_OUTPUT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from phasegate.config import LoadedConfig, find_project_root, load_config
+from phasegate.errors import UsageError
+from phasegate.report.annotations import render_annotations
+from phasegate.report.bundle import Bundle, load_bundle
+from phasegate.report.diff import ReportDiff, diff_bundles
+from phasegate.report.limits import COMMENT, SUMMARY, Budget
+from phasegate.report.markdown import ExtraSection, MarkdownOptions, render_markdown
+from phasegate.report.sarif import render_sarif
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``report markdown|sarif|annotations|diff|github``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "report",
+        help="render the gate's reports: Markdown, SARIF, annotations, diff",
+        description="Render the reports of a gate run from its artifacts folder.",
+    )
+    commands = parser.add_subparsers(title="report commands", metavar="COMMAND")
+
+    markdown = commands.add_parser("markdown", help="the Markdown report (comment or summary)")
+    _common(markdown)
+    markdown.add_argument(
+        "--target",
+        choices=("comment", "summary"),
+        default="comment",
+        help="size it for a pull-request comment (65,536 characters) or a job summary (1 MiB)",
+    )
+    markdown.add_argument("--compare", type=Path, metavar="BASE_DIR", help="base run's artifacts")
+    markdown.add_argument("--out", type=Path, help="write to this file instead of printing")
+    markdown.set_defaults(handler=_markdown)
+
+    sarif = commands.add_parser("sarif", help="SARIF 2.1.0 for code scanning")
+    _common(sarif)
+    sarif.add_argument("--out", type=Path, help="write to this file instead of printing")
+    sarif.set_defaults(handler=_sarif)
+
+    annotations = commands.add_parser("annotations", help="GitHub workflow command annotations")
+    _common(annotations)
+    annotations.set_defaults(handler=_annotations)
+
+    diff = commands.add_parser(
+        "diff", help="what changed between two runs", description="Compare BASE with HEAD."
+    )
+    diff.add_argument("base", type=Path, help="the base run's artifacts folder")
+    diff.add_argument("head", type=Path, help="the head run's artifacts folder")
+    diff.add_argument("--gate", metavar="NAME", help="which verdict, when a folder has several")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.set_defaults(handler=_diff)
+
+    github = commands.add_parser(
+        "github", help="publish in a GitHub Actions step (summary, annotations, outputs)"
+    )
+    _common(github)
+    github.add_argument("--compare", type=Path, metavar="BASE_DIR", help="base run's artifacts")
+    github.add_argument("--no-annotations", action="store_true", help="print no annotations")
+    github.set_defaults(handler=_github)
+
+    comment = commands.add_parser(
+        "comment",
+        help="post or update the sticky pull-request comment",
+        description="Post BODY as the sticky phasegate comment of a pull request, or update "
+        "it. Needs GITHUB_TOKEN (pull-requests: write) and GITHUB_REPOSITORY.",
+    )
+    comment.add_argument("body", type=Path, help="the Markdown (phasegate report markdown)")
+    where = comment.add_mutually_exclusive_group()
+    where.add_argument("--pr", type=int, metavar="N", help="the pull request's number")
+    where.add_argument(
+        "--pr-file", type=Path, metavar="FILE", help="pr.json written by `report github`"
+    )
+    comment.add_argument(
+        "--expect-head-sha",
+        metavar="SHA",
+        help="post only if the pull request's head is this commit (for workflow_run jobs)",
+    )
+    comment.add_argument("--author", default="github-actions[bot]", help="the comment's author")
+    comment.set_defaults(handler=_comment)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dir", type=Path, help="the artifacts folder (default: .phasegate)")
+    parser.add_argument("--gate", metavar="NAME", help="which verdict, when there are several")
+    parser.add_argument(
+        "--path-prefix",
+        metavar="PATH",
+        help="the project's folder inside the repository (default: asked of git)",
+    )
+
+
+def _loaded() -> LoadedConfig:
+    return load_config(find_project_root(Path.cwd()))
+
+
+def _folder(args: argparse.Namespace, loaded: LoadedConfig) -> Path:
+    folder: Path = args.dir if args.dir is not None else loaded.artifacts_path
+    return folder
+
+
+def _options(
+    loaded: LoadedConfig, budget: Budget, diff: ReportDiff | None, bundle: Bundle
+) -> MarkdownOptions:
+    settings = loaded.config.report
+    hint = os.environ.get("PHASEGATE_ARTIFACT_HINT") or f"the artifacts folder ({bundle.source})"
+    return MarkdownOptions(
+        budget=budget,
+        max_failures=settings.max_failures,
+        max_findings=settings.max_findings,
+        traceback_lines=settings.traceback_lines,
+        artifact_hint=hint,
+        run_url=_run_url(os.environ),
+        diff=diff,
+        extra=_extra_sections(loaded, bundle),
+    )
+
+
+def _extra_sections(loaded: LoadedConfig, bundle: Bundle) -> list[ExtraSection]:
+    from phasegate.extensions import make_plugin_manager
+
+    manager = make_plugin_manager(loaded.config.plugins)
+    hook = manager.hook.phasegate_report_sections
+    found: list[ExtraSection] = []
+    for returned in hook(verdict=bundle.verdict, report=bundle.run):
+        found.extend(returned or ())
+    return found
+
+
+def _run_url(environment: dict[str, str] | os._Environ[str]) -> str | None:
+    server = environment.get("GITHUB_SERVER_URL")
+    repo = environment.get("GITHUB_REPOSITORY")
+    run = environment.get("GITHUB_RUN_ID")
+    return f"{server}/{repo}/actions/runs/{run}" if server and repo and run else None
+
+
+def _prefix(args: argparse.Namespace, loaded: LoadedConfig) -> str:
+    if args.path_prefix is not None:
+        return str(args.path_prefix)
+    try:
+        completed = subprocess.run(
+            ["git", "rev-parse", "--show-prefix"],
+            cwd=loaded.project_root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return completed.stdout.strip() if completed.returncode == 0 else ""
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    print(f"phasegate: wrote {out}", file=sys.stderr)
+
+
+def _compare(path: Path | None, gate: str | None, head: Bundle) -> ReportDiff | None:
+    if path is None:
+        return None
+    name = gate or (head.verdict.gate if head.verdict else None)
+    return diff_bundles(load_bundle(path, name), head)
+
+
+def _markdown(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    bundle = load_bundle(_folder(args, loaded), args.gate)
+    budget = COMMENT if args.target == "comment" else SUMMARY
+    diff = _compare(args.compare, args.gate, bundle)
+    rendered = render_markdown(bundle, _options(loaded, budget, diff, bundle))
+    _emit(rendered.text, args.out)
+    return 0
+
+
+def _require_verdict(bundle: Bundle) -> Any:
+    if bundle.verdict is None:
+        raise UsageError(
+            f"{bundle.source} holds no gate verdict (gates/*.json): SARIF and annotations "
+            "show a gate's findings; run pytest --gate=NAME first"
+        )
+    return bundle.verdict
+
+
+def _sarif(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    bundle = load_bundle(_folder(args, loaded), args.gate)
+    output = render_sarif(_require_verdict(bundle), path_prefix=_prefix(args, loaded))
+    _emit(output.dumps(), args.out)
+    for reason, count in output.left_out.items():
+        print(f"phasegate: SARIF left out {count} {reason}", file=sys.stderr)
+    return 0
+
+
+def _annotations(args: argparse.Namespace) -> int:
+    loaded = _loaded()
+    bundle = load_bundle(_folder(args, loaded), args.gate)
+    output = render_annotations(_require_verdict(bundle), path_prefix=_prefix(args, loaded))
+    for line in output.lines:
+        print(line)
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    head = load_bundle(args.head, args.gate)
+    name = args.gate or (head.verdict.gate if head.verdict else None)
+    base = load_bundle(args.base, name)
+    diff = diff_bundles(base, head)
+    if args.format == "json":
+        print(diff.model_dump_json(indent=2))
+    elif args.format == "markdown":
+        loaded = _loaded()
+        print(render_markdown(head, _options(loaded, COMMENT, diff, head)).text, end="")
+    else:
+        for line in _diff_lines(diff):
+            print(line)
+    return 0
+
+
+def _diff_lines(diff: ReportDiff) -> list[str]:
+    lines = [f"base: {diff.base}", f"head: {diff.head}"]
+    if diff.score_delta is not None:
+        lines.append(
+            f"verdict: {diff.verdict_before} -> {diff.verdict_after}; score "
+            f"{diff.score_before:.2f} -> {diff.score_after:.2f} ({diff.score_delta:+.2f})"
+        )
+    for name, (before, after) in sorted(diff.coverage.items()):
+        lines.append(f"coverage {name}: {_pct(before)} -> {_pct(after)}")
+    lines.append(
+        f"tests: {diff.tests_before} -> {diff.tests_after} ({diff.added_tests} added, "
+        f"{len(diff.removed_tests)} removed)"
+    )
+    lines.append(
+        f"failures: {len(diff.new_failures)} new, {len(diff.fixed_failures)} fixed, "
+        f"{diff.still_failing} still failing"
+    )
+    lines.extend(f"  new: {c.nodeid}: {c.detail}" for c in diff.new_failures[:50])
+    lines.extend(f"  fixed: {c.nodeid}" for c in diff.fixed_failures[:50])
+    lines.append(f"findings: {len(diff.new_findings)} new, {diff.fixed_findings} fixed")
+    for change in diff.new_findings[:50]:
+        f = change.finding
+        where = f"{f.path}:{f.line}" if f.path else "-"
+        lines.append(f"  new: {change.check} {f.rule} {where}: {f.message}")
+    if diff.duration_before_s is not None and diff.duration_after_s is not None:
+        lines.append(
+            f"duration: {diff.duration_before_s:.1f}s -> {diff.duration_after_s:.1f}s; "
+            f"{len(diff.slower)} tests slower, {len(diff.faster)} faster"
+        )
+    lines.extend(
+        f"  slower: {c.nodeid}: {c.before_s:.3f}s -> {c.after_s:.3f}s (x{c.ratio:.2f})"
+        for c in diff.slower[:20]
+    )
+    return lines
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _github(args: argparse.Namespace) -> int:
+    """Everything a GitHub Actions step publishes, from one artifacts folder."""
+    loaded = _loaded()
+    folder = _folder(args, loaded)
+    environment = os.environ
+    # Said first, so that the artifacts are uploaded even when they cannot be rendered.
+    _write_outputs(environment.get("GITHUB_OUTPUT"), {"report-path": str(folder)})
+    bundle = load_bundle(folder, args.gate)
+    diff = _compare(args.compare, args.gate, bundle)
+    outputs: dict[str, str] = {}
+    summary_path = environment.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        path = Path(summary_path)
+        used = path.stat().st_size if path.is_file() else 0
+        summary = render_markdown(bundle, _options(loaded, SUMMARY.less(used), diff, bundle))
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(summary.text)
+    comment = render_markdown(bundle, _options(loaded, COMMENT, diff, bundle))
+    comment_path = folder / "comment.md"
+    comment_path.write_text(comment.text, encoding="utf-8")
+    outputs["comment-path"] = str(comment_path)
+    _pull_request_file(folder, environment)
+    if bundle.verdict is not None:
+        verdict = bundle.verdict
+        outputs["verdict"] = verdict.verdict
+        outputs["score"] = f"{verdict.score:.4f}"
+        prefix = _prefix(args, loaded)
+        sarif = render_sarif(verdict, path_prefix=prefix)
+        sarif_path = folder / "phasegate.sarif"
+        sarif_path.write_text(sarif.dumps(), encoding="utf-8")
+        outputs["sarif-path"] = str(sarif_path)
+        if not args.no_annotations:
+            for line in render_annotations(verdict, path_prefix=prefix).lines:
+                print(line)
+    else:
+        outputs["verdict"] = "none"
+    if bundle.refinement is not None and bundle.refinement.next_action is not None:
+        outputs["next-action"] = bundle.refinement.next_action.action.value
+    _write_outputs(environment.get("GITHUB_OUTPUT"), outputs)
+    return 0
+
+
+def _pull_request_file(folder: Path, environment: dict[str, str] | os._Environ[str]) -> None:
+    """Keep the pull request's number and head commit beside the reports (``pr.json``), for
+    the job that comments from a ``workflow_run`` (which checks them against GitHub's API)."""
+    event_path = environment.get("GITHUB_EVENT_PATH")
+    if not event_path or not Path(event_path).is_file():
+        return
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+        return
+    head = pull.get("head") or {}
+    data = {
+        "number": pull["number"],
+        "head_sha": head.get("sha") if isinstance(head, dict) else None,
+    }
+    (folder / "pr.json").write_text(json.dumps(data) + "\n", encoding="utf-8")
+
+
+def _write_outputs(path: str | None, outputs: dict[str, str]) -> None:
+    if not path:
+        for key, value in outputs.items():
+            print(f"phasegate: output {key}={value}", file=sys.stderr)
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        for key, value in outputs.items():
+            if "\n" in value:
+                raise UsageError(f"the output {key} holds a line break: {value!r}")
+            handle.write(f"{key}={value}\n")
+
+
+def _comment(args: argparse.Namespace) -> int:
+    from phasegate.report.comment import GitHubClient, StaleHead, upsert_comment
+
+    environment = os.environ
+    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
+    repository = environment.get("GITHUB_REPOSITORY")
+    if not token or not repository:
+        raise UsageError(
+            "report comment needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment"
+        )
+    number = _pull_number(args, environment)
+    try:
+        body = args.body.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read the comment body {args.body}: {exc.strerror or exc}"
+        ) from exc
+    client = GitHubClient(
+        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
+    )
+    try:
+        done, comment_id = upsert_comment(
+            client, number, body, author=args.author, expect_head_sha=args.expect_head_sha
+        )
+    except StaleHead as exc:
+        print(f"::warning title=phasegate::{exc}")
+        return 0
+    print(f"phasegate: {done} comment {comment_id} on pull request #{number}")
+    return 0
+
+
+def _pull_number(args: argparse.Namespace, environment: dict[str, str] | os._Environ[str]) -> int:
+    if args.pr is not None:
+        number: Any = args.pr
+    elif args.pr_file is not None:
+        try:
+            number = json.loads(args.pr_file.read_text(encoding="utf-8")).get("number")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise UsageError(f"{args.pr_file} is not a pr.json file: {exc}") from exc
+    else:
+        event_path = environment.get("GITHUB_EVENT_PATH", "")
+        try:
+            event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+            number = event["pull_request"]["number"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(
+                "no pull request number: give --pr N or --pr-file pr.json, or run on a "
+                "pull_request event"
+            ) from exc
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise UsageError(f"the pull request number must be a positive integer, not {number!r}")
+    return number

@@ -1,0 +1,67 @@
+"""Build the gate runner for a project outside pytest (``phasegate merge``) and inside it.
+
+The pytest plugin adds its ``--base`` option and progress events; ``phasegate merge`` calls
+this directly with the merged run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pluggy
+
+from phasegate.config import LoadedConfig
+from phasegate.gates.cache import CheckCache
+from phasegate.gates.definition import load_gate
+from phasegate.gates.newcode import resolve_new_code
+from phasegate.gates.project import Project
+from phasegate.gates.protocol import CheckContext
+from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.runner import GateRunner, ProgressEvent
+from phasegate.store import Store
+
+__all__ = ["in_pull_request", "make_runner"]
+
+
+def in_pull_request(environment: Mapping[str, str]) -> bool:
+    """Whether this run belongs to a GitHub pull request."""
+    return environment.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
+
+
+def make_runner(
+    loaded: LoadedConfig,
+    store: Store,
+    extensions: pluggy.PluginManager,
+    name: str,
+    *,
+    base: str | None,
+    environment: Mapping[str, str],
+    on_event: Callable[[ProgressEvent], None] | None = None,
+) -> GateRunner:
+    """The runner of gate ``name`` for the project, its settings and this environment."""
+    settings = loaded.config
+    root = loaded.project_root
+    gate, source = load_gate(name, root, gate_paths=settings.gate_paths, overrides=settings.checks)
+    context = CheckContext(
+        project=Project(
+            root,
+            packages_setting=settings.packages,
+            excluded=(store.root,),
+            exclude_patterns=settings.exclude,
+        ),
+        new_code=resolve_new_code(root, base or settings.base, environment),
+        store=store,
+        timeout_s=settings.check_timeout_s,
+        in_pull_request=in_pull_request(environment),
+        # Set by `phasegate phase advance` for the checks that read the instance's documents.
+        instance=environment.get("PHASEGATE_WORKFLOW_INSTANCE") or None,
+    )
+    return GateRunner(
+        gate,
+        source,
+        CheckRegistry(extensions),
+        context,
+        cache=CheckCache(store) if settings.cache else None,
+        on_event=on_event,
+        default_timeout_s=settings.check_timeout_s,
+    )

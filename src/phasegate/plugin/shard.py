@@ -1,0 +1,121 @@
+"""``pytest --gate=NAME --shard=K/N``: run one shard of the suite and say so in the report.
+
+Wherever tests are collected (a serial run, or each pytest-xdist worker), the tests of the
+other shards are deselected after every other selection (``-k``, ``-m``) is done. The
+process that writes artifacts adds ``shard`` to the run report: K, N, the gate, and the size
+and digest of the whole suite, which ``phasegate merge`` compares across shards. A shard does
+not judge the gate: ``phasegate merge`` judges it once, on all shards together.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from phasegate.errors import UsageError
+from phasegate.plugin.recorder import Recorder
+from phasegate.shards.spec import SHARD_ENV, ShardSpec, SuiteInfo, parse_shard, split
+
+__all__ = ["SUITE_KEY", "ShardRecorder", "ShardSelector", "configure", "requested"]
+
+#: The suite as this process collected it, before the split.
+SUITE_KEY = pytest.StashKey[SuiteInfo]()
+_WORKER_KEY = "phasegate_shard_suite"
+
+
+def requested(config: pytest.Config) -> ShardSpec | None:
+    """The shard this run is, from ``--shard`` or the environment; ``None`` for a whole run."""
+    value = config.getoption("phasegate_shard", None)
+    if value is not None:
+        return parse_shard(value, "--shard")
+    from_env = os.environ.get(SHARD_ENV)
+    if from_env:
+        return parse_shard(from_env, SHARD_ENV)
+    return None
+
+
+def configure(config: pytest.Config, recorder: Recorder | None) -> None:
+    """Split the suite and record the shard, if a shard was asked for."""
+    try:
+        spec = requested(config)
+    except UsageError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    if spec is None:
+        return
+    config.pluginmanager.register(ShardSelector(config, spec), "phasegate-shard-selector")
+    if recorder is not None:
+        gate = recorder.loaded_config.config.gate
+        config.pluginmanager.register(
+            ShardRecorder(config, recorder, spec, gate), "phasegate-shard-recorder"
+        )
+
+
+class ShardSelector:
+    """Deselects the tests that belong to other shards."""
+
+    def __init__(self, config: pytest.Config, spec: ShardSpec) -> None:
+        self._config = config
+        self._spec = spec
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        mine, suite = split([item.nodeid for item in items], self._spec)
+        config.stash[SUITE_KEY] = suite
+        keep = [item for item in items if item.nodeid in mine]
+        other = [item for item in items if item.nodeid not in mine]
+        if other:
+            config.hook.pytest_deselected(items=other)
+            items[:] = keep
+
+    def pytest_sessionfinish(self) -> None:
+        output = getattr(self._config, "workeroutput", None)
+        suite = self._config.stash.get(SUITE_KEY, None)
+        if output is not None and suite is not None:
+            output[_WORKER_KEY] = {"size": suite.size, "digest": suite.digest}
+
+
+class ShardRecorder:
+    """Adds the shard to the run report (in the process that writes it)."""
+
+    def __init__(
+        self, config: pytest.Config, recorder: Recorder, spec: ShardSpec, gate: str
+    ) -> None:
+        self._config = config
+        self._recorder = recorder
+        self._spec = spec
+        self._gate = gate
+        self._worker_suites: list[SuiteInfo] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = (getattr(node, "workeroutput", None) or {}).get(_WORKER_KEY)
+        if isinstance(data, dict):
+            self._worker_suites.append(SuiteInfo(int(data["size"]), str(data["digest"])))
+
+    @pytest.hookimpl(tryfirst=True)  # before the gate reads the report
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        data = self._recorder.outcome.data
+        if data is None:
+            return
+        suites = set(self._worker_suites)
+        local = self._config.stash.get(SUITE_KEY, None)
+        if local is not None:
+            suites.add(local)
+        if len(suites) > 1:
+            data["incomplete"] = True
+            data["incomplete_reasons"].append(
+                "the pytest-xdist workers collected different suites, so the shard's tests "
+                "are not well defined"
+            )
+        suite = min(suites, key=lambda s: s.digest) if suites else SuiteInfo(0, "")
+        data["shard"] = {
+            "index": self._spec.index,
+            "total": self._spec.total,
+            "suite_size": suite.size,
+            "suite_digest": suite.digest,
+            "gate": self._gate,
+        }

@@ -1,0 +1,170 @@
+"""Advance a refinement loop by one round: moving average, feedback, status.
+
+The rules (DS-STAR's refinement loop, made deterministic):
+
+* the quality score of a round is the gate's score; its moving average is
+  ``ema = alpha * score + (1 - alpha) * previous ema`` (the first round's is its score);
+* a sufficient verdict whose moving average reaches ``early_stop`` ends the loop as
+  ``early_stopped``; else a sufficient verdict whose score reaches ``threshold`` ends it as
+  ``passed``; else the round numbered ``max_rounds`` ends it as ``escalated``;
+* feedback accumulates: each problem of a round (a failing required check, a failing test, a
+  collection error) is added or counted again, and each open problem the round no longer has
+  is marked resolved in that round;
+* the next round after a loop ended, or a round for another task, starts a new loop (the loop
+  left open for another task is closed as ``abandoned``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from phasegate.model.gate import CheckStatus, GateVerdict
+from phasegate.model.refine import (
+    FeedbackItem,
+    LoopSettings,
+    LoopStatus,
+    RefinementState,
+    RoundRecord,
+)
+from phasegate.model.run import Outcome, RunReport
+
+__all__ = ["FAILING_TESTS_KEPT", "MAX_FEEDBACK", "Advance", "advance", "moving_average", "problems"]
+
+#: Feedback items kept per loop; past this, new problems are only counted.
+MAX_FEEDBACK = 2000
+#: Failing test ids kept per round (all are counted).
+FAILING_TESTS_KEPT = 20
+
+
+@dataclass(frozen=True)
+class Advance:
+    """The loop after a round, and the loop it replaced, if one was left open."""
+
+    state: RefinementState
+    closed: RefinementState | None = None
+
+
+def moving_average(previous: float | None, score: float, alpha: float) -> float:
+    """The exponential moving average after ``score``."""
+    if previous is None:
+        return round(score, 4)
+    return round(alpha * score + (1 - alpha) * previous, 4)
+
+
+def problems(verdict: GateVerdict, run: RunReport | None) -> dict[str, str]:
+    """``{feedback key: description}`` of everything that failed in this round."""
+    found: dict[str, str] = {}
+    for check in verdict.checks:
+        if check.requirement != "required":
+            continue
+        if check.status in (CheckStatus.FAILED, CheckStatus.ERROR):
+            found[f"check:{check.id}"] = f"{check.id}: {check.reasoning}"
+    if run is not None:
+        for test in run.tests:
+            if test.outcome in (Outcome.FAILED, Outcome.ERROR):
+                detail = (
+                    f"{test.failure.exc_type}: {_first_line(test.failure.message)}"
+                    if test.failure
+                    else test.outcome.value
+                )
+                found[f"test:{test.nodeid}"] = f"{test.nodeid}: {detail}"
+        for error in run.collection_errors:
+            found[f"collect:{error.nodeid}"] = (
+                f"{error.nodeid}: {error.failure.exc_type}: {_first_line(error.failure.message)}"
+            )
+    return found
+
+
+def advance(
+    state: RefinementState | None,
+    verdict: GateVerdict,
+    run: RunReport | None,
+    *,
+    task: str,
+    settings: LoopSettings,
+    now: datetime,
+) -> Advance:
+    """The loop after this round (the router's decision is added by the caller)."""
+    closed: RefinementState | None = None
+    if state is not None and state.task == task and state.status is LoopStatus.REFINING:
+        current = state.model_copy(deep=True)
+        current.settings = settings
+    else:
+        loop = 1
+        if state is not None and state.task == task:
+            loop = state.loop + 1
+        if state is not None and state.task != task and state.status is LoopStatus.REFINING:
+            closed = state.model_copy(update={"status": LoopStatus.ABANDONED, "updated_at": now})
+        current = RefinementState(
+            task=task,
+            gate=verdict.gate,
+            loop=loop,
+            settings=settings,
+            started_at=now,
+            updated_at=now,
+        )
+    number = len(current.rounds) + 1
+    ema = moving_average(current.ema, verdict.score, settings.alpha)
+    found = problems(verdict, run)
+    _accumulate(current, found, number)
+    required = [c for c in verdict.checks if c.requirement == "required"]
+    failing_tests = [key[5:] for key in found if key.startswith("test:")]
+    current.rounds.append(
+        RoundRecord(
+            round=number,
+            run_id=verdict.run_id,
+            commit=verdict.commit,
+            recorded_at=now,
+            verdict=verdict.verdict,
+            score=verdict.score,
+            ema=ema,
+            checks_run=len(required),
+            checks_passed=sum(1 for c in required if c.status is CheckStatus.PASSED),
+            failing_checks=[key[6:] for key in found if key.startswith("check:")],
+            failing_tests=failing_tests[:FAILING_TESTS_KEPT],
+            failing_tests_total=len(failing_tests),
+            reasons=list(verdict.reasons),
+        )
+    )
+    current.ema = ema
+    current.gate = verdict.gate
+    current.updated_at = now
+    current.status = _status(verdict, ema, number, settings)
+    return Advance(current, closed)
+
+
+def _status(verdict: GateVerdict, ema: float, number: int, settings: LoopSettings) -> LoopStatus:
+    sufficient = verdict.verdict == "sufficient"
+    if sufficient and ema >= settings.early_stop:
+        return LoopStatus.EARLY_STOPPED
+    if sufficient and verdict.score >= settings.threshold:
+        return LoopStatus.PASSED
+    if number >= settings.max_rounds:
+        return LoopStatus.ESCALATED
+    return LoopStatus.REFINING
+
+
+def _accumulate(state: RefinementState, found: dict[str, str], number: int) -> None:
+    by_key = {item.key: item for item in state.feedback}
+    for key, text in found.items():
+        item = by_key.get(key)
+        if item is None:
+            if len(state.feedback) >= MAX_FEEDBACK:
+                state.feedback_dropped += 1
+                continue
+            item = FeedbackItem(key=key, text=text, first_round=number, last_round=number)
+            state.feedback.append(item)
+            by_key[key] = item
+            continue
+        item.text = text
+        item.last_round = number
+        item.rounds_seen += 1
+        item.resolved_round = None  # back again: open until a round no longer has it
+    for item in state.feedback:
+        if item.resolved_round is None and item.key not in found:
+            item.resolved_round = number
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""

@@ -1,0 +1,157 @@
+"""Metrics of refinement loops, summaries over many loops, and the baseline comparison.
+
+The improvement factor is the design documents' headline figure: the share of loops completed
+without a person stepping in (completion accuracy) now, divided by the same share in the
+baseline. It is undefined (``None``) when the baseline's share is 0 or when either side has no
+loop that ended; the comparison says so rather than printing a made-up number.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from phasegate.errors import UsageError
+from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
+from phasegate.model.refine import LoopStatus, RefinementState
+
+__all__ = [
+    "METRICS_DIR",
+    "compare",
+    "load_metrics",
+    "metrics_file",
+    "summarize",
+    "task_metrics",
+]
+
+#: The folder of the per-loop metrics files, inside the artifacts folder.
+METRICS_DIR = "metrics"
+
+_ENDED = (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED, LoopStatus.ESCALATED)
+
+
+def metrics_file(state: RefinementState) -> str:
+    """The metrics file of a loop, relative to the artifacts folder."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", state.task).strip("-.") or "task"
+    return f"{METRICS_DIR}/{slug}.loop{state.loop}.json"
+
+
+def task_metrics(state: RefinementState) -> TaskMetrics:
+    """The metrics of a loop as it stands."""
+    rounds = state.rounds
+    first = rounds[0] if rounds else None
+    resolved = sum(1 for item in state.feedback if item.resolved_round is not None)
+    escalated = state.status is LoopStatus.ESCALATED
+    completed = state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED)
+    duration = (rounds[-1].recorded_at - rounds[0].recorded_at).total_seconds() if rounds else 0.0
+    return TaskMetrics(
+        task=state.task,
+        gate=state.gate,
+        loop=state.loop,
+        status=state.status,
+        started_at=state.started_at,
+        updated_at=state.updated_at,
+        duration_s=max(0.0, duration),
+        refinement_rounds=len(rounds),
+        quality_scores=[r.score for r in rounds],
+        ema_scores=[r.ema for r in rounds],
+        final_ema=state.ema,
+        early_stopped=state.status is LoopStatus.EARLY_STOPPED,
+        errors_encountered=len(state.feedback) + state.feedback_dropped,
+        errors_auto_resolved=resolved,
+        verification_checks=sum(r.checks_run for r in rounds),
+        verification_passes_first_time=first.checks_passed if first else 0,
+        first_time_pass_rate=(
+            round(first.checks_passed / first.checks_run, 4) if first and first.checks_run else None
+        ),
+        passed_first_round=bool(first and completed and len(rounds) == 1),
+        completed_without_intervention=completed,
+        escalated_to_human=escalated,
+    )
+
+
+def load_metrics(source: Path) -> list[TaskMetrics]:
+    """Every loop's metrics in a metrics file, a metrics folder, or an artifacts folder."""
+    if source.is_dir():
+        folder = source / METRICS_DIR if (source / METRICS_DIR).is_dir() else source
+        files = sorted(folder.glob("*.json"))
+        if not files:
+            raise UsageError(
+                f"{source} holds no metrics files (*.json); point at .phasegate/metrics or a "
+                "metrics file"
+            )
+    elif source.is_file():
+        files = [source]
+    else:
+        raise UsageError(f"{source} does not exist; give a metrics file or folder")
+    loaded: list[TaskMetrics] = []
+    for path in files:
+        try:
+            loaded.append(TaskMetrics.model_validate_json(path.read_bytes()))
+        except (OSError, ValidationError, ValueError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+            detail = (
+                f"{'.'.join(str(p) for p in first['loc']) or 'top level'}: {first['msg']}"
+                if first
+                else str(exc)
+            )
+            raise UsageError(f"{path} is not a phasegate task-metrics file: {detail}") from exc
+    return loaded
+
+
+def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
+    """Loops taken together."""
+    ended = [m for m in metrics if m.status in _ENDED]
+    completed = [m for m in ended if m.completed_without_intervention]
+    met = sum(m.errors_encountered for m in metrics)
+    resolved = sum(m.errors_auto_resolved for m in metrics)
+    first_rates = [m.first_time_pass_rate for m in metrics if m.first_time_pass_rate is not None]
+    return MetricsSummary(
+        source=source,
+        tasks=len(metrics),
+        completed_without_intervention=len(completed),
+        escalated=sum(1 for m in ended if m.escalated_to_human),
+        in_progress=sum(1 for m in metrics if m.status is LoopStatus.REFINING),
+        completion_accuracy=_ratio(len(completed), len(ended)),
+        mean_rounds=(
+            round(statistics.fmean(m.refinement_rounds for m in ended), 4) if ended else None
+        ),
+        errors_encountered=met,
+        errors_auto_resolved=resolved,
+        debug_success_rate=_ratio(resolved, met),
+        first_time_pass_rate=round(statistics.fmean(first_rates), 4) if first_rates else None,
+    )
+
+
+def compare(baseline: MetricsSummary, current: MetricsSummary) -> MetricsComparison:
+    """The current summary against the baseline, with the improvement factor."""
+    factor: float | None = None
+    base_rate, now_rate = baseline.completion_accuracy, current.completion_accuracy
+    if base_rate is None or now_rate is None:
+        note = "no loop has ended on one side, so the completion accuracy is unknown there"
+    elif base_rate == 0:
+        note = "the baseline completed no loop without intervention: no factor can be computed"
+    else:
+        factor = round(now_rate / base_rate, 4)
+        note = f"completion accuracy {now_rate:.1%} against {base_rate:.1%} in the baseline"
+    fields: Iterable[str] = (
+        "completion_accuracy",
+        "mean_rounds",
+        "debug_success_rate",
+        "first_time_pass_rate",
+    )
+    deltas: dict[str, float | None] = {}
+    for name in fields:
+        before, after = getattr(baseline, name), getattr(current, name)
+        deltas[name] = None if before is None or after is None else round(after - before, 4)
+    return MetricsComparison(
+        baseline=baseline, current=current, improvement_factor=factor, note=note, deltas=deltas
+    )
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None

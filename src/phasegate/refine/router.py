@@ -1,0 +1,215 @@
+"""The router: the next action after a gate run, with its reason. Deterministic rules only.
+
+In order, the first rule that applies decides:
+
+1. ``escalate``: the loop used its last round without passing;
+2. ``proceed``: the verdict is sufficient and the loop passed or stopped early;
+3. ``truncate_from``: the score fell by at least :data:`REGRESSION_DROP` below the best earlier
+   round and checks that passed then fail now: the work since that round went wrong, so
+   continue from it (the target names the first round after it, and its commit);
+4. ``route_to_debug``: tests fail, error, or cannot be collected, or a file does not parse;
+5. ``add_step``: something is missing rather than wrong: a required check could not run or was
+   skipped, new code is not covered, no review approved it, public names lack docstrings, or no
+   test was collected;
+6. ``retry_with_feedback``: anything else that failed, or a sufficient verdict whose score is
+   still below the threshold; the reason carries the accumulated feedback still open.
+"""
+
+from __future__ import annotations
+
+from phasegate.model.gate import CheckResult, CheckStatus, GateVerdict
+from phasegate.model.refine import (
+    FeedbackItem,
+    LoopStatus,
+    RefinementState,
+    RouterAction,
+    RouterDecision,
+)
+from phasegate.model.run import Outcome, RunReport
+
+__all__ = ["MISSING_STEP_CHECKS", "REGRESSION_DROP", "decide"]
+
+#: How far the score must fall below the best earlier round to call it a regression.
+REGRESSION_DROP = 0.1
+#: Checks whose failure means a step is missing (tests to write, a review to get, docs).
+MISSING_STEP_CHECKS = frozenset({"coverage", "review", "docs"})
+_DEBUG_CHECKS = frozenset({"tests", "syntax"})
+_SHOWN = 5
+
+
+def decide(state: RefinementState, verdict: GateVerdict, run: RunReport | None) -> RouterDecision:
+    """The next action for the loop as it stands after its latest round."""
+    settings = state.settings
+    current = state.rounds[-1]
+    failing = [
+        c
+        for c in verdict.checks
+        if c.requirement == "required" and c.status in (CheckStatus.FAILED, CheckStatus.ERROR)
+    ]
+    if state.status is LoopStatus.ESCALATED:
+        best = max(state.rounds, key=lambda r: r.score)
+        return RouterDecision(
+            action=RouterAction.ESCALATE,
+            reason=f"{len(state.rounds)} rounds without passing (threshold "
+            f"{settings.threshold:.2f}; best score {best.score:.2f} in round {best.round}): "
+            "a person should take over",
+            target=f"round {best.round}",
+            details=[item.text for item in _open(state.feedback)[:_SHOWN]],
+        )
+    if state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED):
+        how = (
+            f"moving average {state.ema:.2f} reached the early stop at {settings.early_stop:.2f}"
+            if state.status is LoopStatus.EARLY_STOPPED
+            else f"score {verdict.score:.2f} reached the threshold {settings.threshold:.2f}"
+        )
+        return RouterDecision(
+            action=RouterAction.PROCEED,
+            reason=f"the gate {verdict.gate} is sufficient and the {how} in round {current.round}",
+        )
+    regression = _regression(state, verdict)
+    if regression is not None:
+        return regression
+    debug = _debug(failing, run)
+    if debug is not None:
+        return debug
+    missing = _missing_step(verdict, failing)
+    if missing is not None:
+        return missing
+    return _retry(state, verdict, failing)
+
+
+def _regression(state: RefinementState, verdict: GateVerdict) -> RouterDecision | None:
+    earlier = state.rounds[:-1]
+    if not earlier:
+        return None
+    best = max(earlier, key=lambda r: (r.score, r.round))
+    if best.score - verdict.score < REGRESSION_DROP:
+        return None
+    now_failing = set(state.rounds[-1].failing_checks)
+    broke = sorted(now_failing - set(best.failing_checks))
+    if not broke:
+        return None
+    after = next((r for r in state.rounds if r.round == best.round + 1), state.rounds[-1])
+    commit = f" (commit {after.commit[:12]})" if after.commit else ""
+    return RouterDecision(
+        action=RouterAction.TRUNCATE_FROM,
+        reason=f"the score fell from {best.score:.2f} in round {best.round} to "
+        f"{verdict.score:.2f}, and {', '.join(broke)} passed then but fail now: drop the "
+        f"changes from round {after.round}{commit} on and continue from round {best.round}",
+        target=f"round {after.round}{commit}",
+        details=[f"{c.id}: {c.reasoning}" for c in verdict.checks if c.id in broke],
+    )
+
+
+def _debug(failing: list[CheckResult], run: RunReport | None) -> RouterDecision | None:
+    ids = {c.id for c in failing}
+    broken_tests: list[str] = []
+    if run is not None:
+        broken_tests = [
+            f"{t.nodeid}: {t.failure.exc_type}: {_first_line(t.failure.message)}"
+            if t.failure
+            else f"{t.nodeid}: {t.outcome.value}"
+            for t in run.tests
+            if t.outcome in (Outcome.FAILED, Outcome.ERROR)
+        ]
+        broken_tests += [
+            f"{e.nodeid}: {e.failure.exc_type}: {_first_line(e.failure.message)}"
+            for e in run.collection_errors
+        ]
+    if broken_tests and "tests" in ids:
+        first = broken_tests[0].split(": ", 1)[0]
+        return RouterDecision(
+            action=RouterAction.ROUTE_TO_DEBUG,
+            reason=f"{len(broken_tests)} test(s) fail, error or cannot be collected; "
+            f"debug them, starting with {first}",
+            target=first,
+            details=broken_tests[:_SHOWN],
+        )
+    syntax = next((c for c in failing if c.id == "syntax"), None)
+    if syntax is not None and syntax.status is CheckStatus.FAILED:
+        where = syntax.findings[0].path if syntax.findings else None
+        return RouterDecision(
+            action=RouterAction.ROUTE_TO_DEBUG,
+            reason=f"code does not parse: {syntax.reasoning}",
+            target=where or "syntax",
+            details=[f"{f.path}:{f.line}: {f.message}" for f in syntax.findings[:_SHOWN]],
+        )
+    return None
+
+
+def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDecision | None:
+    erred = [c for c in failing if c.status is CheckStatus.ERROR]
+    if erred:
+        first = erred[0]
+        fix = f"; {first.fix}" if first.fix else ""
+        return RouterDecision(
+            action=RouterAction.ADD_STEP,
+            reason=f"the check {first.id} could not run: {first.reasoning}{fix}",
+            target=first.id,
+            details=[f"{c.id}: {c.reasoning}" for c in erred[:_SHOWN]],
+        )
+    skipped = [
+        reason for reason in verdict.reasons if ": skipped, but the gate requires it" in reason
+    ]
+    if skipped:
+        target = skipped[0].split(":", 1)[0]
+        return RouterDecision(
+            action=RouterAction.ADD_STEP,
+            reason=f"the gate requires {target}, which did not apply to this run: {skipped[0]}",
+            target=target,
+            details=skipped[:_SHOWN],
+        )
+    for check in failing:
+        empty = check.id == "tests" and check.metrics.get("collected") == 0
+        if check.id in MISSING_STEP_CHECKS or empty:
+            what = {
+                "coverage": "write tests for the new code that no test runs",
+                "review": "get the change reviewed and record the review",
+                "docs": "document the public names that have no docstring",
+                "tests": "add tests: the run collected none",
+            }[check.id]
+            return RouterDecision(
+                action=RouterAction.ADD_STEP,
+                reason=f"{what} ({check.id}: {check.reasoning})",
+                target=check.id,
+                details=[f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]],
+            )
+    return None
+
+
+def _retry(
+    state: RefinementState, verdict: GateVerdict, failing: list[CheckResult]
+) -> RouterDecision:
+    open_items = _open(state.feedback)
+    repeated = [item for item in open_items if item.rounds_seen > 1]
+    if failing:
+        names = ", ".join(c.id for c in failing)
+        reason = f"fix what {names} found and run the gate again"
+        target: str | None = failing[0].id
+    else:
+        low = sorted(
+            (c for c in verdict.checks if c.requirement == "required"), key=lambda c: c.score
+        )
+        lowest = ", ".join(f"{c.id} {c.score:.2f}" for c in low[:3])
+        reason = (
+            f"the gate is sufficient, but the score {verdict.score:.2f} is below the "
+            f"refinement threshold {state.settings.threshold:.2f} (lowest: {lowest})"
+        )
+        target = low[0].id if low else None
+    if repeated:
+        reason += f"; {len(repeated)} problem(s) came back or stayed over several rounds"
+    return RouterDecision(
+        action=RouterAction.RETRY_WITH_FEEDBACK,
+        reason=reason,
+        target=target,
+        details=list(dict.fromkeys(item.text for item in repeated + open_items))[:_SHOWN],
+    )
+
+
+def _open(feedback: list[FeedbackItem]) -> list[FeedbackItem]:
+    items = [item for item in feedback if item.resolved_round is None]
+    return sorted(items, key=lambda item: (-item.rounds_seen, item.first_round))
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""

@@ -1,0 +1,83 @@
+"""Record a gate run as a round: read the loop, advance it, route, write state and metrics.
+
+``.phasegate/refinement.json`` is written atomically through the store; one that cannot be
+read is moved aside (never overwritten) and a new loop starts, with a notice. Several
+processes may finish a gate at once (the rounds of a merge job and of a local run, say), so
+the read-advance-write happens under the store's ``refinement`` lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from phasegate.config import RefineConfig
+from phasegate.model.gate import GateVerdict
+from phasegate.model.metrics import TaskMetrics
+from phasegate.model.refine import LoopSettings, RefinementState
+from phasegate.model.run import RunReport
+from phasegate.refine.loop import advance
+from phasegate.refine.metrics import metrics_file, task_metrics
+from phasegate.refine.router import decide
+from phasegate.store import Store
+
+__all__ = ["REFINEMENT_FILE", "RoundOutcome", "default_task", "load_state", "record_round"]
+
+#: The loop's state, inside the artifacts folder.
+REFINEMENT_FILE = "refinement.json"
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """The loop after the round, its metrics, and where they were written."""
+
+    state: RefinementState
+    metrics: TaskMetrics
+    metrics_path: str
+
+
+def default_task(gate: str, run: RunReport | None, environment: Mapping[str, str]) -> str:
+    """``<gate>@<branch>``: the pull request's head branch in CI, else the checked-out one."""
+    branch = environment.get("GITHUB_HEAD_REF") or None
+    if branch is None and run is not None and run.git is not None:
+        branch = run.git.branch or (run.git.sha[:12] if run.git.sha else None)
+    return f"{gate}@{branch or 'unknown'}"
+
+
+def load_state(store: Store) -> RefinementState | None:
+    """The loop on file, or ``None`` (missing, or corrupt and moved aside)."""
+    return store.read_model(REFINEMENT_FILE, RefinementState)
+
+
+def record_round(
+    store: Store,
+    verdict: GateVerdict,
+    run: RunReport | None,
+    config: RefineConfig,
+    environment: Mapping[str, str],
+    *,
+    now: datetime | None = None,
+) -> RoundOutcome:
+    """Add this verdict as a round, choose the next action, write state and metrics."""
+    moment = now or datetime.now(timezone.utc)
+    settings = LoopSettings(
+        threshold=config.threshold,
+        alpha=config.alpha,
+        early_stop=config.early_stop,
+        max_rounds=config.max_rounds,
+    )
+    task = config.task or default_task(verdict.gate, run, environment)
+    with store.lock("refinement"):
+        step = advance(load_state(store), verdict, run, task=task, settings=settings, now=moment)
+        state = step.state
+        decision = decide(state, verdict, run)
+        state.rounds[-1].decision = decision
+        state.next_action = decision
+        if step.closed is not None:
+            store.write_model(metrics_file(step.closed), task_metrics(step.closed))
+        metrics = task_metrics(state)
+        path = metrics_file(state)
+        store.write_model(path, metrics)
+        store.write_model(REFINEMENT_FILE, state)
+    return RoundOutcome(state, metrics, path)

@@ -1,0 +1,136 @@
+"""The artifacts a report is rendered from, read from one artifacts folder.
+
+A bundle is the gate's verdict, the run report it judged, the refinement loop and the review
+records, each optional: a run recorded without a gate has no verdict, a first run has no loop.
+A file that is present but unreadable is an error naming it (a report must not silently show
+less than there is).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from phasegate.errors import UsageError
+from phasegate.model.gate import GateVerdict
+from phasegate.model.refine import RefinementState
+from phasegate.model.review import REVIEWS_FILE, ReviewRecord
+from phasegate.model.run import RunReport
+
+__all__ = ["Bundle", "load_bundle", "read_artifact"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_REPORT = "report.json"
+_REFINEMENT = "refinement.json"
+
+
+@dataclass
+class Bundle:
+    """Everything a renderer may show; ``source`` is the folder it came from."""
+
+    source: Path
+    verdict: GateVerdict | None = None
+    run: RunReport | None = None
+    refinement: RefinementState | None = None
+    reviews: list[ReviewRecord] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large artifact becomes models.
+
+    Validating a 5,000-test report allocates tens of thousands of small acyclic objects, which
+    set off full collections that measured as more than half of the time taken (see
+    ``benchmarks/report.py``); the recorder pauses it for the same reason.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def read_artifact(path: Path, model: type[M]) -> M:
+    """Read one artifact file, or raise a usage error naming the file and the problem."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        with _collector_paused():
+            return model.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "top level"
+        raise UsageError(
+            f"{path} is not a valid {getattr(model, 'KIND', model.__name__)} file: "
+            f"{where}: {first['msg']}"
+        ) from exc
+
+
+def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
+    """Read the artifacts of ``folder`` (a ``.phasegate`` folder).
+
+    ``gate`` picks the verdict (``gates/<gate>.json``); without it, the folder's only verdict
+    is used, and several are an error listing them.
+    """
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder; give the artifacts folder (.phasegate)")
+    bundle = Bundle(source=folder)
+    verdict_path = _verdict_path(folder, gate)
+    if verdict_path is not None:
+        bundle.verdict = read_artifact(verdict_path, GateVerdict)
+    if (folder / _REPORT).is_file():
+        bundle.run = read_artifact(folder / _REPORT, RunReport)
+    if bundle.verdict is None and bundle.run is None:
+        raise UsageError(
+            f"{folder} holds neither a run report ({_REPORT}) nor a verdict (gates/*.json); "
+            "run pytest --gate first, or point at the artifacts folder"
+        )
+    if (folder / _REFINEMENT).is_file():
+        state = read_artifact(folder / _REFINEMENT, RefinementState)
+        if bundle.verdict is None or state.gate == bundle.verdict.gate:
+            bundle.refinement = state
+    bundle.reviews = _reviews(folder / REVIEWS_FILE)
+    return bundle
+
+
+def _verdict_path(folder: Path, gate: str | None) -> Path | None:
+    gates = folder / "gates"
+    if gate is not None:
+        path = gates / f"{gate}.json"
+        if not path.is_file():
+            known = sorted(p.stem for p in gates.glob("*.json")) if gates.is_dir() else []
+            raise UsageError(
+                f"{path} does not exist; verdicts in {folder}: {', '.join(known) or 'none'}"
+            )
+        return path
+    found = sorted(gates.glob("*.json")) if gates.is_dir() else []
+    if len(found) > 1:
+        names = ", ".join(p.stem for p in found)
+        raise UsageError(f"{gates} holds several verdicts ({names}); choose one with --gate NAME")
+    return found[0] if found else None
+
+
+def _reviews(path: Path) -> list[ReviewRecord]:
+    if not path.is_file():
+        return []
+    reviews: list[ReviewRecord] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            reviews.append(ReviewRecord.model_validate(json.loads(line)))
+        except (ValueError, ValidationError) as exc:
+            raise UsageError(f"{path} line {number} is not a review record: {exc}") from exc
+    return reviews

@@ -1,0 +1,122 @@
+"""Post or update the one sticky phasegate comment on a pull request (GitHub's REST API).
+
+The comment is found again by :data:`~phasegate.report.markdown.MARKER`, which opens every
+report, and by its author (``github-actions[bot]`` by default), so a comment someone else
+wrote with the marker is never taken over. When the job runs from ``workflow_run`` (the
+fork-safe pattern), the pull request's number comes from the untrusted artifact, so the
+pull request's current head commit is checked against the workflow run's first: a mismatch
+means a newer push or a forged number, and nothing is posted.
+
+The standard library's ``urllib`` is enough for four REST calls; a client library would add a
+dependency to every install for them.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from phasegate.errors import PhasegateError
+from phasegate.report.limits import COMMENT_MAX_CHARS
+from phasegate.report.markdown import MARKER
+
+__all__ = ["CommentError", "GitHubClient", "StaleHead", "upsert_comment"]
+
+_PER_PAGE = 100
+_TIMEOUT_S = 30.0
+
+
+class CommentError(PhasegateError):
+    """GitHub refused or failed a request; the message names it and GitHub's answer."""
+
+
+class StaleHead(PhasegateError):
+    """The pull request's head is not the commit the report is about."""
+
+
+@dataclass(frozen=True)
+class GitHubClient:
+    """Just enough of GitHub's REST API, for one repository."""
+
+    api_url: str
+    repository: str
+    token: str
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """Send one request; return the decoded JSON answer."""
+        url = f"{self.api_url.rstrip('/')}{path}"
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method)  # noqa: S310 - https or a test's loopback
+        request.add_header("Accept", "application/vnd.github+json")
+        request.add_header("Authorization", f"Bearer {self.token}")
+        request.add_header("X-GitHub-Api-Version", "2022-11-28")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:  # noqa: S310
+                return json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:300]
+            hint = (
+                " (a read-only token, as pull requests from forks get: comment from a "
+                "workflow_run job instead, see docs/github-actions.md)"
+                if exc.code in (403, 404)
+                else ""
+            )
+            raise CommentError(
+                f"GitHub answered {exc.code} to {method} {path}: {detail}{hint}"
+            ) from exc
+        except (urllib.error.URLError, TimeoutError, ValueError) as exc:
+            raise CommentError(f"{method} {url} failed: {exc}") from exc
+
+
+def upsert_comment(
+    client: GitHubClient,
+    number: int,
+    body: str,
+    *,
+    author: str = "github-actions[bot]",
+    expect_head_sha: str | None = None,
+) -> tuple[str, int]:
+    """Update the sticky comment or create it; return ``("updated"|"created", comment id)``."""
+    if not body.startswith(MARKER):
+        raise CommentError(f"the comment body must start with the report marker {MARKER}")
+    if len(body) > COMMENT_MAX_CHARS:
+        raise CommentError(
+            f"the comment body has {len(body):,} characters, more than GitHub's "
+            f"{COMMENT_MAX_CHARS:,}; render it with `phasegate report markdown --target comment`"
+        )
+    repo = client.repository
+    if expect_head_sha:
+        pull = client.request("GET", f"/repos/{repo}/pulls/{number}")
+        head = ((pull or {}).get("head") or {}).get("sha")
+        if head != expect_head_sha:
+            raise StaleHead(
+                f"pull request #{number}'s head is {head}, not {expect_head_sha}, the commit "
+                "the report is about; nothing was posted"
+            )
+    existing = _find(client, number, author)
+    if existing is not None:
+        client.request("PATCH", f"/repos/{repo}/issues/comments/{existing}", {"body": body})
+        return "updated", existing
+    created = client.request("POST", f"/repos/{repo}/issues/{number}/comments", {"body": body})
+    return "created", int(created["id"])
+
+
+def _find(client: GitHubClient, number: int, author: str) -> int | None:
+    page = 1
+    while True:
+        comments = client.request(
+            "GET",
+            f"/repos/{client.repository}/issues/{number}/comments?per_page={_PER_PAGE}&page={page}",
+        )
+        for comment in comments or []:
+            login = (comment.get("user") or {}).get("login")
+            if login == author and str(comment.get("body", "")).startswith(MARKER):
+                return int(comment["id"])
+        if not comments or len(comments) < _PER_PAGE:
+            return None
+        page += 1

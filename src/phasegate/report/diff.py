@@ -1,0 +1,169 @@
+"""``phasegate report diff BASE HEAD``: what changed between two runs of the gate.
+
+Tests are matched by node id, findings by check, rule, path and message (not by line, so that
+code moving down a file does not make old findings look new). Durations are compared for tests
+that passed in both runs; a change counts when it exceeds both a ratio and an absolute floor,
+as the perf check does, so the noise of very short tests stays out.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from phasegate.model.base import Model
+from phasegate.model.gate import Finding, GateVerdict
+from phasegate.model.run import Outcome, RunReport, TestRecord
+from phasegate.report.bundle import Bundle
+
+__all__ = ["FindingChange", "PerfChange", "ReportDiff", "TestChange", "diff_bundles"]
+
+_BAD = (Outcome.FAILED, Outcome.ERROR)
+#: A duration change must exceed this ratio and this many seconds to be reported.
+PERF_RATIO = 1.5
+PERF_MIN_DELTA_S = 0.05
+
+
+class TestChange(Model):
+    """A test whose state changed."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    nodeid: str
+    before: str | None = Field(description="outcome in the base run; null when absent")
+    after: str | None = Field(description="outcome in the head run; null when absent")
+    detail: str = ""
+
+
+class FindingChange(Model):
+    """A finding of the head run that the base run did not have."""
+
+    check: str
+    finding: Finding
+
+
+class PerfChange(Model):
+    """A test that got markedly slower or faster."""
+
+    nodeid: str
+    before_s: float
+    after_s: float
+    ratio: float
+
+
+class ReportDiff(Model):
+    """The differences between a base run and a head run."""
+
+    base: str
+    head: str
+    verdict_before: str | None = None
+    verdict_after: str | None = None
+    score_before: float | None = None
+    score_after: float | None = None
+    score_delta: float | None = None
+    tests_before: int = 0
+    tests_after: int = 0
+    new_failures: list[TestChange] = Field(default_factory=list)
+    fixed_failures: list[TestChange] = Field(default_factory=list)
+    still_failing: int = 0
+    added_tests: int = 0
+    removed_tests: list[str] = Field(default_factory=list)
+    coverage: dict[str, list[float | None]] = Field(
+        default_factory=dict, description="metric -> [before, after]"
+    )
+    new_findings: list[FindingChange] = Field(default_factory=list)
+    fixed_findings: int = 0
+    slower: list[PerfChange] = Field(default_factory=list)
+    faster: list[PerfChange] = Field(default_factory=list)
+    duration_before_s: float | None = None
+    duration_after_s: float | None = None
+
+
+def diff_bundles(base: Bundle, head: Bundle) -> ReportDiff:
+    """Compare two bundles (either may lack a verdict or a run report)."""
+    result = ReportDiff(base=str(base.source), head=str(head.source))
+    if base.verdict is not None and head.verdict is not None:
+        _verdicts(result, base.verdict, head.verdict)
+    elif head.verdict is not None:
+        result.verdict_after, result.score_after = head.verdict.verdict, head.verdict.score
+    if base.run is not None and head.run is not None:
+        _runs(result, base.run, head.run)
+    return result
+
+
+def _verdicts(result: ReportDiff, base: GateVerdict, head: GateVerdict) -> None:
+    result.verdict_before, result.verdict_after = base.verdict, head.verdict
+    result.score_before, result.score_after = base.score, head.score
+    result.score_delta = round(head.score - base.score, 4)
+    for scope, name in (("overall", "metrics"), ("new", "new_code_metrics")):
+        before = _coverage_rate(base, name)
+        after = _coverage_rate(head, name)
+        if before is not None or after is not None:
+            result.coverage[f"line_rate_{scope}"] = [before, after]
+    seen = {(check.id, f.rule, f.path, f.message) for check in base.checks for f in check.findings}
+    current: set[tuple[str, str, str | None, str]] = set()
+    for check in head.checks:
+        for found in check.findings:
+            key = (check.id, found.rule, found.path, found.message)
+            current.add(key)
+            if key not in seen:
+                result.new_findings.append(FindingChange(check=check.id, finding=found))
+    result.new_findings.sort(key=lambda change: (not change.finding.new, change.check))
+    result.fixed_findings = len(seen - current)
+
+
+def _coverage_rate(verdict: GateVerdict, field: str) -> float | None:
+    for check in verdict.checks:
+        if check.id == "coverage":
+            value = getattr(check, field).get("line_rate")
+            return float(value) if isinstance(value, (int, float)) else None
+    return None
+
+
+def _runs(result: ReportDiff, base: RunReport, head: RunReport) -> None:
+    before = {test.nodeid: test for test in base.tests}
+    after = {test.nodeid: test for test in head.tests}
+    result.tests_before, result.tests_after = len(before), len(after)
+    result.duration_before_s, result.duration_after_s = base.duration_s, head.duration_s
+    for nodeid, test in after.items():
+        old = before.get(nodeid)
+        if old is None:
+            result.added_tests += 1
+        if test.outcome in _BAD:
+            if old is not None and old.outcome in _BAD:
+                result.still_failing += 1
+            else:
+                result.new_failures.append(
+                    TestChange(
+                        nodeid=nodeid,
+                        before=old.outcome.value if old else None,
+                        after=test.outcome.value,
+                        detail=_detail(test),
+                    )
+                )
+        elif old is not None and old.outcome in _BAD:
+            result.fixed_failures.append(
+                TestChange(nodeid=nodeid, before=old.outcome.value, after=test.outcome.value)
+            )
+        if old is not None and old.outcome is Outcome.PASSED and test.outcome is Outcome.PASSED:
+            _perf(result, nodeid, old.duration_s, test.duration_s)
+    result.removed_tests = [nodeid for nodeid in before if nodeid not in after]
+    result.slower.sort(key=lambda change: -change.ratio)
+    result.faster.sort(key=lambda change: change.ratio)
+
+
+def _perf(result: ReportDiff, nodeid: str, before: float, after: float) -> None:
+    if before <= 0 or abs(after - before) <= PERF_MIN_DELTA_S:
+        return
+    ratio = after / before
+    change = PerfChange(nodeid=nodeid, before_s=before, after_s=after, ratio=round(ratio, 3))
+    if ratio >= PERF_RATIO:
+        result.slower.append(change)
+    elif ratio <= 1 / PERF_RATIO:
+        result.faster.append(change)
+
+
+def _detail(test: TestRecord) -> str:
+    if test.failure is None:
+        return test.reason or ""
+    message = test.failure.message.strip().splitlines()
+    return f"{test.failure.exc_type}: {message[0] if message else ''}"

@@ -1,0 +1,514 @@
+"""The Markdown report: a pull-request comment or a job summary, within GitHub's limits.
+
+Sections, most important first: the verdict and the router's next action; the checks; the
+failing tests with their diagnoses; coverage on new code; what changed against the base; the
+review and TDD state; the quality trend over the refinement rounds (a Mermaid ``xychart-beta``,
+which GitHub draws); the findings. Each section comes in a full and a compact form. Within the
+budget (:mod:`phasegate.report.limits`) each section gets its full form if it fits, else its
+compact form, else it is left out whole; a closing note names what was left out and where the
+full artifacts are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from phasegate import __version__
+from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict, Severity
+from phasegate.model.refine import RefinementState, RouterDecision
+from phasegate.model.review import ReviewRecord
+from phasegate.model.run import Outcome, RunReport, TestRecord
+from phasegate.report import escape as md
+from phasegate.report.bundle import Bundle
+from phasegate.report.diff import ReportDiff
+from phasegate.report.limits import COMMENT, Budget
+from phasegate.report.terminal import counts_phrase
+
+__all__ = ["MARKER", "ExtraSection", "MarkdownOptions", "Rendered", "diagnose", "render_markdown"]
+
+#: Opens every report; the sticky comment is found again by it.
+MARKER = "<!-- phasegate:report -->"
+
+_STATUS_ICON = {
+    CheckStatus.PASSED: "\u2705",
+    CheckStatus.FAILED: "\u274c",
+    CheckStatus.ERROR: "\u26a0\ufe0f",
+    CheckStatus.SKIPPED: "\u23ed\ufe0f",
+}
+_SEVERITY_ORDER = {Severity.CRITICAL: 0, Severity.HIGH: 1, Severity.MEDIUM: 2, Severity.LOW: 3}
+_ACTION_WORDS = {
+    "proceed": "proceed",
+    "route_to_debug": "route to debug",
+    "retry_with_feedback": "retry with feedback",
+    "add_step": "add a step",
+    "truncate_from": "truncate from",
+    "escalate": "escalate to a person",
+}
+#: Room kept for the closing note whatever the sections take.
+_FOOTER_RESERVE = 1200
+
+_KINDS: dict[str, str] = {
+    "AssertionError": "an assertion did not hold: the code returned something the test does "
+    "not expect",
+    "ModuleNotFoundError": "a module cannot be imported: a missing dependency or a wrong name",
+    "ImportError": "an import failed: a missing name or a circular import",
+    "NameError": "a name is used but never defined",
+    "AttributeError": "an object lacks the attribute used (often None where a value was expected)",
+    "TypeError": "a value of the wrong type, or a call with the wrong arguments",
+    "ValueError": "a value of the right type but not acceptable",
+    "KeyError": "a key missing from a mapping",
+    "IndexError": "an index past the end of a sequence",
+    "SyntaxError": "the code does not parse",
+    "ZeroDivisionError": "a division by zero",
+    "RecursionError": "unbounded recursion",
+    "TimeoutError": "something took too long",
+    "FileNotFoundError": "a file the code expects is missing",
+    "NotImplementedError": "code that is not written yet",
+}
+
+
+@dataclass(frozen=True)
+class ExtraSection:
+    """A section a plugin adds (``phasegate_report_sections``): a title and Markdown body."""
+
+    title: str
+    body: str
+    compact: str | None = None
+
+
+@dataclass
+class MarkdownOptions:
+    """What the report shows and how large it may be."""
+
+    budget: Budget = COMMENT
+    max_failures: int = 50
+    max_findings: int = 100
+    traceback_lines: int = 25
+    artifact_hint: str = "the artifacts folder (.phasegate/)"
+    run_url: str | None = None
+    diff: ReportDiff | None = None
+    extra: Sequence[ExtraSection] = ()
+
+
+@dataclass
+class Rendered:
+    """The Markdown and what was left out of it."""
+
+    text: str
+    left_out: list[str] = field(default_factory=list)
+    compacted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Section:
+    title: str
+    variants: tuple[str, ...]  # fullest first
+    items: str = ""  # e.g. "1,234 tests", said when the section is left out
+
+
+def diagnose(test: TestRecord) -> str:
+    """One sentence on what kind of failure this is and where it was raised."""
+    failure = test.failure
+    if failure is None:
+        return test.reason or f"the test ended as {test.outcome.value}"
+    short = failure.exc_type.rsplit(".", 1)[-1]
+    kind = _KINDS.get(short, f"{short} was raised")
+    if failure.phase in ("setup", "teardown"):
+        kind = f"the {failure.phase} of the test failed (a fixture): {kind}"
+    where = f" at {failure.path}:{failure.line}" if failure.path and failure.line else ""
+    return f"{kind}{where}"
+
+
+def render_markdown(bundle: Bundle, options: MarkdownOptions | None = None) -> Rendered:
+    """The report as Markdown within ``options.budget``."""
+    opts = options or MarkdownOptions()
+    header = _header(bundle)
+    sections = [
+        _checks(bundle.verdict),
+        _failing_tests(bundle.run, opts),
+        _coverage(bundle.verdict),
+        _changes(bundle.verdict, opts.diff),
+        _review_and_tdd(bundle, opts.extra),
+        _trend(bundle.refinement),
+        _findings(bundle.verdict, opts.max_findings),
+    ]
+    chosen: list[str] = []
+    rendered = Rendered(text="")
+    used = opts.budget.size(header) + _FOOTER_RESERVE
+    for section in sections:
+        if section is None:
+            continue
+        for number, variant in enumerate(section.variants):
+            size = opts.budget.size(variant) + 2
+            if used + size <= opts.budget.limit:
+                chosen.append(variant)
+                used += size
+                if number > 0:
+                    rendered.compacted.append(section.title)
+                break
+        else:
+            rendered.left_out.append(
+                f"{section.title} ({section.items})" if section.items else section.title
+            )
+    footer = _footer(rendered, opts)
+    rendered.text = "\n\n".join([header, *chosen, footer]) + "\n"
+    if not opts.budget.fits(rendered.text):  # the header alone is bounded, so this is a bug
+        raise RuntimeError(f"the Markdown report exceeds {opts.budget.name}")
+    return rendered
+
+
+# -- sections ------------------------------------------------------------------------------
+
+
+def _header(bundle: Bundle) -> str:
+    verdict, run = bundle.verdict, bundle.run
+    lines = [MARKER]
+    if verdict is None:
+        lines.append("### phasegate: run recorded (no gate evaluated)")
+    else:
+        icon = "\u2705" if verdict.verdict == "sufficient" else "\u274c"
+        lines.append(
+            f"### {icon} phasegate gate {md.code(verdict.gate, 80)}: **{verdict.verdict}**"
+        )
+    facts: list[str] = []
+    if verdict is not None:
+        facts.append(f"score **{verdict.score:.2f}**")
+    if run is not None:
+        facts.append(f"tests: {md.text(counts_phrase(run.counts.model_dump()))}")
+        if run.merged is not None:
+            facts.append(f"merged from {len(run.merged.shards)} shards")
+    commit = (verdict.commit if verdict else None) or (
+        run.git.sha if run is not None and run.git is not None else None
+    )
+    if commit:
+        facts.append(f"commit {md.code(commit[:12])}")
+    if verdict is not None and verdict.base.available and verdict.base.ref:
+        facts.append(
+            f"base {md.code(verdict.base.ref, 80)} ({verdict.base.changed_files} files, "
+            f"{verdict.base.changed_lines} lines changed)"
+        )
+    if facts:
+        lines.append(" \u00b7 ".join(facts))
+    if run is not None and run.incomplete:
+        reasons = "; ".join(run.incomplete_reasons[:3])
+        lines.append(f"\n> [!WARNING]\n> The run is incomplete: {md.text(reasons, 600)}")
+    decision = bundle.refinement.next_action if bundle.refinement else None
+    if decision is not None:
+        lines.append("")
+        lines.append(_decision_line(decision))
+    if verdict is not None and verdict.reasons:
+        lines.append("")
+        lines.append("Why it is insufficient:")
+        for reason in verdict.reasons[:10]:
+            lines.append(f"- {md.text(reason, 300)}")
+        if len(verdict.reasons) > 10:
+            lines.append(f"- \u2026 and {len(verdict.reasons) - 10} more reasons")
+    return "\n".join(lines)
+
+
+def _decision_line(decision: RouterDecision) -> str:
+    words = _ACTION_WORDS.get(decision.action.value, decision.action.value)
+    target = f" {md.code(decision.target, 200)}" if decision.target else ""
+    return f"**Next action: {words}**{target}: {md.text(decision.reason, 600)}"
+
+
+def _checks(verdict: GateVerdict | None) -> _Section | None:
+    if verdict is None or not verdict.checks:
+        return None
+
+    def table(checks: Sequence[CheckResult], limit: int) -> str:
+        rows = ["| | check | status | score | reasoning |", "|---|---|---|---|---|"]
+        for check in checks:
+            optional = " (optional)" if check.requirement != "required" else ""
+            reasoning = md.text(check.reasoning, limit)
+            if check.fix:
+                reasoning += f" Fix: {md.text(check.fix, 200)}"
+            rows.append(
+                f"| {_STATUS_ICON[check.status]} | {md.cell(md.code(check.id, 60))}{optional} "
+                f"| {check.status.value} | {check.score:.2f} | {md.cell(reasoning)} |"
+            )
+        return "\n".join(rows)
+
+    title = "#### Checks"
+    full = f"{title}\n\n{table(verdict.checks, 400)}"
+    bad = [c for c in verdict.checks if c.status is not CheckStatus.PASSED]
+    passed = len(verdict.checks) - len(bad)
+    compact = f"{title}\n\n{passed} of {len(verdict.checks)} checks passed." + (
+        f"\n\n{table(bad, 160)}" if bad else ""
+    )
+    return _Section("Checks", (full, compact), f"{len(verdict.checks)} checks")
+
+
+def _failing_tests(run: RunReport | None, opts: MarkdownOptions) -> _Section | None:
+    if run is None:
+        return None
+    failing = [t for t in run.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
+    errors = run.collection_errors
+    if not failing and not errors:
+        return None
+    total = len(failing) + len(errors)
+    title = f"#### Failing tests ({total})"
+    full = [title, ""]
+    for error in errors[: opts.max_failures]:
+        full.append(
+            f"- collection error in {md.code(error.nodeid)}: "
+            f"{md.code(error.failure.exc_type)} {md.text(error.failure.message, 300)}"
+        )
+    shown = failing[: max(0, opts.max_failures - len(errors))]
+    for test in shown:
+        full.append(_test_details(test, opts.traceback_lines))
+    hidden = total - len(errors[: opts.max_failures]) - len(shown)
+    if hidden > 0:
+        full.append(f"\n\u2026 and {hidden} more, listed in {md.text(opts.artifact_hint)}.")
+    compact = [title, ""]
+    few = 20
+    for test in failing[:few]:
+        compact.append(f"- {md.code(test.nodeid)}: {md.text(_one_line(test), 200)}")
+    for error in errors[: max(0, few - len(failing))]:
+        compact.append(f"- collection error in {md.code(error.nodeid)}")
+    rest = total - min(total, few)
+    if rest:
+        compact.append(f"- \u2026 and {rest} more, listed in {md.text(opts.artifact_hint)}")
+    return _Section(
+        "Failing tests", ("\n".join(full), "\n".join(compact)), f"{total} failing tests"
+    )
+
+
+def _test_details(test: TestRecord, traceback_lines: int) -> str:
+    failure = test.failure
+    summary = f"<code>{_html(test.nodeid, 200)}</code>: {_html(_one_line(test), 200)}"
+    body = [f"Diagnosis: {md.text(diagnose(test), 400)}."]
+    if test.location.path:
+        line = f":{test.location.line}" if test.location.line else ""
+        body.append(f"Test at {md.code(test.location.path + line)}.")
+    if failure is not None and failure.traceback and traceback_lines > 0:
+        lines = failure.traceback.rstrip().splitlines()[-traceback_lines:]
+        body.append(md.fence("\n".join(line[:300] for line in lines), "python"))
+    return "<details><summary>" + summary + "</summary>\n\n" + "\n\n".join(body) + "\n</details>"
+
+
+def _coverage(verdict: GateVerdict | None) -> _Section | None:
+    if verdict is None:
+        return None
+    check = next((c for c in verdict.checks if c.id == "coverage"), None)
+    title = "#### Coverage on new code"
+    if check is None:
+        return _Section("Coverage", (f"{title}\n\nThe gate has no coverage check.",))
+    if check.status is CheckStatus.ERROR:
+        body = f"Not measured: {md.text(check.reasoning)}"
+        return _Section("Coverage", (f"{title}\n\n{body}",))
+    rows = ["| scope | line rate | lines covered | branch rate |", "|---|---|---|---|"]
+    for label, metrics in (("new code", check.new_code_metrics), ("overall", check.metrics)):
+        rows.append(
+            f"| {label} | {_pct(metrics.get('line_rate'))} | "
+            f"{metrics.get('lines_covered', 'n/a')} of {metrics.get('lines', 'n/a')} | "
+            f"{_pct(metrics.get('branch_rate'))} |"
+        )
+    note = "" if verdict.base.available else f"\n\n{md.text(verdict.base.note)}"
+    uncovered = [f for f in check.findings if f.rule == "uncovered"]
+    listing = [f"- {md.code(f'{f.path}')}: {md.text(f.message, 200)}" for f in uncovered[:20]]
+    if len(uncovered) > 20 or check.findings_total > len(check.findings):
+        listing.append(
+            f"- \u2026 {max(check.findings_total, len(uncovered)) - min(20, len(uncovered))} more"
+        )
+    full = f"{title}\n\n" + "\n".join(rows) + note
+    if listing:
+        full += "\n\nNew lines no test ran:\n" + "\n".join(listing)
+    compact = f"{title}\n\n" + "\n".join(rows) + note
+    return _Section("Coverage", (full, compact))
+
+
+def _changes(verdict: GateVerdict | None, diff: ReportDiff | None) -> _Section | None:
+    if diff is None and (verdict is None or not verdict.base.available):
+        return None
+    title = "#### Changes against the base"
+    lines = [title, ""]
+    if verdict is not None:
+        base = verdict.base
+        lines.append(
+            f"Base {md.code(base.ref or '?')} "
+            f"({md.code((base.sha or '')[:12]) if base.sha else 'unknown commit'}): "
+            f"{base.changed_files} files and {base.changed_lines} lines changed."
+            if base.available
+            else md.text(base.note)
+        )
+    if diff is None:
+        return _Section("Changes against the base", ("\n".join(lines),))
+    facts: list[str] = []
+    if diff.score_delta is not None:
+        facts.append(
+            f"- score {diff.score_before:.2f} \u2192 {diff.score_after:.2f} "
+            f"({diff.score_delta:+.2f}); verdict {diff.verdict_before} \u2192 {diff.verdict_after}"
+        )
+    for name, (before, after) in sorted(diff.coverage.items()):
+        scope = "new code" if name.endswith("_new") else "overall"
+        facts.append(f"- line coverage ({scope}): {_pct(before)} \u2192 {_pct(after)}")
+    facts.append(
+        f"- tests: {diff.tests_before} \u2192 {diff.tests_after} ({diff.added_tests} added, "
+        f"{len(diff.removed_tests)} removed); {len(diff.new_failures)} new failures, "
+        f"{len(diff.fixed_failures)} fixed, {diff.still_failing} still failing"
+    )
+    facts.append(f"- findings: {len(diff.new_findings)} new, {diff.fixed_findings} fixed")
+    if diff.slower or diff.faster:
+        facts.append(f"- durations: {len(diff.slower)} tests slower, {len(diff.faster)} faster")
+    full = lines + facts
+    for change in diff.new_failures[:20]:
+        full.append(f"  - new failure {md.code(change.nodeid)}: {md.text(change.detail, 200)}")
+    for found in diff.new_findings[:20]:
+        where = f"{found.finding.path}:{found.finding.line}" if found.finding.path else "-"
+        full.append(
+            f"  - new finding {md.code(found.check)} {md.code(found.finding.rule)} at "
+            f"{md.code(where)}: {md.text(found.finding.message, 200)}"
+        )
+    for slower in diff.slower[:10]:
+        full.append(
+            f"  - slower {md.code(slower.nodeid)}: {slower.before_s:.3f}s \u2192 "
+            f"{slower.after_s:.3f}s (x{slower.ratio:.2f})"
+        )
+    return _Section("Changes against the base", ("\n".join(full), "\n".join(lines + facts)))
+
+
+def _review_and_tdd(bundle: Bundle, extra: Sequence[ExtraSection]) -> _Section:
+    title = "#### Review and TDD"
+    lines = [title, ""]
+    verdict = bundle.verdict
+    review = next((c for c in verdict.checks if c.id == "review"), None) if verdict else None
+    commit = verdict.commit if verdict else None
+    reviews = [r for r in bundle.reviews if commit is None or r.commit == commit]
+    if review is not None:
+        lines.append(f"- review check: {review.status.value}: {md.text(review.reasoning, 300)}")
+    latest = _latest(reviews)
+    if latest is not None:
+        lines.append(
+            f"- latest review of this commit: **{latest.status.value}** by "
+            f"{md.code(latest.reviewer, 80)} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
+        )
+    elif review is None:
+        lines.append("- review: none recorded for this commit")
+    tdd = next((c for c in verdict.checks if c.id == "tdd"), None) if verdict else None
+    if tdd is not None:
+        lines.append(f"- TDD: {tdd.status.value}: {md.text(tdd.reasoning, 300)}")
+    elif not extra:
+        lines.append("- TDD: no TDD cycle was recorded for this run")
+    full = list(lines)
+    compact = list(lines)
+    for section in extra:
+        full.append(f"\n**{md.text(section.title, 120)}**\n\n{section.body}")
+        if section.compact:
+            compact.append(f"\n**{md.text(section.title, 120)}**\n\n{section.compact}")
+    return _Section("Review and TDD", ("\n".join(full), "\n".join(compact)))
+
+
+def _trend(state: RefinementState | None) -> _Section | None:
+    if state is None or not state.rounds:
+        return None
+    rounds = state.rounds[-state.settings.max_rounds :]
+    title = "#### Quality over the refinement rounds"
+    status = state.status.value.replace("_", " ")
+    summary = (
+        f"Task {md.code(state.task, 120)}, loop {state.loop}: round {rounds[-1].round} of "
+        f"at most {state.settings.max_rounds}, {status}. Moving average "
+        f"{(state.ema or 0.0):.2f} (alpha {state.settings.alpha}); the loop passes at "
+        f"{state.settings.threshold:.2f} and stops early at {state.settings.early_stop:.2f}."
+    )
+    xs = ", ".join(str(r.round) for r in rounds)
+    chart = "\n".join(
+        [
+            "```mermaid",
+            "xychart-beta",
+            '    title "Quality score (bars) and its moving average (line) by round"',
+            f"    x-axis [{xs}]",
+            '    y-axis "score" 0 --> 1',
+            f"    bar [{', '.join(f'{r.score:.3f}' for r in rounds)}]",
+            f"    line [{', '.join(f'{r.ema:.3f}' for r in rounds)}]",
+            "```",
+        ]
+    )
+    table = ["| round | verdict | score | average | next action |", "|---|---|---|---|---|"]
+    for item in rounds[-10:]:
+        action = item.decision.action.value.replace("_", " ") if item.decision else ""
+        table.append(
+            f"| {item.round} | {item.verdict} | {item.score:.2f} | {item.ema:.2f} | {action} |"
+        )
+    full = f"{title}\n\n{summary}\n\n{chart}\n\n" + "\n".join(table)
+    scores = ", ".join(f"{r.score:.2f}" for r in rounds)
+    compact = f"{title}\n\n{summary} Scores by round: {scores}."
+    return _Section("Quality trend", (full, compact))
+
+
+def _findings(verdict: GateVerdict | None, limit: int) -> _Section | None:
+    if verdict is None or limit <= 0:
+        return None
+    found = [(c.id, f) for c in verdict.checks for f in c.findings if c.id != "tests"]
+    total = sum(max(c.findings_total, len(c.findings)) for c in verdict.checks if c.id != "tests")
+    if not found:
+        return None
+    found.sort(key=lambda pair: (not pair[1].new, _SEVERITY_ORDER[pair[1].severity]))
+    title = f"#### Findings ({total}, new code first)"
+
+    def table(count: int) -> str:
+        rows = ["| severity | check | where | rule | message |", "|---|---|---|---|---|"]
+        for check_id, item in found[:count]:
+            rows.append(
+                f"| {item.severity.value}{' (new)' if item.new else ''} | {check_id} | "
+                f"{md.cell(md.code(_where(item), 160))} | {md.cell(md.code(item.rule, 60))} | "
+                f"{md.cell(md.text(item.message, 200))} |"
+            )
+        more = total - min(count, len(found))
+        tail = f"\n\n\u2026 and {more} more findings in the verdict file." if more > 0 else ""
+        return "\n".join(rows) + tail
+
+    return _Section(
+        "Findings",
+        (f"{title}\n\n{table(limit)}", f"{title}\n\n{table(min(limit, 15))}"),
+        f"{total} findings",
+    )
+
+
+def _footer(rendered: Rendered, opts: MarkdownOptions) -> str:
+    lines = ["---"]
+    if rendered.left_out:
+        lines.append(
+            f"**Left out** to stay within {opts.budget.name}: "
+            + md.text(", ".join(rendered.left_out), 600)
+            + f". Everything is in {md.text(opts.artifact_hint, 300)}."
+        )
+    if rendered.compacted:
+        lines.append("Shortened to fit: " + md.text(", ".join(rendered.compacted), 300) + ".")
+    run = f" \u00b7 [workflow run]({opts.run_url})" if opts.run_url else ""
+    lines.append(f"<sub>phasegate {__version__}{run}</sub>")
+    return "\n".join(lines)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _one_line(test: TestRecord) -> str:
+    if test.failure is None:
+        return test.reason or test.outcome.value
+    message = test.failure.message.strip().splitlines()
+    return f"{test.failure.exc_type}: {message[0] if message else ''}"
+
+
+def _html(value: str, limit: int) -> str:
+    import html
+
+    flat = " ".join(md.truncate(value, limit).split())
+    return html.escape(flat).replace("@", "@\u2060")
+
+
+def _pct(value: object) -> str:
+    return (
+        f"{value:.1%}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a"
+    )
+
+
+def _where(item: Finding) -> str:
+    if item.path is None:
+        return "-"
+    return f"{item.path}:{item.line}" if item.line else item.path
+
+
+def _latest(reviews: Sequence[ReviewRecord]) -> ReviewRecord | None:
+    return max(reviews, key=lambda r: r.recorded_at) if reviews else None

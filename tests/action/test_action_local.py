@@ -1,0 +1,162 @@
+"""The composite action, run step by step on a passing and a failing sample project.
+
+The runner stand-in (``tests/action/runner.py``) runs the ``shell: bash`` steps with a
+simulated GitHub environment: a pull_request event payload, ``GITHUB_OUTPUT``,
+``GITHUB_STEP_SUMMARY``, ``GITHUB_WORKSPACE``, and GitHub's REST API stood in for on the
+loopback (the sticky comment). Steps that ``uses:`` other actions (upload-artifact,
+upload-sarif, the cache) cannot run offline and are skipped; the test names them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.action.runner import ActionRun, base_environment, run_action
+from tests.conftest import REPO_ROOT
+from tests.report.test_comment import FakeGitHub, github  # noqa: F401 - the fixture
+
+ACTION = REPO_ROOT / "github-actions" / "action.yml"
+GATE = 'name = "small"\n[checks.tests]\n[checks.lint]\n'
+SKIPPED = [
+    "Restore the refinement loop (actions/cache/restore)",
+    "Upload the artifacts (actions/upload-artifact)",
+    "Upload to code scanning (github/codeql-action/upload-sarif)",
+    "Save the refinement loop (actions/cache/save)",
+]
+
+pytestmark = pytest.mark.slow
+
+
+def sample(root: Path, *, failing: bool) -> Path:
+    project = root / "workspace"
+    (project / "ci").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[tool.ruff.lint]\nselect = ["E", "F"]\n\n[tool.phasegate]\ngate_paths = ["ci"]\n'
+    )
+    (project / "ci" / "small.toml").write_text(GATE)
+    expected = 3 if failing else 2
+    (project / "test_calc.py").write_text(f"def test_add():\n    assert 1 + 1 == {expected}\n")
+    return project
+
+
+@pytest.fixture
+def environment(tmp_path: Path, github: tuple[FakeGitHub, str]) -> dict[str, str]:  # noqa: F811
+    _fake, url = github
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "pull_request": {
+                    "number": 7,
+                    "head": {"sha": "c" * 40, "repo": {"full_name": "octo/app"}},
+                }
+            }
+        )
+    )
+    env = base_environment()
+    env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"
+    env.update(
+        {
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "octo/app",
+            "GITHUB_API_URL": url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": "99",
+        }
+    )
+    return env
+
+
+def act(project: Path, environment: dict[str, str], **inputs: str) -> ActionRun:
+    return run_action(
+        ACTION,
+        inputs={
+            "gate": "small",
+            "install": "--no-index pytest-phasegate",
+            "pytest-args": "-p no:cacheprovider -q",
+            "python": sys.executable,
+            **inputs,
+        },
+        workspace=project,
+        environment=environment,
+    )
+
+
+def test_a_passing_project(
+    tmp_path: Path,
+    environment: dict[str, str],
+    github: tuple[FakeGitHub, str],  # noqa: F811
+) -> None:
+    fake, _url = github
+    run = act(sample(tmp_path, failing=False), environment)
+    assert run.failed is None, run.failed
+    assert run.skipped == SKIPPED
+    assert run.outputs["verdict"] == "sufficient"
+    assert run.outputs["score"] == "1.0000"
+    assert run.outputs["exit-status"] == "0"
+    assert run.outputs["next-action"] == "proceed"
+    assert run.outputs["report-path"].endswith("workspace/.phasegate")
+    assert "### \u2705 phasegate gate `small`: **sufficient**" in run.summary
+    assert "phasegate: the gate is sufficient" in run.steps[-1].stdout
+    (comment,) = fake.comments
+    assert comment["body"].startswith("<!-- phasegate:report -->")
+    assert "[workflow run](https://github.example/octo/app/actions/runs/99)" in comment["body"]
+
+
+def test_a_failing_project(
+    tmp_path: Path,
+    environment: dict[str, str],
+    github: tuple[FakeGitHub, str],  # noqa: F811
+) -> None:
+    fake, _url = github
+    run = act(sample(tmp_path, failing=True), environment)
+    failed = run.failed
+    assert failed is not None
+    assert failed.name == "Fail when the gate is insufficient"
+    assert failed.returncode == 1
+    assert "::error title=phasegate::the gate is insufficient (score 0.5000)" in failed.stdout
+    assert run.outputs["verdict"] == "insufficient"
+    assert run.outputs["exit-status"] == "1"
+    assert run.outputs["next-action"] == "route_to_debug"
+    assert "#### Failing tests (1)" in run.summary
+    assert "<code>test_calc.py::test_add</code>: AssertionError: assert (1 + 1) == 3" in run.summary
+    publish = run.step("Publish the reports")
+    assert "::error file=test_calc.py,line=2,title=phasegate tests%3A test-failed" in publish.stdout
+    assert "insufficient" in fake.comments[0]["body"]
+    # a second push updates the same comment instead of adding one
+    act(sample(tmp_path / "again", failing=True), environment)
+    assert len(fake.comments) == 1
+
+
+def test_a_fork_gets_no_comment_and_says_why(
+    tmp_path: Path,
+    environment: dict[str, str],
+    github: tuple[FakeGitHub, str],  # noqa: F811
+) -> None:
+    fake, _url = github
+    event = Path(environment["GITHUB_EVENT_PATH"])
+    payload = json.loads(event.read_text())
+    payload["pull_request"]["head"]["repo"]["full_name"] = "someone/fork"
+    event.write_text(json.dumps(payload))
+    run = act(sample(tmp_path, failing=False), environment)
+    assert run.failed is None
+    assert "a pull request from a fork gets a read-only token" in (
+        run.step("Comment on the pull request").stdout
+    )
+    assert fake.comments == []
+
+
+def test_a_shard_judges_nothing_and_passes_with_failing_tests(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    run = act(sample(tmp_path, failing=True), environment, shard="1/1")
+    assert run.failed is None
+    assert run.outputs["verdict"] == "none"
+    assert run.step("Publish the reports").outputs["artifact-name"] == "phasegate-shard-1-of-1"
+    report = json.loads(Path(run.outputs["report-path"], "report.json").read_text())
+    assert report["shard"]["index"] == 1

@@ -1,0 +1,91 @@
+"""Each pytest --gate run is a round: state and metrics on disk, the next action on screen."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+GATE = 'name = "small"\n[checks.tests]\n'
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyprojecttoml(
+        '[tool.phasegate]\ngate_paths = ["ci"]\n\n[tool.phasegate.refine]\ntask = "calc"\n'
+    )
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "small.toml").write_text(GATE)
+    return pytester
+
+
+def state(pytester: pytest.Pytester) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (pytester.path / ".phasegate" / "refinement.json").read_text()
+    )
+    return data
+
+
+def test_a_failing_round_then_a_passing_one(project: pytest.Pytester) -> None:
+    project.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 3\n")
+    result = project.runpytest("--gate=small")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "round 1 of calc (loop 1, at most 20 rounds): score 0.00, moving average 0.00; "
+            "refining",
+            "next: route to debug test_calc.py::test_add: 1 test(s) fail, error or cannot be "
+            "collected; debug them, starting with test_calc.py::test_add",
+        ]
+    )
+    first = state(project)
+    assert first["rounds"][0]["failing_tests"] == ["test_calc.py::test_add"]
+    assert first["next_action"]["action"] == "route_to_debug"
+
+    project.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2\n")
+    result = project.runpytest("--gate=small", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["next: proceed: the gate small is sufficient*"])
+    second = state(project)
+    assert [r["score"] for r in second["rounds"]] == [0.0, 1.0]
+    assert second["rounds"][1]["ema"] == 0.3
+    assert second["status"] == "passed"
+    assert second["feedback"][0]["resolved_round"] == 2
+    metrics = json.loads((project.path / ".phasegate/metrics/calc.loop1.json").read_text())
+    assert metrics["refinement_rounds"] == 2
+    assert metrics["completed_without_intervention"] is True
+    assert metrics["errors_auto_resolved"] == 2
+
+
+def test_a_corrupt_state_file_is_moved_aside_not_overwritten(project: pytest.Pytester) -> None:
+    project.makepyfile(test_calc="def test_add():\n    assert True\n")
+    (project.path / ".phasegate").mkdir()
+    (project.path / ".phasegate" / "refinement.json").write_text('{"task": ')
+    result = project.runpytest("--gate=small")
+    assert result.ret == pytest.ExitCode.OK
+    aside = list((project.path / ".phasegate").glob("refinement.json.corrupt-*"))
+    assert len(aside) == 1
+    assert aside[0].read_text() == '{"task": '
+    result.stdout.fnmatch_lines(
+        ["warning: .phasegate/refinement.json could not be read: it is not valid JSON*"]
+    )
+    assert state(project)["rounds"][0]["round"] == 1
+
+
+def test_the_loop_can_be_turned_off(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml(
+        '[tool.phasegate]\ngate_paths = ["ci"]\n[tool.phasegate.refine]\nenabled = false\n'
+    )
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "small.toml").write_text(GATE)
+    pytester.makepyfile(test_calc="def test_add():\n    assert True\n")
+    pytester.runpytest("--gate=small").assert_outcomes(passed=1)
+    assert not (pytester.path / ".phasegate" / "refinement.json").exists()
+
+
+def test_a_bad_refine_setting_names_the_key(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.phasegate.refine]\nalpha = 2\n")
+    result = pytester.runpytest("--gate=record")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*key tool.phasegate.refine.alpha = 2 is not allowed*"])

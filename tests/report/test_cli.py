@@ -1,0 +1,87 @@
+"""phasegate report markdown|annotations|github on an artifacts folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from phasegate.cli import main
+
+
+def test_markdown_for_a_comment_and_a_summary(
+    artifacts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
+    assert "phasegate gate `default`: **insufficient**" in capsys.readouterr().out
+    out = tmp_path / "summary.md"
+    assert (
+        main(
+            [
+                "report",
+                "markdown",
+                "--dir",
+                str(artifacts),
+                "--target",
+                "summary",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert "#### Checks" in out.read_text()
+
+
+def test_annotations_print_workflow_commands(
+    artifacts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "annotations", "--dir", str(artifacts), "--path-prefix", ""]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("::error file=tests/test_core.py,line=12,title=phasegate tests")
+
+
+def test_github_publishes_summary_outputs_and_the_pull_request(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    summary, outputs, event = tmp_path / "summary", tmp_path / "outputs", tmp_path / "event.json"
+    summary.write_text("earlier step\n")
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "c" * 40}}}))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.example")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/app")
+    monkeypatch.setenv("GITHUB_RUN_ID", "42")
+    assert main(["report", "github", "--dir", str(artifacts), "--path-prefix", ""]) == 0
+    text = summary.read_text()
+    assert text.startswith("earlier step\n<!-- phasegate:report -->")
+    assert "[workflow run](https://github.example/octo/app/actions/runs/42)" in text
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert values["verdict"] == "insufficient"
+    assert values["score"] == "0.6100"
+    assert Path(values["sarif-path"]).is_file()
+    assert Path(values["comment-path"]).read_text().startswith("<!-- phasegate:report -->")
+    assert json.loads((artifacts / "pr.json").read_text()) == {"number": 7, "head_sha": "c" * 40}
+    assert "::error file=tests/test_core.py" in capsys.readouterr().out
+
+
+def test_two_verdicts_need_a_choice(artifacts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (artifacts / "gates" / "strict.json").write_text(
+        (artifacts / "gates" / "default.json").read_text()
+    )
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 4
+    assert "holds several verdicts (default, strict); choose one with --gate NAME" in (
+        capsys.readouterr().err
+    )
+    assert main(["report", "markdown", "--dir", str(artifacts), "--gate", "strict"]) == 0
+
+
+def test_a_corrupt_verdict_is_named(artifacts: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (artifacts / "gates" / "default.json").write_text('{"gate": 1}')
+    assert main(["report", "sarif", "--dir", str(artifacts)]) == 4
+    assert "default.json is not a valid gate-verdict file" in capsys.readouterr().err
