@@ -107,8 +107,9 @@ def test_a_tidy_change_is_sufficient_and_cached_the_second_time(
         make_context(project, base="main"), {check: {} for check in CHECKS}, cache=True
     )
     cached = {check.id for check in again.checks if check.cached}
-    # Checks whose inputs are files are reused; build and commit always run.
-    assert cached == {"security", "deps", "breaking", "docs", "types", "complexity"}
+    # Checks whose inputs are files are reused (build's inputs are every file of the project,
+    # the installed distributions and the git state); commit reads history and always runs.
+    assert cached == {"security", "build", "deps", "breaking", "docs", "types", "complexity"}
     assert again.verdict == "sufficient"
 
 

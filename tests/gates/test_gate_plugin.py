@@ -98,16 +98,16 @@ def test_verbose_lists_the_findings(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["      sloppy.py:1 F401 new: `os` imported but unused"])
 
 
+@pytest.mark.slow
 def test_a_missing_tool_fails_closed_and_says_how_to_install(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "ruff" else real(name, *a)
-    )
-    result = project.runpytest("--gate=small")
+    # Every Python process of this run (pytest, and the one running the static checks) starts
+    # with sitecustomize, which makes ruff look uninstalled: sys.modules["ruff"] = None.
+    hide = project.mkdir("hide_ruff")
+    (hide / "sitecustomize.py").write_text("import sys\nsys.modules['ruff'] = None\n")
+    monkeypatch.setenv("PYTHONPATH", str(hide))
+    result = project.runpytest_subprocess("--gate=small", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     lint = verdict_of(project)["checks"][2]
     assert lint["status"] == "error"

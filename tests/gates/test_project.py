@@ -56,3 +56,15 @@ def test_packages_setting_wins_over_detection(write_files: WriteFiles) -> None:
     root = write_files({**FILES, "lib/tool.py": ""})
     project = Project(root, packages_setting=["lib/tool.py"])
     assert [project.relative(p) for p in project.package_dirs] == ["lib/tool.py"]
+
+
+def test_all_files_lists_every_kind_of_file(write_files: WriteFiles) -> None:
+    root = write_files({**FILES, "README.md": "# app\n", "data/table.csv": "a,b\n"})
+    git(root, "init", "-q")
+    names = [
+        Project(root).relative(p) for p in Project(root, exclude_patterns=["fixtures/*"]).all_files
+    ]
+    assert "README.md" in names
+    assert "data/table.csv" in names
+    assert "src/app/core.py" in names
+    assert "fixtures/broken/bad.py" not in names

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from phasegate.gates.protocol import CheckError
 
-__all__ = ["GIT_TIMEOUT_S", "git_bytes", "git_text"]
+__all__ = ["GIT_TIMEOUT_S", "git_bytes", "git_state_files", "git_text"]
 
 #: git answers in milliseconds; this guards against a hung repository or file system.
 GIT_TIMEOUT_S = 60.0
@@ -48,3 +48,26 @@ def git_text(
         return None
     text = output.decode("utf-8", errors="replace")
     return text.strip("\n") if strip else text
+
+
+def git_state_files(root: Path) -> list[Path]:
+    """The files that say which commit and tags the work tree is at (for cache keys).
+
+    ``HEAD``, the branch file it points to, ``packed-refs`` and the tag files: when any of them
+    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too.
+    """
+    found = git_text(root, ["rev-parse", "--absolute-git-dir"])
+    if found is None:
+        return []
+    git_dir = Path(found)
+    files = [git_dir / "HEAD", git_dir / "packed-refs"]
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        head = ""
+    if head.startswith("ref: "):
+        files.append(git_dir / head.removeprefix("ref: "))
+    tags = git_dir / "refs" / "tags"
+    if tags.is_dir():
+        files.extend(path for path in tags.rglob("*") if path.is_file())
+    return [path for path in files if path.is_file()]

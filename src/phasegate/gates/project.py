@@ -76,6 +76,20 @@ class Project:
         return sorted(files)
 
     @cached_property
+    def all_files(self) -> list[Path]:
+        """Every file of the project, of any kind, as :attr:`python_files` lists them."""
+        if self.in_git:
+            listed = self._git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+            candidates: Iterable[Path] = (
+                self.root / name for name in (listed or "").split("\0") if name
+            )
+        else:
+            candidates = self._walk(suffix="")
+        return sorted(
+            {path for path in candidates if path.is_file() and not self._is_excluded(path)}
+        )
+
+    @cached_property
     def package_dirs(self) -> list[Path]:
         """The folders (or single modules) of the project's importable code."""
         if self.packages_setting:
@@ -123,7 +137,7 @@ class Project:
         """The import names the project's own code defines (first-party)."""
         return {path.stem if path.suffix == ".py" else path.name for path in self.package_dirs}
 
-    def _walk(self) -> Iterable[Path]:
+    def _walk(self, suffix: str = ".py") -> Iterable[Path]:
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = [
                 name
@@ -131,7 +145,7 @@ class Project:
                 if name not in SKIPPED_DIRS and not (Path(folder) / name / "pyvenv.cfg").exists()
             ]
             for name in files:
-                if name.endswith(".py"):
+                if name.endswith(suffix):
                     yield Path(folder) / name
 
     def _is_excluded(self, path: Path) -> bool:

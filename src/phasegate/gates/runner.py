@@ -20,7 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -33,6 +33,9 @@ from phasegate.gates.protocol import Check, CheckContext, CheckError, SessionDat
 from phasegate.gates.registry import CheckRegistry
 from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
 from phasegate.settings import describe_errors
+
+if TYPE_CHECKING:
+    from phasegate.gates.static_process import StaticChecksProcess
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -100,6 +103,7 @@ class GateRunner:
         self._futures: dict[str, Future[Judgement]] = {}
         self._submitted: dict[str, float] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._static_process: StaticChecksProcess | None = None
         self._started_at = datetime.now(timezone.utc)
 
     @property
@@ -112,15 +116,46 @@ class GateRunner:
         """Whether a check of this gate reads coverage of the test run."""
         return "coverage" in self.plan
 
-    def start(self) -> None:
-        """Start every static check in the background."""
+    @property
+    def static_checks(self) -> list[str]:
+        """The ids of the gate's static checks."""
+        return [c for c, p in self.plan.items() if p.check.kind == "static"]
+
+    @property
+    def longest_timeout_s(self) -> float:
+        """The largest timeout of the gate's checks."""
+        return max((p.timeout_s for p in self.plan.values()), default=DEFAULT_TIMEOUT_S)
+
+    def start(self, static_process: StaticChecksProcess | None = None) -> None:
+        """Start every static check in the background: in threads, or in ``static_process``."""
         self._started_at = datetime.now(timezone.utc)
         pool = self._pool = ThreadPoolExecutor(
             max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
         )
-        for check_id, planned in self.plan.items():
-            if planned.check.kind == "static":
-                self._submit(pool, check_id, self._context)
+        if static_process is not None and self.static_checks:
+            self._static_process = static_process
+            static_process.start()
+            return
+        for check_id in self.static_checks:
+            self._submit(pool, check_id, self._context)
+
+    def run_static(self) -> dict[str, Judgement]:
+        """Run only the static checks, here, and return their judgements."""
+        pool = self._pool = ThreadPoolExecutor(
+            max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
+        )
+        for check_id in self.static_checks:
+            self._submit(pool, check_id, self._context)
+        judgements = {c: self._collect(c, self.plan[c]) for c in self.static_checks}
+        pool.shutdown(wait=False, cancel_futures=True)
+        return judgements
+
+    def close(self) -> None:
+        """Stop what still runs in the background (an interrupted run)."""
+        if self._static_process is not None:
+            self._static_process.terminate()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     def finish(self, session: SessionData | None) -> GateVerdict:
         """Run the session checks, wait for all, and judge."""
@@ -133,10 +168,14 @@ class GateRunner:
         for check_id, planned in self.plan.items():
             if planned.check.kind == "session":
                 self._submit(pool, check_id, session_context)
+        from_process = self._from_static_process()
         results: list[CheckResult] = []
         conditions: list[ConditionResult] = []
         for check_id, planned in self.plan.items():
-            judgement = self._collect(check_id, planned)
+            if check_id in from_process:
+                judgement = from_process[check_id]
+            else:
+                judgement = self._collect(check_id, planned)
             results.append(judgement.result)
             conditions.extend(judgement.conditions)
         pool.shutdown(wait=False, cancel_futures=True)
@@ -160,6 +199,25 @@ class GateRunner:
         )
 
     # -- running ---------------------------------------------------------------------------
+
+    def _from_static_process(self) -> dict[str, Judgement]:
+        process = self._static_process
+        if process is None:
+            return {}
+        started = time.perf_counter()
+        try:
+            found = process.judgements()
+        except CheckError as exc:
+            found = {}
+            error = exc
+        else:
+            error = CheckError(
+                "the process running the static checks returned no result for this check"
+            )
+        for check_id in self.static_checks:
+            if check_id not in found:
+                found[check_id] = self._failed(check_id, error, started)
+        return found
 
     def _submit(self, pool: ThreadPoolExecutor, check_id: str, context: CheckContext) -> None:
         self._submitted[check_id] = time.monotonic()

@@ -13,7 +13,6 @@ A shard (``--shard=K/N``) judges nothing: it measures what the gate's session ch
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +28,10 @@ from phasegate.gates.coverage_run import (
     read_data_file,
 )
 from phasegate.gates.definition import RECORD_ONLY
+from phasegate.gates.progress import PROGRESS_ENV, progress_writer
 from phasegate.gates.protocol import SessionData
-from phasegate.gates.runner import GateRunner, ProgressEvent
+from phasegate.gates.runner import GateRunner
+from phasegate.gates.static_process import StaticChecksProcess
 from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.recorder import Recorder
@@ -42,16 +43,12 @@ if TYPE_CHECKING:
     from phasegate.refine.state import RoundOutcome
 
 __all__ = [
-    "PROGRESS_ENV",
     "GateSession",
     "ShardGateSession",
     "build_runner",
     "configure",
     "in_pull_request",
 ]
-
-#: When set, progress events are appended to this file as JSON lines (``phasegate gate run``).
-PROGRESS_ENV = "PHASEGATE_PROGRESS_FILE"
 
 
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
@@ -81,7 +78,15 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         return
     session = GateSession(config, recorder, runner)
     config.pluginmanager.register(session, "phasegate-gate")
-    runner.start()
+    runner.start(
+        StaticChecksProcess(
+            root=loaded.project_root,
+            gate=name,
+            artifacts_dir=recorder.store.root,
+            base=config.getoption("phasegate_base", None),
+            timeout_s=runner.longest_timeout_s,
+        )
+    )
 
 
 def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRunner:
@@ -94,7 +99,7 @@ def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRu
         name,
         base=config.getoption("phasegate_base", None),
         environment=os.environ,
-        on_event=_progress_writer(Path(progress)) if progress else None,
+        on_event=progress_writer(Path(progress)) if progress else None,
     )
 
 
@@ -114,6 +119,9 @@ class GateSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["phasegate_gate"] = self._runner.gate.name
+
+    def pytest_unconfigure(self) -> None:
+        self._runner.close()  # an interrupted run leaves no check process behind
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -247,23 +255,6 @@ def _empty_run(root: Path, runner: GateRunner) -> Any:
     from phasegate.gates.coverage_run import CoverageRun
 
     return CoverageRun(root, runner.project.package_dirs)
-
-
-def _progress_writer(path: Path) -> Any:
-    def write(event: ProgressEvent) -> None:
-        line = json.dumps(
-            {
-                "check": event.check,
-                "state": event.state,
-                "status": event.status,
-                "duration_s": event.duration_s,
-                "cached": event.cached,
-            }
-        )
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-
-    return write
 
 
 def _shown(path: Path, config: pytest.Config) -> str:

@@ -42,6 +42,8 @@ from packaging.utils import (
 from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.git import git_state_files
+from phasegate.gates.installed import metadata_files
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
 from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
@@ -100,8 +102,17 @@ class BuildCheck:
         return require_tool("build", "build")
 
     def cache_inputs(self, ctx: CheckContext, options: BuildOptions) -> Sequence[Path] | None:
-        """None: every file of the project, the backend and the environment decide it."""
-        return None
+        """Every file of the project, the installed distributions (the backend among them)
+        and the git state a version may come from.
+
+        An isolated build installs its backend from the package index at build time; a new
+        release there is picked up when an input changes, or with ``cache = false``.
+        """
+        return [
+            *ctx.project.all_files,
+            *metadata_files(),
+            *git_state_files(ctx.project.root),
+        ]
 
     def measure(self, ctx: CheckContext, options: BuildOptions) -> Measurement:
         """Build sdist and wheel from a copy of the project, then read their metadata."""

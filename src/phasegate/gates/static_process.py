@@ -1,0 +1,194 @@
+"""The static checks of a pytest run, in a process of their own.
+
+Inside pytest, checks that run Python in-process (compiling every file, griffe, the import scan)
+would share the test run's interpreter lock, and coverage.py would trace them as if they were
+tests. So ``pytest --gate`` hands the static checks to a child process
+(``python -m phasegate.gates.static_process``) as soon as the run starts: it loads the same
+configuration and gate, runs them (threads inside it wait on the tools' subprocesses), and
+writes their judgements as JSON. The run's session checks then join them.
+
+A child that crashes, exits without its results, or outlives the longest check's timeout
+gives every static check an ``error``: the gate still fails closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from phasegate.gates.evaluation import Judgement
+from phasegate.gates.protocol import CheckError
+from phasegate.model.base import Model
+from phasegate.model.gate import CheckResult, ConditionResult
+
+__all__ = ["StaticChecksProcess", "StaticJudgement", "main"]
+
+#: Seconds allowed beyond the longest check timeout, for the child to start and write.
+_MARGIN_S = 60.0
+
+
+class StaticJudgement(Model):
+    """One static check's judgement, as the child writes it."""
+
+    result: CheckResult
+    conditions: list[ConditionResult]
+
+
+_JUDGEMENTS = TypeAdapter(list[StaticJudgement])
+
+
+class StaticChecksProcess:
+    """Starts the child and collects its judgements."""
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        gate: str,
+        artifacts_dir: Path,
+        base: str | None,
+        timeout_s: float,
+    ) -> None:
+        self._root = root
+        self._gate = gate
+        self._artifacts_dir = artifacts_dir
+        self._base = base
+        self._timeout_s = timeout_s + _MARGIN_S
+        self._process: subprocess.Popen[bytes] | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._started = 0.0
+
+    @property
+    def _out(self) -> Path:
+        return Path(self._folder.name if self._folder else ".") / "judgements.json"
+
+    @property
+    def _log(self) -> Path:
+        return Path(self._folder.name if self._folder else ".") / "stderr.txt"
+
+    def start(self) -> None:
+        """Start the child; it runs while the tests run."""
+        self._folder = tempfile.TemporaryDirectory(prefix="phasegate-static-")
+        command = [
+            sys.executable,
+            "-m",
+            "phasegate.gates.static_process",
+            "--root",
+            str(self._root),
+            "--gate",
+            self._gate,
+            "--artifacts",
+            str(self._artifacts_dir),
+            "--out",
+            str(self._out),
+        ]
+        if self._base:
+            command += ["--base", self._base]
+        self._started = time.monotonic()
+        with open(self._log, "wb") as log:
+            self._process = subprocess.Popen(
+                command,
+                cwd=self._root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+
+    def judgements(self) -> dict[str, Judgement]:
+        """Wait for the child; raise :class:`CheckError` when it gave no usable results."""
+        process = self._process
+        if process is None:
+            raise CheckError("the static checks were never started")
+        remaining = max(0.0, self._started + self._timeout_s - time.monotonic())
+        try:
+            returncode = process.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            self.terminate()
+            raise CheckError(
+                f"the static checks did not finish within {self._timeout_s:g}s",
+                fix="raise check_timeout_s, or timeout_s of the slow check",
+            ) from None
+        try:
+            entries = _JUDGEMENTS.validate_json(self._out.read_bytes())
+        except (OSError, ValueError) as exc:
+            tail = self._stderr_tail()
+            raise CheckError(
+                f"the process running the static checks exited with status {returncode} "
+                f"without its results: {tail or exc}",
+                fix="run `phasegate gate run` to see the whole output",
+            ) from exc
+        finally:
+            self._cleanup()
+        return {
+            entry.result.id: Judgement(entry.result, list(entry.conditions)) for entry in entries
+        }
+
+    def terminate(self) -> None:
+        """Stop the child if it still runs (an interrupted test run)."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def _stderr_tail(self) -> str:
+        try:
+            text = self._log.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return ""
+        return text[-1500:]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The child: run the gate's static checks and write their judgements."""
+    parser = argparse.ArgumentParser(prog="python -m phasegate.gates.static_process")
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--gate", required=True)
+    parser.add_argument("--artifacts", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--base")
+    args = parser.parse_args(argv)
+
+    from phasegate.config import load_config
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.build import make_runner
+    from phasegate.gates.progress import progress_writer_from_environment
+    from phasegate.store import Store
+
+    loaded = load_config(args.root).with_overrides(
+        {"gate": ("--gate", args.gate), "artifacts_dir": ("--phasegate-dir", str(args.artifacts))}
+    )
+    store = Store(loaded.artifacts_path)
+    runner = make_runner(
+        loaded,
+        store,
+        make_plugin_manager(loaded.config.plugins),
+        args.gate,
+        base=args.base,
+        environment=os.environ,
+        on_event=progress_writer_from_environment(),
+    )
+    judgements = runner.run_static()
+    payload = [
+        StaticJudgement(result=j.result, conditions=j.conditions) for j in judgements.values()
+    ]
+    store_out = Store(args.out.parent)
+    store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""The static checks in their own process: results come back, and a failed child fails closed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from phasegate.gates.definition import load_gate
+from phasegate.gates.protocol import CheckContext, CheckError
+from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.runner import GateRunner
+from phasegate.gates.static_process import StaticChecksProcess
+from phasegate.model.gate import CheckStatus
+
+MakeContext = Callable[..., CheckContext]
+WriteFiles = Callable[..., Path]
+
+GATE = 'name = "two"\n[checks.syntax]\n[checks.lint]\n'
+
+
+def project(write_files: WriteFiles, pyproject: str = "") -> Path:
+    return write_files(
+        {
+            "pyproject.toml": pyproject + '\n[tool.ruff.lint]\nselect = ["F"]\n',
+            "two.toml": GATE,
+            "pkg/__init__.py": "import os\n",
+        }
+    )
+
+
+def process_for(root: Path) -> StaticChecksProcess:
+    return StaticChecksProcess(
+        root=root, gate="two.toml", artifacts_dir=root / ".phasegate", base=None, timeout_s=120
+    )
+
+
+@pytest.mark.slow
+def test_the_child_returns_a_judgement_per_static_check(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = project(write_files)
+    gate, source = load_gate("two.toml", root)
+    runner = GateRunner(gate, source, CheckRegistry(), make_context(root))
+    runner.start(process_for(root))
+    verdict = runner.finish(None)
+    statuses = {check.id: check.status for check in verdict.checks}
+    assert statuses == {"syntax": CheckStatus.PASSED, "lint": CheckStatus.FAILED}
+    assert verdict.checks[1].findings[0].rule == "F401"
+
+
+@pytest.mark.slow
+def test_a_child_that_dies_gives_every_static_check_an_error(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # A configuration the child refuses: it exits before writing any result.
+    root = project(write_files, "[tool.phasegate]\nnot_a_key = 1\n")
+    gate, source = load_gate("two.toml", root)
+    runner = GateRunner(gate, source, CheckRegistry(), make_context(root))
+    runner.start(process_for(root))
+    verdict = runner.finish(None)
+    assert verdict.verdict == "insufficient"
+    assert [check.status for check in verdict.checks] == [CheckStatus.ERROR, CheckStatus.ERROR]
+    assert "exited with status 1 without its results" in verdict.checks[0].reasoning
+    assert "not_a_key" in verdict.checks[0].reasoning
+
+
+def test_results_are_asked_for_before_the_child_started(write_files: WriteFiles) -> None:
+    with pytest.raises(CheckError, match="never started"):
+        process_for(project(write_files)).judgements()
