@@ -37,7 +37,7 @@ def test_unknown_key_names_file_key_value_and_the_allowed_keys(tmp_path: Path) -
     message = str(caught.value)
     assert str(path) in message
     assert "unknown key tool.phasegate.artifact_dir = 'x'" in message
-    assert "artifacts_dir, gate, max_traceback_chars, plugins" in message
+    assert "artifacts_dir, autodebug, gate, max_traceback_chars, plugins" in message
     assert "did you mean 'artifacts_dir'?" in message
 
 

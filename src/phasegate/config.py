@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.errors import ConfigError
 from phasegate.settings import Section, describe_errors
 
@@ -56,6 +57,10 @@ class PhasegateConfig(Section):
         ge=200,
         le=100_000,
         description="characters of failure text kept per failing test (the end is kept)",
+    )
+    autodebug: AutodebugSettings = Field(
+        default_factory=AutodebugSettings,
+        description="the [tool.phasegate.autodebug] table (pytest --autodebug)",
     )
 
 
