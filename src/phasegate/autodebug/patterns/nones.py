@@ -1,0 +1,655 @@
+"""None where a value was needed: an attribute of None, None called, subscripted, iterated or
+used as an operand.
+
+Which expression was None is read from the syntax at the failing span and confirmed with the
+frame's live values. Then its origin is traced through the code, because that is where the
+repair goes:
+
+* the result of a project function that ends without ``return`` (a decorator that forgets
+  ``return wrapper`` is one): return the value it built;
+* an in-place method's result (``items = items.sort()``): call it as a statement, or use
+  ``sorted()``;
+* a variable or attribute initialised to ``None`` and used as a list, dict, set, string or
+  number: initialise it to an empty one;
+* a parameter whose default is None: give it its empty value when it is None;
+* ``dict.get(key)``: index the dict, or give ``get`` a default.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.live import project_path, resolve_expr
+from phasegate.autodebug.patterns.base import diagnose, short
+from phasegate.autodebug.source import (
+    enclosing_function,
+    insert_lines,
+    line_indent,
+    node_span,
+    parse,
+    replace_span,
+    segment,
+    split_lines,
+)
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.project import Project
+
+__all__ = ["NonePattern", "empty_values"]
+
+_MISSING = object()
+_INPLACE = frozenset(
+    {
+        "sort",
+        "reverse",
+        "append",
+        "extend",
+        "insert",
+        "update",
+        "clear",
+        "add",
+        "remove",
+        "discard",
+        "shuffle",
+    }
+)
+_LIST_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "sort", "index", "count", "reverse"}
+)
+_DICT_METHODS = frozenset({"keys", "items", "values", "get", "setdefault", "update", "popitem"})
+_SET_METHODS = frozenset({"add", "discard", "union", "intersection", "difference", "issubset"})
+_STR_METHODS = frozenset(
+    {
+        "upper",
+        "lower",
+        "strip",
+        "split",
+        "join",
+        "format",
+        "startswith",
+        "endswith",
+        "replace",
+        "title",
+        "encode",
+        "splitlines",
+        "lstrip",
+        "rstrip",
+    }
+)
+_USAGE_PHRASES = {
+    "attribute-of-none": "its attribute `{usage}` is read",
+    "none-called": "it is called",
+    "none-subscripted": "it is subscripted",
+    "none-iterated": "it is iterated over",
+    "none-operand": "it is an operand of `{usage}`",
+    "none-argument": "it is passed to `{usage}`",
+}
+
+
+def empty_values(kind: str, usage: str | None) -> list[str]:
+    """The empty values a None used this way most likely stood for, likeliest first."""
+    if kind == "attribute-of-none" and usage:
+        if usage in _LIST_METHODS:
+            return ["[]"]
+        if usage in _DICT_METHODS:
+            return ["{}"]
+        if usage in _SET_METHODS:
+            return ["set()"]
+        if usage in _STR_METHODS:
+            return ['""']
+        return []
+    if kind == "none-subscripted":
+        return ["{}", "[]"]
+    if kind in ("none-iterated", "none-argument"):
+        return ["[]", '""', "{}"]
+    if kind == "none-operand":
+        return ["0", '""', "[]"] if usage in ("+", "+=") else ["0"]
+    return []
+
+
+class NonePattern:
+    """A value that is None where the code needs something else."""
+
+    name = "none"
+    error_class = "none"
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        exc = failure.exc
+        frame = failure.project_frame
+        if isinstance(exc, AttributeError):
+            if getattr(exc, "obj", _MISSING) is not None or not isinstance(
+                getattr(exc, "name", None), str
+            ):
+                return None
+        elif not isinstance(exc, TypeError):
+            return None
+        found = _none_expression(failure, frame) if frame is not None else None
+        if found is None:
+            if isinstance(exc, AttributeError) or "'NoneType'" in str(exc):
+                return diagnose(self, failure, frame, kind="none-other", facts={})
+            return None
+        kind, expr, usage = found
+        assert frame is not None  # _none_expression needs one
+        facts: dict[str, Any] = {"expr": ast.unparse(expr), "usage": usage}
+        facts["source"] = _origin(failure, frame, expr)
+        return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        source: dict[str, Any] = diagnosis.facts.get("source") or {}
+        how = source.get("how")
+        empties = empty_values(diagnosis.kind, diagnosis.facts.get("usage"))
+        if how in ("call", "decorator"):
+            return _return_candidates(diagnosis, project, source)
+        if how == "inplace":
+            return _inplace_candidates(diagnosis, project, source)
+        if how in ("literal", "attribute"):
+            return _literal_candidates(project, source, empties)
+        if how == "parameter":
+            return _guard_candidates(diagnosis, project, source, empties)
+        if how == "dict-get":
+            return _get_candidates(project, source, empties)
+        return []
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        facts = diagnosis.facts
+        usage = _USAGE_PHRASES.get(diagnosis.kind, "it is used").format(usage=facts.get("usage"))
+        head = (
+            f"{short(diagnosis.exc_type)}: `{facts.get('expr', 'a value')}` is None where {usage}"
+        )
+        source = facts.get("source") or {}
+        origin = {
+            "call": f"it is what `{source.get('callee')}` returns, which can end without a value",
+            "decorator": f"the decorator `{source.get('callee')}` returns nothing, so the "
+            "decorated name is None",
+            "inplace": f"`{source.get('method')}()` works in place and returns None",
+            "literal": f"it is set to None at {source.get('path')}:{source.get('line')}",
+            "attribute": f"it is set to None at {source.get('path')}:{source.get('line')}",
+            "parameter": f"it is the parameter `{source.get('name')}`, whose default is None",
+            "dict-get": "`dict.get()` returns None for a missing key",
+        }.get(str(source.get("how")), "")
+        text = f"{head}; {origin}" if origin else head
+        if candidate is None:
+            return f"{text}; no repair found"
+        return f"{text}; {candidate.description}"
+
+
+# -- which expression was None ---------------------------------------------------------------
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> bool | None:
+    """True/False when the value is known, None when it cannot be found without running code."""
+    ok, value = resolve_expr(failure, frame, node)
+    return (value is None) if ok else None
+
+
+def _none_expression(
+    failure: LiveFailure, frame: LiveFrame
+) -> tuple[str, ast.expr, str | None] | None:
+    exc = failure.exc
+    tree = failure.tree(frame.filename)
+    node = failure.node_at(frame, (ast.expr,))
+    if tree is None or not isinstance(node, ast.expr):
+        return None
+    parents = _parents(tree)
+    says_none = "'NoneType'" in str(exc)
+    if isinstance(exc, AttributeError):
+        if isinstance(node, ast.Attribute) and node.attr == exc.name:
+            return "attribute-of-none", node.value, exc.name
+        return None
+    if isinstance(node, ast.Call):
+        if _is_none(failure, frame, node.func) or (says_none and "not callable" in str(exc)):
+            return "none-called", node.func, None
+        for arg in node.args:
+            if _is_none(failure, frame, arg):
+                return "none-argument", arg, ast.unparse(node.func)
+    if isinstance(node, ast.Subscript) and (_is_none(failure, frame, node.value) or says_none):
+        return "none-subscripted", node.value, None
+    if isinstance(node, (ast.BinOp, ast.AugAssign)):
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(
+            type(node.op), "an operator"
+        )
+        usage = op if isinstance(node, ast.BinOp) else f"{op}="
+        pairs = (
+            [node.left, node.right] if isinstance(node, ast.BinOp) else [node.target, node.value]
+        )
+        known = [(operand, _is_none(failure, frame, operand)) for operand in pairs]
+        for operand, none in known:
+            if none:
+                return "none-operand", operand, usage
+        # A call's result cannot be read back; if it is the only operand not known to be a
+        # value, and CPython says an operand is None, it is that one.
+        unknown = [operand for operand, none in known if none is None]
+        if says_none and len(unknown) == 1:
+            return "none-operand", unknown[0], usage
+    parent = parents.get(id(node))
+    if (
+        isinstance(parent, (ast.For, ast.comprehension))
+        and parent.iter is node
+        and (_is_none(failure, frame, node) or says_none)
+    ):
+        return "none-iterated", node, None
+    return None
+
+
+# -- where it came from ----------------------------------------------------------------------
+
+
+def _function_at(
+    tree: ast.Module, frame: LiveFrame
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return enclosing_function(tree, frame.line) if frame.function != "<module>" else None
+
+
+def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dict[str, Any] | None:
+    ok, callee = resolve_expr(failure, frame, func)
+    target = getattr(callee, "__func__", callee) if ok else None
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    return {
+        "callee": ast.unparse(func),
+        "path": project_path(code.co_filename, failure.root),
+        "line": code.co_firstlineno,
+        "function": code.co_name,
+    }
+
+
+def _origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str, Any]:
+    tree = failure.tree(frame.filename)
+    if tree is None:
+        return {}
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == "get"
+    ):
+        span = node_span(expr, failure_lines(failure, frame))
+        where = {"path": frame.path, "line": expr.lineno}
+        return {"how": "dict-get", **where, "span": list(span) if span else None}
+    if isinstance(expr, ast.Call):
+        facts = _callee_facts(failure, frame, expr.func)
+        return {"how": "call", **facts} if facts and facts["path"] else {}
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return _attribute_origin(failure, frame, expr)
+    if not isinstance(expr, ast.Name):
+        return {}
+    found = failure.lookup(frame, expr.id)
+    scope_node: ast.AST | None = (
+        _function_at(tree, frame) if found and found[0] == "local" else tree
+    )
+    if scope_node is None:
+        return {}
+    if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parameter = _none_default(scope_node, expr.id)
+        if parameter:
+            return {
+                "how": "parameter",
+                "name": expr.id,
+                "path": frame.path,
+                "function_line": scope_node.lineno,
+            }
+    if isinstance(scope_node, ast.Module):
+        decorated = _decorator_origin(failure, frame, expr.id, scope_node)
+        if decorated:
+            return decorated
+    assignment = _last_assignment(scope_node, expr.id, frame.line)
+    if assignment is None:
+        return {}
+    value = assignment.value
+    where = {"path": frame.path, "line": assignment.lineno}
+    if isinstance(value, ast.Constant) and value.value is None:
+        span = node_span(value, failure_lines(failure, frame))
+        return {"how": "literal", **where, "span": list(span) if span else None}
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in _INPLACE:
+            return {"how": "inplace", **where, "method": value.func.attr, "target": expr.id}
+        if value.func.attr == "get" and len(value.args) == 1:
+            span = node_span(value, failure_lines(failure, frame))
+            return {"how": "dict-get", **where, "span": list(span) if span else None}
+    if isinstance(value, ast.Call):
+        facts = _callee_facts(failure, frame, value.func)
+        if facts and facts["path"]:
+            return {"how": "call", **facts}
+    return {}
+
+
+def _decorator_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, module: ast.Module
+) -> dict[str, Any]:
+    """A module-level name that is None because its decorator returns nothing.
+
+    The decorated definition is in this module, or in the module it was imported from.
+    """
+    import sys
+
+    for stmt in module.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+            for decorator in stmt.decorator_list:
+                func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                facts = _callee_facts(failure, frame, func)
+                if facts and facts["path"]:
+                    return {"how": "decorator", **facts}
+        if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                if (alias.asname or alias.name) != name:
+                    continue
+                source = sys.modules.get(stmt.module)
+                filename = getattr(source, "__file__", None)
+                tree = failure.tree(filename) if filename else None
+                if source is None or tree is None or filename is None:
+                    return {}
+                for node in tree.body:
+                    if (
+                        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and node.name == alias.name
+                    ):
+                        for decorator in node.decorator_list:
+                            func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                            if isinstance(func, ast.Name) and callable(vars(source).get(func.id)):
+                                code = getattr(vars(source)[func.id], "__code__", None)
+                                path = (
+                                    project_path(code.co_filename, failure.root) if code else None
+                                )
+                                if code is not None and path is not None:
+                                    return {
+                                        "how": "decorator",
+                                        "callee": func.id,
+                                        "path": path,
+                                        "line": code.co_firstlineno,
+                                        "function": code.co_name,
+                                    }
+    return {}
+
+
+def failure_lines(failure: LiveFailure, frame: LiveFrame) -> list[str]:
+    """The source lines of the frame's file, as the AST sees them."""
+    import linecache
+
+    del failure
+    return linecache.getlines(frame.filename)
+
+
+def _none_default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    args = function.args
+    plain = [*args.posonlyargs, *args.args]
+    pairs = list(zip(plain[len(plain) - len(args.defaults) :], args.defaults, strict=True))
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return any(a.arg == name and isinstance(d, ast.Constant) and d.value is None for a, d in pairs)
+
+
+def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast.AnnAssign | None:
+    best: ast.Assign | ast.AnnAssign | None = None
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        if node.lineno >= before or not any(
+            isinstance(t, ast.Name) and t.id == name for t in targets
+        ):
+            continue
+        if best is None or node.lineno > best.lineno:
+            best = node
+    return best
+
+
+def _attribute_origin(
+    failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute
+) -> dict[str, Any]:
+    """``self.items`` is None: find ``self.items = None`` in the class's file."""
+    ok, base = resolve_expr(failure, frame, expr.value)
+    if not ok:
+        return {}
+    import inspect
+
+    try:
+        filename = inspect.getsourcefile(type(base))
+    except (TypeError, OSError):
+        return {}
+    path = project_path(filename, failure.root) if filename else None
+    tree = failure.tree(filename) if filename else None
+    if path is None or tree is None or filename is None:
+        return {}
+    import linecache
+
+    lines = linecache.getlines(filename)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is None
+            and any(isinstance(t, ast.Attribute) and t.attr == expr.attr for t in node.targets)
+        ):
+            span = node_span(node.value, lines)
+            return {
+                "how": "attribute",
+                "path": path,
+                "line": node.lineno,
+                "span": list(span) if span else None,
+            }
+    return {}
+
+
+# -- candidates ------------------------------------------------------------------------------
+
+
+def _return_candidates(
+    diagnosis: Diagnosis, project: Project, source: dict[str, Any]
+) -> list[Candidate]:
+    path = source.get("path")
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None:
+        return []
+    function = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (
+                n.lineno == source.get("line")
+                or any(d.lineno == source.get("line") for d in n.decorator_list)
+            )
+        ),
+        None,
+    )
+    if function is None or isinstance(function.body[-1], (ast.Return, ast.Raise)):
+        return []
+    nested = [
+        n.name for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    assigned: dict[str, int] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned[node.id] = max(assigned.get(node.id, 0), node.lineno)
+    loop_targets = {
+        n.id
+        for loop in ast.walk(function)
+        if isinstance(loop, (ast.For, ast.comprehension))
+        for n in ast.walk(loop.target)
+        if isinstance(n, ast.Name)
+    }
+    ranked = sorted(assigned, key=lambda name: (name in loop_targets, -assigned[name]))
+    names = (
+        nested + ranked
+        if diagnosis.kind == "none-called" or source.get("how") == "decorator"
+        else ranked + nested
+    )
+    lines = split_lines(text)
+    last = function.body[-1]
+    indent = line_indent(lines[last.lineno - 1])
+    after = (last.end_lineno or last.lineno) + 1
+    candidates = []
+    for rank, name in enumerate(names[:4]):
+        candidates.append(
+            Candidate(
+                "missing-return",
+                f"add `return {name}` at the end of `{function.name}` in {path}",
+                [FileEdit(path, insert_lines(text, after, [f"{indent}return {name}"]))],
+                0.85 - 0.03 * rank,
+            )
+        )
+    return candidates
+
+
+def _inplace_candidates(
+    diagnosis: Diagnosis, project: Project, source: dict[str, Any]
+) -> list[Candidate]:
+    path = source.get("path")
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None:
+        return []
+    lines = split_lines(text)
+    statement = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign)
+            and n.lineno == source.get("line")
+            and isinstance(n.value, ast.Call)
+        ),
+        None,
+    )
+    if (
+        statement is None
+        or not isinstance(statement.value, ast.Call)
+        or not isinstance(statement.value.func, ast.Attribute)
+    ):
+        return []
+    span = node_span(statement, lines)
+    if span is None:
+        return []
+    call = statement.value
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    receiver = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    target = ast.unparse(statement.targets[0])
+    call_text = segment(text, node_span(call, lines) or span)
+    indent = line_indent(lines[span[0] - 1])
+    options: list[str] = []
+    if method == "sort":
+        keywords = "".join(f", {ast.unparse(k)}" for k in call.keywords)
+        options.append(f"{target} = sorted({receiver}{keywords})")
+    if method == "reverse":
+        options.append(f"{target} = list(reversed({receiver}))")
+    options.append(
+        call_text if target == receiver else f"{call_text}\n{indent}{target} = {receiver}"
+    )
+    return [
+        Candidate(
+            "in-place-result",
+            f"replace `{segment(text, span)}` with "
+            f"`{'; '.join(x.strip() for x in option.splitlines())}` "
+            f"at {path}:{span[0]} (`{method}()` returns None)",
+            [FileEdit(path, replace_span(text, span, option))],
+            0.85 - 0.03 * rank,
+        )
+        for rank, option in enumerate(options)
+    ]
+
+
+def _literal_candidates(
+    project: Project, source: dict[str, Any], empties: list[str]
+) -> list[Candidate]:
+    path, span = source.get("path"), source.get("span")
+    text = project.read_editable(path)
+    if text is None or not span or path is None or segment(text, tuple(span)) != "None":
+        return []
+    return [
+        Candidate(
+            "empty-initial-value",
+            f"start with `{value}` instead of None at {path}:{span[0]}",
+            [FileEdit(path, replace_span(text, tuple(span), value))],
+            0.75 - 0.03 * rank,
+        )
+        for rank, value in enumerate(empties)
+    ]
+
+
+def _guard_candidates(
+    diagnosis: Diagnosis, project: Project, source: dict[str, Any], empties: list[str]
+) -> list[Candidate]:
+    path, name = source.get("path"), source.get("name")
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None:
+        return []
+    function = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.lineno == source.get("function_line")
+        ),
+        None,
+    )
+    if function is None:
+        return []
+    first = function.body[0]
+    has_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    anchor = function.body[1] if has_doc and len(function.body) > 1 else first
+    lines = split_lines(text)
+    indent = line_indent(lines[anchor.lineno - 1])
+    at = (first.end_lineno or first.lineno) + 1 if has_doc else first.lineno
+    del diagnosis
+    return [
+        Candidate(
+            "none-guard",
+            f"start `{function.name}` with `if {name} is None: {name} = {value}` in {path}",
+            [
+                FileEdit(
+                    path,
+                    insert_lines(
+                        text, at, [f"{indent}if {name} is None:", f"{indent}    {name} = {value}"]
+                    ),
+                )
+            ],
+            0.75 - 0.03 * rank,
+        )
+        for rank, value in enumerate(empties)
+    ]
+
+
+def _get_candidates(
+    project: Project, source: dict[str, Any], empties: list[str]
+) -> list[Candidate]:
+    path, span = source.get("path"), source.get("span")
+    text = project.read_editable(path)
+    if text is None or not span or path is None:
+        return []
+    call = parse(segment(text, tuple(span)))
+    if (
+        call is None
+        or not isinstance(call.body[0], ast.Expr)
+        or not isinstance(call.body[0].value, ast.Call)
+    ):
+        return []
+    node = call.body[0].value
+    if not isinstance(node.func, ast.Attribute):
+        return []
+    mapping, key = ast.unparse(node.func.value), ast.unparse(node.args[0])
+    options = [f"{mapping}.get({key}, {value})" for value in empties] + [f"{mapping}[{key}]"]
+    return [
+        Candidate(
+            "dict-get-default",
+            f"replace `{segment(text, tuple(span))}` with `{option}` at {path}:{span[0]}",
+            [FileEdit(path, replace_span(text, tuple(span), option))],
+            0.7 - 0.03 * rank,
+        )
+        for rank, option in enumerate(options)
+    ]
