@@ -7,6 +7,16 @@ export (``phasegate schema --out DIR``).
 
 from __future__ import annotations
 
+from phasegate.model.autodebug import (
+    AutodebugCounts,
+    AutodebugFailure,
+    AutodebugReport,
+    CandidateAttempt,
+    Escalation,
+    Repair,
+    SuspiciousFunction,
+    ValidationStage,
+)
 from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
 from phasegate.model.run import (
     CollectionError,
@@ -26,9 +36,14 @@ __all__ = [
     "ARTIFACTS",
     "SCHEMA_VERSION",
     "ArtifactModel",
+    "AutodebugCounts",
+    "AutodebugFailure",
+    "AutodebugReport",
+    "CandidateAttempt",
     "CollectionError",
     "Counts",
     "Environment",
+    "Escalation",
     "Failure",
     "GitInfo",
     "Invocation",
@@ -36,12 +51,16 @@ __all__ = [
     "Model",
     "Outcome",
     "PhaseResult",
+    "Repair",
     "RunReport",
+    "SuspiciousFunction",
     "TestRecord",
+    "ValidationStage",
     "schema_major",
 ]
 
 #: Every top-level artifact model, by the file stem of its exported JSON Schema.
 ARTIFACTS: dict[str, type[ArtifactModel]] = {
     RunReport.KIND: RunReport,
+    AutodebugReport.KIND: AutodebugReport,
 }
