@@ -48,15 +48,21 @@ def test_a_test_that_passed_before_and_fails_now_is_a_regression() -> None:
     assert stage.detail == "1 test(s) that passed before now fail: tests/test_b.py::test_other"
 
 
-def test_a_test_that_no_longer_runs_and_a_new_collection_error_are_regressions() -> None:
+def test_a_test_that_no_longer_runs_is_a_regression() -> None:
+    outcomes = {
+        "tests/test_a.py::test_fixed": "passed",
+        "tests/test_a.py::test_fine": "passed",
+        "tests/test_b.py::test_skip": "skipped",
+    }
+    stage = judge(run(outcomes), ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
+    assert stage.new_failures == ["tests/test_b.py::test_other"]
+
+
+def test_a_new_collection_error_is_one_regression_for_its_whole_module() -> None:
     outcomes = {"tests/test_a.py::test_fixed": "passed", "tests/test_a.py::test_fine": "passed"}
     result = run(outcomes, collection_errors={"tests/test_b.py": "ImportError: y"})
     stage = judge(result, ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
-    assert stage.new_failures == [
-        "tests/test_b.py::test_other",
-        "tests/test_b.py::test_skip",
-        "tests/test_b.py",
-    ]
+    assert stage.new_failures == ["tests/test_b.py"]
 
 
 def test_the_targets_stage_looks_only_at_the_modules_it_ran() -> None:

@@ -93,19 +93,23 @@ def judge(
             stage=stage, passed=False, detail=run.error, duration_s=run.duration_s
         )
     still = [target for target in targets if not _target_passes(run, target)]
+    broken = sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
     new = [
         nodeid
         for nodeid, outcome in baseline.outcomes.items()
         if outcome in OK_OUTCOMES
         and (modules is None or _module(nodeid) in modules)
         and run.outcomes.get(nodeid, "missing") not in OK_OUTCOMES
+        and _module(nodeid) not in broken  # its module's collection error says it all
     ]
-    new += sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
-    if still:
+    new += broken
+    if new:  # the graver news first
+        detail = f"{len(new)} test(s) that passed before now fail: {_listing(new)}"
+        if still:
+            detail += f"; and {len(still)} failing test(s) still fail"
+    elif still:
         why = "; ".join(f"{t}: {_how(run, t)}" for t in still[:2])
         detail = f"{len(still)} failing test(s) still fail ({why})"
-    elif new:
-        detail = f"{len(new)} test(s) that passed before now fail: {_listing(new)}"
     else:
         detail = f"{len(run.outcomes)} test(s) ran; the failing tests pass and nothing new fails"
     return ValidationStage(

@@ -12,12 +12,12 @@ import sys
 from collections.abc import Callable, Sequence
 
 from phasegate import __version__
-from phasegate.cli import demo, schema
+from phasegate.cli import autodebug, demo, schema
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, PhasegateError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, schema)
+_COMMANDS = (demo, schema, autodebug)
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -31,10 +31,10 @@ __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
 RECORDER_KEY = pytest.StashKey["Recorder"]()
 
 #: Options that turn phasegate on; any of them starts the recording.
-SWITCHES: tuple[str, ...] = ("gate",)
+SWITCHES: tuple[str, ...] = ("gate", "autodebug")
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = ("phasegate.plugin.autodebug",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +49,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="record the run to .phasegate/report.json and evaluate the gate NAME "
         "(default: the gate named in [tool.phasegate], else 'default'; 'record' evaluates "
         "none). Write --gate=NAME when paths follow.",
+    )
+    group.addoption(
+        "--autodebug",
+        action="store",
+        nargs="?",
+        const="suggest",
+        default=None,
+        metavar="MODE",
+        help="classify every failure, validate candidate repairs by re-running the tests, and "
+        "write each validated repair as a diff under .phasegate/autodebug/ ('suggest', the "
+        "default) or leave it applied ('apply'); never edits a test file, never commits. "
+        "Write --autodebug=MODE when paths follow.",
     )
     group.addoption(
         "--phasegate-dir",
