@@ -110,7 +110,7 @@ FAULTS = [
     F("type", "keyword-class", LED, ACCOUNTS, 'Account(owner, balance=Decimal("0"))', 'Account(owner, balanse=Decimal("0"))', "a keyword misspelt in a constructor call"),
     F("type", "keyword-builtin", GEO, SHAPES, "distance(origin, p), reverse=True)", "distance(origin, p), reversed=True)", "a keyword of sorted() misspelt"),
     F("type", "parameter-renamed", GEO, SHAPES, "def scale(points, factor):\n    return [Point(p.x * factor, p.y * factor) for p in points]", "def scale(points, factr):\n    return [Point(p.x * factr, p.y * factr) for p in points]", "a parameter renamed in the definition, not in the callers"),
-    F("type", "extra-argument", LED, ACCOUNTS, "    source.withdraw(amount)\n", "    source.withdraw(amount, target)\n", "an extra argument in a call"),
+    F("type", "tuple-unpacked", LED, ACCOUNTS, "self.history.append((on, amount))", "self.history.append(on, amount)", "a tuple passed as two arguments"),
     F("type", "lost-parameter", LED, ACCOUNTS, "def monthly_totals(account, year):", "def monthly_totals(account):", "a parameter lost from a definition its body uses"),
     F("type", "unused-parameter", GEO, SHAPES, "    def area(self):", "    def area(self, unit):", "a parameter added to a definition and never used"),
     F("type", "missing-argument", GEO, SHAPES, "key=lambda p: distance(origin, p)", "key=lambda p: distance(p)", "an argument left out of a call"),

@@ -206,8 +206,12 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
             return True, (MethodType(func, base) if isinstance(value, classmethod) else func)
         if isinstance(value, property):
             return False, None  # reading it would run the user's code
-        if inspect.isfunction(value) and not isinstance(base, type) and not inspect.ismodule(base):
-            return True, MethodType(value, base)
+        if not isinstance(base, type) and not inspect.ismodule(base):
+            if inspect.isfunction(value):
+                return True, MethodType(value, base)
+            if inspect.ismethoddescriptor(value) and hasattr(value, "__get__"):
+                # A builtin method (list.append): bind it, as attribute access would.
+                return True, value.__get__(base, type(base))
         return True, value
     return False, None
 

@@ -132,16 +132,57 @@ def insert_lines(text: str, before_line: int, new_lines: list[str]) -> str:
     return "".join(lines[:index] + block + lines[index:])
 
 
-def insert_import(text: str, statement: str) -> str | None:
-    """Add ``statement`` after the module's leading imports; None if the text does not parse.
+def _import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
+    """Where an import sorts, as isort and ruff order them: ``__future__``, the standard
+    library, other absolute imports, relative imports; ``import x`` before ``from x``."""
+    from phasegate.autodebug.stdlib import is_stdlib_module
 
-    The place is after the last import of the module's header (docstring, ``__future__`` and
-    the other imports), or after the docstring, or after leading comment lines.
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        if module == "__future__":
+            section = 0
+        elif stmt.level:
+            section = 3
+        else:
+            section = 1 if is_stdlib_module(module.split(".")[0]) else 2
+        return (section, 1, "." * stmt.level + module.lower())
+    module = stmt.names[0].name
+    return (1 if is_stdlib_module(module.split(".")[0]) else 2, 0, module.lower())
+
+
+def _name_key(alias: ast.alias) -> tuple[int, str]:
+    """isort's order of imported names: CONSTANTS, Classes, functions."""
+    name = alias.name
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return (kind, name.lower())
+
+
+def _from_statement(stmt: ast.ImportFrom, aliases: list[ast.alias], indent: str) -> str:
+    names = [f"{a.name} as {a.asname}" if a.asname else a.name for a in aliases]
+    head = f"from {'.' * stmt.level}{stmt.module or ''} import "
+    line = head + ", ".join(names)
+    if len(indent) + len(line) <= 100:
+        return line
+    body = "".join(f"{indent}    {name},\n" for name in names)
+    return f"{head}(\n{body}{indent})"
+
+
+def insert_import(text: str, statement: str) -> str | None:
+    """Add the import ``statement`` as a careful person would; None if the text does not parse.
+
+    A name imported from a module the file already imports from joins that statement.
+    Otherwise the statement goes among the module's leading imports where isort would put
+    it, or after the docstring, or after leading comment lines.
     """
     tree = parse(text)
-    if tree is None:
+    new_tree = parse(statement)
+    if tree is None or new_tree is None or not new_tree.body:
+        return None
+    new = new_tree.body[0]
+    if not isinstance(new, (ast.Import, ast.ImportFrom)):
         return None
     lines = split_lines(text)
+    header: list[ast.Import | ast.ImportFrom] = []
     after = 0
     for index, stmt in enumerate(tree.body):
         docstring = (
@@ -150,10 +191,32 @@ def insert_import(text: str, statement: str) -> str | None:
             and isinstance(stmt.value, ast.Constant)
             and isinstance(stmt.value.value, str)
         )
-        if docstring or isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            after = stmt.end_lineno or stmt.lineno
-            continue
-        break
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            header.append(stmt)
+        elif not docstring:
+            break
+        after = stmt.end_lineno or stmt.lineno
+    if isinstance(new, ast.ImportFrom):
+        for stmt in header:
+            if (
+                isinstance(stmt, ast.ImportFrom)
+                and (stmt.module, stmt.level) == (new.module, new.level)
+                and all(a.name != "*" for a in stmt.names)
+            ):
+                known = {(a.name, a.asname) for a in stmt.names}
+                merged = [*stmt.names, *(a for a in new.names if (a.name, a.asname) not in known)]
+                span = node_span(stmt, lines)
+                if span is None:
+                    return None
+                indent = line_indent(lines[stmt.lineno - 1])
+                rebuilt = _from_statement(stmt, sorted(merged, key=_name_key), indent)
+                return replace_span(text, span, rebuilt)
+    wanted = _import_key(new)
+    for stmt in header:
+        if _import_key(stmt) > wanted:
+            return insert_lines(text, stmt.lineno, [statement])
+    if header:
+        return insert_lines(text, (header[-1].end_lineno or header[-1].lineno) + 1, [statement])
     if after == 0:
         while after < len(lines) and lines[after].lstrip().startswith("#"):
             after += 1

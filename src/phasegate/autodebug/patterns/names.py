@@ -258,6 +258,31 @@ def _scope_phrase(scope: str, function: ast.FunctionDef | ast.AsyncFunctionDef |
     return "the module"
 
 
+def _module_as_written(text: str, path: str, module: str, project: Project) -> str:
+    """``module`` as this file would write it: as it already does, or relative when the file
+    imports its own package relatively."""
+    tree = parse(text)
+    package = project.package_of(path)
+    relative = False
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level == 0 and node.module == module:
+            return module
+        if node.level:
+            relative = True
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
+            if ".".join([*base, node.module or ""]).strip(".") == module:
+                return "." * node.level + (node.module or "")
+    parts, own = module.split("."), package.split(".") if package else []
+    if not relative or not own or parts[0] != own[0]:
+        return module
+    common = 0
+    while common < min(len(parts), len(own)) and parts[common] == own[common]:
+        common += 1
+    return "." * (len(own) - common + 1) + ".".join(parts[common:])
+
+
 def import_candidates(
     text: str,
     path: str,
@@ -286,9 +311,10 @@ def import_candidates(
         }
         exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
     for rank, definition in enumerate(exact[:3]):
+        written = _module_as_written(text, path, definition.module, project)
         statements.append(
             (
-                f"from {definition.module} import {missing}",
+                f"from {written} import {missing}",
                 0.87 - 0.01 * rank,
                 f"defined in {definition.path}:{definition.line}",
             )

@@ -86,6 +86,7 @@ _USAGE_PHRASES = {
     "none-iterated": "it is iterated over",
     "none-operand": "it is an operand of `{usage}`",
     "none-argument": "it is passed to `{usage}`",
+    "none-compared": "an assertion compares it",
 }
 
 
@@ -106,8 +107,20 @@ def empty_values(kind: str, usage: str | None) -> list[str]:
     if kind in ("none-iterated", "none-argument"):
         return ["[]", '""', "{}"]
     if kind == "none-operand":
-        return ["0", '""', "[]"] if usage in ("+", "+=") else ["0"]
+        if usage in ("+", "+="):
+            return ["0", '""', "[]"]
+        return ["1", "0"] if usage in ("*", "*=", "/", "/=") else ["0"]
     return []
+
+
+def _typed(values: list[str], value_type: str | None) -> list[str]:
+    """Empty values in the type the container already holds (``1.0`` among floats)."""
+    if value_type == "float":
+        return [f"{v}.0" if v.isdigit() else v for v in values]
+    preferred = {"str": '""', "list": "[]", "dict": "{}", "int": "0"}.get(value_type or "")
+    if preferred in values:
+        return [preferred, *(v for v in values if v != preferred)]
+    return values
 
 
 class NonePattern:
@@ -119,6 +132,8 @@ class NonePattern:
     def classify(self, failure: LiveFailure) -> Diagnosis | None:
         exc = failure.exc
         frame = failure.project_frame
+        if isinstance(exc, AssertionError):
+            return self._compared(failure)
         if isinstance(exc, AttributeError):
             if getattr(exc, "obj", _MISSING) is not None or not isinstance(
                 getattr(exc, "name", None), str
@@ -137,6 +152,35 @@ class NonePattern:
         facts["source"] = _origin(failure, frame, expr)
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
 
+    def _compared(self, failure: LiveFailure) -> Diagnosis | None:
+        """``assert f(x) == value`` where ``f`` can only return None: a None, not an assertion.
+
+        Only when the code proves it: the project function has no ``return`` with a value
+        (or returns a name it bound to an in-place method's result), and the assertion does
+        not compare with None on purpose.
+        """
+        frame = failure.innermost
+        node = failure.node_at(frame, (ast.Assert,)) if frame is not None else None
+        if frame is None or not isinstance(node, ast.Assert):
+            return None
+        test = node.test
+        if not isinstance(test, ast.Compare) or not all(
+            isinstance(op, (ast.Eq, ast.NotEq)) for op in test.ops
+        ):
+            return None
+        sides = [test.left, *test.comparators]
+        if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
+            return None
+        for side in sides:
+            if isinstance(side, ast.Call):
+                source = _always_none(failure, frame, side)
+                if source:
+                    facts = {"expr": ast.unparse(side), "usage": "==", "source": source}
+                    return diagnose(
+                        self, failure, frame, kind="none-compared", facts=facts, node=side
+                    )
+        return None
+
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         source: dict[str, Any] = diagnosis.facts.get("source") or {}
         how = source.get("how")
@@ -150,7 +194,7 @@ class NonePattern:
         if how == "parameter":
             return _guard_candidates(diagnosis, project, source, empties)
         if how == "dict-get":
-            return _get_candidates(project, source, empties)
+            return _get_candidates(project, source, _typed(empties, source.get("value_type")))
         return []
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
@@ -195,10 +239,20 @@ def _none_expression(
     exc = failure.exc
     tree = failure.tree(frame.filename)
     node = failure.node_at(frame, (ast.expr,))
-    if tree is None or not isinstance(node, ast.expr):
+    if tree is None:
+        return None
+    says_none = "'NoneType'" in str(exc)
+    loop = failure.node_at(frame, (ast.For, ast.AsyncFor))
+    # Python 3.11 places a failing loop's iteration at the whole `for` statement.
+    if (
+        not isinstance(node, ast.expr)
+        and isinstance(loop, (ast.For, ast.AsyncFor))
+        and (_is_none(failure, frame, loop.iter) or says_none)
+    ):
+        return "none-iterated", loop.iter, None
+    if not isinstance(node, ast.expr):
         return None
     parents = _parents(tree)
-    says_none = "'NoneType'" in str(exc)
     if isinstance(exc, AttributeError):
         if isinstance(node, ast.Attribute) and node.attr == exc.name:
             return "attribute-of-none", node.value, exc.name
@@ -228,6 +282,11 @@ def _none_expression(
         unknown = [operand for operand, none in known if none is None]
         if says_none and len(unknown) == 1:
             return "none-operand", unknown[0], usage
+    if isinstance(node, ast.Compare) and isinstance(node.ops[-1], (ast.In, ast.NotIn)):
+        container = node.comparators[-1]
+        none = _is_none(failure, frame, container)
+        if none or (none is None and says_none):
+            return "none-iterated", container, None
     parent = parents.get(id(node))
     if (
         isinstance(parent, (ast.For, ast.comprehension))
@@ -249,6 +308,16 @@ def _function_at(
 
 def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dict[str, Any] | None:
     ok, callee = resolve_expr(failure, frame, func)
+    if not ok and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        # `Tokenizer(text).vocabulary()`: the method is looked up on the class called.
+        made, cls = resolve_expr(failure, frame, func.value.func)
+        if made and isinstance(cls, type):
+            import inspect
+
+            try:
+                callee, ok = inspect.getattr_static(cls, func.attr), True
+            except AttributeError:
+                ok = False
     target = getattr(callee, "__func__", callee) if ok else None
     code = getattr(target, "__code__", None)
     if code is None:
@@ -270,9 +339,7 @@ def _origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str,
         and isinstance(expr.func, ast.Attribute)
         and expr.func.attr == "get"
     ):
-        span = node_span(expr, failure_lines(failure, frame))
-        where = {"path": frame.path, "line": expr.lineno}
-        return {"how": "dict-get", **where, "span": list(span) if span else None}
+        return _get_origin(failure, frame, expr)
     if isinstance(expr, ast.Call):
         facts = _callee_facts(failure, frame, expr.func)
         return {"how": "call", **facts} if facts and facts["path"] else {}
@@ -306,13 +373,21 @@ def _origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str,
     where = {"path": frame.path, "line": assignment.lineno}
     if isinstance(value, ast.Constant) and value.value is None:
         span = node_span(value, failure_lines(failure, frame))
-        return {"how": "literal", **where, "span": list(span) if span else None}
+        return {
+            "how": "literal",
+            **where,
+            "span": list(span) if span else None,
+            "name": expr.id,
+        }
+    if isinstance(value, ast.Call):
+        facts = _callee_facts(failure, frame, value.func)
+        if facts and facts["path"]:
+            return {"how": "call", **facts}
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         if value.func.attr in _INPLACE:
             return {"how": "inplace", **where, "method": value.func.attr, "target": expr.id}
         if value.func.attr == "get" and len(value.args) == 1:
-            span = node_span(value, failure_lines(failure, frame))
-            return {"how": "dict-get", **where, "span": list(span) if span else None}
+            return _get_origin(failure, frame, value)
     if isinstance(value, ast.Call):
         facts = _callee_facts(failure, frame, value.func)
         if facts and facts["path"]:
@@ -325,47 +400,131 @@ def _decorator_origin(
 ) -> dict[str, Any]:
     """A module-level name that is None because its decorator returns nothing.
 
-    The decorated definition is in this module, or in the module it was imported from.
+    The decorated definition is in this module, or in the module it was imported from
+    (followed through re-exports, as ``from .shapes import f`` in a package's ``__init__``).
     """
+    return _decorated(failure, frame.frame.f_globals, name, module, depth=0)
+
+
+def _decorated(
+    failure: LiveFailure, namespace: dict[str, Any], name: str, tree: ast.Module | None, depth: int
+) -> dict[str, Any]:
+    import importlib.util
     import sys
 
-    for stmt in module.body:
+    if tree is None or depth > 5:
+        return {}
+    for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             for decorator in stmt.decorator_list:
                 func = decorator.func if isinstance(decorator, ast.Call) else decorator
-                facts = _callee_facts(failure, frame, func)
-                if facts and facts["path"]:
-                    return {"how": "decorator", **facts}
-        if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-            for alias in stmt.names:
-                if (alias.asname or alias.name) != name:
-                    continue
-                source = sys.modules.get(stmt.module)
-                filename = getattr(source, "__file__", None)
-                tree = failure.tree(filename) if filename else None
-                if source is None or tree is None or filename is None:
-                    return {}
-                for node in tree.body:
-                    if (
-                        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                        and node.name == alias.name
-                    ):
-                        for decorator in node.decorator_list:
-                            func = decorator.func if isinstance(decorator, ast.Call) else decorator
-                            if isinstance(func, ast.Name) and callable(vars(source).get(func.id)):
-                                code = getattr(vars(source)[func.id], "__code__", None)
-                                path = (
-                                    project_path(code.co_filename, failure.root) if code else None
-                                )
-                                if code is not None and path is not None:
-                                    return {
-                                        "how": "decorator",
-                                        "callee": func.id,
-                                        "path": path,
-                                        "line": code.co_firstlineno,
-                                        "function": code.co_name,
-                                    }
+                value = namespace.get(func.id) if isinstance(func, ast.Name) else None
+                code = getattr(value, "__code__", None)
+                path = project_path(code.co_filename, failure.root) if code else None
+                if code is not None and path is not None:
+                    return {
+                        "how": "decorator",
+                        "callee": ast.unparse(func),
+                        "path": path,
+                        "line": code.co_firstlineno,
+                        "function": code.co_name,
+                    }
+            return {}
+        if not isinstance(stmt, ast.ImportFrom):
+            continue
+        for alias in stmt.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            try:
+                module_name = importlib.util.resolve_name(
+                    "." * stmt.level + (stmt.module or ""), namespace.get("__package__")
+                )
+            except (ImportError, ValueError):
+                return {}
+            source = sys.modules.get(module_name)
+            filename = getattr(source, "__file__", None)
+            if source is None or filename is None:
+                return {}
+            return _decorated(failure, vars(source), alias.name, failure.tree(filename), depth + 1)
     return {}
+
+
+def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a function body, without those of nested functions and classes."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+    """Where a project function called here gets its None from, if it can return nothing else."""
+    facts = _callee_facts(failure, frame, call.func)
+    if not facts or not facts["path"]:
+        return {}
+    tree = failure.tree(str(failure.root / facts["path"]))
+    if tree is None:
+        return {}
+    function = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == facts["function"]
+            and node.lineno <= facts["line"] <= (node.body[0].lineno if node.body else node.lineno)
+        ),
+        None,
+    )
+    if function is None:
+        return {}
+    nodes = _own_nodes(function.body)
+    if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
+        return {}
+    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    values = [r.value for r in returns if not (r.value is None or _is_none_literal(r.value))]
+    if not values:
+        return {"how": "call", **facts}
+    names = {v.id for v in values if isinstance(v, ast.Name)}
+    if len(names) != 1 or len(values) != len(returns):
+        return {}
+    (name,) = names
+    assignment = _last_assignment(function, name, returns[-1].lineno)
+    value = assignment.value if assignment is not None else None
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _INPLACE
+        and assignment is not None
+    ):
+        return {
+            "how": "inplace",
+            "path": facts["path"],
+            "line": assignment.lineno,
+            "method": value.func.attr,
+            "target": name,
+        }
+    return {}
+
+
+def _is_none_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _get_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+    """``mapping.get(key)`` gave None; note the type the mapping's values have, if one."""
+    span = node_span(call, failure_lines(failure, frame))
+    found: dict[str, Any] = {"how": "dict-get", "path": frame.path, "line": call.lineno}
+    found["span"] = list(span) if span else None
+    if isinstance(call.func, ast.Attribute):
+        ok, mapping = resolve_expr(failure, frame, call.func.value)
+        if ok and isinstance(mapping, dict) and mapping:
+            types = {type(v).__name__ for v in mapping.values()}
+            found["value_type"] = types.pop() if len(types) == 1 else None
+    return found
 
 
 def failure_lines(failure: LiveFailure, frame: LiveFrame) -> list[str]:
@@ -434,6 +593,7 @@ def _attribute_origin(
             span = node_span(node.value, lines)
             return {
                 "how": "attribute",
+                "name": expr.attr,
                 "path": path,
                 "line": node.lineno,
                 "span": list(span) if span else None,
@@ -481,6 +641,9 @@ def _return_candidates(
         if isinstance(n, ast.Name)
     }
     ranked = sorted(assigned, key=lambda name: (name in loop_targets, -assigned[name]))
+    # A function often hands back what it was given (`add(item)` returns the item).
+    parameters = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    ranked += [name for name in parameters if name not in ranked and name != "self"]
     names = (
         nested + ranked
         if diagnosis.kind == "none-called" or source.get("how") == "decorator"
@@ -491,6 +654,17 @@ def _return_candidates(
     indent = line_indent(lines[last.lineno - 1])
     after = (last.end_lineno or last.lineno) + 1
     candidates = []
+    span = node_span(last, lines)
+    if isinstance(last, ast.Expr) and not isinstance(last.value, ast.Constant) and span:
+        # The value is computed and dropped: the `return` in front of it was lost.
+        candidates.append(
+            Candidate(
+                "missing-return",
+                f"return the value of the last line of `{function.name}` in {path}:{span[0]}",
+                [FileEdit(path, replace_span(text, span, f"return {segment(text, span)}"))],
+                0.88,
+            )
+        )
     for rank, name in enumerate(names[:4]):
         candidates.append(
             Candidate(
@@ -538,6 +712,15 @@ def _inplace_candidates(
     call_text = segment(text, node_span(call, lines) or span)
     indent = line_indent(lines[span[0] - 1])
     options: list[str] = []
+    if (
+        isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Call)
+        and isinstance(call.func.value.func, ast.Name)
+        and call.func.value.func.id == "list"
+        and len(call.func.value.args) == 1
+        and method in ("sort", "reverse")
+    ):
+        receiver = ast.unparse(call.func.value.args[0])  # sorted() takes any iterable
     if method == "sort":
         keywords = "".join(f", {ast.unparse(k)}" for k in call.keywords)
         options.append(f"{target} = sorted({receiver}{keywords})")
@@ -559,6 +742,34 @@ def _inplace_candidates(
     ]
 
 
+def _used_as(text: str, name: str | None) -> str | None:
+    """The empty value the file's other uses of ``name`` (a variable or attribute) call for."""
+    tree = parse(text)
+    if tree is None or not name:
+        return None
+
+    def named(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and node.id == name) or (
+            isinstance(node, ast.Attribute) and node.attr == name
+        )
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and named(node.value):
+            key = node.slice
+            if isinstance(node.ctx, ast.Store) or (
+                isinstance(key, ast.Constant) and isinstance(key.value, str)
+            ):
+                return "{}"
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and named(node.func.value)
+            and empty_values("attribute-of-none", node.func.attr)
+        ):
+            return empty_values("attribute-of-none", node.func.attr)[0]
+    return None
+
+
 def _literal_candidates(
     project: Project, source: dict[str, Any], empties: list[str]
 ) -> list[Candidate]:
@@ -566,6 +777,9 @@ def _literal_candidates(
     text = project.read_editable(path)
     if text is None or not span or path is None or segment(text, tuple(span)) != "None":
         return []
+    hinted = _used_as(text, source.get("name"))
+    if hinted is not None:
+        empties = [hinted, *(e for e in empties if e != hinted)]
     return [
         Candidate(
             "empty-initial-value",

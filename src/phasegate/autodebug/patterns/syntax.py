@@ -338,12 +338,35 @@ def _unterminated_string(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
                 f"close the string opened on line {line} at the end of line {number}",
             )
         return
-    # The closing quote goes as far right as the code allows: try from the end of the line.
-    for position in range(len(body), start + 1, -1):
-        yield (
-            _insert(lines, line, position, quote),
-            f"close the string opened at {line}:{start + 1} with {quote} at column {position + 1}",
-        )
+    # Where the quote goes: every place on the line where it makes the file compile, the one
+    # that leaves the least text inside strings first (a misplaced quote turns code into
+    # string), then the rightmost (a closing quote is usually forgotten at the end).
+    found: list[tuple[int, int, Edit]] = []
+    for position in range(1, len(body) + 1):
+        if position == start:
+            continue
+        new = _insert(lines, line, position, quote)
+        if not compiles(new):
+            continue
+        where = "close the string opened" if position > start else "add the missing"
+        description = f"{where} {quote} at {line}:{position + 1}"
+        found.append((_string_chars(new, line), -position, (new, description)))
+    for _chars, _position, edit in sorted(found):
+        yield edit
+
+
+def _string_chars(text: str, line: int) -> int:
+    """How many characters of line ``line`` are inside string literals."""
+    total = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING and token.start[0] <= line <= token.end[0]:
+                total += len(token.string)
+            if token.start[0] > line:
+                break
+    except (tokenize.TokenError, SyntaxError):
+        return 1 << 30
+    return total
 
 
 def _generic(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:

@@ -59,7 +59,7 @@ class TypePattern:
         if frame is None:
             return diagnose(self, failure, None, kind="other", facts={})
         call = failure.node_at(frame, (ast.Call,))
-        if isinstance(call, ast.Call):
+        if isinstance(call, ast.Call) and _is_failing(failure, frame, call):
             facts = _call_facts(failure, frame, call)
             if facts is not None:
                 return diagnose(
@@ -149,6 +149,12 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
     passed = len(call.args)
     keywords = [k.arg for k in call.keywords if k.arg is not None]
     unexpected = [] if var_keyword else [k for k in keywords if k not in keyword_names]
+    if var_keyword and keywords:
+        # The callee passes **kwargs on; the call that failed deeper says what is accepted.
+        accepted = _accepted_deeper(failure, frame)
+        if accepted is not None:
+            keyword_names = [*keyword_names, *accepted]
+            unexpected = [k for k in keywords if k not in keyword_names]
     extra = 0 if var_positional else max(0, passed - len(positional))
     given = {p.name for p in positional[:passed]} | set(keywords)
     missing = [
@@ -173,6 +179,21 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
     )
     code = getattr(target, "__code__", None)
     scope = {*frame.frame.f_locals, *frame.frame.f_globals}
+    passed_types = {_type_of(failure, frame, arg) for arg in call.args} - {None}
+    used = {ast.unparse(arg) for arg in call.args}
+    visible = dict(frame.frame.f_locals)
+    if frame.function.startswith("<") and frame.function != "<module>":
+        # A lambda or comprehension reads the names of the function around it.
+        outer = [
+            f for f in failure.frames[: failure.frames.index(frame)] if f.filename == frame.filename
+        ]
+        if outer:
+            visible = {**outer[-1].frame.f_locals, **visible}
+    alike = sorted(
+        name
+        for name, value in visible.items()
+        if name not in used and type(value).__name__ in passed_types and not name.startswith(".")
+    )
     return {
         "kind": kind,
         "callee": {
@@ -196,12 +217,62 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
         "extra": extra,
         "missing": missing,
         "in_scope": sorted(name for name in missing if name in scope),
+        "alike": alike[:4],
+        "keyword_names": keyword_names,
     }
 
 
-def _type_name(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | None:
+def _is_failing(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> bool:
+    """Whether ``call`` is the call the frame was making, not one around it."""
+    if frame.col is None:
+        return True  # Python 3.10: the line is all that is known
+    import linecache
+
+    from phasegate.autodebug.source import node_span as span_of
+
+    span = span_of(call, linecache.getlines(frame.filename))
+    return span == (frame.line, frame.col, frame.end_line, frame.end_col)
+
+
+def _accepted_deeper(failure: LiveFailure, frame: LiveFrame) -> list[str] | None:
+    """The keywords the innermost resolvable call below ``frame`` accepts."""
+    below = failure.frames[failure.frames.index(frame) + 1 :]
+    for deeper in reversed(below):
+        call = failure.node_at(deeper, (ast.Call,))
+        if not isinstance(call, ast.Call):
+            continue
+        ok, callee = resolve_expr(failure, deeper, call.func)
+        try:
+            signature = inspect.signature(callee) if ok and callable(callee) else None
+        except (TypeError, ValueError):
+            signature = None
+        if signature is None:
+            continue
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        return [p.name for p in signature.parameters.values() if p.kind in kinds]
+    return None
+
+
+def _type_of(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | None:
+    """The type of an expression: read from the frame, or inferred for a few simple forms."""
+    if isinstance(node, ast.JoinedStr):
+        return "str"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _type_of(failure, frame, node.left), _type_of(failure, frame, node.right)
+        return left if left == right else None
+    converters = ("str", "int", "float", "repr", "len", "list", "dict")
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in converters
+    ):
+        return {"len": "int", "repr": "str"}.get(node.func.id, node.func.id)
     ok, value = resolve_expr(failure, frame, node)
     return type(value).__name__ if ok else None
+
+
+def _type_name(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | None:
+    return _type_of(failure, frame, node)
 
 
 def _operand_facts(
@@ -318,6 +389,23 @@ def _keyword_candidates(
                             score * (1.02 if misspelt else 0.8),
                         )
                     )
+    tree = parse(def_text) if def_text is not None else None
+    if def_text is not None and function is not None and tree is not None and def_path is not None:
+        free = _free_names(function, tree)
+        for wrong in facts.get("unexpected", []):
+            if wrong not in free:
+                continue
+            added = _with_parameters(def_text, function, [wrong])
+            if added is not None:
+                candidates.append(
+                    Candidate(
+                        "add-parameter",
+                        f"add the parameter `{wrong}` to `{function.name}` in {def_path} "
+                        "(its body uses it, nothing binds it)",
+                        [FileEdit(def_path, added)],
+                        0.92,
+                    )
+                )
     return candidates
 
 
@@ -399,6 +487,39 @@ def _extra_candidates(
                         0.9,
                     )
                 )
+    if def_text is not None and function is not None and def_path is not None:
+        loosened = _without_keyword_marker(def_text, function, extra)
+        if loosened is not None:
+            candidates.append(
+                Candidate(
+                    "positional-parameter",
+                    f"let `{function.name}` take its keyword-only parameter(s) by position "
+                    f"in {def_path}",
+                    [FileEdit(def_path, loosened)],
+                    0.85,
+                )
+            )
+    if (
+        call_text is not None
+        and call is not None
+        and facts.get("accepts") == 1
+        and len(call.args) > 1
+        and diagnosis.path is not None
+    ):
+        lines = split_lines(call_text)
+        first, last = node_span(call.args[0], lines), node_span(call.args[-1], lines)
+        if first is not None and last is not None:
+            whole = (first[0], first[1], last[2], last[3])
+            packed = replace_span(call_text, whole, f"({segment(call_text, whole)})")
+            candidates.append(
+                Candidate(
+                    "pack-arguments",
+                    f"pass the arguments of `{facts['callee']['text']}()` as one tuple at "
+                    f"{diagnosis.path}:{diagnosis.line}",
+                    [FileEdit(diagnosis.path, packed)],
+                    0.75,
+                )
+            )
     if call_text is not None and call is not None and extra == 1 and diagnosis.path is not None:
         items: list[ast.AST] = [*call.args, *call.keywords]
         for rank, index in enumerate(reversed(range(len(call.args)))):
@@ -414,6 +535,24 @@ def _extra_candidates(
                     )
                 )
     return candidates
+
+
+def _without_keyword_marker(
+    text: str, function: ast.FunctionDef | ast.AsyncFunctionDef, extra: int
+) -> str | None:
+    """The definition with its bare ``*`` removed, when that takes ``extra`` more positionals."""
+    args = function.args
+    if args.vararg is not None or len(args.kwonlyargs) < extra or not args.kwonlyargs:
+        return None
+    lines = split_lines(text)
+    first = node_span(args.kwonlyargs[0], lines)
+    if first is None:
+        return None
+    line = lines[first[0] - 1]
+    star = line.rfind("*", 0, first[1])
+    if star < 0 or line[star + 1 : first[1]].strip() != ",":
+        return None
+    return replace_span(text, (first[0], star, first[0], first[1]), "")
 
 
 def _with_parameters(
@@ -473,6 +612,38 @@ def _missing_candidates(
                         "(its body never uses it)",
                         [FileEdit(def_path, new)],
                         0.88,
+                    )
+                )
+    if call_text is not None and call is not None and diagnosis.path is not None and missing:
+        positional = [
+            p["name"] for p in facts.get("params", []) if p["kind"].startswith("POSITIONAL")
+        ]
+        where = positional.index(missing[0]) if missing[0] in positional else len(call.args)
+        order = [where, *(i for i in range(len(call.args) + 1) if i != where)]
+        lines = split_lines(call_text)
+        for rank, name in enumerate(facts.get("alike", [])[:2]):
+            for offset, index in enumerate(order[:2]):
+                if index > len(call.args):
+                    continue
+                if index < len(call.args):
+                    anchor = node_span(call.args[index], lines)
+                    at = (anchor[0], anchor[1]) if anchor else None
+                    insert = f"{name}, "
+                else:
+                    anchor = node_span(call.args[-1], lines) if call.args else None
+                    at = (anchor[2], anchor[3]) if anchor else None
+                    insert = f", {name}"
+                if at is None:
+                    continue
+                new = replace_span(call_text, (at[0], at[1], at[0], at[1]), insert)
+                candidates.append(
+                    Candidate(
+                        "add-argument",
+                        f"pass `{name}` (a value of the same type in scope) as argument "
+                        f"{index + 1} of `{facts['callee']['text']}()` at "
+                        f"{diagnosis.path}:{diagnosis.line}",
+                        [FileEdit(diagnosis.path, new)],
+                        0.7 - 0.05 * rank - 0.02 * offset,
                     )
                 )
     if call_text is not None and call is not None and diagnosis.path is not None:
