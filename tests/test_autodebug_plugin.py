@@ -275,3 +275,18 @@ def test_under_xdist_the_diagnosis_travels_from_the_worker(pytester: pytest.Pyte
     (failure,) = read(pytester)["failures"]
     assert failure["outcome"] == "repaired"
     assert failure["facts"]["function"] == "mean"  # read from the live frame on the worker
+
+
+def test_the_tfidf_index_without_scikit_learn_says_how_to_install_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    pytester.makepyprojecttoml('[tool.phasegate.autodebug]\nindex = "tfidf"\n')
+    pytester.makepyfile("def test_a():\n    pass\n")
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    result = pytester.runpytest("--autodebug")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*index = 'tfidf'*needs scikit-learn*pip install 'pytest-phasegate[[]autodebug]'*"]
+    )

@@ -71,6 +71,15 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
             loaded = _load(config)
         patterns = load_patterns(make_plugin_manager(loaded.config.plugins))
+        if loaded.config.autodebug.index == "tfidf" and recorder is not None:
+            from phasegate import optional
+
+            optional.require(
+                "sklearn",
+                what="index = 'tfidf' in [tool.phasegate.autodebug]",
+                package="scikit-learn",
+                extra="autodebug",
+            )
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     config.pluginmanager.register(
