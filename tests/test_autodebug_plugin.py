@@ -290,3 +290,57 @@ def test_the_tfidf_index_without_scikit_learn_says_how_to_install_it(
     result.stderr.fnmatch_lines(
         ["*index = 'tfidf'*needs scikit-learn*pip install 'pytest-phasegate[[]autodebug]'*"]
     )
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_a_candidate_is_applied_is_recovered(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    project = tmp_path / "project"
+    slow = "\n\ndef test_slow():\n    import time\n    time.sleep(4)\n"
+    files = {
+        "src/stats.py": STATS.replace("total / length", "total / lenght"),
+        "tests/test_stats.py": TESTS + slow,
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    }
+    for relpath, text in files.items():
+        (project / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (project / relpath).write_text(textwrap.dedent(text).lstrip("\n"))
+    module = project / "src/stats.py"
+    original = module.read_bytes()
+    journal = project / ".phasegate/autodebug/journal.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "--autodebug=apply", "-p", "no:cacheprovider"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        # Wait until the candidate is in the file (the journal is written just before).
+        while time.monotonic() < deadline and process.poll() is None:
+            if journal.exists() and module.read_bytes() != original:
+                break
+            time.sleep(0.05)
+        assert journal.exists(), "the candidate was never applied"
+        os.killpg(process.pid, signal.SIGKILL)  # no finally block runs after this
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert module.read_bytes() != original  # the crash left the candidate in place
+    completed = subprocess.run(
+        [sys.executable, "-m", "phasegate", "autodebug", "restore", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "restored" in completed.stdout
+    assert module.read_bytes() == original
+    assert not journal.exists()
