@@ -344,3 +344,25 @@ def test_a_run_killed_while_a_candidate_is_applied_is_recovered(tmp_path: Path) 
     assert "restored" in completed.stdout
     assert module.read_bytes() == original
     assert not journal.exists()
+
+
+@pytest.mark.slow
+def test_without_coverage_assertions_are_escalated_with_the_install_command(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("return x * 2", "return x * 3"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    monkeypatch.setitem(sys.modules, "coverage", None)
+    result = pytester.runpytest("--autodebug", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["warning: localization needs coverage.py*pip install 'pytest-phasegate[[]autodebug]'"]
+    )
+    (failure,) = read(pytester)["failures"]
+    assert (failure["outcome"], failure["suspicious"]) == ("escalated", [])

@@ -351,6 +351,15 @@ class Engine:
         ):
             self._settle_unrepaired(wanted)
             return
+        from phasegate import optional
+
+        if not optional.is_available("coverage"):
+            self.warnings.append(
+                "localization needs coverage.py, which is not installed; install it with: "
+                "pip install 'pytest-phasegate[autodebug]'"
+            )
+            self._settle_unrepaired(wanted)
+            return
         self.progress("localizing: re-running the suite with per-test coverage")
         spectrum = collect_spectrum(
             self.runner, self.project, self.runner.scratch, self.localize_args
