@@ -235,6 +235,11 @@ def main() -> int:
     for name in classes:
         print(_row(name, [r for r in results if r.error_class == name]))
     print(_row("all", results))
+    baseline = ", ".join(
+        f"{name} {sum(r.baseline_correct for r in results if r.error_class == name)}"
+        for name in classes
+    )
+    print(f"baseline, CPython's own 'did you mean' applied as suggested (correct): {baseline}")
     easy = [r for r in results if r.error_class in ("syntax", "name", "attribute", "import")]
     hard = [r for r in results if r.error_class in ("type", "none")]
     targets = (("syntax+name+attribute+import", easy, 90), ("type+none", hard, 60))
