@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from phasegate import tomlfile
+from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.errors import ConfigError
 from phasegate.gates.definition import CheckOverride
 from phasegate.settings import Section, describe_errors
@@ -142,6 +143,10 @@ class PhasegateConfig(Section):
     )
     report: ReportConfig = Field(
         default_factory=ReportConfig, description="the Markdown report and the annotations"
+    )
+    autodebug: AutodebugSettings = Field(
+        default_factory=AutodebugSettings,
+        description="the [tool.phasegate.autodebug] table (pytest --autodebug)",
     )
 
 

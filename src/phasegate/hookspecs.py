@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from phasegate.autodebug.patterns.base import Pattern
     from phasegate.gates.protocol import Check
     from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
@@ -27,6 +30,7 @@ __all__ = [
     "PROJECT_NAME",
     "hookimpl",
     "hookspec",
+    "phasegate_autodebug_patterns",
     "phasegate_on_event",
     "phasegate_on_memory_sync",
     "phasegate_register_checks",
@@ -98,3 +102,20 @@ def phasegate_report_sections(
 
     .. versionadded:: 0.1
     """
+
+
+@hookspec
+def phasegate_autodebug_patterns() -> Sequence[Pattern]:
+    """Return auto-debug patterns to use besides the built-in ones.
+
+    Each is an object with ``name``, ``error_class``, ``classify(failure)``,
+    ``propose(diagnosis, project)`` and ``explain(diagnosis, candidate)``, as
+    :class:`phasegate.autodebug.patterns.Pattern` describes. They are asked before the
+    built-in patterns, in the order the hook returns them, so a plugin can take over a
+    failure a built-in pattern would claim. ``classify`` runs where the test ran (a
+    pytest-xdist worker), ``propose`` where artifacts are written; the plugin must be loaded
+    in both, which an entry point or ``plugins = [...]`` ensures.
+
+    .. versionadded:: 0.1
+    """
+    return ()

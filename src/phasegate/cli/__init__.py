@@ -12,12 +12,12 @@ import sys
 from collections.abc import Callable, Sequence
 
 from phasegate import __version__
-from phasegate.cli import demo, gate, merge, metrics, phase, report, review, schema, task
+from phasegate.cli import autodebug, demo, gate, merge, metrics, phase, report, review, schema, task
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, PhasegateError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, gate, merge, metrics, phase, report, review, schema, task)
+_COMMANDS = (demo, gate, merge, metrics, phase, report, review, schema, task, autodebug)
 
 Handler = Callable[[argparse.Namespace], int]
 

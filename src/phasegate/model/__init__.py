@@ -7,6 +7,16 @@ export (``phasegate schema --out DIR``).
 
 from __future__ import annotations
 
+from phasegate.model.autodebug import (
+    AutodebugCounts,
+    AutodebugFailure,
+    AutodebugReport,
+    CandidateAttempt,
+    Escalation,
+    Repair,
+    SuspiciousFunction,
+    ValidationStage,
+)
 from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
 from phasegate.model.gate import (
     BaseInfo,
@@ -67,7 +77,11 @@ __all__ = [
     "OUTCOMES",
     "SCHEMA_VERSION",
     "ArtifactModel",
+    "AutodebugCounts",
+    "AutodebugFailure",
+    "AutodebugReport",
     "BaseInfo",
+    "CandidateAttempt",
     "CheckResult",
     "CheckStatus",
     "ChildLink",
@@ -75,6 +89,7 @@ __all__ = [
     "ConditionResult",
     "Counts",
     "Environment",
+    "Escalation",
     "Failure",
     "FeedbackItem",
     "Finding",
@@ -96,6 +111,7 @@ __all__ = [
     "PhaseResult",
     "Priority",
     "RefinementState",
+    "Repair",
     "ReviewOutcome",
     "ReviewRecord",
     "ReviewStatus",
@@ -107,6 +123,7 @@ __all__ = [
     "RunReport",
     "Severity",
     "ShardInfo",
+    "SuspiciousFunction",
     "TaskHistory",
     "TaskMetrics",
     "TaskRecord",
@@ -115,6 +132,7 @@ __all__ = [
     "TestRecord",
     "ToolInfo",
     "Transition",
+    "ValidationStage",
     "WorkflowEvent",
     "WorkflowInstance",
     "schema_major",
@@ -134,5 +152,6 @@ ARTIFACTS: dict[str, type[ArtifactModel]] = {
         RefinementState,
         TaskMetrics,
         MetricsComparison,
+        AutodebugReport,
     )
 }

@@ -31,10 +31,14 @@ __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
 RECORDER_KEY = pytest.StashKey["Recorder"]()
 
 #: Options that turn phasegate on; any of them starts the recording.
-SWITCHES: tuple[str, ...] = ("gate",)
+SWITCHES: tuple[str, ...] = ("gate", "autodebug")
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
-FEATURES: tuple[str, ...] = ("phasegate.plugin.shard", "phasegate.plugin.gate")
+FEATURES: tuple[str, ...] = (
+    "phasegate.plugin.shard",
+    "phasegate.plugin.gate",
+    "phasegate.plugin.autodebug",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,6 +71,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="K/N",
         help="run shard K of N of the suite (with --gate); `phasegate merge` judges the gate "
         "on all shards together (default: the PHASEGATE_SHARD environment variable)",
+    )
+    group.addoption(
+        "--autodebug",
+        action="store",
+        nargs="?",
+        const="suggest",
+        default=None,
+        metavar="MODE",
+        help="classify every failure, validate candidate repairs by re-running the tests, and "
+        "write each validated repair as a diff under .phasegate/autodebug/ ('suggest', the "
+        "default) or leave it applied ('apply'); never edits a test file, never commits. "
+        "Write --autodebug=MODE when paths follow.",
     )
     group.addoption(
         "--phasegate-dir",

@@ -1,0 +1,423 @@
+"""The auto-debug loop: group failures by cause, propose, validate, keep or escalate, localize.
+
+For each root cause (several tests failing on one typo are one), in the order the failures
+were seen:
+
+1. its pattern proposes candidates against the files as they are now;
+2. at most ``max_iterations`` of them, best first, are validated
+   (:func:`~phasegate.autodebug.validate.validate`);
+3. the first that passes is kept: written as a diff, and in apply mode left in the tree (the
+   whole-suite run it passed becomes the new baseline, so later repairs are judged on top);
+4. otherwise the failure is escalated, with every attempt and why it was rejected.
+
+Failures without a repair (assertions, exceptions no pattern covers, escalations) are then
+localized together in one extra run with per-test coverage (:mod:`.localize`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Literal
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis
+from phasegate.autodebug.localize import collect_spectrum, rank_functions
+from phasegate.autodebug.patterns.base import Pattern
+from phasegate.autodebug.project import Project
+from phasegate.autodebug.runner import TestRunner
+from phasegate.autodebug.settings import AutodebugSettings
+from phasegate.autodebug.validate import OK_OUTCOMES, Baseline, validate
+from phasegate.autodebug.workspace import EditRefused, Workspace
+from phasegate.model.autodebug import (
+    AutodebugCounts,
+    AutodebugFailure,
+    AutodebugReport,
+    CandidateAttempt,
+    Escalation,
+    Repair,
+)
+
+__all__ = ["DIFF_FOLDER", "Engine", "FailedTest", "remap_line", "unified_diff"]
+
+#: Diffs are written under this folder of the artifacts folder.
+DIFF_FOLDER = "autodebug"
+_UNREPAIRED = ("assertion", "other")
+
+
+@dataclass
+class FailedTest:
+    """A failing test (or collector) and the diagnosis made where it ran."""
+
+    nodeid: str
+    diagnosis: Diagnosis
+
+
+@dataclass
+class _Group:
+    diagnosis: Diagnosis
+    tests: list[str] = field(default_factory=list)
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A unified diff of one file that ``git apply`` and ``patch -p1`` accept."""
+    lines = []
+    for line in difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    ):
+        lines.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
+    return "".join(lines)
+
+
+def remap_line(old: str, new: str, line: int) -> int | None:
+    """Where line ``line`` of ``old`` is in ``new``, or None if that line itself changed."""
+    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if i1 <= line - 1 < i2:
+            return j1 + (line - 1 - i1) + 1 if tag == "equal" else None
+    return None
+
+
+class Engine:
+    """Runs auto-debug over the failures of one pytest run."""
+
+    def __init__(
+        self,
+        *,
+        project: Project,
+        patterns: Sequence[Pattern],
+        runner: TestRunner,
+        workspace: Workspace,
+        settings: AutodebugSettings,
+        mode: Literal["suggest", "apply"],
+        baseline: Baseline,
+        write: Callable[[str, str], object],
+        progress: Callable[[str], None] | None = None,
+        localize_args: Sequence[str] = (),
+    ) -> None:
+        self.project = project
+        self.patterns = {pattern.name: pattern for pattern in patterns}
+        self.runner = runner
+        self.workspace = workspace
+        self.settings = settings
+        self.mode = mode
+        self.baseline = baseline
+        self.write = write
+        self.progress = progress or (lambda _message: None)
+        self.localize_args = list(localize_args)
+        self.warnings: list[str] = []
+        self._changed: dict[str, list[tuple[str, str]]] = {}
+
+    def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
+        """Work on every failure and return the report (diffs are written on the way)."""
+        started = datetime.now(timezone.utc)
+        groups = _group(failed)
+        entries: list[AutodebugFailure] = []
+        for index, group in enumerate(groups):
+            entry_id = f"{index + 1:02d}-{group.diagnosis.error_class}"
+            if index >= self.settings.max_failures:
+                entries.append(self._entry(entry_id, group, "not-attempted", None, [], 0.0))
+                entries[-1].escalation = Escalation(
+                    reason=f"beyond max_failures = {self.settings.max_failures}", tried=0
+                )
+                continue
+            entries.append(self._work_on(entry_id, group))
+        self._localize(groups, entries)
+        finished = datetime.now(timezone.utc)
+        return AutodebugReport(
+            run_id=run_id,
+            mode=self.mode,
+            started_at=started,
+            finished_at=finished,
+            duration_s=(finished - started).total_seconds(),
+            index=self._index_backend(),
+            test_files=list(self.settings.test_files),
+            counts=_count(entries),
+            failures=entries,
+            warnings=self.warnings,
+        )
+
+    # -- one failure ------------------------------------------------------------------------
+
+    def _work_on(self, entry_id: str, group: _Group) -> AutodebugFailure:
+        started = time.perf_counter()
+        diagnosis = group.diagnosis
+        if self._fixed_already(group):
+            entry = self._entry(entry_id, group, "fixed-by-another-repair", None, [], 0.0)
+            entry.explanation += "; the tests pass since an earlier repair of this run"
+            return entry
+        self._remap(diagnosis)
+        pattern = self.patterns.get(diagnosis.pattern)
+        candidates = self._candidates(pattern, diagnosis)
+        attempts: list[CandidateAttempt] = []
+        kept: Candidate | None = None
+        for rank, candidate in enumerate(candidates[: self.settings.max_iterations], start=1):
+            self.progress(
+                f"{entry_id}: trying {rank}/{min(len(candidates), self.settings.max_iterations)}: "
+                f"{candidate.description}"
+            )
+            attempt = self._attempt(rank, candidate, group)
+            attempts.append(attempt)
+            if attempt.status == "kept":
+                kept = candidate
+                break
+        elapsed = time.perf_counter() - started
+        if kept is not None:
+            entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
+            diff = attempts[-1].diff
+            diff_file = f"{DIFF_FOLDER}/{entry_id}.diff"
+            self.write(diff_file, diff)
+            entry.repair = Repair(
+                files=kept.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
+            )
+            return entry
+        entry = self._entry(
+            entry_id, group, "escalated", candidates[0] if candidates else None, attempts, elapsed
+        )
+        if candidates:
+            entry.explanation += " (not confirmed: no candidate passed the tests)"
+        entry.escalation = Escalation(
+            reason=self._why_escalated(pattern, diagnosis, candidates, attempts),
+            tried=len(attempts),
+        )
+        return entry
+
+    def _candidates(self, pattern: Pattern | None, diagnosis: Diagnosis) -> list[Candidate]:
+        if pattern is None or diagnosis.error_class in _UNREPAIRED:
+            return []
+        try:
+            proposed = pattern.propose(diagnosis, self.project)
+        except Exception as exc:  # noqa: BLE001 - a faulty pattern must not stop the others
+            self.warnings.append(
+                f"pattern {diagnosis.pattern!r} failed to propose repairs: "
+                f"{type(exc).__name__}: {exc}"
+            )
+            return []
+        unique: dict[tuple[str, ...], Candidate] = {}
+        for candidate in sorted(proposed, key=lambda c: -c.score):
+            if not candidate.edits or not all(
+                self.project.editable(e.path) for e in candidate.edits
+            ):
+                continue  # never offered: test files and files outside the project
+            if all(self.project.read(e.path) == e.text for e in candidate.edits):
+                continue
+            unique.setdefault(tuple(f"{e.path}\0{e.text}" for e in candidate.edits), candidate)
+        return list(unique.values())
+
+    def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
+        started = time.perf_counter()
+        diff = "".join(
+            unified_diff(edit.path, self.project.read(edit.path) or "", edit.text)
+            for edit in candidate.edits
+        )
+        befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
+        base = {
+            "rank": rank,
+            "kind": candidate.kind,
+            "description": candidate.description,
+            "score": round(candidate.score, 4),
+            "files": candidate.paths,
+            "diff": diff,
+        }
+        try:
+            verdict = validate(
+                candidate,
+                group.tests,
+                workspace=self.workspace,
+                runner=self.runner,
+                baseline=self.baseline,
+                keep=self.mode == "apply",
+            )
+        except EditRefused as exc:
+            return CandidateAttempt(
+                **base, status="error", reason=str(exc), duration_s=time.perf_counter() - started
+            )
+        if verdict.passed and self.mode == "apply" and verdict.suite is not None:
+            self.baseline.update(verdict.suite)
+            for edit in candidate.edits:
+                self._changed.setdefault(edit.path, []).append((befores[edit.path], edit.text))
+        return CandidateAttempt(
+            **base,
+            status="kept" if verdict.passed else "rejected",
+            reason=verdict.reason,
+            stages=verdict.stages,
+            duration_s=round(time.perf_counter() - started, 3),
+        )
+
+    def _fixed_already(self, group: _Group) -> bool:
+        """In apply mode, an earlier repair may have fixed this failure's tests too."""
+        if not self._changed:
+            return False
+        outcomes = self.baseline.outcomes
+        for test in group.tests:
+            if "::" in test:
+                if outcomes.get(test) != "passed":
+                    return False
+            elif test in self.baseline.collection_errors or not any(
+                nodeid.startswith(f"{test}::") and outcome in OK_OUTCOMES
+                for nodeid, outcome in outcomes.items()
+            ):
+                return False
+        return True
+
+    def _remap(self, diagnosis: Diagnosis) -> None:
+        """Follow the fault's lines through repairs kept earlier in this run."""
+        if diagnosis.path is None or diagnosis.line is None:
+            return
+        for old, new in self._changed.get(diagnosis.path, []):
+            line = remap_line(old, new, diagnosis.line)
+            end = remap_line(old, new, diagnosis.end_line) if diagnosis.end_line else None
+            if line is None:
+                return
+            diagnosis.line = line
+            if diagnosis.end_line is not None:
+                diagnosis.end_line = end
+
+    def _why_escalated(
+        self,
+        pattern: Pattern | None,
+        diagnosis: Diagnosis,
+        candidates: list[Candidate],
+        attempts: list[CandidateAttempt],
+    ) -> str:
+        if attempts:
+            last = attempts[-1]
+            return (
+                f"none of the {len(attempts)} candidate(s) tried passed validation "
+                f"(the last: {last.reason})"
+            )
+        if diagnosis.error_class in _UNREPAIRED:
+            return "auto-debug never repairs this class of failure; see the suspicious functions"
+        if not self.project.editable(diagnosis.path):
+            return self.project.why_not_editable(diagnosis.path)
+        if pattern is None:
+            return f"the pattern {diagnosis.pattern!r} is not loaded in this process"
+        return pattern.explain(diagnosis, None)
+
+    def _entry(
+        self,
+        entry_id: str,
+        group: _Group,
+        outcome: Literal[
+            "repaired", "escalated", "localized", "fixed-by-another-repair", "not-attempted"
+        ],
+        candidate: Candidate | None,
+        attempts: list[CandidateAttempt],
+        elapsed: float,
+    ) -> AutodebugFailure:
+        diagnosis = group.diagnosis
+        pattern = self.patterns.get(diagnosis.pattern)
+        try:
+            explanation = pattern.explain(diagnosis, candidate) if pattern else diagnosis.message
+        except Exception as exc:  # noqa: BLE001 - an explanation must never stop the report
+            explanation = f"{diagnosis.exc_type}: {diagnosis.message}"
+            self.warnings.append(f"pattern {diagnosis.pattern!r} failed to explain: {exc}")
+        return AutodebugFailure(
+            id=entry_id,
+            error_class=diagnosis.error_class,
+            pattern=diagnosis.pattern,
+            kind=diagnosis.kind,
+            tests=list(group.tests),
+            exc_type=diagnosis.exc_type,
+            message=diagnosis.message,
+            path=diagnosis.path,
+            line=diagnosis.line,
+            explanation=explanation,
+            cpython_suggestion=diagnosis.cpython_suggestion,
+            outcome=outcome,
+            attempts=attempts,
+            facts=diagnosis.facts,
+            duration_s=round(elapsed, 3),
+        )
+
+    # -- localization -----------------------------------------------------------------------
+
+    def _localize(self, groups: list[_Group], entries: list[AutodebugFailure]) -> None:
+        wanted = [
+            (group, entry)
+            for group, entry in zip(groups, entries, strict=True)
+            if entry.outcome == "escalated" or entry.error_class in _UNREPAIRED
+        ]
+        tests_known = [(g, e) for g, e in wanted if any("::" in t for t in g.tests)]
+        if (
+            not self.settings.localize
+            or not tests_known
+            or (entries and all(e.outcome == "not-attempted" for e in entries))
+        ):
+            self._settle_unrepaired(wanted)
+            return
+        from phasegate import optional
+
+        if not optional.is_available("coverage"):
+            self.warnings.append(
+                "localization needs coverage.py, which is not installed; install it with: "
+                "pip install 'pytest-phasegate[autodebug]'"
+            )
+            self._settle_unrepaired(wanted)
+            return
+        self.progress("localizing: re-running the suite with per-test coverage")
+        spectrum = collect_spectrum(
+            self.runner, self.project, self.runner.scratch, self.localize_args
+        )
+        if spectrum.error is not None:
+            self.warnings.append(f"localization could not run: {spectrum.error}")
+        else:
+            for group, entry in tests_known:
+                entry.suspicious = rank_functions(
+                    spectrum, [t for t in group.tests if "::" in t], top=self.settings.localize_top
+                )
+        self._settle_unrepaired(wanted)
+
+    @staticmethod
+    def _settle_unrepaired(wanted: list[tuple[_Group, AutodebugFailure]]) -> None:
+        for _group, entry in wanted:
+            if entry.error_class not in _UNREPAIRED or entry.outcome == "not-attempted":
+                continue
+            if entry.suspicious:
+                entry.outcome = "localized"
+                entry.escalation = None
+            else:
+                entry.outcome = "escalated"
+                entry.escalation = Escalation(
+                    reason="auto-debug never repairs this class of failure, and no function "
+                    "could be ranked as suspicious",
+                    tried=0,
+                )
+
+    def _index_backend(self) -> str | None:
+        cached = self.project.__dict__.get("index")
+        return getattr(cached, "backend", None)
+
+
+def _group(failed: Sequence[FailedTest]) -> list[_Group]:
+    groups: dict[tuple[object, ...], _Group] = {}
+    for test in failed:
+        key = test.diagnosis.root_cause()
+        if test.diagnosis.path is None:
+            key = (*key, test.nodeid)  # a failure without a place is its own cause
+        group = groups.setdefault(key, _Group(test.diagnosis))
+        if test.nodeid not in group.tests:
+            group.tests.append(test.nodeid)
+    return list(groups.values())
+
+
+def _count(entries: list[AutodebugFailure]) -> AutodebugCounts:
+    counts = AutodebugCounts(failures=len(entries))
+    for entry in entries:
+        counts.candidates_tried += len(entry.attempts)
+        if entry.outcome == "repaired":
+            counts.repaired += 1
+        elif entry.outcome == "escalated":
+            counts.escalated += 1
+        elif entry.outcome == "localized":
+            counts.localized += 1
+        elif entry.outcome == "fixed-by-another-repair":
+            counts.fixed_by_another_repair += 1
+        else:
+            counts.not_attempted += 1
+    return counts

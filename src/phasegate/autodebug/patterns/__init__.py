@@ -1,0 +1,114 @@
+"""The patterns auto-debug knows, and classification of a live exception with them.
+
+:data:`BUILTIN_PATTERNS` are asked in order after any third-party patterns; the first that
+recognises the failure makes the diagnosis. :class:`OtherPattern` recognises everything, so
+every failure gets a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.live import LiveFailure, cpython_suggestion
+from phasegate.autodebug.patterns.assertion import AssertionPattern, OtherPattern
+from phasegate.autodebug.patterns.attributes import AttributePattern
+from phasegate.autodebug.patterns.base import Pattern
+from phasegate.autodebug.patterns.imports import ImportPattern
+from phasegate.autodebug.patterns.names import NamePattern
+from phasegate.autodebug.patterns.nones import NonePattern
+from phasegate.autodebug.patterns.syntax import SyntaxPattern
+from phasegate.autodebug.patterns.typeerrors import TypePattern
+from phasegate.errors import UsageError
+
+if TYPE_CHECKING:
+    import pluggy
+
+__all__ = [
+    "BUILTIN_PATTERNS",
+    "AssertionPattern",
+    "AttributePattern",
+    "ImportPattern",
+    "NamePattern",
+    "NonePattern",
+    "OtherPattern",
+    "Pattern",
+    "SyntaxPattern",
+    "TypePattern",
+    "classify_exception",
+    "load_patterns",
+]
+
+#: The built-in patterns, in the order they are asked (None before attribute and type).
+BUILTIN_PATTERNS: tuple[Pattern, ...] = (
+    SyntaxPattern(),
+    ImportPattern(),
+    NonePattern(),
+    NamePattern(),
+    AttributePattern(),
+    TypePattern(),
+    AssertionPattern(),
+)
+
+_FALLBACK = OtherPattern()
+
+
+def classify_exception(
+    exc: BaseException, root: Path, patterns: Sequence[Pattern] = BUILTIN_PATTERNS
+) -> Diagnosis:
+    """The diagnosis of ``exc`` by the first pattern that recognises it.
+
+    Never raises: a pattern that fails is passed over, and its error is kept in the
+    diagnosis's facts (``pattern_errors``) so it can be reported.
+    """
+    failure = LiveFailure.capture(exc, root)
+    errors: list[str] = []
+    diagnosis: Diagnosis | None = None
+    for pattern in patterns:
+        try:
+            diagnosis = pattern.classify(failure)
+        except Exception as error:  # noqa: BLE001 - one faulty pattern must not hide the failure
+            errors.append(f"{getattr(pattern, 'name', pattern)!s}: {type(error).__name__}: {error}")
+            continue
+        if diagnosis is not None:
+            break
+    if diagnosis is None:
+        diagnosis = _FALLBACK.classify(failure) or Diagnosis(
+            "other", "other", "other", type(exc).__name__, str(exc)
+        )
+    if errors:
+        diagnosis.facts["pattern_errors"] = errors
+    if diagnosis.cpython_suggestion is None:
+        diagnosis.cpython_suggestion = cpython_suggestion(exc)
+    return diagnosis
+
+
+def load_patterns(manager: pluggy.PluginManager | None) -> list[Pattern]:
+    """The patterns of the ``phasegate_autodebug_patterns`` hook, then the built-in ones.
+
+    Raises :class:`~phasegate.errors.UsageError` naming what a plugin returned when it is not
+    a pattern, or when two patterns share a name.
+    """
+    extra: list[Pattern] = []
+    if manager is not None:
+        for returned in manager.hook.phasegate_autodebug_patterns():
+            for pattern in returned or ():
+                if not isinstance(pattern, Pattern):
+                    raise UsageError(
+                        f"a phasegate_autodebug_patterns hook returned {pattern!r}, which is "
+                        "not an auto-debug pattern (it needs name, error_class, classify, "
+                        "propose and explain)"
+                    )
+                extra.append(pattern)
+    patterns = [*extra, *BUILTIN_PATTERNS]
+    seen: set[str] = set()
+    for pattern in patterns:
+        if pattern.name in seen:
+            raise UsageError(
+                f"two auto-debug patterns are named {pattern.name!r}; a third-party pattern "
+                "must take a name of its own"
+            )
+        seen.add(pattern.name)
+    return patterns

@@ -1,0 +1,202 @@
+"""``AttributeError`` on an object that is not None: a misspelt attribute or method.
+
+The live exception carries the object and the name (``exc.obj``, ``exc.name``), so the
+attributes it really has are listed with ``dir()`` and where each comes from: the instance's
+own ``__dict__``, a class in its MRO (with the method's file and line), or a module.
+Candidates: spell the access like the attribute that exists, or rename a misspelt definition
+(``def totl`` when callers ask for ``total``), the only choice when the access is in a test.
+An ``AttributeError`` on None belongs to :mod:`~phasegate.autodebug.patterns.nones`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import TYPE_CHECKING, Any, Literal
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.distance import closest
+from phasegate.autodebug.live import project_path
+from phasegate.autodebug.patterns.base import (
+    closeness,
+    definition_is_misspelt,
+    diagnose,
+    short,
+)
+from phasegate.autodebug.source import count_names, rename_names, replace_span, segment
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure
+    from phasegate.autodebug.project import Project
+
+__all__ = ["AttributePattern"]
+
+_MISSING = object()
+
+
+class AttributePattern:
+    """An attribute the object does not have."""
+
+    name = "attribute"
+    error_class = "attribute"
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        exc = failure.exc
+        if not isinstance(exc, AttributeError):
+            return None
+        name = getattr(exc, "name", None)
+        obj = getattr(exc, "obj", _MISSING)
+        if not isinstance(name, str) or obj is _MISSING or obj is None:
+            return None
+        frame = failure.innermost
+        node = failure.node_at(frame, (ast.Attribute,)) if frame is not None else None
+        if not (isinstance(node, ast.Attribute) and node.attr == name):
+            node = None
+        kind_of = (
+            "module" if inspect.ismodule(obj) else "class" if isinstance(obj, type) else "instance"
+        )
+        owner = obj if kind_of != "instance" else type(obj)
+        facts: dict[str, Any] = {
+            "name": name,
+            "object": kind_of,
+            "type": getattr(owner, "__name__", type(owner).__name__),
+            "matches": _matches(obj, name, kind_of, failure),
+        }
+        return diagnose(self, failure, frame, kind="typo", facts=facts, node=node)
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        name: str = diagnosis.facts["name"]
+        candidates: list[Candidate] = []
+        use_text = project.read_editable(diagnosis.path)
+        span = _attr_span(use_text, diagnosis, name) if use_text is not None else None
+        for match in diagnosis.facts.get("matches", []):
+            other = match["name"]
+            score = 0.95 * closeness(match["distance"], name)
+            if use_text is not None and span is not None and diagnosis.path is not None:
+                candidates.append(
+                    Candidate(
+                        "typo",
+                        f"replace `.{name}` with `.{other}` at {diagnosis.path}:{span[0]}",
+                        [FileEdit(diagnosis.path, replace_span(use_text, span, other))],
+                        score,
+                        {"name": name, "replacement": other, "origin": match["origin"]},
+                    )
+                )
+            defined_in = match.get("defined_in")
+            if not project.editable(defined_in) or defined_in is None:
+                continue
+            text = project.read(defined_in)
+            if text is None:
+                continue
+            role: Literal["name", "attribute"] = (
+                "name" if diagnosis.facts.get("object") == "module" else "attribute"
+            )
+            renamed = rename_names(text, other, name, role=role)
+            if renamed is None:
+                continue
+            asked = count_names(text, name, role=role)
+            if use_text is not None and defined_in != diagnosis.path:
+                asked += count_names(use_text, name, role=role)
+            # The access is in a test (or the tests and the code's usage say so): the
+            # definition is the typo.
+            prefer = span is None or definition_is_misspelt(
+                project,
+                name,
+                other,
+                asked_uses=asked,
+                definitions=count_names(text, other, role=role),
+            )
+            candidates.append(
+                Candidate(
+                    "rename-definition",
+                    f"rename `{other}` to `{name}` in {defined_in}",
+                    [FileEdit(defined_in, renamed)],
+                    score * (1.02 if prefer else 0.8),
+                    {"name": name, "replacement": other, "origin": match["origin"]},
+                )
+            )
+        return sorted(candidates, key=lambda c: -c.score)
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        facts = diagnosis.facts
+        what = (
+            f"module `{facts.get('type')}`"
+            if facts.get("object") == "module"
+            else f"`{facts.get('type')}` {facts.get('object')}"
+        )
+        head = f"{short(diagnosis.exc_type)}: {what} has no attribute `{facts.get('name')}`"
+        if candidate is None:
+            return f"{head}, and none of its attributes is close to that name"
+        other, origin = candidate.detail["replacement"], candidate.detail["origin"]
+        described = {
+            "instance": f"an attribute set on `{facts.get('type')}` objects",
+            "class": f"defined by class `{facts.get('type')}`",
+            "module": f"defined in module `{facts.get('type')}`",
+        }.get(origin, origin)
+        if candidate.kind == "rename-definition":
+            return f"{head}; `{other}` ({described}) looks like its misspelt definition: rename it"
+        return f"{head}; did you mean `{other}` ({described})?"
+
+
+def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list[dict[str, Any]]:
+    try:
+        names = [n for n in dir(obj) if not n.startswith("__")]
+    except Exception:  # noqa: BLE001 - a broken __dir__ means there is nothing to suggest
+        return []
+    own = _instance_dict(obj) if kind_of == "instance" else {}
+    found: list[dict[str, Any]] = []
+    for match in closest(name, names)[:6]:
+        origin, filename = _origin(obj, match.name, kind_of, own)
+        found.append(
+            {
+                "name": match.name,
+                "distance": match.distance,
+                "origin": origin,
+                "defined_in": project_path(filename, failure.root) if filename else None,
+            }
+        )
+    return found
+
+
+def _instance_dict(obj: object) -> dict[str, Any]:
+    try:
+        data = inspect.getattr_static(obj, "__dict__")
+    except AttributeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _origin(obj: object, name: str, kind_of: str, own: dict[str, Any]) -> tuple[str, str | None]:
+    """Where ``name`` comes from, and the file that defines it."""
+    if kind_of == "module":
+        return "module", getattr(obj, "__file__", None)
+    cls = obj if isinstance(obj, type) else type(obj)
+    if name in own:
+        return "instance", _source_file(cls)
+    for klass in cls.__mro__:
+        value = vars(klass).get(name, _MISSING)
+        if value is _MISSING:
+            continue
+        function = getattr(value, "__func__", getattr(value, "fget", value))
+        code = getattr(function, "__code__", None)
+        return "class", code.co_filename if code is not None else _source_file(klass)
+    return "class", _source_file(cls)
+
+
+def _source_file(cls: type) -> str | None:
+    try:
+        return inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        return None
+
+
+def _attr_span(text: str, diagnosis: Diagnosis, name: str) -> tuple[int, int, int, int] | None:
+    """The span of the attribute's name inside the access ``value.name``."""
+    span = diagnosis.span()
+    if span is None:
+        return None
+    _line, _col, end_line, end_col = span
+    candidate = (end_line, end_col - len(name), end_line, end_col)
+    if candidate[1] >= 0 and segment(text, candidate) == name:
+        return candidate
+    return None

@@ -1,0 +1,132 @@
+"""What a pattern is, and the helpers the built-in patterns share.
+
+A pattern has three jobs, done in two processes:
+
+* :meth:`Pattern.classify`, where the test ran: recognise the live failure and keep the facts
+  a repair needs as plain data in a :class:`~phasegate.autodebug.diagnosis.Diagnosis`;
+* :meth:`Pattern.propose`, where artifacts are written: turn the diagnosis and the files as
+  they are now into ranked :class:`~phasegate.autodebug.diagnosis.Candidate` repairs;
+* :meth:`Pattern.explain`: one line a person reads, for the repair kept (or the best one).
+
+Third-party packages add patterns through the ``phasegate_autodebug_patterns`` hook
+(:mod:`phasegate.hookspecs`); theirs are asked before the built-in ones.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis
+from phasegate.autodebug.source import node_span
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.project import Project
+
+__all__ = [
+    "Pattern",
+    "closeness",
+    "definition_is_misspelt",
+    "diagnose",
+    "lines_apart",
+    "short",
+]
+
+
+@runtime_checkable
+class Pattern(Protocol):
+    """A family of failures auto-debug recognises, and how it repairs them."""
+
+    #: Unique among the patterns in use, e.g. ``"name"`` or ``"my_package.flaky_sleep"``.
+    name: str
+    #: The class in the report: one of ``ERROR_CLASSES`` or a third party's own.
+    error_class: str
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        """The diagnosis of ``failure`` if this pattern recognises it, else None."""
+        ...
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        """Candidate repairs for ``diagnosis`` against the project's current files."""
+        ...
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        """One line on what went wrong, naming ``candidate``'s repair if there is one."""
+        ...
+
+
+def short(exc_type: str) -> str:
+    """``NameError`` for ``builtins.NameError`` and ``pkg.errors.Oops`` alike stays readable."""
+    return exc_type.rpartition(".")[2]
+
+
+def closeness(distance: float, name: str) -> float:
+    """1 for an exact match, falling towards 0 as the distance nears the name's length."""
+    return max(0.0, 1.0 - distance / (len(name) + 1))
+
+
+def lines_apart(definition_line: int, use_line: int) -> str:
+    """``3 lines above``, ``1 line below``, ``on the same line``."""
+    delta = use_line - definition_line
+    if delta == 0:
+        return "on the same line"
+    count = abs(delta)
+    return f"{count} line{'s' if count != 1 else ''} {'above' if delta > 0 else 'below'}"
+
+
+def diagnose(
+    pattern: Pattern,
+    failure: LiveFailure,
+    frame: LiveFrame | None,
+    *,
+    kind: str,
+    facts: dict[str, Any],
+    node: ast.AST | None = None,
+) -> Diagnosis:
+    """A diagnosis at ``node`` (when known) or at the frame's failing span."""
+    exc = failure.exc
+    cls = type(exc)
+    exc_type = (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+    diagnosis = Diagnosis(
+        pattern=pattern.name,
+        error_class=pattern.error_class,
+        kind=kind,
+        exc_type=exc_type,
+        message=str(exc)[:500],
+        facts=facts,
+    )
+    if frame is None or frame.path is None:
+        return diagnosis
+    diagnosis.path = frame.path
+    diagnosis.line = frame.line
+    span = None
+    if node is not None:
+        import linecache
+
+        span = node_span(node, linecache.getlines(frame.filename))
+    if span is not None:
+        diagnosis.line, diagnosis.col, diagnosis.end_line, diagnosis.end_col = span
+    elif frame.col is not None:
+        diagnosis.col, diagnosis.end_line, diagnosis.end_col = (
+            frame.col,
+            frame.end_line,
+            frame.end_col,
+        )
+    return diagnosis
+
+
+def definition_is_misspelt(
+    project: Project, asked: str, defined: str, *, asked_uses: int, definitions: int
+) -> bool:
+    """Whether the definition ``defined`` is likelier the typo than the use ``asked``.
+
+    The tests decide first: they spell names as the code is meant to. Without them, one
+    definition against several uses of the other spelling points at the definition.
+    """
+    tests = project.test_vocabulary
+    if tests[asked] != tests[defined]:
+        return tests[asked] > tests[defined]
+    return definitions == 1 and asked_uses >= 2

@@ -1,0 +1,412 @@
+"""``ImportError`` and ``ModuleNotFoundError``: a misspelt module, a wrong relative import, a
+name the module does not define, or a third-party module nobody installed or declared.
+
+Classified from the live exception (``exc.name`` is the module that was not found, or the
+module a name was asked of), the import statement the innermost project frame was running,
+and the modules that really exist where that import looked: the submodules of the parent
+package, or every top-level module on ``sys.path`` and in the standard library. Candidates
+rewrite only the import statement, or rename a misspelt definition in the imported module.
+A missing third-party module has no repair: the diagnosis says whether ``pyproject.toml``
+declares it, and it is escalated.
+"""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.distance import closest
+from phasegate.autodebug.live import project_path
+from phasegate.autodebug.patterns.base import (
+    closeness,
+    definition_is_misspelt,
+    diagnose,
+    short,
+)
+from phasegate.autodebug.source import (
+    count_names,
+    node_span,
+    parse,
+    rename_names,
+    replace_span,
+    segment,
+    split_lines,
+)
+from phasegate.autodebug.stdlib import is_stdlib_module, stdlib_modules
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure
+    from phasegate.autodebug.project import Project
+
+__all__ = ["DISTRIBUTIONS", "ImportPattern"]
+
+#: Import names whose distribution is named otherwise, for the escalation message. Only the
+#: common cases: an installed distribution is found through importlib.metadata instead.
+DISTRIBUTIONS = {
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "cv2": "opencv-python",
+    "sklearn": "scikit-learn",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "jwt": "PyJWT",
+    "git": "GitPython",
+    "serial": "pyserial",
+    "attr": "attrs",
+    "google.protobuf": "protobuf",
+}
+
+
+class ImportPattern:
+    """An import that fails."""
+
+    name = "import"
+    error_class = "import"
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        exc = failure.exc
+        if not isinstance(exc, ImportError):
+            return None
+        frame = failure.project_frame
+        node = failure.node_at(frame, (ast.Import, ast.ImportFrom)) if frame is not None else None
+        facts: dict[str, Any] = {"module": exc.name}
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            facts["statement"] = ast.unparse(node)
+        package = frame.frame.f_globals.get("__package__") if frame is not None else None
+        facts["package"] = package
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            kind = "module-not-found"
+            facts["matches"] = _module_matches(exc.name)
+        elif exc.name and isinstance(node, ast.ImportFrom) and exc.name in sys.modules:
+            module = sys.modules[exc.name]
+            spec = getattr(module, "__spec__", None)
+            if getattr(spec, "_initializing", False):
+                kind = "circular-import"
+            else:
+                kind = "cannot-import-name"
+            names = [alias.name for alias in node.names if not hasattr(module, alias.name)]
+            facts["names"] = names
+            public = [n for n in dir(module) if not n.startswith("__")]
+            facts["matches"] = {
+                n: [{"name": m.name, "distance": m.distance} for m in closest(n, public)[:5]]
+                for n in names
+            }
+            module_file = getattr(module, "__file__", None)
+            facts["module_path"] = project_path(module_file, failure.root) if module_file else None
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            kind = "relative-import"
+        else:
+            kind = "import-error"
+        return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        path = diagnosis.path
+        module = diagnosis.facts.get("module")
+        if diagnosis.kind == "module-not-found" and module:
+            diagnosis.facts["declared"] = _declared(module, project)
+            diagnosis.facts["in_project"] = module.split(".")[0] in project.modules
+        if diagnosis.kind == "cannot-import-name":
+            return _name_candidates(diagnosis, project)
+        if not project.editable(path) or path is None:
+            return []
+        text = project.read(path)
+        if text is None:
+            return []
+        statement, span = _statement(text, diagnosis)
+        if statement is None or span is None:
+            return []
+        candidates: list[Candidate] = []
+        if diagnosis.kind == "module-not-found":
+            candidates += _typo_candidates(text, path, statement, span, diagnosis, project)
+        if diagnosis.kind in ("module-not-found", "relative-import"):
+            candidates += _relocation_candidates(text, path, statement, span, diagnosis, project)
+        unique: dict[str, Candidate] = {}
+        for candidate in sorted(candidates, key=lambda c: -c.score):
+            unique.setdefault(candidate.edits[0].text, candidate)
+        return list(unique.values())
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        facts = diagnosis.facts
+        exc = short(diagnosis.exc_type)
+        module = facts.get("module")
+        if diagnosis.kind == "cannot-import-name":
+            names = ", ".join(f"`{n}`" for n in facts.get("names", []))
+            head = f"{exc}: module `{module}` does not define {names}"
+        elif diagnosis.kind == "circular-import":
+            return (
+                f"{exc}: `{module}` is imported while it is still being initialized "
+                "(a circular import)"
+            )
+        elif diagnosis.kind == "relative-import":
+            head = f"{exc}: the relative import `{facts.get('statement')}` does not resolve"
+        else:
+            head = f"{exc}: no module named `{module}`"
+        if candidate is not None:
+            return f"{head}; did you mean {candidate.detail.get('meaning', candidate.description)}?"
+        if diagnosis.kind == "module-not-found" and module and not facts.get("in_project"):
+            return f"{head}; {missing_dependency(module, facts.get('declared'))}"
+        return f"{head}, and nothing close to it exists"
+
+
+def missing_dependency(module: str, declared: bool | None) -> str:
+    """The sentence that escalates a third-party module that is not installed."""
+    top = module.split(".")[0]
+    distribution = DISTRIBUTIONS.get(module) or DISTRIBUTIONS.get(top) or top
+    if declared:
+        return f"`{distribution}` is declared in pyproject.toml but not installed here: install it"
+    return (
+        f"it is not a module of the project or the standard library: if it comes from "
+        f"`{distribution}`, declare that in pyproject.toml's dependencies and install it"
+    )
+
+
+def _declared(module: str, project: Project) -> bool:
+    from packaging.utils import canonicalize_name
+
+    top = module.split(".")[0]
+    distribution = DISTRIBUTIONS.get(module) or DISTRIBUTIONS.get(top) or top
+    names = {canonicalize_name(distribution), canonicalize_name(top)}
+    return bool(names & project.declared_dependencies)
+
+
+def _module_matches(missing: str) -> list[dict[str, Any]]:
+    """Existing modules close to the failing part of ``missing``, as the worker sees them."""
+    parent, _, last = missing.rpartition(".")
+    if parent:
+        module = sys.modules.get(parent)
+        where = getattr(module, "__path__", None)
+        names = {info.name for info in pkgutil.iter_modules(where)} if where is not None else set()
+    else:
+        names = {info.name for info in pkgutil.iter_modules()}
+        names.update(m.name for m in stdlib_modules() if "." not in m.name)
+    return [
+        {"name": f"{parent}.{m.name}" if parent else m.name, "part": m.name, "distance": m.distance}
+        for m in closest(last, (n for n in names if not n.startswith("_")))[:5]
+    ]
+
+
+def _statement(
+    text: str, diagnosis: Diagnosis
+) -> tuple[ast.Import | ast.ImportFrom | None, tuple[int, int, int, int] | None]:
+    tree = parse(text)
+    if tree is None or diagnosis.line is None:
+        return None, None
+    lines = split_lines(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            end = node.end_lineno or node.lineno
+            if node.lineno <= diagnosis.line <= end:
+                return node, node_span(node, lines)
+    return None, None
+
+
+def _rewrite(
+    text: str, span: tuple[int, int, int, int], old: str, new: str, dots: int | None = None
+) -> str | None:
+    """The statement at ``span`` with the dotted module ``old`` written as ``new``.
+
+    ``dots`` sets the number of leading dots (the relative level); None keeps them.
+    """
+    source = segment(text, span)
+    found = re.search(rf"(\bfrom\s+|\bimport\s+)(\.*)\s*{re.escape(old)}\b", source)
+    if found is None:
+        return None
+    level = "." * (len(found.group(2)) if dots is None else dots)
+    rewritten = source[: found.start()] + found.group(1) + level + new + source[found.end() :]
+    return replace_span(text, span, rewritten)
+
+
+def _typo_candidates(
+    text: str,
+    path: str,
+    statement: ast.Import | ast.ImportFrom,
+    span: tuple[int, int, int, int],
+    diagnosis: Diagnosis,
+    project: Project,
+) -> list[Candidate]:
+    missing: str = diagnosis.facts.get("module") or ""
+    last = missing.rpartition(".")[2]
+    written = _written_module(statement, missing)
+    if written is None:
+        return []
+    candidates = []
+    for match in _with_project_modules(diagnosis.facts.get("matches", []), missing, project):
+        new_written = _respell(written, last, match["part"])
+        if new_written is None:
+            continue
+        new = _rewrite(text, span, written, new_written)
+        if new is None:
+            continue
+        what = "standard library module" if is_stdlib_module(match["name"]) else "module"
+        candidates.append(
+            Candidate(
+                "module-typo",
+                f"import `{new_written}` instead of `{written}` in {path}:{span[0]}",
+                [FileEdit(path, new)],
+                0.9 * closeness(match["distance"], last),
+                {
+                    "name": written,
+                    "replacement": new_written,
+                    "meaning": f"the {what} `{match['name']}`",
+                },
+            )
+        )
+    return candidates
+
+
+def _with_project_modules(
+    matches: list[dict[str, Any]], missing: str, project: Project
+) -> list[dict[str, Any]]:
+    """The worker's matches and the project's own modules beside the missing one.
+
+    A package whose import failed is gone from ``sys.modules`` by the time the worker looks,
+    so its submodules are found on disk here.
+    """
+    parent, _, last = missing.rpartition(".")
+    known = {m["name"] for m in matches}
+    siblings = [
+        name.rpartition(".")[2]
+        for name in project.modules
+        if name.rpartition(".")[0] == parent and name not in known
+    ]
+    extra = [
+        {"name": f"{parent}.{m.name}" if parent else m.name, "part": m.name, "distance": m.distance}
+        for m in closest(last, siblings)
+    ]
+    return sorted([*matches, *extra], key=lambda m: m["distance"])
+
+
+def _written_module(statement: ast.Import | ast.ImportFrom, missing: str) -> str | None:
+    """The module as the statement writes it (``utlis`` of ``from .utlis import x``)."""
+    if isinstance(statement, ast.ImportFrom):
+        return statement.module
+    for alias in statement.names:
+        if alias.name == missing or f".{missing}.".find(f".{alias.name}.") == 0:
+            return alias.name
+        if alias.name.startswith(f"{missing}."):
+            return alias.name
+    return None
+
+
+def _respell(written: str, last: str, part: str) -> str | None:
+    """``written`` with its component ``last`` spelt ``part`` (the last such component)."""
+    pieces = written.split(".")
+    for index in range(len(pieces) - 1, -1, -1):
+        if pieces[index] == last:
+            pieces[index] = part
+            return ".".join(pieces)
+    return None
+
+
+def _relocation_candidates(
+    text: str,
+    path: str,
+    statement: ast.Import | ast.ImportFrom,
+    span: tuple[int, int, int, int],
+    diagnosis: Diagnosis,
+    project: Project,
+) -> list[Candidate]:
+    """The same module reached another way: another relative level, relative or absolute."""
+    if not isinstance(statement, ast.ImportFrom) or not statement.module:
+        return []
+    package = project.package_of(path)
+    parts = package.split(".") if package else []
+    wanted = statement.module
+    options: list[tuple[int, str, str]] = []  # dots, module text, full name
+    for level in range(len(parts) + 1):
+        base = parts[: len(parts) - level + 1] if level else []
+        full = ".".join([*base, wanted]) if level else wanted
+        if level != statement.level and (
+            full in project.modules or (level == 0 and is_stdlib_module(full))
+        ):
+            options.append((level, wanted, full))
+    # The module may live elsewhere in the project under the same last name.
+    for full in project.modules:
+        if (
+            full.rpartition(".")[2] == wanted.rpartition(".")[2]
+            and full != wanted
+            and all(o[2] != full for o in options)
+        ):
+            options.append((0, full, full))
+    candidates = []
+    for level, module_text, full in options:
+        new = _rewrite(text, span, statement.module, module_text, dots=level)
+        if new is None:
+            continue
+        written = "." * level + module_text
+        candidates.append(
+            Candidate(
+                "relative-import",
+                f"import from `{written}` instead of "
+                f"`{'.' * statement.level}{statement.module}` in {path}:{span[0]}",
+                [FileEdit(path, new)],
+                0.85 if level else 0.8,
+                {
+                    "name": statement.module,
+                    "replacement": written,
+                    "meaning": f"`from {written} import ...` (the project module `{full}`)",
+                },
+            )
+        )
+    return candidates
+
+
+def _name_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+    facts = diagnosis.facts
+    importer = diagnosis.path if project.editable(diagnosis.path) else None
+    importer_text = project.read(importer) if importer else None
+    module_path = facts.get("module_path")
+    module_text = project.read_editable(module_path)
+    candidates: list[Candidate] = []
+    for wanted, matches in facts.get("matches", {}).items():
+        for match in matches:
+            other = match["name"]
+            score = 0.95 * closeness(match["distance"], wanted)
+            if importer is not None and importer_text is not None:
+                renamed = rename_names(importer_text, wanted, other, role="name")
+                if renamed is not None:
+                    candidates.append(
+                        Candidate(
+                            "typo",
+                            f"import `{other}` instead of `{wanted}` in {importer}",
+                            [FileEdit(importer, renamed)],
+                            score,
+                            {
+                                "name": wanted,
+                                "replacement": other,
+                                "meaning": f"`{other}`, which `{facts.get('module')}` defines",
+                            },
+                        )
+                    )
+            if module_text is None or module_path is None:
+                continue
+            renamed = rename_names(module_text, other, wanted, role="name")
+            if renamed is None:
+                continue
+            asked = count_names(importer_text or "", wanted, role="name")
+            prefer = importer is None or definition_is_misspelt(
+                project,
+                wanted,
+                other,
+                asked_uses=asked,
+                definitions=count_names(module_text, other, role="name"),
+            )
+            candidates.append(
+                Candidate(
+                    "rename-definition",
+                    f"rename `{other}` to `{wanted}` in {module_path}",
+                    [FileEdit(module_path, renamed)],
+                    score * (1.02 if prefer else 0.8),
+                    {
+                        "name": wanted,
+                        "replacement": wanted,
+                        "meaning": f"`{other}` of {module_path}, misspelt where it is defined",
+                    },
+                )
+            )
+    return sorted(candidates, key=lambda c: -c.score)

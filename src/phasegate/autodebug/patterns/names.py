@@ -1,0 +1,369 @@
+"""``NameError``: a typo of a name in scope, or a missing import.
+
+Classified from the frame that raised: the names it sees (its locals, the enclosing
+function's cells, the module's globals and the builtins) within typo distance of the
+missing name. Candidates, best first:
+
+* replace the misspelt use with a name in scope (locals before globals before builtins);
+* rename a misspelt *definition* when the missing name is used several times and the close
+  name only once (``lenght = ...`` followed by two uses of ``length``);
+* import it: a standard-library module of that name, a project definition of that name
+  (found through the context index), a standard-library symbol, or a close project name.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.distance import closest
+from phasegate.autodebug.patterns.base import (
+    closeness,
+    definition_is_misspelt,
+    diagnose,
+    lines_apart,
+    short,
+)
+from phasegate.autodebug.source import (
+    binding,
+    count_names,
+    enclosing_function,
+    insert_import,
+    node_span,
+    parse,
+    rename_names,
+    replace_span,
+    segment,
+    split_lines,
+)
+from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.project import Project
+
+__all__ = ["NamePattern", "import_candidates"]
+
+_SCOPE_WEIGHT = {"local": 1.0, "enclosing": 0.97, "global": 0.94, "builtin": 0.85}
+_MATCHES_KEPT = 8
+
+
+class NamePattern:
+    """A name that is not defined where it is used."""
+
+    name = "name"
+    error_class = "name"
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        exc = failure.exc
+        if not isinstance(exc, NameError):
+            return None
+        frame = failure.innermost
+        kind = "unbound-local" if isinstance(exc, UnboundLocalError) else "undefined"
+        node = failure.node_at(frame, (ast.Name,)) if frame is not None else None
+        missing = getattr(exc, "name", None)
+        if missing is None and isinstance(node, ast.Name):
+            missing = node.id  # an UnboundLocalError does not always carry the name
+        if frame is None or not isinstance(missing, str):
+            return diagnose(self, failure, frame, kind=kind, facts={"name": missing})
+        code = frame.frame.f_code
+        local_names = {*frame.frame.f_locals, *code.co_varnames, *code.co_cellvars}
+        outer = _outer_function(failure, frame)
+        if outer is not None:
+            # A comprehension (before Python 3.12) or a lambda runs in a frame of its own,
+            # but reads as part of the function around it.
+            local_names |= {*outer.frame.f_locals, *outer.frame.f_code.co_varnames}
+        scopes = (
+            ("local", local_names),
+            ("enclosing", set(code.co_freevars)),
+            ("global", set(frame.frame.f_globals)),
+            ("builtin", set(frame.frame.f_builtins)),
+        )
+        matches: list[dict[str, Any]] = []
+        seen = {missing}
+        for scope, names in scopes:
+            for match in closest(missing, (n for n in names if not n.startswith(("__", ".")))):
+                if match.name not in seen:
+                    seen.add(match.name)
+                    matches.append({"name": match.name, "scope": scope, "distance": match.distance})
+        matches.sort(key=lambda m: (m["distance"], -_SCOPE_WEIGHT[m["scope"]]))
+        if not (isinstance(node, ast.Name) and node.id == missing):
+            node = None
+        facts = {
+            "name": missing,
+            "matches": matches[:_MATCHES_KEPT],
+            "function": code.co_name,
+            "module": frame.frame.f_globals.get("__name__"),
+        }
+        return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        if diagnosis.kind != "undefined" or not project.editable(diagnosis.path):
+            return []
+        path = diagnosis.path
+        text = project.read(path) if path is not None else None
+        tree = parse(text) if text is not None else None
+        if path is None or text is None or tree is None or diagnosis.line is None:
+            return []
+        missing: str = diagnosis.facts["name"]
+        span = _use_span(text, tree, diagnosis, missing)
+        if span is None:
+            return []
+        function = enclosing_function(tree, diagnosis.line)
+        candidates = _typo_candidates(text, tree, function, path, span, diagnosis, project)
+        # A close project name that also needs importing is the least likely repair: it is
+        # looked for (and the TF-IDF index built) only when nothing likelier exists.
+        near = span if not candidates else None
+        candidates += import_candidates(text, path, missing, near, project, function)
+        return sorted(candidates, key=lambda c: -c.score)
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        missing = diagnosis.facts.get("name")
+        head = f"{short(diagnosis.exc_type)}: `{missing}`"
+        if diagnosis.kind == "unbound-local":
+            return f"{head} is used before it is assigned in `{diagnosis.facts.get('function')}`"
+        if candidate is None:
+            return (
+                f"{head} is not defined, and no name in scope, in the project or in the "
+                "standard library is close to it"
+            )
+        detail = candidate.detail
+        if candidate.kind == "typo":
+            suggestion = f"`{detail['replacement']}` ({detail['where']})"
+            return f"{head} is not defined; did you mean {suggestion}?"
+        if candidate.kind == "rename-definition":
+            return (
+                f"{head} is not defined; `{detail['replacement']}` ({detail['where']}) looks "
+                f"like its misspelt definition: rename it to `{missing}`"
+            )
+        if candidate.kind == "missing-import":
+            return (
+                f"{head} is not defined; did you mean `{detail['statement']}` ({detail['where']})?"
+            )
+        return f"{head} is not defined; {candidate.description}"
+
+
+def _outer_function(failure: LiveFailure, frame: LiveFrame) -> LiveFrame | None:
+    """The frame of the function a comprehension or lambda frame belongs to."""
+    if not frame.function.startswith("<") or frame.function == "<module>":
+        return None
+    index = failure.frames.index(frame)
+    if index > 0 and failure.frames[index - 1].filename == frame.filename:
+        return failure.frames[index - 1]
+    return None
+
+
+def _use_span(
+    text: str, tree: ast.Module, diagnosis: Diagnosis, missing: str
+) -> tuple[int, int, int, int] | None:
+    span = diagnosis.span()
+    if span is not None and segment(text, span) == missing:
+        return span
+    lines = split_lines(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == missing and node.lineno == diagnosis.line:
+            return node_span(node, lines)
+    return None
+
+
+def _typo_candidates(
+    text: str,
+    tree: ast.Module,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    path: str,
+    span: tuple[int, int, int, int],
+    diagnosis: Diagnosis,
+    project: Project,
+) -> list[Candidate]:
+    missing: str = diagnosis.facts["name"]
+    line = span[0]
+    candidates: list[Candidate] = []
+    for match in diagnosis.facts.get("matches", []):
+        other, scope = match["name"], match["scope"]
+        score = _SCOPE_WEIGHT.get(scope, 0.8) * closeness(match["distance"], missing)
+        owner: ast.AST | None = function if scope == "local" else tree
+        bound = binding(owner, other) if owner is not None else None
+        where = _where(scope, bound, line, function)
+        candidates.append(
+            Candidate(
+                "typo",
+                f"replace `{missing}` with `{other}` at {path}:{line}",
+                [FileEdit(path, replace_span(text, span, other))],
+                score,
+                {"name": missing, "replacement": other, "scope": scope, "where": where},
+            )
+        )
+        if scope not in ("local", "global") or bound is None or bound[1] == "imported":
+            continue
+        first, last = (1, None)
+        if scope == "local" and function is not None:
+            first, last = function.lineno, function.end_lineno
+        renamed = rename_names(text, other, missing, first_line=first, last_line=last, role="name")
+        if renamed is None:
+            continue
+        definitions = count_names(text, other, first_line=first, last_line=last, role="name")
+        uses = count_names(text, missing, first_line=first, last_line=last, role="name")
+        # One misspelt definition and several uses of the right spelling: the definition is
+        # the typo. So it is when the file elsewhere spells it as the use does (the
+        # project's vocabulary). Otherwise a misspelt use is the likelier fault.
+        elsewhere_missing = count_names(text, missing) - uses
+        elsewhere_other = count_names(text, other) - definitions
+        vocabulary = elsewhere_missing > elsewhere_other
+        misspelt = vocabulary and definitions == 1
+        misspelt = misspelt or definition_is_misspelt(
+            project, missing, other, asked_uses=uses, definitions=definitions
+        )
+        factor = 1.02 if misspelt else 0.8
+        candidates.append(
+            Candidate(
+                "rename-definition",
+                f"rename `{other}` to `{missing}` in {_scope_phrase(scope, function)} of {path}",
+                [FileEdit(path, renamed)],
+                score * factor,
+                {
+                    "name": missing,
+                    "replacement": other,
+                    "scope": scope,
+                    "where": f"line {bound[0]}",
+                },
+            )
+        )
+    return candidates
+
+
+def _where(
+    scope: str,
+    bound: tuple[int, str] | None,
+    line: int,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+) -> str:
+    if scope == "builtin":
+        return "a builtin"
+    if scope == "enclosing":
+        return "from the enclosing function"
+    if bound is None:
+        return "in the module's globals" if scope == "global" else "a local name"
+    if bound[1] == "parameter" and function is not None:
+        return f"a parameter of `{function.name}`"
+    verb = {"assigned": "defined", "defined": "defined", "imported": "imported"}[bound[1]]
+    if scope == "global":
+        return f"{verb} at line {bound[0]}"
+    return f"{verb} {lines_apart(bound[0], line)}"
+
+
+def _scope_phrase(scope: str, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str:
+    if scope == "local" and function is not None:
+        return f"`{function.name}`"
+    return "the module"
+
+
+def _module_as_written(text: str, path: str, module: str, project: Project) -> str:
+    """``module`` as this file would write it: as it already does, or relative when the file
+    imports its own package relatively."""
+    tree = parse(text)
+    package = project.package_of(path)
+    relative = False
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level == 0 and node.module == module:
+            return module
+        if node.level:
+            relative = True
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
+            if ".".join([*base, node.module or ""]).strip(".") == module:
+                return "." * node.level + (node.module or "")
+    parts, own = module.split("."), package.split(".") if package else []
+    if not relative or not own or parts[0] != own[0]:
+        return module
+    common = 0
+    while common < min(len(parts), len(own)) and parts[common] == own[common]:
+        common += 1
+    return "." * (len(own) - common + 1) + ".".join(parts[common:])
+
+
+def import_candidates(
+    text: str,
+    path: str,
+    missing: str,
+    span: tuple[int, int, int, int] | None,
+    project: Project,
+    function: ast.AST | None = None,
+) -> list[Candidate]:
+    """Imports that would define ``missing`` in ``path``: stdlib, then project, then close names.
+
+    With ``span`` (where the name is used), close project names are proposed too, spelt
+    right and imported, when no exact import exists.
+    """
+    own_module = project.module_name(path)
+    statements: list[tuple[str, float, str]] = []
+    if is_stdlib_module(missing):
+        statements.append((f"import {missing}", 0.9, "standard library module"))
+    if missing in project.modules and missing != own_module:
+        statements.append((f"import {missing}", 0.88, f"project module {project.modules[missing]}"))
+    context = ast.unparse(function) if function is not None else ""
+    exact = [d for d in project.index.exact(missing) if d.module != own_module]
+    if len(exact) > 1:
+        order = {
+            d.qualified: rank
+            for rank, (d, _s) in enumerate(project.index.query(missing, context, k=50))
+        }
+        exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
+    for rank, definition in enumerate(exact[:3]):
+        written = _module_as_written(text, path, definition.module, project)
+        statements.append(
+            (
+                f"from {written} import {missing}",
+                0.87 - 0.01 * rank,
+                f"defined in {definition.path}:{definition.line}",
+            )
+        )
+    habits = project.imported_modules
+    stdlib = sorted(
+        enumerate(modules_defining(missing)[:4]), key=lambda item: (-habits[item[1]], item[0])
+    )
+    for rank, (_order, module) in enumerate(stdlib):
+        statements.append(
+            (f"from {module} import {missing}", 0.8 - 0.01 * rank, "standard library")
+        )
+    candidates: list[Candidate] = []
+    for statement, score, where in statements:
+        new = insert_import(text, statement)
+        if new is not None:
+            candidates.append(
+                Candidate(
+                    "missing-import",
+                    f"add `{statement}` to {path}",
+                    [FileEdit(path, new)],
+                    score,
+                    {"name": missing, "statement": statement, "where": where},
+                )
+            )
+    if span is None or candidates:
+        return candidates
+    for definition, _score in project.index.query(missing, context, k=10):
+        if definition.module == own_module or definition.name == missing:
+            continue
+        near = closest(missing, [definition.name])
+        if not near:
+            continue
+        statement = f"from {definition.module} import {definition.name}"
+        renamed = insert_import(replace_span(text, span, definition.name), statement)
+        if renamed is None:
+            continue
+        candidates.append(
+            Candidate(
+                "typo-and-import",
+                f"replace `{missing}` with `{definition.name}` and add `{statement}` to {path}",
+                [FileEdit(path, renamed)],
+                0.6 * closeness(near[0].distance, missing),
+                {
+                    "name": missing,
+                    "replacement": definition.name,
+                    "statement": statement,
+                    "where": f"defined in {definition.path}:{definition.line}",
+                },
+            )
+        )
+    return candidates

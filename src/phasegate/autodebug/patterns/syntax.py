@@ -1,0 +1,389 @@
+"""``SyntaxError`` and ``IndentationError``: small edits near the error that make the file compile.
+
+The exception's own fields say where (``lineno``, ``offset``, ``end_lineno``, ``end_offset``)
+and, through its ``msg``, which family of fault CPython saw: a missing colon, an unclosed
+bracket, a missing comma, indentation, or an unterminated string. Each family generates
+edits near that place; only edits after which the whole file compiles become candidates.
+The family CPython named is tried first; the others follow, because CPython's message is a
+guess too (an unclosed bracket often reads as "invalid syntax").
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.live import project_path
+from phasegate.autodebug.patterns.base import short
+from phasegate.autodebug.source import compiles, line_indent, split_lines
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure
+    from phasegate.autodebug.project import Project
+
+__all__ = ["SyntaxPattern", "syntax_kind"]
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+_MAX_CANDIDATES = 8
+_PHRASES = {
+    "missing-colon": "a missing colon",
+    "unclosed-bracket": "an unclosed or unmatched bracket",
+    "missing-comma": "a missing comma",
+    "indentation": "wrong indentation",
+    "unterminated-string": "an unterminated string",
+    "invalid-syntax": "invalid syntax",
+}
+
+Edit = tuple[str, str]  # new text, description
+
+
+def syntax_kind(exc: SyntaxError) -> str:
+    """The family of a syntax error, from its class and CPython's message."""
+    if isinstance(exc, IndentationError):
+        return "indentation"
+    message = exc.msg or ""
+    if message.startswith("expected ':'"):
+        return "missing-colon"
+    if "was never closed" in message or message.startswith(("unmatched", "closing parenthesis")):
+        return "unclosed-bracket"
+    if "forgot a comma" in message:
+        return "missing-comma"
+    if message.startswith("unterminated") or "while scanning" in message:
+        return "unterminated-string"
+    return "invalid-syntax"
+
+
+class SyntaxPattern:
+    """Code that does not compile."""
+
+    name = "syntax"
+    error_class = "syntax"
+
+    def classify(self, failure: LiveFailure) -> Diagnosis | None:
+        exc = failure.exc
+        if not isinstance(exc, SyntaxError):
+            return None
+        path = project_path(exc.filename, failure.root) if exc.filename else None
+        cls = type(exc)
+        exc_type = (
+            cls.__qualname__
+            if cls.__module__ == "builtins"
+            else f"{cls.__module__}.{cls.__qualname__}"
+        )
+        offset, end_offset = exc.offset, getattr(exc, "end_offset", None)
+        end_line = getattr(exc, "end_lineno", None)
+        valid_end = end_line is not None and end_offset is not None and end_offset > 0
+        return Diagnosis(
+            pattern=self.name,
+            error_class=self.error_class,
+            kind=syntax_kind(exc),
+            exc_type=exc_type,
+            message=str(exc)[:500],
+            path=path,
+            line=exc.lineno if path else None,
+            col=offset - 1 if path and offset and offset > 0 else None,
+            end_line=end_line if path and valid_end else None,
+            end_col=end_offset - 1 if path and valid_end and end_offset else None,
+            facts={"msg": exc.msg, "text": (exc.text or "").rstrip("\n")[:300]},
+        )
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        path = diagnosis.path
+        if not project.editable(path) or path is None or diagnosis.line is None:
+            return []
+        text = project.read(path)
+        if text is None or compiles(text, path):
+            return []
+        # CPython's family first; deleting a token last, as it compiles most easily.
+        order = [diagnosis.kind, *(k for k in _GENERATORS if k != diagnosis.kind)]
+        order.remove("invalid-syntax")
+        order.append("invalid-syntax")
+        candidates: list[Candidate] = []
+        seen: set[str] = set()
+        for kind in order:
+            generator = _GENERATORS[kind]
+            base = 0.9 if kind == diagnosis.kind != "invalid-syntax" else 0.5
+            if kind == "invalid-syntax":
+                base = 0.3
+            found = 0
+            for new, description in generator(text, diagnosis):
+                if new in seen or new == text or not compiles(new, path):
+                    continue
+                seen.add(new)
+                candidates.append(
+                    Candidate(kind, description, [FileEdit(path, new)], base - 0.02 * found)
+                )
+                found += 1
+                if found >= 3:
+                    break
+        return sorted(candidates, key=lambda c: -c.score)[:_MAX_CANDIDATES]
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        where = f"{diagnosis.path}:{diagnosis.line}" if diagnosis.path else "outside the project"
+        head = f"{short(diagnosis.exc_type)}: {diagnosis.facts.get('msg')} at {where}"
+        if candidate is None:
+            return f"{head}; no small edit nearby makes the file compile"
+        return f"{head}: {_PHRASES.get(candidate.kind, candidate.kind)}; {candidate.description}"
+
+
+# -- where lines end -------------------------------------------------------------------------
+
+
+def _code_end(line: str) -> int:
+    """The column where a line's code ends (before a comment and trailing blanks)."""
+    body = line.rstrip("\r\n")
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(body.lstrip() + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                start = token.start[1] + (len(body) - len(body.lstrip()))
+                return len(body[:start].rstrip())
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return len(body.rstrip())
+
+
+def _insert(lines: list[str], line: int, col: int, new: str) -> str:
+    changed = list(lines)
+    text = changed[line - 1]
+    changed[line - 1] = text[:col] + new + text[col:]
+    return "".join(changed)
+
+
+def _delete(lines: list[str], line: int, col: int, length: int = 1) -> str:
+    changed = list(lines)
+    text = changed[line - 1]
+    changed[line - 1] = text[:col] + text[col + length :]
+    return "".join(changed)
+
+
+def _reindent(lines: list[str], first: int, last: int, indent: str) -> str:
+    changed = list(lines)
+    base = line_indent(changed[first - 1])
+    for number in range(first, last + 1):
+        text = changed[number - 1]
+        if not text.strip():
+            continue
+        own = line_indent(text)
+        extra = own[len(base) :] if own.startswith(base) else ""
+        changed[number - 1] = indent + extra + text[len(own) :]
+    return "".join(changed)
+
+
+def _code_lines(lines: list[str], start: int, stop: int) -> Iterator[int]:
+    for number in range(max(1, start), min(len(lines), stop) + 1):
+        if lines[number - 1].strip() and not lines[number - 1].lstrip().startswith("#"):
+            yield number
+
+
+# -- the families ----------------------------------------------------------------------------
+
+
+def _missing_colon(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    line = diagnosis.line or 1
+    for number in _code_lines(lines, line - 2, line):
+        end = _code_end(lines[number - 1])
+        yield _insert(lines, number, end, ":"), f"add the missing ':' at the end of line {number}"
+
+
+def _unbalanced_openers(text: str, line: int) -> list[tuple[int, int, str]]:
+    """Brackets opened and not closed before the end of ``line``, innermost first."""
+    stack: list[tuple[int, int, str]] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[0] > line:
+                break
+            if token.type == tokenize.OP and token.string in _OPENERS:
+                stack.append((token.start[0], token.start[1], token.string))
+            elif (
+                token.type == tokenize.OP
+                and token.string in _CLOSERS
+                and stack
+                and stack[-1][2] == _CLOSERS[token.string]
+            ):
+                stack.pop()
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return list(reversed(stack))
+
+
+def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    line, col = diagnosis.line or 1, diagnosis.col
+    here = lines[line - 1][col] if col is not None and col < len(lines[line - 1]) else ""
+    if here in _CLOSERS:
+        yield _delete(lines, line, col or 0), f"remove the unmatched '{here}' on line {line}"
+        for opener, closer in _OPENERS.items():
+            if closer != here:
+                yield (
+                    _insert(lines, line, col or 0, closer),
+                    f"close the '{opener}' before line {line}'s '{here}'",
+                )
+                replaced = _delete(lines, line, col or 0)
+                yield (
+                    _insert(split_lines(replaced), line, col or 0, closer),
+                    f"replace '{here}' with '{closer}' on line {line}",
+                )
+    openers = _unbalanced_openers(text, line)
+    if here in _OPENERS and (line, col, here) not in openers:
+        openers.insert(0, (line, col or 0, here))
+    for open_line, _open_col, opener in openers[:2]:
+        closer = _OPENERS[opener]
+        for number in _code_lines(lines, open_line, max(line, open_line) + 3):
+            end = _code_end(lines[number - 1])
+            code = lines[number - 1][:end]
+            description = (
+                f"close the '{opener}' opened on line {open_line} at the end of line {number}"
+            )
+            if code.endswith(":"):
+                yield (
+                    _insert(lines, number, end - 1, closer),
+                    f"close the '{opener}' opened on line {open_line} "
+                    f"before the ':' of line {number}",
+                )
+            if code.endswith(","):
+                yield (
+                    _insert(lines, number, end - 1, closer),
+                    f"close the '{opener}' opened on line {open_line} "
+                    f"before the ',' of line {number}",
+                )
+            yield _insert(lines, number, end, closer), description
+
+
+def _missing_comma(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    first = diagnosis.line or 1
+    last = diagnosis.end_line or first
+    values = {tokenize.NAME, tokenize.NUMBER, tokenize.STRING}
+    previous: tokenize.TokenInfo | None = None
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        tokens = []
+        del exc
+    for token in tokens:
+        if token.start[0] > last:
+            break
+        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE):
+            continue
+        if previous is not None and token.start[0] >= first:
+            ends_value = previous.type in values or previous.string in _CLOSERS
+            starts_value = token.type in values or token.string in _OPENERS
+            if ends_value and starts_value:
+                line, col = previous.end
+                yield (
+                    _insert(lines, line, col, ","),
+                    f"add the missing ',' after `{previous.string}` on line {line}",
+                )
+        previous = token
+
+
+def _indentation(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    line = diagnosis.line or 1
+    if line > len(lines):
+        return
+    previous = next((n for n in range(line - 1, 0, -1) if lines[n - 1].strip()), None)
+    before = line_indent(lines[previous - 1]) if previous else ""
+    unit = "\t" if before.startswith("\t") else "    "
+    levels: list[str] = []
+    for number in range(1, line):
+        indent = line_indent(lines[number - 1])
+        if lines[number - 1].strip() and indent not in levels:
+            levels.append(indent)
+    own = line_indent(lines[line - 1])
+    block_end = line  # the offending line and the lines under it, up to a blank line
+    while block_end < len(lines) and lines[block_end].strip():
+        if not line_indent(lines[block_end]).startswith(own):
+            break
+        block_end += 1
+    opened = previous is not None and lines[previous - 1].rstrip().endswith(":")
+    wanted = [before + unit] if opened else []
+    wanted += [before, *sorted(levels, key=lambda i: abs(len(i) - len(own)))]
+    seen: set[str] = set()
+    for indent in wanted:
+        if indent == own or indent in seen:
+            continue
+        seen.add(indent)
+        yield _reindent(lines, line, line, indent), f"indent line {line} to {len(indent)} column(s)"
+        if block_end > line:
+            yield (
+                _reindent(lines, line, block_end, indent),
+                f"indent lines {line}-{block_end} to {len(indent)} column(s)",
+            )
+    if "\t" in "".join(line_indent(x) for x in lines):
+        expanded = "".join(line_indent(x).expandtabs(4) + x[len(line_indent(x)) :] for x in lines)
+        yield expanded, "replace the tabs of the indentation with spaces"
+
+
+def _unterminated_string(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    line, col = diagnosis.line or 1, diagnosis.col or 0
+    body = lines[line - 1].rstrip("\r\n") if line <= len(lines) else ""
+    start = col
+    while start < len(body) and body[start] in "rRbBfFuU":
+        start += 1
+    if start >= len(body) or body[start] not in "'\"":
+        return
+    quote = body[start] * (3 if body[start : start + 3] == body[start] * 3 else 1)
+    if len(quote) == 3:
+        for number in range(line, min(len(lines), line + 30) + 1):
+            end = len(lines[number - 1].rstrip("\r\n"))
+            yield (
+                _insert(lines, number, end, quote),
+                f"close the string opened on line {line} at the end of line {number}",
+            )
+        return
+    # Where the quote goes: every place on the line where it makes the file compile, the one
+    # that leaves the least text inside strings first (a misplaced quote turns code into
+    # string), then the rightmost (a closing quote is usually forgotten at the end).
+    found: list[tuple[int, int, Edit]] = []
+    for position in range(1, len(body) + 1):
+        if position == start:
+            continue
+        new = _insert(lines, line, position, quote)
+        if not compiles(new):
+            continue
+        where = "close the string opened" if position > start else "add the missing"
+        description = f"{where} {quote} at {line}:{position + 1}"
+        found.append((_string_chars(new, line), -position, (new, description)))
+    for _chars, _position, edit in sorted(found):
+        yield edit
+
+
+def _string_chars(text: str, line: int) -> int:
+    """How many characters of line ``line`` are inside string literals."""
+    total = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING and token.start[0] <= line <= token.end[0]:
+                total += len(token.string)
+            if token.start[0] > line:
+                break
+    except (tokenize.TokenError, SyntaxError):
+        return 1 << 30
+    return total
+
+
+def _generic(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    lines = split_lines(text)
+    line, col = diagnosis.line or 1, diagnosis.col
+    if col is not None and line <= len(lines) and col < len(lines[line - 1].rstrip("\r\n")):
+        yield (
+            _delete(lines, line, col),
+            f"remove the stray '{lines[line - 1][col]}' at {line}:{col + 1}",
+        )
+
+
+_GENERATORS: dict[str, Callable[[str, Diagnosis], Iterator[Edit]]] = {
+    "missing-colon": _missing_colon,
+    "unclosed-bracket": _unclosed_bracket,
+    "missing-comma": _missing_comma,
+    "indentation": _indentation,
+    "unterminated-string": _unterminated_string,
+    "invalid-syntax": _generic,
+}

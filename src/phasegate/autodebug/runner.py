@@ -1,0 +1,153 @@
+"""Re-running tests in a subprocess and reading back what each test did.
+
+The subprocess is pytest itself (``sys.executable -m pytest``, an argument list, never a
+shell), with phasegate recording into a private folder (``--gate=record``), so outcomes are
+read from a :class:`~phasegate.model.RunReport`, never parsed from printed text. The child
+is marked with :data:`CHILD_ENV` so that it never starts auto-debug itself, writes no
+bytecode (a ``.pyc`` of a candidate must not outlive it), and runs in its own process group
+so that a timeout or Ctrl-C stops it and any workers it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["CHILD_ENV", "RunResult", "TestRunner"]
+
+#: Set in every re-run; auto-debug stays off where it is set.
+CHILD_ENV = "PHASEGATE_AUTODEBUG_CHILD"
+
+_FAILED = ("failed", "error")
+
+
+@dataclass
+class RunResult:
+    """What one re-run reported: each test's outcome, collection errors, and failures."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    collection_errors: dict[str, str] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+    exit_status: int | None = None
+    duration_s: float = 0.0
+    error: str | None = None
+
+    @property
+    def failed(self) -> list[str]:
+        """Tests that failed or errored."""
+        return [nodeid for nodeid, outcome in self.outcomes.items() if outcome in _FAILED]
+
+
+@dataclass
+class TestRunner:
+    """Runs pytest in ``cwd`` on a selection (or ``base_args``: the original run's arguments)."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    cwd: Path
+    base_args: list[str]
+    scratch: Path
+    timeout_s: float
+    common_args: list[str] = field(default_factory=list)
+    runs: int = 0
+
+    def run(
+        self,
+        selection: Sequence[str] | None = None,
+        *,
+        extra_args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> RunResult:
+        """Run the tests of ``selection`` (paths or node ids), or the whole original run."""
+        self.runs += 1
+        folder = self.scratch / f"run-{os.getpid()}-{self.runs}-{secrets.token_hex(3)}"
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *(self.base_args if selection is None else selection),
+            *self.common_args,
+            *extra_args,
+            "-p",
+            "no:cacheprovider",
+            "--gate=record",
+            f"--phasegate-dir={folder}",
+            "-q",
+            "--tb=no",
+            "-o",
+            "console_output_style=classic",
+        ]
+        child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+        started = time.perf_counter()
+        result = RunResult()
+        process = subprocess.Popen(
+            command,
+            cwd=self.cwd,
+            env=child_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            output, _ = process.communicate(timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop(process)
+            result.error = f"the re-run took longer than {self.timeout_s:g}s and was stopped"
+            output = b""
+        except BaseException:
+            _stop(process)
+            raise
+        result.duration_s = time.perf_counter() - started
+        result.exit_status = process.returncode
+        try:
+            if result.error is None:
+                self._read(folder / "report.json", result, output)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    @staticmethod
+    def _read(report_path: Path, result: RunResult, output: bytes) -> None:
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            tail = output.decode("utf-8", errors="replace").strip().splitlines()[-5:]
+            result.error = (
+                f"the re-run wrote no report (pytest exit {result.exit_status}): "
+                + " | ".join(tail)
+            )
+            return
+        for test in report.get("tests", []):
+            result.outcomes[test["nodeid"]] = test["outcome"]
+            failure = test.get("failure")
+            if failure:
+                result.failures[test["nodeid"]] = f"{failure['exc_type']}: {failure['message']}"[
+                    :300
+                ]
+        for error in report.get("collection_errors", []):
+            failure = error.get("failure") or {}
+            result.collection_errors[error["nodeid"]] = (
+                f"{failure.get('exc_type')}: {failure.get('message')}"[:300]
+            )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the child and everything in its process group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.communicate(timeout=10)

@@ -1,0 +1,354 @@
+"""Small, exact edits of Python source text, for the patterns that build candidates.
+
+Every function takes and returns the whole text of a file, so a candidate is simply the new
+text. Line endings are kept as the file has them. Columns are 0-based character offsets;
+the AST's UTF-8 byte offsets are converted by :func:`node_span`.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+import warnings
+from collections.abc import Iterator
+from typing import Literal
+
+__all__ = [
+    "Span",
+    "ast_equal",
+    "binding",
+    "compiles",
+    "count_names",
+    "enclosing_function",
+    "insert_import",
+    "insert_lines",
+    "line_indent",
+    "node_span",
+    "parse",
+    "rename_names",
+    "replace_span",
+    "segment",
+    "split_lines",
+]
+
+Span = tuple[int, int, int, int]  # line, col, end_line, end_col
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line endings, split at ``\n`` only (as the AST is).
+
+    ``str.splitlines`` would also split at form feeds and other separators that Python
+    source may hold inside a line.
+    """
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def parse(text: str) -> ast.Module | None:
+    """The syntax tree of ``text``, or None if it does not parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def compiles(text: str, filename: str = "<candidate>") -> bool:
+    """Whether ``text`` compiles as a module (no syntax or indentation error)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def ast_equal(a: str, b: str) -> bool:
+    """Whether two sources have the same syntax tree (formatting and comments aside)."""
+    tree_a, tree_b = parse(a), parse(b)
+    if tree_a is None or tree_b is None:
+        return False
+    return ast.dump(tree_a) == ast.dump(tree_b)
+
+
+def _char_col(text: str, byte_col: int) -> int:
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+
+def node_span(node: ast.AST, lines: list[str]) -> Span | None:
+    """``(line, col, end_line, end_col)`` of ``node`` in characters, or None if unknown."""
+    line = getattr(node, "lineno", None)
+    end_line = getattr(node, "end_lineno", None)
+    col = getattr(node, "col_offset", None)
+    end_col = getattr(node, "end_col_offset", None)
+    if line is None or end_line is None or col is None or end_col is None:
+        return None
+    first = lines[line - 1] if 0 < line <= len(lines) else ""
+    last = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
+    return (line, _char_col(first, col), end_line, _char_col(last, end_col))
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    return sum(len(text) for text in lines[: line - 1]) + col
+
+
+def segment(text: str, span: Span) -> str:
+    """The text of ``span``."""
+    lines = split_lines(text)
+    return text[_offset(lines, span[0], span[1]) : _offset(lines, span[2], span[3])]
+
+
+def replace_span(text: str, span: Span, new: str) -> str:
+    """``text`` with ``span`` replaced by ``new``."""
+    lines = split_lines(text)
+    start = _offset(lines, span[0], span[1])
+    end = _offset(lines, span[2], span[3])
+    return text[:start] + new + text[end:]
+
+
+def _newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def line_indent(line: str) -> str:
+    """The leading whitespace of ``line``."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def insert_lines(text: str, before_line: int, new_lines: list[str]) -> str:
+    """Insert ``new_lines`` (without endings) before 1-based ``before_line``."""
+    lines = split_lines(text)
+    newline = _newline(text)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += newline
+    block = [line + newline for line in new_lines]
+    index = max(0, min(before_line - 1, len(lines)))
+    return "".join(lines[:index] + block + lines[index:])
+
+
+def _import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
+    """Where an import sorts, as isort and ruff order them: ``__future__``, the standard
+    library, other absolute imports, relative imports; ``import x`` before ``from x``."""
+    from phasegate.autodebug.stdlib import is_stdlib_module
+
+    if isinstance(stmt, ast.ImportFrom):
+        module = stmt.module or ""
+        if module == "__future__":
+            section = 0
+        elif stmt.level:
+            section = 3
+        else:
+            section = 1 if is_stdlib_module(module.split(".")[0]) else 2
+        return (section, 1, "." * stmt.level + module.lower())
+    module = stmt.names[0].name
+    return (1 if is_stdlib_module(module.split(".")[0]) else 2, 0, module.lower())
+
+
+def _name_key(alias: ast.alias) -> tuple[int, str]:
+    """isort's order of imported names: CONSTANTS, Classes, functions."""
+    name = alias.name
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return (kind, name.lower())
+
+
+def _from_statement(stmt: ast.ImportFrom, aliases: list[ast.alias], indent: str) -> str:
+    names = [f"{a.name} as {a.asname}" if a.asname else a.name for a in aliases]
+    head = f"from {'.' * stmt.level}{stmt.module or ''} import "
+    line = head + ", ".join(names)
+    if len(indent) + len(line) <= 100:
+        return line
+    body = "".join(f"{indent}    {name},\n" for name in names)
+    return f"{head}(\n{body}{indent})"
+
+
+def insert_import(text: str, statement: str) -> str | None:
+    """Add the import ``statement`` as a careful person would; None if the text does not parse.
+
+    A name imported from a module the file already imports from joins that statement.
+    Otherwise the statement goes among the module's leading imports where isort would put
+    it, or after the docstring, or after leading comment lines.
+    """
+    tree = parse(text)
+    new_tree = parse(statement)
+    if tree is None or new_tree is None or not new_tree.body:
+        return None
+    new = new_tree.body[0]
+    if not isinstance(new, (ast.Import, ast.ImportFrom)):
+        return None
+    lines = split_lines(text)
+    header: list[ast.Import | ast.ImportFrom] = []
+    after = 0
+    for index, stmt in enumerate(tree.body):
+        docstring = (
+            index == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        )
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            header.append(stmt)
+        elif not docstring:
+            break
+        after = stmt.end_lineno or stmt.lineno
+    if isinstance(new, ast.ImportFrom):
+        for stmt in header:
+            if (
+                isinstance(stmt, ast.ImportFrom)
+                and (stmt.module, stmt.level) == (new.module, new.level)
+                and all(a.name != "*" for a in stmt.names)
+            ):
+                known = {(a.name, a.asname) for a in stmt.names}
+                merged = [*stmt.names, *(a for a in new.names if (a.name, a.asname) not in known)]
+                span = node_span(stmt, lines)
+                if span is None:
+                    return None
+                indent = line_indent(lines[stmt.lineno - 1])
+                rebuilt = _from_statement(stmt, sorted(merged, key=_name_key), indent)
+                return replace_span(text, span, rebuilt)
+    wanted = _import_key(new)
+    for stmt in header:
+        if _import_key(stmt) > wanted:
+            return insert_lines(text, stmt.lineno, [statement])
+    if header:
+        return insert_lines(text, (header[-1].end_lineno or header[-1].lineno) + 1, [statement])
+    if after == 0:
+        while after < len(lines) and lines[after].lstrip().startswith("#"):
+            after += 1
+    return insert_lines(text, after + 1, [statement])
+
+
+def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.TokenInfo | None]]:
+    """Each NAME token with the significant token before it."""
+    previous: tokenize.TokenInfo | None = None
+    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME:
+                yield token, previous
+            if token.type not in skip:
+                previous = token
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _wanted(
+    token: tokenize.TokenInfo,
+    previous: tokenize.TokenInfo | None,
+    role: Literal["name", "attribute", "any"],
+) -> bool:
+    after_dot = previous is not None and previous.string == "."
+    if role == "name":
+        return not after_dot
+    if role == "attribute":
+        return after_dot or (previous is not None and previous.string in ("def", "class"))
+    return True
+
+
+def count_names(
+    text: str,
+    name: str,
+    *,
+    first_line: int = 1,
+    last_line: int | None = None,
+    role: Literal["name", "attribute", "any"] = "any",
+) -> int:
+    """How many times the identifier ``name`` occurs (as a token) between the lines given."""
+    return sum(
+        1
+        for token, previous in _name_tokens(text)
+        if token.string == name
+        and first_line <= token.start[0] <= (last_line or token.start[0])
+        and _wanted(token, previous, role)
+    )
+
+
+def rename_names(
+    text: str,
+    old: str,
+    new: str,
+    *,
+    first_line: int = 1,
+    last_line: int | None = None,
+    role: Literal["name", "attribute", "any"] = "any",
+) -> str | None:
+    """Rename the identifier ``old`` to ``new`` between the lines given; None if absent.
+
+    ``role="name"`` leaves attribute accesses (``x.old``) alone; ``role="attribute"`` renames
+    only those and a ``def``/``class`` of that name. Strings and comments are never touched.
+    """
+    hits = [
+        token
+        for token, previous in _name_tokens(text)
+        if token.string == old
+        and first_line <= token.start[0] <= (last_line or token.start[0])
+        and _wanted(token, previous, role)
+    ]
+    if not hits:
+        return None
+    for token in reversed(hits):
+        (line, col), (end_line, end_col) = token.start, token.end
+        text = replace_span(text, (line, col, end_line, end_col), new)
+    return text
+
+
+def enclosing_function(
+    tree: ast.Module, line: int
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds ``line``."""
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            end = node.end_lineno or node.lineno
+            if node.lineno <= line <= end and (found is None or node.lineno >= found.lineno):
+                found = node
+    return found
+
+
+def binding(scope: ast.AST, name: str) -> tuple[int, str] | None:
+    """Where ``name`` is first bound directly in ``scope`` (a module or a function).
+
+    Returns ``(line, how)`` with ``how`` one of ``parameter``, ``assigned``, ``imported``,
+    ``defined``; nested functions and classes are not looked into.
+    """
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        every += [arg for arg in (args.vararg, args.kwarg) if arg is not None]
+        for arg in every:
+            if arg.arg == name:
+                return arg.lineno, "parameter"
+    found: list[tuple[int, str]] = []
+    body = (
+        scope.body if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    )
+    for node in _walk_scope(body):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            found.append((node.lineno, "assigned"))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound == name:
+                    found.append((node.lineno, "imported"))
+        elif (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name == name
+        ):
+            found.append((node.lineno, "defined"))
+    return min(found) if found else None
+
+
+def _walk_scope(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a scope's body, not descending into nested functions and classes."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))

@@ -1,0 +1,145 @@
+"""The standard library as a source of missing imports: its module names and public symbols.
+
+Module names come from :data:`sys.stdlib_module_names` (and the public submodules of its
+packages, found without importing them). A symbol is looked up only when a failure needs it:
+the sources that mention the name are found by a text search, and only those modules are
+imported to confirm the symbol is public there. Modules with import side effects or
+deprecation warnings are never imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["StdlibModule", "is_stdlib_module", "modules_defining", "stdlib_modules"]
+
+# Importing these does something (opens a browser, prints, needs a display) or warns that
+# the module is deprecated (PEP 594); they are never suggested.
+_NEVER = frozenset(
+    {
+        "antigravity", "this", "idlelib", "turtledemo", "turtle", "tkinter", "ensurepip",
+        "pydoc_data", "lib2to3", "distutils", "imp", "aifc", "audioop", "cgi", "cgitb",
+        "chunk", "crypt", "imghdr", "mailcap", "msilib", "nis", "nntplib", "ossaudiodev",
+        "pipes", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib", "asynchat",
+        "asyncore", "smtpd", "test", "msvcrt", "winreg", "winsound", "_winapi",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StdlibModule:
+    """A public standard-library module and its source file (None for built-in modules)."""
+
+    name: str
+    origin: str | None
+
+
+def _public(name: str) -> bool:
+    return not any(part.startswith("_") for part in name.split(".")) and (
+        name.split(".")[0] not in _NEVER
+    )
+
+
+@lru_cache(maxsize=1)
+def stdlib_modules() -> tuple[StdlibModule, ...]:
+    """Every public top-level standard-library module and the submodules of its packages."""
+    found: list[StdlibModule] = []
+    names: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    for name in sorted(n for n in names if _public(n)):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        origin = spec.origin if spec.origin and spec.origin.endswith(".py") else None
+        found.append(StdlibModule(name, origin))
+        for sub in pkgutil.iter_modules(spec.submodule_search_locations or []):
+            full = f"{name}.{sub.name}"
+            if not _public(full):
+                continue
+            folder = Path(getattr(sub.module_finder, "path", ""))
+            source = folder / sub.name / "__init__.py" if sub.ispkg else folder / f"{sub.name}.py"
+            found.append(StdlibModule(full, str(source) if source.is_file() else None))
+    return tuple(found)
+
+
+def is_stdlib_module(name: str) -> bool:
+    """Whether ``name`` is a public standard-library module (``json``, ``os.path``)."""
+    if name in {module.name for module in stdlib_modules()}:
+        return True
+    return name == "os.path"
+
+
+@cache
+def _source(origin: str) -> str:
+    try:
+        return Path(origin).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _offer(module_name: str, symbol: str) -> tuple[int, bool, bool] | None:
+    """``(id of the object, defined there, listed in __all__)``, or None if not offered.
+
+    "Defined there" means the object (or, for a ``typing`` alias, what it aliases) names this
+    module as its own: ``collections.OrderedDict`` is, ``typing.OrderedDict`` is not.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = importlib.import_module(module_name)
+    except Exception:  # noqa: BLE001 - a module that cannot be imported here offers nothing
+        return None
+    value = getattr(module, symbol, None)
+    if value is None or isinstance(value, ModuleType):
+        return None
+    listed = symbol in getattr(module, "__all__", ())
+    owner = getattr(getattr(value, "__origin__", value), "__module__", None)
+    # A package owns what its submodules define (json owns json.decoder.JSONDecodeError).
+    own = owner is not None and (
+        owner.lstrip("_") == module_name or owner.startswith(f"{module_name}.")
+    )
+    if not (listed or own):
+        return None  # imported from elsewhere for the module's own use
+    return id(value), own, listed
+
+
+def modules_defining(symbol: str) -> list[str]:
+    """The standard-library modules that offer ``symbol`` publicly, best first.
+
+    First the modules that define it rather than re-export it, then shallower ones, then
+    those that list it in ``__all__``, then shorter names. Of several modules offering the same
+    object (``asyncio`` and ``asyncio.tasks``), only the best is kept.
+    """
+    if not symbol.isidentifier() or symbol.startswith("_"):
+        return []
+    word = re.compile(rf"\b{re.escape(symbol)}\b")
+    offers: list[tuple[tuple[bool, int, bool, int, str], int]] = []
+    for module in stdlib_modules():
+        if module.origin is not None:
+            text = _source(module.origin)
+            if "import *" not in text and not word.search(text):
+                continue
+        offer = _offer(module.name, symbol)
+        if offer is not None:
+            identity, own, listed = offer
+            rank = (not own, module.name.count("."), not listed, len(module.name), module.name)
+            offers.append((rank, identity))
+    offers.sort()
+    seen: set[int] = set()
+    best: list[str] = []
+    for rank, identity in offers:
+        if identity not in seen:
+            seen.add(identity)
+            best.append(rank[-1])
+    return best

@@ -1,0 +1,155 @@
+"""Prove a candidate by re-running the tests, and keep it only if it fixes without breaking.
+
+A candidate is applied (:mod:`~phasegate.autodebug.workspace`) and the tests are re-run in
+two stages, each in a fresh subprocess (:mod:`~phasegate.autodebug.runner`):
+
+1. ``targets``: the failing tests' modules. Every failing test must now pass (a module that
+   failed to collect must collect, and all its tests pass), and no test of those modules that
+   passed before may fail.
+2. ``suite``: the whole original run, again with no test that passed before failing, and no
+   new collection error.
+
+Only then is the candidate kept; otherwise the files are restored byte for byte. "Passed
+before" is the :class:`Baseline`: the run being debugged, updated after each kept repair.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from phasegate.autodebug.diagnosis import Candidate
+from phasegate.autodebug.runner import RunResult, TestRunner
+from phasegate.autodebug.workspace import Workspace
+from phasegate.model.autodebug import ValidationStage
+
+__all__ = ["OK_OUTCOMES", "Baseline", "Verdict", "judge", "validate"]
+
+#: Outcomes that count as "not failing".
+OK_OUTCOMES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
+_SHOWN = 5
+
+
+@dataclass
+class Baseline:
+    """The outcome of each test before the candidate, and the collectors that failed."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    collection_errors: set[str] = field(default_factory=set)
+
+    def update(self, run: RunResult) -> None:
+        """Take a kept repair's suite run as the new "before"."""
+        self.outcomes = dict(run.outcomes)
+        self.collection_errors = set(run.collection_errors)
+
+
+@dataclass
+class Verdict:
+    """Whether a candidate passed both stages, and what each stage showed."""
+
+    passed: bool
+    reason: str
+    stages: list[ValidationStage]
+    suite: RunResult | None = None
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _target_passes(run: RunResult, target: str) -> bool:
+    if "::" in target or target in run.collection_errors:
+        return run.outcomes.get(target) == "passed"
+    tests = [o for nodeid, o in run.outcomes.items() if _module(nodeid) == target]
+    return bool(tests) and all(o in OK_OUTCOMES for o in tests)
+
+
+def _listing(nodeids: list[str]) -> str:
+    shown = ", ".join(nodeids[:_SHOWN])
+    return shown if len(nodeids) <= _SHOWN else f"{shown} and {len(nodeids) - _SHOWN} more"
+
+
+def _how(run: RunResult, target: str) -> str:
+    """How a target ended in a run, in a few words."""
+    known = run.failures.get(target) or run.collection_errors.get(target)
+    return known or run.outcomes.get(target, "no result")
+
+
+def judge(
+    run: RunResult,
+    targets: Iterable[str],
+    baseline: Baseline,
+    *,
+    stage: str,
+    modules: set[str] | None = None,
+) -> ValidationStage:
+    """One stage's result: ``targets`` must pass, and nothing that passed before may fail.
+
+    ``modules`` limits the "passed before" check to the tests of those modules.
+    """
+    if run.error is not None:
+        return ValidationStage(
+            stage=stage, passed=False, detail=run.error, duration_s=run.duration_s
+        )
+    still = [target for target in targets if not _target_passes(run, target)]
+    broken = sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
+    new = [
+        nodeid
+        for nodeid, outcome in baseline.outcomes.items()
+        if outcome in OK_OUTCOMES
+        and (modules is None or _module(nodeid) in modules)
+        and run.outcomes.get(nodeid, "missing") not in OK_OUTCOMES
+        and _module(nodeid) not in broken  # its module's collection error says it all
+    ]
+    new += broken
+    if new:  # the graver news first
+        detail = f"{len(new)} test(s) that passed before now fail: {_listing(new)}"
+        if still:
+            detail += f"; and {len(still)} failing test(s) still fail"
+    elif still:
+        why = "; ".join(f"{t}: {_how(run, t)}" for t in still[:2])
+        detail = f"{len(still)} failing test(s) still fail ({why})"
+    else:
+        detail = f"{len(run.outcomes)} test(s) ran; the failing tests pass and nothing new fails"
+    return ValidationStage(
+        stage=stage,
+        passed=not still and not new,
+        tests=len(run.outcomes),
+        still_failing=still,
+        new_failures=new,
+        detail=detail,
+        duration_s=round(run.duration_s, 3),
+    )
+
+
+def validate(
+    candidate: Candidate,
+    targets: list[str],
+    *,
+    workspace: Workspace,
+    runner: TestRunner,
+    baseline: Baseline,
+    keep: bool,
+) -> Verdict:
+    """Apply ``candidate``, run both stages, and keep it (if ``keep``) only if both pass.
+
+    With ``keep`` false (suggest mode) a candidate that passes is restored all the same; the
+    files are restored byte for byte whenever it does not pass.
+    """
+    started = time.perf_counter()
+    modules = sorted({_module(target) for target in targets})
+    with workspace.trial(candidate.edits) as trial:
+        first = runner.run([str(workspace.project.root / module) for module in modules])
+        stage = judge(first, targets, baseline, stage="targets", modules=set(modules))
+        if not stage.passed:
+            return Verdict(False, stage.detail, [stage])
+        suite = runner.run(None)
+        whole = judge(suite, targets, baseline, stage="suite")
+        if not whole.passed:
+            return Verdict(False, whole.detail, [stage, whole])
+        if keep:
+            trial.keep()
+    elapsed = time.perf_counter() - started
+    reason = f"the failing tests pass and the whole run shows nothing new failing ({elapsed:.1f}s)"
+    return Verdict(True, reason, [stage, whole], suite)

@@ -1,0 +1,217 @@
+"""Trying a candidate on the real files, and putting every byte back afterwards.
+
+:meth:`Workspace.trial` writes a candidate's files and, unless the trial is kept, restores
+each one byte for byte with its permissions and modification time (so a cached ``.pyc`` of the
+original stays valid), whatever happens: a failed check, an exception, Ctrl-C, or SIGTERM /
+SIGHUP (turned into ``KeyboardInterrupt`` while a trial runs). For what no ``finally`` can
+catch (SIGKILL, a power cut) the original bytes are journaled to disk *before* a file is
+touched; :func:`recover` puts them back on the next run, or ``phasegate autodebug restore``
+does on request.
+
+Only files the project allows to be edited are written (see
+:meth:`~phasegate.autodebug.project.Project.editable`): inside the root, not a test file.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from phasegate.autodebug.diagnosis import FileEdit
+from phasegate.autodebug.project import Project
+from phasegate.errors import PhasegateError
+
+__all__ = ["EditRefused", "Trial", "Workspace", "recover"]
+
+
+class EditRefused(PhasegateError):
+    """A candidate asked to write a file auto-debug must not write."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
+        dir=path.parent, prefix=f".{path.name}.", suffix=".phasegate", delete=False
+    )
+    try:
+        with handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(handle.name, mode)
+        os.replace(handle.name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
+
+
+@dataclass
+class _Original:
+    path: Path
+    data: bytes
+    mode: int
+    atime_ns: int
+    mtime_ns: int
+
+
+@dataclass
+class Trial:
+    """A candidate's files, written; restored when the trial ends unless :meth:`keep` is called."""
+
+    edits: list[FileEdit]
+    kept: bool = False
+    originals: dict[str, _Original] = field(default_factory=dict)
+
+    def keep(self) -> None:
+        """Leave the candidate in place when the trial ends."""
+        self.kept = True
+
+
+class Workspace:
+    """Writes candidates into the project and restores it; ``journal`` survives crashes."""
+
+    def __init__(self, project: Project, journal: Path) -> None:
+        self.project = project
+        self.journal = journal
+
+    @contextlib.contextmanager
+    def trial(self, edits: list[FileEdit]) -> Iterator[Trial]:
+        """Apply ``edits`` for the length of the ``with`` block (see the module doc)."""
+        trial = Trial(edits)
+        for edit in edits:
+            if not self.project.editable(edit.path):
+                raise EditRefused(
+                    f"refused to write {edit.path}: {self.project.why_not_editable(edit.path)}"
+                )
+            path = self.project.abspath(edit.path)
+            stat = path.stat()
+            trial.originals[edit.path] = _Original(
+                path, path.read_bytes(), stat.st_mode & 0o7777, stat.st_atime_ns, stat.st_mtime_ns
+            )
+        new_bytes = {edit.path: edit.text.encode("utf-8") for edit in edits}
+        self._journal_add(trial, new_bytes)
+        try:
+            with _signals_interrupt():
+                for relpath, data in new_bytes.items():
+                    original = trial.originals[relpath]
+                    _write_atomically(original.path, data, original.mode)
+                yield trial
+        finally:
+            if not trial.kept:
+                self._restore(trial)
+            self._journal_remove(trial)
+
+    def _restore(self, trial: Trial) -> None:
+        for original in trial.originals.values():
+            _write_atomically(original.path, original.data, original.mode)
+            os.utime(original.path, ns=(original.atime_ns, original.mtime_ns))
+            if _sha256(original.path.read_bytes()) != _sha256(original.data):
+                raise PhasegateError(f"{original.path} could not be restored byte for byte")
+
+    # -- the journal ------------------------------------------------------------------------
+
+    def _read_journal(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.journal.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise PhasegateError(
+                f"the auto-debug journal {self.journal} cannot be read: {exc}"
+            ) from exc
+        return data if isinstance(data, dict) else {}
+
+    def _write_journal(self, data: dict[str, Any]) -> None:
+        self.journal.parent.mkdir(parents=True, exist_ok=True)
+        if data:
+            _write_atomically(self.journal, json.dumps(data, indent=1).encode("utf-8"))
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.journal.unlink()
+
+    def _journal_add(self, trial: Trial, new_bytes: dict[str, bytes]) -> None:
+        data = self._read_journal()
+        for relpath, original in trial.originals.items():
+            data[str(original.path)] = {
+                "original": base64.b64encode(original.data).decode("ascii"),
+                "mode": original.mode,
+                "mtime_ns": original.mtime_ns,
+                "candidate_sha256": _sha256(new_bytes[relpath]),
+            }
+        self._write_journal(data)
+
+    def _journal_remove(self, trial: Trial) -> None:
+        data = self._read_journal()
+        for original in trial.originals.values():
+            data.pop(str(original.path), None)
+        self._write_journal(data)
+
+
+def recover(journal: Path) -> list[str]:
+    """Put back every file a crashed run left with a candidate in it; one message per file.
+
+    A file that changed since (someone edited it) is left alone and its original is written
+    beside the journal as ``<name>.orig``, so nothing is lost either way.
+    """
+    try:
+        data = json.loads(journal.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise PhasegateError(f"the auto-debug journal {journal} cannot be read: {exc}") from exc
+    messages = []
+    for name, entry in sorted(data.items()):
+        path = Path(name)
+        original = base64.b64decode(entry["original"])
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current is None or _sha256(current) == entry["candidate_sha256"]:
+            _write_atomically(path, original, int(entry["mode"]))
+            os.utime(path, ns=(int(entry["mtime_ns"]), int(entry["mtime_ns"])))
+            messages.append(f"restored {path}, which an interrupted auto-debug run left changed")
+        else:
+            aside = journal.with_name(f"{path.name}.orig")
+            _write_atomically(aside, original)
+            messages.append(
+                f"{path} changed since an interrupted auto-debug run tried a repair on it; "
+                f"left as it is, its original is in {aside}"
+            )
+    journal.unlink()
+    return messages
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into KeyboardInterrupt, so ``finally`` blocks run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, interrupt) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -1,0 +1,331 @@
+"""``pytest --autodebug[=suggest|apply]``: the pytest side of auto-debug, and nothing more.
+
+* Where tests run (a serial run, or each pytest-xdist worker), :class:`Classifier` turns the
+  live exception of each failure into a diagnosis, from a ``pytest_runtest_makereport``
+  wrapper (tests) and ``pytest_exception_interact`` (collectors), and attaches it to the
+  report as plain data under :data:`REPORT_ATTRIBUTE`; pytest-xdist carries it to the
+  controller.
+* Where artifacts are written, :class:`AutodebugController` gathers the diagnoses, and at the
+  end of the session, once the recorder has assembled the run report, runs the
+  :class:`~phasegate.autodebug.engine.Engine`, writes ``autodebug.json`` and the diffs through
+  the store, and shows a terminal section. It never raises from a hook: a problem is shown,
+  and sets the exit status only if the run had passed.
+
+Re-runs started by auto-debug carry :data:`~phasegate.autodebug.runner.CHILD_ENV`; auto-debug
+stays off in them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.runner import CHILD_ENV
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.engine import FailedTest
+    from phasegate.autodebug.patterns.base import Pattern
+    from phasegate.autodebug.runner import TestRunner
+    from phasegate.autodebug.settings import AutodebugSettings
+    from phasegate.autodebug.validate import Baseline
+    from phasegate.model.autodebug import AutodebugReport
+    from phasegate.plugin.recorder import Recorder
+
+__all__ = ["JOURNAL_FILE", "MODES", "REPORT_ATTRIBUTE", "REPORT_FILE", "configure"]
+
+#: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
+REPORT_ATTRIBUTE = "phasegate_autodebug"
+#: The report's path inside the artifacts folder.
+REPORT_FILE = "autodebug.json"
+#: Original bytes of files being tried, for recovery after a crash.
+JOURNAL_FILE = "autodebug/journal.json"
+MODES = ("suggest", "apply")
+
+CONTROLLER_KEY = pytest.StashKey["AutodebugController"]()
+
+
+def configure(config: pytest.Config, recorder: Recorder | None) -> None:
+    """Register auto-debug's hooks if ``--autodebug`` was given (and this is not a re-run)."""
+    mode = config.getoption("autodebug", default=None)
+    if mode is None or os.environ.get(CHILD_ENV):
+        return
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"phasegate: --autodebug={mode!r} is not a mode; allowed: {', '.join(MODES)}. "
+            "Write --autodebug=MODE when test paths follow"
+        )
+    from phasegate.autodebug.patterns import load_patterns
+    from phasegate.errors import PhasegateError
+    from phasegate.extensions import make_plugin_manager
+
+    try:
+        if recorder is not None:
+            loaded = recorder.loaded_config
+        else:
+            from phasegate.plugin import _load
+
+            loaded = _load(config)
+        patterns = load_patterns(make_plugin_manager(loaded.config.plugins))
+        if loaded.config.autodebug.index == "tfidf" and recorder is not None:
+            from phasegate import optional
+
+            optional.require(
+                "sklearn",
+                what="index = 'tfidf' in [tool.phasegate.autodebug]",
+                package="scikit-learn",
+                extra="autodebug",
+            )
+    except PhasegateError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    config.pluginmanager.register(
+        Classifier(loaded.project_root, patterns), "phasegate-autodebug-classifier"
+    )
+    if recorder is not None:
+        controller = AutodebugController(config, recorder, loaded.config.autodebug, patterns, mode)
+        controller.recover()
+        config.stash[CONTROLLER_KEY] = controller
+        config.pluginmanager.register(controller, "phasegate-autodebug")
+
+
+class Classifier:
+    """Diagnoses each failure from its live exception, where the test ran."""
+
+    def __init__(self, root: Path, patterns: list[Pattern]) -> None:
+        self._root = root
+        self._patterns = patterns
+
+    def _diagnose(self, exc: BaseException) -> dict[str, Any] | None:
+        from phasegate.autodebug.patterns import classify_exception
+
+        try:
+            return classify_exception(exc, self._root, self._patterns).to_dict()
+        except Exception as error:  # noqa: BLE001 - classification must never fail a test run
+            return Diagnosis(
+                "other",
+                "other",
+                "unclassified",
+                type(exc).__name__,
+                str(exc)[:500],
+                facts={"pattern_errors": [f"{type(error).__name__}: {error}"]},
+            ).to_dict()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.failed and call.excinfo is not None:
+            diagnosis = self._diagnose(call.excinfo.value)
+            if diagnosis is not None:
+                report.__dict__[REPORT_ATTRIBUTE] = diagnosis
+        return report
+
+    def pytest_exception_interact(
+        self,
+        node: pytest.Item | pytest.Collector,
+        call: pytest.CallInfo[Any],
+        report: pytest.CollectReport | pytest.TestReport,
+    ) -> None:
+        if not isinstance(report, pytest.CollectReport) or call.excinfo is None:
+            return
+        exc = call.excinfo.value
+        if isinstance(exc, pytest.Collector.CollectError) and exc.__cause__ is not None:
+            exc = exc.__cause__  # pytest wraps the import's own error
+        diagnosis = self._diagnose(exc)
+        if diagnosis is not None:
+            report.__dict__[REPORT_ATTRIBUTE] = diagnosis
+
+
+class AutodebugController:
+    """Gathers diagnoses in the writing process and runs the engine at the session's end."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        recorder: Recorder,
+        settings: AutodebugSettings,
+        patterns: list[Pattern],
+        mode: str,
+    ) -> None:
+        self._config = config
+        self._recorder = recorder
+        self._settings = settings
+        self._patterns = patterns
+        self._mode = mode
+        self._failed: list[FailedTest] = []
+        self._test_files: set[str] = set()
+        self._rootpath = config.rootpath
+        self.report: AutodebugReport | None = None
+        self.report_path: str | None = None
+        self.errors: list[str] = []
+        self.notices: list[str] = []
+        self.baseline_notes: list[str] = []
+
+    def recover(self) -> None:
+        """Put back files a crashed earlier run left with a candidate in them."""
+        from phasegate.autodebug.workspace import recover
+        from phasegate.errors import PhasegateError
+
+        try:
+            self.notices = recover(self._recorder.store.path(JOURNAL_FILE))
+        except PhasegateError as exc:
+            raise pytest.UsageError(f"phasegate: {exc}") from exc
+
+    # -- during the run ---------------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._test_files.add(report.location[0])
+        data = report.__dict__.get(REPORT_ATTRIBUTE)
+        if data is not None and report.failed:
+            self._add(report.nodeid, data)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        data = report.__dict__.get(REPORT_ATTRIBUTE)
+        if data is not None and report.failed:
+            self._add(report.nodeid or ".", data)
+
+    def _add(self, nodeid: str, data: dict[str, Any]) -> None:
+        from phasegate.autodebug.engine import FailedTest
+
+        if all(test.nodeid != nodeid for test in self._failed):
+            self._failed.append(FailedTest(nodeid, Diagnosis.from_dict(data)))
+
+    # -- at the end -------------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from phasegate.errors import PhasegateError
+
+        try:
+            self.report = self._run()
+            path = self._recorder.store.write_model(REPORT_FILE, self.report)
+            self.report_path = _display(path, self._config)
+        except PhasegateError as exc:
+            self.errors.append(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug here must not lose the run report
+            self.errors.append(f"auto-debug failed: {type(exc).__name__}: {exc}")
+        if self.errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _run(self) -> AutodebugReport:
+        from phasegate.autodebug.engine import Engine
+        from phasegate.autodebug.project import Project, TestFiles
+        from phasegate.autodebug.runner import TestRunner
+        from phasegate.autodebug.validate import Baseline
+        from phasegate.autodebug.workspace import Workspace
+
+        loaded = self._recorder.loaded_config
+        store = self._recorder.store
+        tests = TestFiles(self._settings.test_files)
+        project = Project(loaded.project_root, tests, index_backend=self._settings.index)
+        for location in self._test_files:
+            relpath = project.relpath(self._rootpath / location)
+            if relpath is not None:
+                tests.add(relpath)
+        data = self._recorder.outcome.data or {}
+        baseline = Baseline(
+            {test["nodeid"]: test["outcome"] for test in data.get("tests", [])},
+            {error["nodeid"] for error in data.get("collection_errors", [])},
+        )
+        params = self._config.invocation_params
+        option = self._config.option
+        # Collection errors must not hide the other tests' outcomes from a re-run.
+        common = [f"--rootdir={self._rootpath}", "--continue-on-collection-errors"]
+        if getattr(option, "keyword", ""):
+            common += ["-k", option.keyword]
+        if getattr(option, "markexpr", ""):
+            common += ["-m", option.markexpr]
+        for plugin in getattr(option, "plugins", None) or []:
+            common += ["-p", plugin]
+        runner = TestRunner(
+            cwd=params.dir,
+            base_args=list(self._config.args),
+            scratch=store.path("autodebug/runs"),
+            timeout_s=self._settings.timeout_s,
+            common_args=common,
+        )
+        if self._failed and data.get("incomplete"):
+            baseline = self._fresh_baseline(runner, baseline, data)
+        workspace = Workspace(project, store.path(JOURNAL_FILE))
+        serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
+        engine = Engine(
+            project=project,
+            patterns=self._patterns,
+            runner=runner,
+            workspace=workspace,
+            settings=self._settings,
+            mode="apply" if self._mode == "apply" else "suggest",
+            baseline=baseline,
+            write=store.write_text,
+            progress=self._progress,
+            localize_args=serial,
+        )
+        self._clear_old_diffs()
+        if self._failed:
+            self._progress(f"working on {len(self._failed)} failure(s)", always=True)
+        report = engine.run(self._failed, run_id=data.get("run_id"))
+        report.warnings[:0] = self.baseline_notes
+        return report
+
+    def _fresh_baseline(
+        self, runner: TestRunner, baseline: Baseline, data: dict[str, Any]
+    ) -> Baseline:
+        """A complete "before" when the run being debugged stopped early.
+
+        A collection error, ``-x`` or ``--maxfail`` leave tests without a result, and a
+        repair could break them unseen; so the suite is run once more, as it is, first.
+        """
+        from phasegate.autodebug.validate import Baseline
+
+        self._progress("the run is incomplete: running the suite once for a baseline")
+        run = runner.run(None)
+        reasons = "; ".join(data.get("incomplete_reasons", []))
+        if run.error is not None:
+            self.baseline_notes.append(
+                f"the run was incomplete ({reasons}) and a fresh baseline could not be taken: "
+                f"{run.error}; regressions are judged against this run's results only"
+            )
+            return baseline
+        self.baseline_notes.append(
+            f"the run was incomplete ({reasons}); repairs were judged against a fresh run "
+            f"of the suite ({len(run.outcomes)} test(s))"
+        )
+        return Baseline(run.outcomes, set(run.collection_errors))
+
+    def _clear_old_diffs(self) -> None:
+        folder = self._recorder.store.path("autodebug")
+        for old in folder.glob("[0-9][0-9]*-*.diff") if folder.is_dir() else []:
+            old.unlink()
+
+    def _progress(self, message: str, *, always: bool = False) -> None:
+        verbosity = self._config.get_verbosity()
+        if verbosity < 0 or not (always or verbosity > 0):
+            return
+        writer = self._config.pluginmanager.get_plugin("terminalreporter")
+        if writer is not None:
+            writer.write_line(f"phasegate autodebug: {message}")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from phasegate.report.autodebug import autodebug_lines
+
+        verbosity = self._config.get_verbosity()
+        lines = autodebug_lines(
+            self.report, self.report_path, self.errors, self.notices, verbosity=verbosity
+        )
+        if not lines:
+            return
+        if verbosity >= 0:
+            terminalreporter.write_sep("=", "phasegate autodebug")
+        for text, markup in lines:
+            terminalreporter.write_line(text, **markup)
+
+
+def _display(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)

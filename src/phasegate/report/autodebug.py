@@ -1,0 +1,95 @@
+"""The auto-debug section at the end of a pytest run, as styled lines.
+
+``-q`` shows one line; the default shows one line per failure and where its diff is; ``-v``
+adds every candidate tried and why it was kept or rejected, and the suspicious functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from phasegate.model.autodebug import AutodebugFailure, AutodebugReport
+from phasegate.report.terminal import Line
+
+__all__ = ["autodebug_lines", "summary_phrase"]
+
+_MARKUP = {
+    "repaired": {"green": True},
+    "fixed-by-another-repair": {"green": True},
+    "localized": {"yellow": True},
+    "escalated": {"red": True},
+    "not-attempted": {"yellow": True},
+}
+
+
+def summary_phrase(report: AutodebugReport) -> str:
+    """``3 failure(s): 2 repaired, 1 escalated``."""
+    counts = report.counts
+    parts = [
+        f"{value} {name}"
+        for name, value in (
+            ("repaired", counts.repaired),
+            ("fixed by another repair", counts.fixed_by_another_repair),
+            ("localized", counts.localized),
+            ("escalated", counts.escalated),
+            ("not attempted", counts.not_attempted),
+        )
+        if value
+    ]
+    return f"{counts.failures} failure(s)" + (": " + ", ".join(parts) if parts else "")
+
+
+def autodebug_lines(
+    report: AutodebugReport | None,
+    report_path: str | None,
+    errors: Sequence[str],
+    notices: Sequence[str],
+    *,
+    verbosity: int,
+) -> list[Line]:
+    """The lines of the section (empty when there is nothing to say)."""
+    lines: list[Line] = [(f"error: {message}", {"red": True, "bold": True}) for message in errors]
+    lines += [(f"warning: {message}", {"yellow": True}) for message in notices]
+    if report is None:
+        return lines
+    lines += [(f"warning: {message}", {"yellow": True}) for message in report.warnings]
+    folder = str(PurePath(report_path).parent) if report_path else None
+    if verbosity >= 0:
+        for failure in report.failures:
+            lines.extend(_failure_lines(failure, folder, verbosity))
+    where = f"; report {report_path}" if report_path else ""
+    lines.append((f"autodebug ({report.mode}): {summary_phrase(report)}{where}", {"bold": True}))
+    return lines
+
+
+def _failure_lines(failure: AutodebugFailure, folder: str | None, verbosity: int) -> list[Line]:
+    markup = _MARKUP.get(failure.outcome, {})
+    lines: list[Line] = [(f"{failure.id} {failure.outcome}: {failure.explanation}", markup)]
+    tests = failure.tests if verbosity > 0 else failure.tests[:3]
+    more = f" and {len(failure.tests) - len(tests)} more" if len(tests) < len(failure.tests) else ""
+    lines.append((f"    tests: {', '.join(tests)}{more}", {}))
+    if failure.repair is not None:
+        state = (
+            "applied"
+            if failure.repair.applied
+            else "not applied (git apply it, or run pytest --autodebug=apply)"
+        )
+        where = f"{folder}/{failure.repair.diff_file}" if folder else failure.repair.diff_file
+        lines.append((f"    diff: {where}, {state}", {}))
+    if failure.escalation is not None:
+        lines.append((f"    escalated: {failure.escalation.reason}", {}))
+    if verbosity > 0:
+        for attempt in failure.attempts:
+            lines.append(
+                (
+                    f"    tried {attempt.rank}: {attempt.description}: "
+                    f"{attempt.status}, {attempt.reason}",
+                    {},
+                )
+            )
+    shown = failure.suspicious if verbosity > 0 else failure.suspicious[:3]
+    if shown:
+        names = ", ".join(f"{s.path}:{s.line} {s.function} ({s.score:.2f})" for s in shown)
+        lines.append((f"    suspicious: {names}", {}))
+    return lines

@@ -1,0 +1,368 @@
+"""``pytest --autodebug`` end to end with pytester: real failures, real re-runs, real files."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+SCHEMA = json.loads((REPO_ROOT / "docs/schema/autodebug-report.schema.json").read_text())
+
+STATS = """
+def mean(values):
+    length = len(values)
+    values = list(values)
+    total = sum(values)
+    return total / length
+
+
+def double(x):
+    return x * 2
+"""
+
+TESTS = """
+from stats import double, mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_double():
+    assert double(2) == 4
+"""
+
+
+def make_project(pytester: pytest.Pytester, files: dict[str, str]) -> None:
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    for relpath, text in files.items():
+        path = pytester.path / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the project except phasegate's artifacts and bytecode."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and ".phasegate" not in path.parts and "__pycache__" not in path.parts
+    }
+
+
+def read(pytester: pytest.Pytester) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads((pytester.path / ".phasegate/autodebug.json").read_text())
+    jsonschema.validate(report, SCHEMA, cls=jsonschema.Draft202012Validator)
+    return report
+
+
+@pytest.mark.slow
+def test_suggest_writes_a_validated_diff_and_leaves_the_tree_untouched(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("total / length", "total / lenght"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    before = snapshot(pytester.path)
+    result = pytester.runpytest("--autodebug", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*= phasegate autodebug =*",
+            "01-name repaired: NameError: `lenght` is not defined; did you mean `length` "
+            "(defined 3 lines above)?",
+            "    tests: tests/test_stats.py::test_mean",
+            "    diff: .phasegate/autodebug/01-name.diff, not applied*",
+            "autodebug (suggest): 1 failure(s): 1 repaired; report .phasegate/autodebug.json",
+        ]
+    )
+    assert snapshot(pytester.path) == before
+    report = read(pytester)
+    (failure,) = report["failures"]
+    assert (failure["error_class"], failure["outcome"]) == ("name", "repaired")
+    assert failure["repair"]["applied"] is False
+    (attempt,) = failure["attempts"]
+    assert [s["stage"] for s in attempt["stages"]] == ["targets", "suite"]
+    assert all(s["passed"] for s in attempt["stages"])
+    diff = (pytester.path / ".phasegate/autodebug/01-name.diff").read_text()
+    assert "-    return total / lenght\n+    return total / length\n" in diff
+    assert diff.startswith("--- a/src/stats.py\n+++ b/src/stats.py\n")
+
+
+@pytest.mark.slow
+def test_apply_leaves_the_repair_in_place_and_never_touches_tests(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("def double(x):", "def double(x)"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    tests_before = (pytester.path / "tests/test_stats.py").read_bytes()
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # the collection error of this run
+    result.stdout.fnmatch_lines(["01-syntax repaired: *", "    diff: *, applied"])
+    assert (pytester.path / "src/stats.py").read_text() == STATS.lstrip("\n")
+    assert (pytester.path / "tests/test_stats.py").read_bytes() == tests_before
+    again = pytester.runpytest("-p", "no:cacheprovider")
+    again.assert_outcomes(passed=2)
+
+
+@pytest.mark.slow
+def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytester) -> None:
+    # text.py misspells slugify, and web.py uses the misspelling. Renaming the definition
+    # fixes test_text but breaks web.py, whose test passed: the candidate must not be kept.
+    make_project(
+        pytester,
+        {
+            "src/shop/__init__.py": "",
+            "src/shop/text.py": "def slugfy(title):\n    return title.lower().replace(' ', '-')\n",
+            "src/shop/web.py": "from shop.text import slugfy\n\n\ndef url(title):\n"
+            "    return '/' + slugfy(title)\n",
+            "tests/test_text.py": "from shop.text import slugify\n\n\ndef test_slug():\n"
+            "    assert slugify('A B') == 'a-b'\n",
+            "tests/test_web.py": "from shop.web import url\n\n\ndef test_url():\n"
+            "    assert url('A B') == '/a-b'\n",
+        },
+    )
+    before = snapshot(pytester.path)
+    result = pytester.runpytest("--autodebug=apply", "-v", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "01-import escalated: *",
+            "*tried 1: rename `slugfy` to `slugify` in src/shop/text.py: rejected, "
+            "1 test(s) that passed before now fail: tests/test_web.py",
+        ]
+    )
+    assert snapshot(pytester.path) == before
+    (failure,) = read(pytester)["failures"]
+    assert failure["outcome"] == "escalated"
+    (attempt,) = failure["attempts"]
+    assert attempt["status"] == "rejected"
+    assert [s["passed"] for s in attempt["stages"]] == [True, False]
+    assert attempt["stages"][1]["new_failures"] == ["tests/test_web.py"]
+
+
+@pytest.mark.slow
+def test_a_fault_in_a_test_file_is_escalated_and_assertions_are_localized(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("return x * 2", "return x * 3"),
+            "tests/test_stats.py": TESTS
+            + "\n\ndef test_typo_in_test():\n    assert duble(1) == 2\n",
+        },
+    )
+    before = snapshot(pytester.path)
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    assert snapshot(pytester.path) == before
+    failures = {f["error_class"]: f for f in read(pytester)["failures"]}
+    assert failures["name"]["outcome"] == "escalated"
+    assert failures["name"]["escalation"]["reason"] == (
+        "the fault is in the test file tests/test_stats.py, which auto-debug never edits"
+    )
+    assertion = failures["assertion"]
+    assert assertion["outcome"] == "localized"
+    assert assertion["suspicious"][0]["function"] == "double"
+    assert assertion["suspicious"][0]["path"] == "src/stats.py"
+    result.stdout.fnmatch_lines(
+        ["*localized: AssertionError*", "    suspicious: src/stats.py:8 double*"]
+    )
+
+
+def test_a_passing_run_writes_an_empty_report_without_re_running(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(pytester, {"src/stats.py": STATS, "tests/test_stats.py": TESTS})
+    result = pytester.runpytest("--autodebug", "-q", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["autodebug (suggest): 0 failure(s); report .phasegate/autodebug.json"]
+    )
+    result.stdout.no_fnmatch_line("*= phasegate autodebug =*")
+    report = read(pytester)
+    assert report["failures"] == []
+    assert not (pytester.path / ".phasegate/autodebug/runs").exists() or not any(
+        (pytester.path / ".phasegate/autodebug/runs").iterdir()
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--autodebug=fix"], "*--autodebug='fix' is not a mode; allowed: suggest, apply*"),
+        (["--autodebug", "tests"], "*--autodebug='tests' is not a mode*Write --autodebug=MODE*"),
+    ],
+)
+def test_a_bad_mode_is_a_usage_error(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    make_project(pytester, {"src/stats.py": STATS, "tests/test_stats.py": TESTS})
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_bad_setting_names_the_key_and_what_is_allowed(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.phasegate.autodebug]\nmax_iterations = 9\n")
+    pytester.makepyfile("def test_a():\n    pass\n")
+    result = pytester.runpytest("--autodebug")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*key tool.phasegate.autodebug.max_iterations = 9 is not allowed*less than or equal to 5*"]
+    )
+
+
+def test_files_left_changed_by_a_crashed_run_are_restored_first(
+    pytester: pytest.Pytester,
+) -> None:
+    import base64
+    import hashlib
+
+    make_project(pytester, {"src/stats.py": STATS, "tests/test_stats.py": TESTS})
+    module = pytester.path / "src/stats.py"
+    original = module.read_bytes()
+    candidate = b"CANDIDATE_LEFT_BEHIND = 1\n"
+    module.write_bytes(candidate)
+    journal = pytester.path / ".phasegate/autodebug/journal.json"
+    journal.parent.mkdir(parents=True)
+    journal.write_text(
+        json.dumps(
+            {
+                str(module): {
+                    "original": base64.b64encode(original).decode(),
+                    "mode": 0o644,
+                    "mtime_ns": 1_600_000_000_000_000_000,
+                    "candidate_sha256": hashlib.sha256(candidate).hexdigest(),
+                }
+            }
+        )
+    )
+    result = pytester.runpytest("--autodebug", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["warning: restored *stats.py, which an interrupted auto-debug run left changed"]
+    )
+    assert module.read_bytes() == original
+    assert not journal.exists()
+
+
+@pytest.mark.slow
+def test_under_xdist_the_diagnosis_travels_from_the_worker(pytester: pytest.Pytester) -> None:
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("total / length", "total / lenght"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    result = pytester.runpytest_subprocess("--autodebug", "-n", "2", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    (failure,) = read(pytester)["failures"]
+    assert failure["outcome"] == "repaired"
+    assert failure["facts"]["function"] == "mean"  # read from the live frame on the worker
+
+
+def test_the_tfidf_index_without_scikit_learn_says_how_to_install_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    pytester.makepyprojecttoml('[tool.phasegate.autodebug]\nindex = "tfidf"\n')
+    pytester.makepyfile("def test_a():\n    pass\n")
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    result = pytester.runpytest("--autodebug")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*index = 'tfidf'*needs scikit-learn*pip install 'pytest-phasegate[[]autodebug]'*"]
+    )
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_a_candidate_is_applied_is_recovered(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    project = tmp_path / "project"
+    slow = "\n\ndef test_slow():\n    import time\n    time.sleep(4)\n"
+    files = {
+        "src/stats.py": STATS.replace("total / length", "total / lenght"),
+        "tests/test_stats.py": TESTS + slow,
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    }
+    for relpath, text in files.items():
+        (project / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (project / relpath).write_text(textwrap.dedent(text).lstrip("\n"))
+    module = project / "src/stats.py"
+    original = module.read_bytes()
+    journal = project / ".phasegate/autodebug/journal.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "--autodebug=apply", "-p", "no:cacheprovider"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        # Wait until the candidate is in the file (the journal is written just before).
+        while time.monotonic() < deadline and process.poll() is None:
+            if journal.exists() and module.read_bytes() != original:
+                break
+            time.sleep(0.05)
+        assert journal.exists(), "the candidate was never applied"
+        os.killpg(process.pid, signal.SIGKILL)  # no finally block runs after this
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert module.read_bytes() != original  # the crash left the candidate in place
+    completed = subprocess.run(
+        [sys.executable, "-m", "phasegate", "autodebug", "restore", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "restored" in completed.stdout
+    assert module.read_bytes() == original
+    assert not journal.exists()
+
+
+@pytest.mark.slow
+def test_without_coverage_assertions_are_escalated_with_the_install_command(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("return x * 2", "return x * 3"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    monkeypatch.setitem(sys.modules, "coverage", None)
+    result = pytester.runpytest("--autodebug", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["warning: localization needs coverage.py*pip install 'pytest-phasegate[[]autodebug]'"]
+    )
+    (failure,) = read(pytester)["failures"]
+    assert (failure["outcome"], failure["suspicious"]) == ("escalated", [])

@@ -1,0 +1,104 @@
+"""How a re-run is judged: the failing tests must pass, and nothing that passed may fail."""
+
+from __future__ import annotations
+
+from phasegate.autodebug.runner import RunResult
+from phasegate.autodebug.validate import Baseline, judge
+
+BASELINE = Baseline(
+    {
+        "tests/test_a.py::test_fixed": "failed",
+        "tests/test_a.py::test_fine": "passed",
+        "tests/test_b.py::test_other": "passed",
+        "tests/test_b.py::test_skip": "skipped",
+    },
+    {"tests/test_c.py"},
+)
+
+
+def run(outcomes: dict[str, str], **kwargs: object) -> RunResult:
+    return RunResult(outcomes=outcomes, **kwargs)  # type: ignore[arg-type]
+
+
+def test_the_target_passes_and_nothing_else_changes() -> None:
+    result = run({**BASELINE.outcomes, "tests/test_a.py::test_fixed": "passed"})
+    stage = judge(result, ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
+    assert stage.passed
+    assert stage.tests == 4
+    assert stage.detail == "4 test(s) ran; the failing tests pass and nothing new fails"
+
+
+def test_a_target_still_failing_is_named_with_its_error() -> None:
+    result = run(dict(BASELINE.outcomes), failures={"tests/test_a.py::test_fixed": "NameError: x"})
+    stage = judge(result, ["tests/test_a.py::test_fixed"], BASELINE, stage="targets")
+    assert not stage.passed
+    assert stage.still_failing == ["tests/test_a.py::test_fixed"]
+    assert "NameError: x" in stage.detail
+
+
+def test_a_test_that_passed_before_and_fails_now_is_a_regression() -> None:
+    outcomes = {
+        **BASELINE.outcomes,
+        "tests/test_a.py::test_fixed": "passed",
+        "tests/test_b.py::test_other": "error",
+    }
+    stage = judge(run(outcomes), ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
+    assert not stage.passed
+    assert stage.new_failures == ["tests/test_b.py::test_other"]
+    assert stage.detail == "1 test(s) that passed before now fail: tests/test_b.py::test_other"
+
+
+def test_a_test_that_no_longer_runs_is_a_regression() -> None:
+    outcomes = {
+        "tests/test_a.py::test_fixed": "passed",
+        "tests/test_a.py::test_fine": "passed",
+        "tests/test_b.py::test_skip": "skipped",
+    }
+    stage = judge(run(outcomes), ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
+    assert stage.new_failures == ["tests/test_b.py::test_other"]
+
+
+def test_a_new_collection_error_is_one_regression_for_its_whole_module() -> None:
+    outcomes = {"tests/test_a.py::test_fixed": "passed", "tests/test_a.py::test_fine": "passed"}
+    result = run(outcomes, collection_errors={"tests/test_b.py": "ImportError: y"})
+    stage = judge(result, ["tests/test_a.py::test_fixed"], BASELINE, stage="suite")
+    assert stage.new_failures == ["tests/test_b.py"]
+
+
+def test_the_targets_stage_looks_only_at_the_modules_it_ran() -> None:
+    outcomes = {"tests/test_a.py::test_fixed": "passed", "tests/test_a.py::test_fine": "passed"}
+    stage = judge(
+        run(outcomes),
+        ["tests/test_a.py::test_fixed"],
+        BASELINE,
+        stage="targets",
+        modules={"tests/test_a.py"},
+    )
+    assert stage.passed
+
+
+def test_a_module_that_failed_to_collect_must_collect_and_all_its_tests_pass() -> None:
+    fixed = {**BASELINE.outcomes, "tests/test_c.py::test_one": "passed"}
+    assert judge(run(fixed), ["tests/test_c.py"], BASELINE, stage="suite").passed
+    partly = {**fixed, "tests/test_c.py::test_two": "failed"}
+    assert not judge(run(partly), ["tests/test_c.py"], BASELINE, stage="suite").passed
+    empty = run(dict(BASELINE.outcomes))
+    assert not judge(empty, ["tests/test_c.py"], BASELINE, stage="suite").passed
+
+
+def test_a_re_run_that_could_not_report_fails_its_stage() -> None:
+    stage = judge(
+        run({}, error="the re-run took longer than 5s and was stopped"),
+        ["tests/test_a.py::test_fixed"],
+        BASELINE,
+        stage="suite",
+    )
+    assert not stage.passed
+    assert stage.detail == "the re-run took longer than 5s and was stopped"
+
+
+def test_the_baseline_moves_on_after_a_kept_repair() -> None:
+    baseline = Baseline(dict(BASELINE.outcomes), set(BASELINE.collection_errors))
+    baseline.update(run({"tests/test_a.py::test_fixed": "passed"}))
+    assert baseline.outcomes == {"tests/test_a.py::test_fixed": "passed"}
+    assert baseline.collection_errors == set()
