@@ -135,3 +135,11 @@ def test_the_comment_command_reads_pr_json(
     pr.write_text('{"number": "7; rm -rf /"}')
     assert main(args) == 4
     assert "must be a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "http://api.github.com", "ftp://127.0.0.1/", "gopher://x"]
+)
+def test_only_https_or_loopback_http_is_allowed(url: str) -> None:
+    with pytest.raises(CommentError, match=r"must be https \(http only to a loopback"):
+        GitHubClient(url, "octo/app", "t0ken")

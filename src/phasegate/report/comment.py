@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
@@ -45,18 +46,28 @@ class GitHubClient:
     repository: str
     token: str
 
+    def __post_init__(self) -> None:
+        parts = urllib.parse.urlsplit(self.api_url)
+        loopback = parts.hostname in ("127.0.0.1", "::1", "localhost")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise CommentError(
+                f"the GitHub API URL {self.api_url!r} is not allowed: it must be https "
+                "(http only to a loopback address, for tests)"
+            )
+
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         """Send one request; return the decoded JSON answer."""
         url = f"{self.api_url.rstrip('/')}{path}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)  # noqa: S310 - https or a test's loopback
+        # The scheme was checked in __post_init__: https, or http to loopback.
+        request = urllib.request.Request(url, data=data, method=method)  # noqa: S310  # nosec B310
         request.add_header("Accept", "application/vnd.github+json")
         request.add_header("Authorization", f"Bearer {self.token}")
         request.add_header("X-GitHub-Api-Version", "2022-11-28")
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:  # noqa: S310
+            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:  # noqa: S310  # nosec B310
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:300]
