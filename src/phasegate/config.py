@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError
 
 from phasegate.errors import ConfigError
 from phasegate.settings import Section, describe_errors
+from phasegate.tdd.config import TddConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,6 +57,10 @@ class PhasegateConfig(Section):
         ge=200,
         le=100_000,
         description="characters of failure text kept per failing test (the end is kept)",
+    )
+    tdd: TddConfig = Field(
+        default_factory=TddConfig,
+        description="[tool.phasegate.tdd]: the red/green/refactor rules (docs/tdd.md)",
     )
 
 

@@ -21,27 +21,55 @@ from phasegate.model.run import (
     RunReport,
     TestRecord,
 )
+from phasegate.model.tdd import (
+    AcceptEntry,
+    FailureClass,
+    LedgerLine,
+    LedgerTest,
+    Observation,
+    ReviewEntry,
+    RollbackEntry,
+    RunEntry,
+    TddState,
+    Violation,
+)
 
 __all__ = [
     "ARTIFACTS",
     "SCHEMA_VERSION",
+    "AcceptEntry",
     "ArtifactModel",
     "CollectionError",
     "Counts",
     "Environment",
     "Failure",
+    "FailureClass",
     "GitInfo",
     "Invocation",
+    "LedgerLine",
+    "LedgerTest",
     "Location",
     "Model",
+    "Observation",
     "Outcome",
     "PhaseResult",
+    "ReviewEntry",
+    "RollbackEntry",
+    "RunEntry",
     "RunReport",
+    "TddState",
     "TestRecord",
+    "Violation",
     "schema_major",
 ]
 
 #: Every top-level artifact model, by the file stem of its exported JSON Schema.
 ARTIFACTS: dict[str, type[ArtifactModel]] = {
     RunReport.KIND: RunReport,
+    RunEntry.KIND: RunEntry,
+    ReviewEntry.KIND: ReviewEntry,
+    RollbackEntry.KIND: RollbackEntry,
+    AcceptEntry.KIND: AcceptEntry,
+    TddState.KIND: TddState,
+    Observation.KIND: Observation,
 }
