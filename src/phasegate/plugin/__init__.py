@@ -1,6 +1,6 @@
 """The pytest plugin (entry point ``pytest11: phasegate``): options and wiring, nothing else.
 
-Without one of phasegate's switches (``--gate``, and those features add) this module adds its
+Without one of phasegate's switches (``--gate``, ``--tdd``) this module adds its
 options and returns: no hook of phasegate runs per test and no artifact is written. With one:
 
 * the process that runs tests registers an annotator (:mod:`phasegate.plugin.annotator`);
@@ -31,10 +31,10 @@ __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
 RECORDER_KEY = pytest.StashKey["Recorder"]()
 
 #: Options that turn phasegate on; any of them starts the recording.
-SWITCHES: tuple[str, ...] = ("gate",)
+SWITCHES: tuple[str, ...] = ("gate", "tdd")
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = ("phasegate.plugin.tdd",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +51,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "none). Write --gate=NAME when paths follow.",
     )
     group.addoption(
+        "--tdd",
+        action="store",
+        default=None,
+        choices=("red", "green", "refactor", "phase0", "auto"),
+        metavar="PHASE",
+        help="judge the run by the TDD rules of PHASE (red, green, refactor, phase0 or auto) "
+        "and record the verdict in .phasegate/tdd/ledger.jsonl; see docs/tdd.md",
+    )
+    group.addoption(
+        "--tdd-cycle",
+        action="store",
+        default=None,
+        metavar="NAME",
+        help="the cycle a --tdd run is for (default: the red cycle, or a new one named c1, c2...)",
+    )
+    group.addoption(
+        "--tdd-actor",
+        action="store",
+        default=None,
+        metavar="NAME",
+        help="who drives the run, for the TDD session log (default: pytest)",
+    )
+    group.addoption(
         "--phasegate-dir",
         action="store",
         default=None,
@@ -60,6 +83,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for option in ("tdd_cycle", "tdd_actor"):
+        if config.getoption(option, default=None) is not None and not config.getoption("tdd"):
+            flag = "--" + option.replace("_", "-")
+            raise pytest.UsageError(f"phasegate: {flag} needs --tdd=PHASE")
     if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
         return
     # Imported here so that a run without phasegate never pays for pydantic and the engines.
