@@ -194,9 +194,10 @@ class Judgement:
             self.violate(
                 "never-red",
                 f"{count(fresh, 'new test')} passed without ever having been seen red: "
-                f"{listed(fresh)}. Prove a new test fails first (pytest --tdd=red "
-                f"{fresh[0]}) before the code exists; a renamed or characterization test can "
-                "be accepted, with a reason, by phasegate tdd accept NODEID --reason TEXT",
+                f"{listed(fresh)}. A new test is proved red (pytest --tdd=red NODEID) before "
+                "the code that makes it pass is written; if the behaviour exists already (a "
+                "renamed or characterization test), accept it with a reason (phasegate tdd "
+                "accept NODEID --reason TEXT --by NAME) or remove it",
                 tests=fresh,
             )
 
