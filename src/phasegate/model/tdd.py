@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
 from phasegate.model.base import ArtifactModel, Model
 from phasegate.model.run import Outcome
@@ -56,6 +56,20 @@ ReviewStatus = Literal["approved", "changes_requested"]
 CycleStatus = Literal["red", "green", "refactored", "closed"]
 
 
+class _Part(Model):
+    """A part of a TDD artifact. Validators are built on first use, not at import: every
+    ``import phasegate.model`` (a ``pytest --gate`` run without ``--tdd``, too) would pay
+    otherwise."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class _Artifact(ArtifactModel):
+    """A TDD artifact, built on first use like :class:`_Part`."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 class FailureClass(str, Enum):
     """Why a test did not pass, as the RED rule sees it."""
 
@@ -72,14 +86,14 @@ class FailureClass(str, Enum):
     XPASSED = "xpassed"
 
 
-class FileHashes(Model):
+class FileHashes(_Part):
     """SHA-256 of each test and source file, by path relative to the project root."""
 
     source: dict[str, str] = Field(default_factory=dict)
     tests: dict[str, str] = Field(default_factory=dict)
 
 
-class LedgerGit(Model):
+class LedgerGit(_Part):
     """The commit a run tested (every field optional: ledger lines leave out nulls)."""
 
     sha: str | None = None
@@ -87,7 +101,7 @@ class LedgerGit(Model):
     dirty: bool = False
 
 
-class LedgerTest(Model):
+class LedgerTest(_Part):
     """One selected test of a run: how it ended and, if it failed, its failure class."""
 
     __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
@@ -103,7 +117,7 @@ class LedgerTest(Model):
     )
 
 
-class LedgerCollectionError(Model):
+class LedgerCollectionError(_Part):
     """A file that could not be collected."""
 
     nodeid: str
@@ -111,7 +125,7 @@ class LedgerCollectionError(Model):
     detail: str
 
 
-class Violation(Model):
+class Violation(_Part):
     """One rule the run broke, with what to do about it."""
 
     rule: str = Field(description="a stable id, e.g. green-changed-tests")
@@ -120,7 +134,7 @@ class Violation(Model):
     paths: list[str] = Field(default_factory=list)
 
 
-class ComplexityFigures(Model):
+class ComplexityFigures(_Part):
     """radon's cyclomatic complexity over the source's functions and methods."""
 
     max: int = 0
@@ -130,7 +144,7 @@ class ComplexityFigures(Model):
     worst: str | None = Field(default=None, description="path:name of the most complex block")
 
 
-class RunEntry(ArtifactModel):
+class RunEntry(_Artifact):
     """One pytest run under ``--tdd``, judged."""
 
     KIND: ClassVar[str] = "tdd-run"
@@ -166,7 +180,7 @@ class RunEntry(ArtifactModel):
     )
 
 
-class ReviewEntry(ArtifactModel):
+class ReviewEntry(_Artifact):
     """A cross-review of one cycle (the workflow's review outcome, per cycle)."""
 
     KIND: ClassVar[str] = "tdd-review"
@@ -180,7 +194,7 @@ class ReviewEntry(ArtifactModel):
     round: int = Field(default=0, ge=0)
 
 
-class RollbackEntry(ArtifactModel):
+class RollbackEntry(_Artifact):
     """Files restored to the last green state after a refactor regression."""
 
     KIND: ClassVar[str] = "tdd-rollback"
@@ -197,7 +211,7 @@ class RollbackEntry(ArtifactModel):
     )
 
 
-class AcceptEntry(ArtifactModel):
+class AcceptEntry(_Artifact):
     """Tests accepted without a red (renamed tests, characterization tests), with the reason."""
 
     KIND: ClassVar[str] = "tdd-accept"
@@ -220,7 +234,7 @@ class LedgerLine(
 # -- the derived state ---------------------------------------------------------------------
 
 
-class LedgerMark(Model):
+class LedgerMark(_Part):
     """How much of the ledger a cached state covers, to tell when it must be rebuilt."""
 
     size: int = Field(ge=0)
@@ -229,7 +243,7 @@ class LedgerMark(Model):
     entries: int = Field(ge=0)
 
 
-class ReviewRecord(Model):
+class ReviewRecord(_Part):
     """A review as the cycle keeps it."""
 
     status: ReviewStatus
@@ -238,7 +252,7 @@ class ReviewRecord(Model):
     round: int = 0
 
 
-class CycleState(Model):
+class CycleState(_Part):
     """One cycle, as the ledger tells it."""
 
     id: str
@@ -253,7 +267,7 @@ class CycleState(Model):
     closed_by: str | None = None
 
 
-class GreenState(Model):
+class GreenState(_Part):
     """The last state in which everything the run selected passed."""
 
     run_id: str
@@ -266,14 +280,14 @@ class GreenState(Model):
     files: FileHashes
 
 
-class AcceptedFiles(Model):
+class AcceptedFiles(_Part):
     """The files of the last run whose verdict passed (or of the state a rollback restored)."""
 
     run_id: str
     files: FileHashes
 
 
-class PendingRollback(Model):
+class PendingRollback(_Part):
     """A refactor that regressed and what the files were then."""
 
     failed_run: str
@@ -281,7 +295,7 @@ class PendingRollback(Model):
     broken: list[str] = Field(default_factory=list)
 
 
-class RunSummary(Model):
+class RunSummary(_Part):
     """The last judged run."""
 
     run_id: str
@@ -293,7 +307,7 @@ class RunSummary(Model):
     violations: list[str] = Field(default_factory=list, description="the rule ids")
 
 
-class TddState(ArtifactModel):
+class TddState(_Artifact):
     """Everything the rules need to know about the past, derived from the ledger."""
 
     KIND: ClassVar[str] = "tdd-state"
@@ -317,7 +331,7 @@ class TddState(ArtifactModel):
 # -- the observation log -------------------------------------------------------------------
 
 
-class Observation(ArtifactModel):
+class Observation(_Artifact):
     """One line of a cycle's session log: round, actor, status, content."""
 
     KIND: ClassVar[str] = "tdd-observation"

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from phasegate.errors import PhasegateError
-from phasegate.model.run import Outcome
-from phasegate.model.tdd import FileHashes, RequestedPhase
 
 if TYPE_CHECKING:
+    from phasegate.model.tdd import FileHashes, RequestedPhase
     from phasegate.plugin.recorder import Recorder
     from phasegate.tdd.cycles import RunResult, TddProject
 
@@ -33,8 +32,6 @@ __all__ = ["PHASES", "TDD_KEY", "TddPlugin", "configure"]
 
 #: The values ``--tdd`` accepts.
 PHASES = ("red", "green", "refactor", "phase0", "auto")
-
-_FAILING = (Outcome.FAILED, Outcome.ERROR)
 
 
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
@@ -56,7 +53,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         project = TddProject(loaded.project_root, loaded.config.tdd, recorder.store)
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
-    plugin = TddPlugin(config, recorder, project, cast(RequestedPhase, requested), cycle)
+    plugin = TddPlugin(config, recorder, project, cast("RequestedPhase", requested), cycle)
     config.stash[TDD_KEY] = plugin
     config.pluginmanager.register(plugin, "phasegate-tdd")
 
@@ -140,7 +137,7 @@ class TddPlugin:
         self.result = result = self._project.record_run(facts)
         entry = result.entry
         if entry.verdict == "passed":
-            failing = {test.nodeid for test in entry.tests if test.outcome in _FAILING}
+            failing = {test.nodeid for test in entry.tests if test.outcome in ("failed", "error")}
             if session.exitstatus == pytest.ExitCode.TESTS_FAILED and failing <= (
                 result.expected_failures
             ):

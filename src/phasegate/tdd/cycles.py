@@ -15,6 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
     AcceptEntry,
@@ -46,6 +48,7 @@ __all__ = ["CYCLE_NAME", "RunResult", "TddProject", "check_cycle_name", "utc_now
 #: What a cycle may be called: it appears in commands, file names and log lines.
 CYCLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _LOCK = "tdd"
+_TESTS = TypeAdapter(list[LedgerTest])
 
 
 def utc_now() -> datetime:
@@ -120,10 +123,14 @@ class TddProject:
             entry = judge(facts, state, self.config, Workspace(self.root, self.objects))
             written = 0
             if entry.verdict == "passed" and entry.phase != "red":
+                kept = _kept_hashes(state)
+                new = {
+                    path: sha
+                    for path, sha in {**facts.files.source, **facts.files.tests}.items()
+                    if sha not in kept
+                }
                 try:
-                    written = snapshot_files(
-                        self.root, self.objects, {**facts.files.source, **facts.files.tests}
-                    )
+                    written = snapshot_files(self.root, self.objects, new)
                 except FileChangedError as exc:
                     entry.verdict = "failed"
                     entry.status = []
@@ -252,6 +259,14 @@ class TddProject:
         return state.ledger is None or state.ledger != self.ledger.mark(state.ledger.entries)
 
 
+def _kept_hashes(state: TddState) -> set[str]:
+    """Content a snapshot holds already: every file of the last green state."""
+    green = state.green
+    if green is None:
+        return set()
+    return {*green.files.source.values(), *green.files.tests.values()}
+
+
 def facts_from_report(
     report: Mapping[str, Any],
     *,
@@ -263,17 +278,28 @@ def facts_from_report(
     actor: str | None = None,
     interrupted: bool = False,
 ) -> RunFacts:
-    """The facts of a run from its run report (a ``RunReport``-shaped dict)."""
-    tests: dict[str, LedgerTest] = {}
+    """The facts of a run from its run report (a ``RunReport``-shaped dict).
+
+    This runs once per test of the run, so the tests are validated in one call of a pydantic
+    ``TypeAdapter`` (its loop runs in pydantic-core), and a passing test, the common case, is
+    not classified at all.
+    """
+    rows: list[dict[str, Any]] = []
     for record in report.get("tests", []):
+        if record["outcome"] == "passed":
+            rows.append({"nodeid": record["nodeid"], "outcome": "passed"})
+            continue
         judged = classifier.test(record)
-        tests[record["nodeid"]] = LedgerTest(
-            nodeid=record["nodeid"],
-            outcome=record["outcome"],
-            failure_class=judged.failure_class,
-            right_reason=judged.right_reason,
-            detail=judged.detail,
+        rows.append(
+            {
+                "nodeid": record["nodeid"],
+                "outcome": record["outcome"],
+                "failure_class": judged.failure_class,
+                "right_reason": judged.right_reason,
+                "detail": judged.detail,
+            }
         )
+    tests = {test.nodeid: test for test in _TESTS.validate_python(rows)}
     git = report.get("git")
     started = report.get("started_at")
     time = datetime.fromisoformat(started.replace("Z", "+00:00")) if started else utc_now()
