@@ -118,16 +118,20 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
     if entry.phase == "red":
         _open_or_extend(state, entry)
         return
+    passed_outcome = Outcome.PASSED  # looked up once: enum members are descriptors
+    passed: list[str] = []
+    others: dict[str, str] = {}
+    for test in entry.tests:
+        if test.outcome is passed_outcome:
+            passed.append(test.nodeid)
+        else:
+            others[test.nodeid] = test.outcome.value
     state.green = GreenState(
         run_id=entry.run_id,
         phase=entry.phase,
         time=entry.time,
-        passed=[test.nodeid for test in entry.tests if test.outcome == Outcome.PASSED],
-        others={
-            test.nodeid: test.outcome.value
-            for test in entry.tests
-            if test.outcome != Outcome.PASSED
-        },
+        passed=passed,
+        others=others,
         files=entry.files,
     )
     for cycle_id in entry.cycles:

@@ -26,8 +26,8 @@ def infer(j: Judgement) -> tuple[TddPhase, str]:
     changed_test_files = j.changed_paths("tests", since_green=True)
     new_failing = [
         nodeid
-        for nodeid, test in tests.items()
-        if test.outcome in FAILING
+        for nodeid in j.not_passed
+        if tests[nodeid].outcome in FAILING
         and (nodeid not in j.green_passed or j.facts.nodeid_path(nodeid) in changed_test_files)
     ]
     if new_failing and not source_changed:
@@ -37,7 +37,7 @@ def infer(j: Judgement) -> tuple[TddPhase, str]:
         green is not None
         and source_changed
         and not changed_test_files
-        and all(test.outcome not in FAILING for test in tests.values())
+        and all(tests[nodeid].outcome not in FAILING for nodeid in j.not_passed)
         and not interface_problems_since(j, green.files)
     ):
         return "phase0", "the only changes are new interfaces (stubs) in source files"

@@ -89,7 +89,7 @@ def _green_targets(j: Judgement) -> list[CycleState]:
 
 def _starting_point(j: Judgement) -> None:
     j.starting_point = True
-    failing = [n for n, t in j.facts.tests.items() if t.outcome in FAILING]
+    failing = [n for n in j.not_passed if j.facts.tests[n].outcome in FAILING]
     if failing:
         j.violate(
             "start-not-green",
@@ -100,7 +100,7 @@ def _starting_point(j: Judgement) -> None:
         )
     j.collection_errors("the starting point must collect every test")
     if not j.violations:
-        passed = sum(1 for t in j.facts.tests.values() if t.outcome == Outcome.PASSED)
+        passed = len(j.passed_now)
         j.notes.append(
             f"starting point recorded: {count(passed, 'test')} pass; tests written "
             "from now on must be seen red before they pass"

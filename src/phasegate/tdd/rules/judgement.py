@@ -141,10 +141,20 @@ class Judgement:
         green = state.green
         self.green_passed: set[str] = set(green.passed) if green else set()
         self.green_present = self.green_passed | (set(green.others) if green else set())
+        # One pass over the run's tests; the checks then work on sets (a run may hold 10^4).
+        self.passed_now: set[str] = set()
+        #: the tests that did not pass, in the run's order
+        self.not_passed: list[str] = []
+        passed = Outcome.PASSED  # looked up once: enum members are descriptors
+        for nodeid, test in facts.tests.items():
+            if test.outcome is passed:
+                self.passed_now.add(nodeid)
+            else:
+                self.not_passed.append(nodeid)
 
     def must_still_pass(self, expected: Collection[str], rule: str) -> None:
         tests = self.facts.tests
-        broken = sorted(n for n in expected if n in tests and tests[n].outcome != Outcome.PASSED)
+        broken = sorted(n for n in self.not_passed if n in expected)
         if broken:
             self.violate(
                 rule,
@@ -153,7 +163,7 @@ class Judgement:
                 tests=broken,
             )
         self.not_run(
-            sorted(n for n in expected if n not in tests),
+            sorted(set(expected).difference(tests)),
             "tests that passed at the last green state",
         )
 
@@ -184,12 +194,9 @@ class Judgement:
     def never_red(self) -> None:
         if self.state.green is None:
             return
-        exempt = self.green_present | set(self.state.seen_red) | set(self.state.accepted_tests)
-        fresh = [
-            nodeid
-            for nodeid, test in self.facts.tests.items()
-            if test.outcome == Outcome.PASSED and nodeid not in exempt
-        ]
+        unseen = self.passed_now - self.green_present
+        unseen = unseen.difference(self.state.seen_red, self.state.accepted_tests)
+        fresh = [nodeid for nodeid in self.facts.tests if nodeid in unseen] if unseen else []
         if fresh:
             self.violate(
                 "never-red",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from phasegate.model.run import Outcome
 from phasegate.model.tdd import FileHashes
 from phasegate.tdd.assertions import count_assertions
 from phasegate.tdd.rules.judgement import FAILING, Judgement, count, details, listed
@@ -30,8 +29,11 @@ def judge_refactor(j: Judgement) -> None:
             "(make them pass with pytest --tdd=green first)",
         )
     tests = j.facts.tests
-    failing = [n for n, t in tests.items() if t.outcome != Outcome.PASSED and n not in red_tests]
-    failing = [n for n in failing if tests[n].outcome in FAILING or n in j.green_passed]
+    failing = [
+        n
+        for n in j.not_passed
+        if n not in red_tests and (tests[n].outcome in FAILING or n in j.green_passed)
+    ]
     if failing:
         files = len(changes(green.files.source, j.facts.files.source)) + len(
             changes(green.files.tests, j.facts.files.tests)
@@ -44,7 +46,7 @@ def judge_refactor(j: Judgement) -> None:
             tests=failing,
         )
     j.not_run(
-        sorted(n for n in j.green_passed if n not in tests),
+        sorted(j.green_passed.difference(tests)),
         "tests that passed at the last green state (deleted or renamed?)",
     )
     _assertions_kept(j, green.files)
@@ -60,7 +62,7 @@ def judge_refactor(j: Judgement) -> None:
     if not j.status:
         j.notes.append("nothing changed since the last green state")
         return
-    passed = sum(1 for test in tests.values() if test.outcome == Outcome.PASSED)
+    passed = len(j.passed_now)
     summary = f"{count(passed, 'test')} pass"
     if j.complexity:
         before, after = j.complexity["green"], j.complexity["now"]
