@@ -58,14 +58,15 @@ def test_accept_needs_node_ids_a_reason_and_a_name(flow: Flow) -> None:
 
 
 def test_every_judged_run_is_an_observation_in_its_cycles_session(flow: Flow) -> None:
-    observations = flow.project.log.read("pop")
+    assert not flow.project.store.path("tdd/log.jsonl").exists()  # derived from the ledger
+    observations = flow.project.session_log("pop")
     assert [(o.round, o.actor, o.status) for o in observations] == [
         (0, "pytest", "RC"),
         (1, "pytest", "GC"),
     ]
     assert observations[1].run_id == "run03"
     assert observations[1].content.startswith("green: cycle pop green")
-    assert [o.status for o in flow.project.log.read("-")] == ["PASSED"]
+    assert [o.status for o in flow.project.session_log("-")] == ["PASSED"]
 
 
 def test_a_claimed_status_is_checked_against_the_ledger(flow: Flow) -> None:
@@ -75,7 +76,7 @@ def test_a_claimed_status_is_checked_against_the_ledger(flow: Flow) -> None:
     assert (claimed.confirmed, claimed.round) == (False, 2)
     plain = flow.project.note("pop", "qa-agent", "note", "looks fine")
     assert plain.confirmed is None
-    assert [o.actor for o in flow.project.log.read("pop")][-3:] == [
+    assert [o.actor for o in flow.project.session_log("pop")][-3:] == [
         "de-agent",
         "de-agent",
         "qa-agent",
@@ -89,5 +90,5 @@ def test_a_note_with_an_unknown_status_is_refused(flow: Flow) -> None:
 
 def test_a_review_is_logged_for_its_cycle(flow: Flow) -> None:
     flow.project.review("pop", "approved", "qa-agent", "clean")
-    last = flow.project.log.read("pop")[-1]
+    last = flow.project.session_log("pop")[-1]
     assert (last.actor, last.status, last.content) == ("qa-agent", "approved", "clean")

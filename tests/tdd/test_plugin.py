@@ -10,6 +10,8 @@ import pytest
 from conftest import read_report
 from phasegate.errors import MissingDependencyError
 from phasegate.tdd import complexity
+from phasegate.store import Store
+from phasegate.tdd.config import TddConfig
 from phasegate.tdd.cycles import TddProject
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -123,8 +125,9 @@ def test_the_ledger_entry_names_the_run_and_each_test(project: pytest.Pytester) 
         "tests/test_calc.py::test_add": ("passed", None),
         "tests/test_calc.py::test_sub": ("failed", "missing-symbol"),
     }
-    log = (project.path / ".phasegate" / "tdd" / "log.jsonl").read_text().splitlines()
-    assert json.loads(log[-1])["actor"] == "qa-agent"
+    project_ = TddProject(project.path, TddConfig(), Store(project.path / ".phasegate"))
+    last = project_.session_log("sub")[-1]
+    assert (last.actor, last.status, last.run_id) == ("qa-agent", "RC", entry["run_id"])
 
 
 def test_quiet_output_is_the_verdict_alone(project: pytest.Pytester) -> None:

@@ -188,7 +188,7 @@ def _accept(args: argparse.Namespace) -> int:
 
 def _log(args: argparse.Namespace) -> int:
     project = _project(args)
-    observations = project.log.read(args.cycle)
+    observations = project.session_log(args.cycle)
     for observation in observations:
         if args.json:
             print(observation.model_dump_json(exclude_none=True))

@@ -38,7 +38,7 @@ from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import Ledger
 from phasegate.tdd.rollback import RollbackPlan, apply_rollback, plan_rollback
 from phasegate.tdd.rules import RunFacts, Workspace, expected_failures, judge
-from phasegate.tdd.session_log import SessionLog, confirm, observations_for_run
+from phasegate.tdd.session_log import SessionLog, confirm
 from phasegate.tdd.snapshot import FileChangedError, ObjectStore, snapshot_files
 from phasegate.tdd.state import apply, load_state, save_state
 from phasegate.tdd.tree import TreeLayout, hash_tree
@@ -116,8 +116,8 @@ class TddProject:
 
     # -- a judged run ------------------------------------------------------------------------
 
-    def record_run(self, facts: RunFacts, *, actor: str = "pytest") -> RunResult:
-        """Judge a run, append it to the ledger, keep a snapshot at green, log it."""
+    def record_run(self, facts: RunFacts) -> RunResult:
+        """Judge a run, append it to the ledger, and keep a snapshot at a green state."""
         with self.store.lock(_LOCK):
             state = load_state(self.ledger)
             entry = judge(facts, state, self.config, Workspace(self.root, self.objects))
@@ -138,7 +138,6 @@ class TddProject:
                         Violation(rule="changed-during-run", message=str(exc), paths=[exc.file])
                     )
             self._append(state, entry)
-            self.log.add(observations_for_run(entry, state, facts.actor or actor))
         return RunResult(entry, state, expected_failures(entry, state), written)
 
     # -- what people record ------------------------------------------------------------------
@@ -169,16 +168,6 @@ class TddProject:
                 round=known.round,
             )
             self._append(state, entry)
-            self.log.add(
-                Observation(
-                    time=entry.time,
-                    session=cycle,
-                    round=entry.round,
-                    actor=entry.reviewer,
-                    status=status,
-                    content=note or f"review: {status}",
-                )
-            )
         return entry, state
 
     def accept(self, tests: Iterable[str], reason: str, by: str) -> tuple[AcceptEntry, TddState]:
@@ -215,6 +204,12 @@ class TddProject:
             entry = apply_rollback(self.root, self.objects, plan, utc_now())
             self._append(state, entry)
         return entry, state
+
+    def session_log(self, session: str | None = None) -> list[Observation]:
+        """The session log (of one cycle): the ledger's runs and reviews, and actors' notes."""
+        with self.store.lock(_LOCK):
+            entries, _read = self.ledger.read_all()
+        return self.log.read(entries, session)
 
     def note(
         self, session: str, actor: str, status: str, content: str, round_: int | None = None

@@ -1,11 +1,16 @@
 """The session log: what each actor (a person, a QA or DE agent, pytest) said about a cycle.
 
-``.phasegate/tdd/log.jsonl`` holds one :class:`~phasegate.model.tdd.Observation` per line:
-the session (a cycle is one session), the round, the actor, a status and the content, in the
-order they were recorded. Every judged run adds one observation per cycle it was for; actors
-add their own with ``phasegate tdd note``. The log records what was said; the ledger decides.
-A status code an actor claims (``GC``...) is marked ``confirmed`` only when the ledger has a
-run with that code for that cycle.
+A session is a cycle; an observation is a round, an actor, a status and the content, in time
+order. Two sources make the log:
+
+* the ledger: every judged run (actor: ``--tdd-actor``, default ``pytest``; status: its codes,
+  or ``PASSED``/``FAILED``) and every review is an observation, derived when the log is read,
+  so the log can never disagree with the ledger and a run pays nothing to keep it;
+* ``.phasegate/tdd/log.jsonl``: the notes actors add with ``phasegate tdd note``, one
+  :class:`~phasegate.model.tdd.Observation` per line. A status code an actor claims (``GC``...)
+  is marked ``confirmed`` only when the ledger has a run with that code for that cycle.
+
+The log records what was said; the ledger decides.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from phasegate.errors import UsageError
-from phasegate.model.tdd import Observation, RunEntry, TddState
+from phasegate.model.tdd import Observation, ReviewEntry, RunEntry, TddState
 from phasegate.store import Store
 from phasegate.tdd.ledger import Entry
+from phasegate.tdd.state import apply
 
 __all__ = [
     "LEDGER_CODES",
@@ -23,6 +29,7 @@ __all__ = [
     "NOTE_STATUSES",
     "SessionLog",
     "confirm",
+    "ledger_observations",
     "observations_for_run",
 ]
 
@@ -41,16 +48,41 @@ class SessionLog:
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    def add(self, observations: Observation | Iterable[Observation]) -> None:
-        """Append observations, in order."""
-        batch = [observations] if isinstance(observations, Observation) else list(observations)
-        if batch:
-            self._store.append_jsonl(LOG_FILE, batch, exclude_none=True)
+    def add(self, observation: Observation) -> None:
+        """Append an actor's note."""
+        self._store.append_jsonl(LOG_FILE, observation, exclude_none=True)
 
-    def read(self, session: str | None = None) -> list[Observation]:
-        """Every observation (of one session), in order; bad lines are moved aside."""
-        entries = self._store.read_jsonl(LOG_FILE, Observation).entries
-        return [o for o in entries if session is None or o.session == session]
+    def notes(self) -> list[Observation]:
+        """The actors' notes, in order; unreadable lines are moved aside."""
+        return self._store.read_jsonl(LOG_FILE, Observation).entries
+
+    def read(self, entries: Iterable[Entry], session: str | None = None) -> list[Observation]:
+        """The whole log (of one session): the ledger's observations and the notes, by time."""
+        merged = [*ledger_observations(entries), *self.notes()]
+        merged.sort(key=lambda observation: observation.time)  # stable: ties keep this order
+        return [o for o in merged if session is None or o.session == session]
+
+
+def ledger_observations(entries: Iterable[Entry]) -> list[Observation]:
+    """An observation for each judged run (one per cycle) and each review, with its round."""
+    state = TddState()
+    observations: list[Observation] = []
+    for entry in entries:
+        apply(state, entry)
+        if isinstance(entry, RunEntry):
+            observations.extend(observations_for_run(entry, state, entry.actor or "pytest"))
+        elif isinstance(entry, ReviewEntry):
+            observations.append(
+                Observation(
+                    time=entry.time,
+                    session=entry.cycle,
+                    round=entry.round,
+                    actor=entry.reviewer,
+                    status=entry.status,
+                    content=entry.note or f"review: {entry.status}",
+                )
+            )
+    return observations
 
 
 def observations_for_run(entry: RunEntry, state_after: TddState, actor: str) -> list[Observation]:
