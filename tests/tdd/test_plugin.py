@@ -9,8 +9,8 @@ import pytest
 
 from conftest import read_report
 from phasegate.errors import MissingDependencyError
-from phasegate.tdd import complexity
 from phasegate.store import Store
+from phasegate.tdd import complexity
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.cycles import TddProject
 
