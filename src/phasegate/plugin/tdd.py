@@ -14,7 +14,10 @@ leaves any other non-zero status as pytest set it.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -82,7 +85,8 @@ class TddPlugin:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         try:
-            self._judge(session)
+            with _collector_paused():
+                self._judge(session)
         except PhasegateError as exc:
             self._fail(session, str(exc))
         except Exception as exc:  # noqa: BLE001 - reported in the TDD section, and the run fails
@@ -153,6 +157,24 @@ class TddPlugin:
 
 #: Where the TDD plugin is kept for the length of the run.
 TDD_KEY = pytest.StashKey[TddPlugin]()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a run is judged and recorded.
+
+    Judging builds a few objects per test of the run; with the collector on, they set off full
+    collections over every object of the pytest process (all its items and reports), which
+    cost more than the judging itself (the recorder pauses it for the same reason). Nothing
+    built here forms a cycle, and the collector's previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _rootdir_prefix(rootdir: Path, project_root: Path) -> str:
