@@ -199,3 +199,16 @@ def test_hashes_and_changes(project: Path) -> None:
 def test_node_ids_map_to_files_of_the_project() -> None:
     assert nodeid_path("tests/test_a.py::test_x[1]") == "tests/test_a.py"
     assert nodeid_path("test_a.py::T::test_x", "sub") == "sub/test_a.py"
+
+
+def test_in_a_flat_project_every_other_file_is_source(tmp_path: Path) -> None:
+    for relpath in ("calc.py", "helpers.py", "test_calc.py", "tests/test_more.py"):
+        path = tmp_path / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    assert TreeLayout(tmp_path, DEFAULT_TEST_GLOBS).files() == {
+        "calc.py": "source",
+        "helpers.py": "source",
+        "test_calc.py": "test",
+        "tests/test_more.py": "test",
+    }

@@ -83,6 +83,10 @@ class TddPlugin:
         self.result: RunResult | None = None
         self.errors: list[str] = []
 
+    # tryfirst: the exit status is settled here, from pytest's own, before the features that
+    # run later (the gate) may raise it; a correct red lowering it after a failed gate set it
+    # would hide that failure.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         try:
             with _collector_paused():

@@ -55,7 +55,8 @@ class TddConfig(Section):
     source_globs: list[str] = Field(
         default_factory=list,
         description="Python files that are source (fnmatch, like test_globs); empty: the "
-        "project's packages (a src/ layout, else top-level packages)",
+        "project's packages (a src/ layout, else top-level packages), or every other Python "
+        "file of a flat project",
     )
     right_reasons: list[str] = Field(
         default_factory=lambda: ["assertion", "not-implemented", "missing-symbol"],

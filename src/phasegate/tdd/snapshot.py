@@ -4,6 +4,10 @@ Content is stored once per distinct content, named by its SHA-256, under
 ``.phasegate/tdd/objects/ab/cdef...`` (the layout git uses for loose objects). A green state
 in the ledger lists each file's hash, so the ledger plus this folder restore any green state.
 Objects carry no ``.py`` suffix, so neither pytest nor a file listing ever picks them up.
+
+Hand-written on the store's atomic writes, in a few lines: git's object database would need a
+git repository (a project may have none) and must not be written to behind the user's back,
+and no small library keeps a content-addressed folder better than this does.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The files come from :class:`phasegate.gates.project.Project` (git's view of the work tree, or a
 walk outside git). A file matching ``test_globs`` is a test file; source is what
-``source_globs`` names, or else the project's packages. Anything else (scripts, docs) is
-neither, and no rule looks at it.
+``source_globs`` names, or else the project's packages, or else (a flat project of modules
+without a package) every other Python file. Anything else (scripts, docs) is neither, and no
+rule looks at it.
 
 Content is identified by SHA-256 of the bytes, so "byte-identical" means exactly that.
 """
@@ -69,12 +70,16 @@ class TreeLayout:
         else:
             sources = project.source_files
         source_set = {project.relative(path) for path in sources}
+        # A flat project (modules next to the tests, no package): every other file is source.
+        everything_else = not self.source_globs and not source_set
         for path in project.python_files:
             relpath = project.relative(path)
             if self.is_test(relpath):
                 roles[relpath] = "test"
-            elif relpath in source_set or any(
-                fnmatch.fnmatchcase(relpath, pattern) for pattern in self.source_globs
+            elif (
+                everything_else
+                or relpath in source_set
+                or any(fnmatch.fnmatchcase(relpath, pattern) for pattern in self.source_globs)
             ):
                 roles[relpath] = "source"
         return roles
