@@ -137,3 +137,24 @@ def test_a_line_model_admits_every_kind(walked: Flow) -> None:
     state = derive(LedgerLine.model_validate_json(line).root for line in ledger_lines(walked))
     assert isinstance(state, TddState)
     assert state.seen_red == [POP]
+
+
+def test_a_file_edited_while_the_tests_ran_fails_the_green(tmp_path: Path) -> None:
+    from phasegate.tdd.rules import RunFacts
+    from tdd.flow import PEEK, PUSH, START
+
+    flow = Flow(tmp_path)
+    files = flow.project.hash_tree()  # what the run saw when it started
+    flow.write("src/stack.py", STACK + "# edited during the run\n")
+    facts = RunFacts(
+        run_id="r1",
+        time=START,
+        requested="green",
+        command=["pytest"],
+        files=files,
+        tests={PUSH: passed(PUSH), PEEK: passed(PEEK)},
+    )
+    entry = flow.project.record_run(facts).entry
+    assert [v.rule for v in entry.violations] == ["changed-during-run"]
+    assert entry.violations[0].paths == ["src/stack.py"]
+    assert flow.project.state().green is None  # nothing the tests did not see is kept
