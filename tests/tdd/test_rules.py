@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.model.tdd import FailureClass, LedgerCollectionError
+from phasegate.model.run import Outcome
+from phasegate.model.tdd import FailureClass, LedgerCollectionError, LedgerTest
 from phasegate.tdd.config import TddConfig
 from tdd.flow import PEEK, POP, POP_CODE, POP_TEST, PUSH, STACK, TESTS, Flow, failed, passed, rules
 
@@ -86,6 +87,15 @@ def test_a_red_with_a_collection_error_is_a_wrong_reason(flow: Flow) -> None:
     assert rules(entry) == ["collection-error"]
     assert entry.status == ["TI"]
     assert "could not be collected (syntax-error" in entry.violations[0].message
+
+
+def test_a_test_skipped_at_the_last_green_state_is_no_ones_red(flow: Flow) -> None:
+    skipped = LedgerTest(nodeid="tests/test_stack.py::test_later", outcome=Outcome.SKIPPED)
+    assert flow.run("green", passed(PUSH), passed(PEEK), skipped).starting_point
+    flow.write("tests/test_stack.py", TESTS + POP_TEST)
+    entry = flow.run("red", passed(PUSH), passed(PEEK), skipped, failed(POP))
+    assert (entry.verdict, entry.cycle_tests) == ("passed", [POP])
+    assert flow.run("auto", passed(PUSH), passed(PEEK), skipped, failed(POP)).phase == "red"
 
 
 def test_red_without_a_new_test_says_to_write_one(flow: Flow) -> None:

@@ -28,7 +28,7 @@ def infer(j: Judgement) -> tuple[TddPhase, str]:
         nodeid
         for nodeid in j.not_passed
         if tests[nodeid].outcome in FAILING
-        and (nodeid not in j.green_passed or j.facts.nodeid_path(nodeid) in changed_test_files)
+        and (nodeid not in j.green_present or j.facts.nodeid_path(nodeid) in changed_test_files)
     ]
     if new_failing and not source_changed:
         return "red", f"{count(new_failing, 'new test')} fail and no source file changed"

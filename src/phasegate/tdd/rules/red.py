@@ -33,11 +33,14 @@ def judge_red(j: Judgement) -> None:
     for nodeid, test in j.facts.tests.items():
         if nodeid in others:
             continue
-        if nodeid not in j.green_passed:
-            candidates.append(nodeid)
+        if nodeid not in j.green_present:
+            candidates.append(nodeid)  # a new test
         elif test.outcome in FAILING:
-            path = j.facts.nodeid_path(nodeid)
-            (candidates if path in changed_test_files else broken).append(nodeid)
+            if j.facts.nodeid_path(nodeid) in changed_test_files:
+                candidates.append(nodeid)  # changed to expect something new
+            elif nodeid in j.green_passed:
+                broken.append(nodeid)
+        # A test skipped or xfailed at the last green state, and still so, is no one's red.
     j.cycle_tests = candidates
     j.collection_errors(
         "a red test must be collected and then fail when it runs; a test that imports a "
@@ -47,7 +50,8 @@ def judge_red(j: Judgement) -> None:
     if not candidates and not j.facts.collection_errors:
         j.violate(
             "red-no-new-test",
-            "no new test: every selected test passed at the last green state. Write a test "
+            "no new test: every selected test existed at the last green state, and none was "
+            "changed to fail. Write a test "
             "for behaviour the code does not have yet, and select it "
             "(pytest --tdd=red path/to/test_file.py::test_name)",
         )
