@@ -83,6 +83,10 @@ class TddProject:
     root: Path
     config: TddConfig
     store: Store
+    ledger: Ledger = field(init=False)
+    objects: ObjectStore = field(init=False)
+    log: SessionLog = field(init=False)
+    layout: TreeLayout = field(init=False)
 
     def __post_init__(self) -> None:
         self.ledger = Ledger(self.store)
