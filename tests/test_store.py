@@ -106,6 +106,25 @@ def test_jsonl_append_and_read_in_order(store: Store) -> None:
     assert read.rejected == []
 
 
+class Sparse(Model):
+    schema_version: str = "1.0"
+    note: str | None = None
+
+
+def test_jsonl_may_leave_out_null_fields_which_read_back_as_null(store: Store) -> None:
+    store.append_jsonl("sparse.jsonl", [Sparse(), Sparse(note="x")], exclude_none=True)
+    lines = (store.root / "sparse.jsonl").read_text().splitlines()
+    assert lines == ['{"schema_version":"1.0"}', '{"schema_version":"1.0","note":"x"}']
+    assert [e.note for e in store.read_jsonl("sparse.jsonl", Sparse).entries] == [None, "x"]
+
+
+def test_write_bytes_is_exact_and_leaves_no_temporary_files(store: Store) -> None:
+    data = b"caf\xe9\r\nno newline"
+    path = store.write_bytes("deep/blob", data)
+    assert path.read_bytes() == data
+    assert sorted(p.name for p in path.parent.iterdir()) == ["blob"]
+
+
 def test_jsonl_bad_lines_are_set_aside_and_good_ones_kept(store: Store) -> None:
     path = store.root / "log.jsonl"
     path.write_text(

@@ -19,6 +19,7 @@ from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.errors import ConfigError
 from phasegate.gates.definition import CheckOverride
 from phasegate.settings import Section, describe_errors
+from phasegate.tdd.config import TddConfig
 from phasegate.workflow.settings import WorkflowSettings
 
 __all__ = [
@@ -147,6 +148,10 @@ class PhasegateConfig(Section):
     autodebug: AutodebugSettings = Field(
         default_factory=AutodebugSettings,
         description="the [tool.phasegate.autodebug] table (pytest --autodebug)",
+    )
+    tdd: TddConfig = Field(
+        default_factory=TddConfig,
+        description="[tool.phasegate.tdd]: the red/green/refactor rules (docs/tdd.md)",
     )
 
 

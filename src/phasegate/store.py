@@ -19,7 +19,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -161,6 +161,16 @@ class Store:
             raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
         return target
 
+    def write_bytes(self, relpath: str | Path, data: bytes) -> Path:
+        """Write ``data`` atomically and return the absolute path."""
+        target = self.path(relpath)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._atomic_write_bytes(target, data)
+        except OSError as exc:
+            raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        return target
+
     def write_model(self, relpath: str | Path, model: BaseModel) -> Path:
         """Write a model as indented JSON, atomically.
 
@@ -234,11 +244,23 @@ class Store:
 
     # -- JSONL -----------------------------------------------------------------------------
 
-    def append_jsonl(self, relpath: str | Path, entries: list[BaseModel] | BaseModel) -> Path:
-        """Append one line per entry under the file's lock, flushed and synced to disk."""
+    def append_jsonl(
+        self,
+        relpath: str | Path,
+        entries: Sequence[BaseModel] | BaseModel,
+        *,
+        exclude_none: bool = False,
+    ) -> Path:
+        """Append one line per entry under the file's lock, flushed and synced to disk.
+
+        ``exclude_none`` leaves out fields whose value is ``None`` (they read back as their
+        default), which keeps logs with many optional fields small.
+        """
         target = self.path(relpath)
-        batch = entries if isinstance(entries, list) else [entries]
-        payload = "".join(entry.model_dump_json() + "\n" for entry in batch).encode("utf-8")
+        batch = [entries] if isinstance(entries, BaseModel) else list(entries)
+        payload = "".join(
+            entry.model_dump_json(exclude_none=exclude_none) + "\n" for entry in batch
+        ).encode("utf-8")
         with self.lock(_lock_name(relpath)):
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)

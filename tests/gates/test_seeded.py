@@ -104,11 +104,13 @@ def test_the_clean_sample_passes_every_check(tmp_path: Path) -> None:
     code_checks = [check for check in BUILT_IN if check not in WORKFLOW_DOCUMENT_CHECKS]
     checks: dict[str, dict[str, Any]] = {check_id: {} for check_id in code_checks}
     checks["perf"] = {"skip_allowed": True}  # no test is marked perf: nothing to measure
+    checks["tdd"] = {"skip_allowed": True}  # no cycle was driven with --tdd: no ledger
     verdict = run_gate(root, checks)
     statuses = {check["id"]: check["status"] for check in verdict["checks"]}
     assert verdict["verdict"] == "sufficient", (statuses, verdict["reasons"], verdict["output"])
     assert statuses["perf"] == "skipped"
-    assert all(status == "passed" for cid, status in statuses.items() if cid != "perf")
+    assert statuses["tdd"] == "skipped"
+    assert all(status == "passed" for cid, status in statuses.items() if cid not in ("perf", "tdd"))
     assert verdict["exit_status"] == 0
 
 

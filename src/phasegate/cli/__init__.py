@@ -10,21 +10,42 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from phasegate import __version__
-from phasegate.cli import autodebug, demo, gate, merge, metrics, phase, report, review, schema, task
+from phasegate.cli import (
+    autodebug,
+    demo,
+    gate,
+    merge,
+    metrics,
+    phase,
+    report,
+    review,
+    schema,
+    task,
+    tdd,
+)
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, PhasegateError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, gate, merge, metrics, phase, report, review, schema, task, autodebug)
+_COMMANDS = (demo, gate, merge, metrics, phase, report, review, schema, task, tdd, autodebug)
 
 Handler = Callable[[argparse.Namespace], int]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits with 4 (as pytest's do), not argparse's 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR_EXIT_CODE, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the whole command, with every sub-command registered."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="phasegate",
         description="Quality gates for pytest projects: real checks, a binary verdict.",
     )

@@ -40,6 +40,7 @@ BUILT_IN: dict[str, str] = {
     "spec": "phasegate.gates.checks.spec:SpecCheck",
     "plan": "phasegate.gates.checks.plan:PlanCheck",
     "scenarios": "phasegate.gates.checks.scenarios:ScenariosCheck",
+    "tdd": "phasegate.tdd.check:TddCheck",
 }
 
 

@@ -1,6 +1,6 @@
 """The pytest plugin (entry point ``pytest11: phasegate``): options and wiring, nothing else.
 
-Without one of phasegate's switches (``--gate``, and those features add) this module adds its
+Without one of phasegate's switches (``--gate``, ``--tdd``) this module adds its
 options and returns: no hook of phasegate runs per test and no artifact is written. With one:
 
 * the process that runs tests registers an annotator (:mod:`phasegate.plugin.annotator`);
@@ -31,12 +31,13 @@ __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
 RECORDER_KEY = pytest.StashKey["Recorder"]()
 
 #: Options that turn phasegate on; any of them starts the recording.
-SWITCHES: tuple[str, ...] = ("gate", "autodebug")
+SWITCHES: tuple[str, ...] = ("gate", "tdd", "autodebug")
 
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
 FEATURES: tuple[str, ...] = (
     "phasegate.plugin.shard",
     "phasegate.plugin.gate",
+    "phasegate.plugin.tdd",
     "phasegate.plugin.autodebug",
 )
 
@@ -85,6 +86,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "Write --autodebug=MODE when paths follow.",
     )
     group.addoption(
+        "--tdd",
+        action="store",
+        default=None,
+        choices=("red", "green", "refactor", "phase0", "auto"),
+        metavar="PHASE",
+        help="judge the run by the TDD rules of PHASE (red, green, refactor, phase0 or auto) "
+        "and record the verdict in .phasegate/tdd/ledger.jsonl; see docs/tdd.md",
+    )
+    group.addoption(
+        "--tdd-cycle",
+        action="store",
+        default=None,
+        metavar="NAME",
+        help="the cycle a --tdd run is for (default: the red cycle, or a new one named c1, c2...)",
+    )
+    group.addoption(
+        "--tdd-actor",
+        action="store",
+        default=None,
+        metavar="NAME",
+        help="who drives the run, for the TDD session log (default: pytest)",
+    )
+    group.addoption(
         "--phasegate-dir",
         action="store",
         default=None,
@@ -107,6 +131,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "perf: the perf check of a phasegate gate compares this test's duration with a baseline",
     )
+    for option in ("tdd_cycle", "tdd_actor"):
+        if config.getoption(option, default=None) is not None and not config.getoption("tdd"):
+            flag = "--" + option.replace("_", "-")
+            raise pytest.UsageError(f"phasegate: {flag} needs --tdd=PHASE")
     if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
         if config.getoption("phasegate_shard", default=None) is not None:
             raise pytest.UsageError(

@@ -1,0 +1,267 @@
+"""The ``tdd`` check of the quality gate: fails when the ledger shows a violation in the change.
+
+"The change" is the part of the ledger recorded on top of the base (``--base``, or a pull
+request's base): from the first run whose commit is not an ancestor of the base (or is the
+base itself with uncommitted changes) to the end. Without a base, the whole ledger is the
+change. The ledger is only in CI if the project commits it (``git add -f
+.phasegate/tdd/ledger.jsonl``); without a ledger the check is skipped, with that reason.
+
+A failed run is *resolved* when a later run of the same phase for the same cycles passed
+(for a refactor, a rollback resolves it too); it still counts in ``failed_runs``, and an
+integrity violation (tests edited at green, source changed at red, a test green without
+having been red, assertions removed, behaviour in phase 0) still counts in ``violations``.
+The default conditions fail the check on unresolved failures in the change, on cycles left
+red, and on cycles awaiting a required review.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import ValidationError
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.model.tdd import AcceptEntry, RollbackEntry, RunEntry, TddState
+from phasegate.settings import describe_errors
+from phasegate.tdd.config import TddConfig
+from phasegate.tdd.ledger import Entry, Ledger
+from phasegate.tdd.rules import INTEGRITY_RULES
+from phasegate.tdd.state import derive
+
+__all__ = ["TddCheck", "change_start", "resolutions"]
+
+_GIT_TIMEOUT_S = 30.0
+_MAX_FINDINGS = 200
+
+
+class TddCheck:
+    """Red/green/refactor proven in the ledger for the change under review."""
+
+    id: ClassVar[str] = "tdd"
+    title: ClassVar[str] = "TDD cycles"
+    kind: ClassVar[Literal["static", "session"]] = "session"
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("runs", "judged pytest --tdd runs"),
+        MetricSpec("cycles_completed", "cycles that reached green (GC)"),
+        MetricSpec("failed_runs", "runs whose verdict failed, resolved or not"),
+        MetricSpec("unresolved", "failed runs no later passing run of that phase resolved"),
+        MetricSpec("violations", "integrity violations (attempts on the proof), resolved or not"),
+        MetricSpec("open_red_cycles", "cycles still red at the end of the ledger"),
+        MetricSpec("unreviewed_cycles", "green cycles awaiting a required review"),
+        MetricSpec("accepted_tests", "tests accepted without a red"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="unresolved", scope="new", op=">", value=0),
+        ConditionSpec(metric="open_red_cycles", scope="overall", op=">", value=0),
+        ConditionSpec(metric="unreviewed_cycles", scope="overall", op=">", value=0),
+    )
+    options_model: ClassVar[type[NoOptions]] = NoOptions
+
+    def tool_info(self) -> ToolInfo | None:
+        """No external tool: the check reads phasegate's own ledger."""
+        return None
+
+    def cache_inputs(self, ctx: CheckContext, options: Any) -> Sequence[Path] | None:
+        """Not cached: the result depends on git history as well as on the ledger."""
+        return None
+
+    def measure(self, ctx: CheckContext, options: Any) -> Measurement:
+        """Read the ledger, find the change, count what failed and what was resolved."""
+        ledger = Ledger(ctx.store)
+        if not ledger.path.is_file():
+            return Measurement(
+                summary="no TDD ledger",
+                skipped=f"there is no TDD ledger ({ledger.path.name} in {ledger.path.parent}): "
+                "no cycle was driven with pytest --tdd here, or the ledger was not committed",
+            )
+        config = _tdd_config(ctx)
+        entries, read = ledger.read_all()
+        state = derive(entries)
+        start = change_start(entries, ctx)
+        resolved = resolutions(entries)
+        overall = _metrics(entries, range(len(entries)), resolved, state, config)
+        in_change = range(start, len(entries))
+        new = _metrics(entries, in_change, resolved, state, config)
+        findings = _findings(entries, in_change, resolved)
+        if read.rejected:
+            findings.insert(
+                0,
+                Finding(
+                    rule="tdd/ledger-lines-set-aside",
+                    severity=Severity.MEDIUM,
+                    message=f"{len(read.rejected)} unreadable ledger line(s) were moved to "
+                    f"{read.moved_to.name if read.moved_to else 'a side file'}",
+                ),
+            )
+        runs = int(new["runs"] or 0)
+        unresolved = int(new["unresolved"] or 0)
+        score = 1.0 if runs == 0 else max(0.0, (runs - unresolved) / runs)
+        return Measurement(
+            summary=_summary(new, overall),
+            score=score,
+            metrics=overall,
+            new_code_metrics=new,
+            findings=findings[:_MAX_FINDINGS],
+        )
+
+
+def resolutions(entries: Sequence[Entry]) -> dict[int, int | None]:
+    """For each failed run (by index): the index of the entry that resolved it, or ``None``."""
+    found: dict[int, int | None] = {}
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, RunEntry) or entry.verdict == "passed":
+            continue
+        found[index] = None
+        for later_index in range(index + 1, len(entries)):
+            later = entries[later_index]
+            if _resolves(entry, later):
+                found[index] = later_index
+                break
+    return found
+
+
+def change_start(entries: Sequence[Entry], ctx: CheckContext) -> int:
+    """The index of the first ledger entry of the change under review."""
+    base = ctx.new_code.base
+    if ctx.new_code.all_new or not base.sha:
+        return 0
+    verdicts: dict[tuple[str, bool], bool] = {}
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, RunEntry):
+            continue
+        sha = entry.git.sha if entry.git else None
+        if sha is None:
+            return index  # no commit recorded: it cannot be shown to predate the change
+        dirty = bool(entry.git and entry.git.dirty)
+        key = (sha, dirty)
+        if key not in verdicts:
+            verdicts[key] = _in_change(ctx.project.root, sha, dirty, base.sha)
+        if verdicts[key]:
+            return index
+    return len(entries)
+
+
+def _resolves(failed: RunEntry, later: Entry) -> bool:
+    if isinstance(later, RollbackEntry):
+        return failed.phase == "refactor" and later.failed_run == failed.run_id
+    if not isinstance(later, RunEntry) or later.verdict != "passed":
+        return False
+    if later.phase != failed.phase:
+        return False
+    return not failed.cycles or bool(set(failed.cycles) & set(later.cycles))
+
+
+def _in_change(root: Path, sha: str, dirty: bool, base: str) -> bool:
+    if sha == base:
+        return dirty
+    try:
+        completed = subprocess.run(
+            ["git", "merge-base", "--is-ancestor", sha, base],
+            cwd=root,
+            capture_output=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CheckError(
+            f"git could not tell whether {sha[:12]} predates the base: {exc}",
+            fix="run the gate where git and the repository's history are available",
+        ) from exc
+    # 0: an ancestor of the base (before the change); 1: not; 128: unknown (rebased away).
+    return completed.returncode != 0
+
+
+def _metrics(
+    entries: Sequence[Entry],
+    indexes: range,
+    resolved: dict[int, int | None],
+    state: TddState,
+    config: TddConfig,
+) -> dict[str, MetricValue]:
+    runs = [(i, entry) for i in indexes if isinstance(entry := entries[i], RunEntry)]
+    completed: set[str] = set()
+    failed = unresolved = violations = 0
+    for index, entry in runs:
+        if "GC" in entry.status:
+            completed.update(entry.cycles)
+        if entry.verdict == "failed":
+            failed += 1
+            if resolved.get(index) is None:
+                unresolved += 1
+        violations += sum(1 for v in entry.violations if v.rule in INTEGRITY_RULES)
+    accepted = sum(
+        len(entry.tests) for i in indexes if isinstance(entry := entries[i], AcceptEntry)
+    )
+    cycles = state.cycles.values()
+    unreviewed = (
+        sum(1 for cycle in cycles if cycle.status in ("green", "refactored"))
+        if config.require_review
+        else 0
+    )
+    return {
+        "runs": len(runs),
+        "cycles_completed": len(completed),
+        "failed_runs": failed,
+        "unresolved": unresolved,
+        "violations": violations,
+        "open_red_cycles": sum(1 for cycle in cycles if cycle.status == "red"),
+        "unreviewed_cycles": unreviewed,
+        "accepted_tests": accepted,
+    }
+
+
+def _findings(
+    entries: Sequence[Entry], indexes: range, resolved: dict[int, int | None]
+) -> list[Finding]:
+    findings: list[Finding] = []
+    for index in indexes:
+        entry = entries[index]
+        if not isinstance(entry, RunEntry) or entry.verdict == "passed":
+            continue
+        fixed = resolved.get(index)
+        later = entries[fixed] if fixed is not None else None
+        for violation in entry.violations:
+            if later is None:
+                severity, suffix = Severity.HIGH, " (unresolved)"
+            else:
+                what = later.run_id if isinstance(later, RunEntry) else "a rollback"
+                integrity = violation.rule in INTEGRITY_RULES
+                severity = Severity.MEDIUM if integrity else Severity.LOW
+                suffix = f" (resolved by {what})"
+            findings.append(
+                Finding(
+                    rule=f"tdd/{violation.rule}",
+                    severity=severity,
+                    message=f"{entry.phase} run {entry.run_id}: {violation.message}{suffix}",
+                    path=violation.paths[0] if violation.paths else None,
+                )
+            )
+    return findings
+
+
+def _summary(new: dict[str, MetricValue], overall: dict[str, MetricValue]) -> str:
+    parts = [
+        f"{new['runs']} judged run(s) in the change, {new['cycles_completed']} cycle(s) green",
+        f"{new['unresolved']} unresolved failure(s)",
+        f"{new['violations']} integrity violation(s)",
+    ]
+    if overall["open_red_cycles"]:
+        parts.append(f"{overall['open_red_cycles']} cycle(s) still red")
+    if overall["unreviewed_cycles"]:
+        parts.append(f"{overall['unreviewed_cycles']} cycle(s) awaiting review")
+    return "; ".join(parts)
+
+
+def _tdd_config(ctx: CheckContext) -> TddConfig:
+    table = ctx.project.pyproject.get("tool", {}).get("phasegate", {}).get("tdd", {})
+    try:
+        return TddConfig.model_validate(table)
+    except ValidationError as exc:
+        where = str(ctx.project.root / "pyproject.toml")
+        message = describe_errors(exc, model=TddConfig, where=where, table="tool.phasegate.tdd")
+        raise CheckError(message, fix="correct [tool.phasegate.tdd] in pyproject.toml") from exc

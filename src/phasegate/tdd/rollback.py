@@ -1,0 +1,169 @@
+"""Rollback: after a refactor regressed, put the files back as they were at the last green state.
+
+Only what the ledger can account for is touched. The failed refactor run recorded the hash of
+every test and source file; a rollback first checks that the files are still exactly that (so
+nothing written after the failed run is overwritten), then writes each file that differs from
+the green state back to its green content, byte for byte, from the snapshot kept at green
+(:mod:`~phasegate.tdd.snapshot`), and removes files the green state did not have. The content
+it replaces is kept in the snapshot store first, and named in the ledger entry, so a rollback
+can itself be undone. Each file is replaced atomically, and every restored file is hashed
+again before the rollback is recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from phasegate.errors import PhasegateError, StoreError
+from phasegate.model.tdd import FileHashes, RollbackEntry, TddState
+from phasegate.tdd.snapshot import ObjectStore
+from phasegate.tdd.tree import changes, hash_bytes
+
+__all__ = ["RollbackPlan", "RollbackRefused", "apply_rollback", "plan_rollback"]
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_NEW_FILE_MODE = 0o666 & ~_current_umask()
+
+
+class RollbackRefused(PhasegateError):
+    """The rollback would do something it cannot account for; ``reasons`` say what."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+        super().__init__("rollback refused: " + "; ".join(reasons))
+
+
+@dataclass
+class RollbackPlan:
+    """What a rollback will write back and remove."""
+
+    failed_run: str
+    green_run: str
+    restore: dict[str, str] = field(default_factory=dict)
+    remove: list[str] = field(default_factory=list)
+
+
+def plan_rollback(
+    state: TddState, current: FileHashes, objects: ObjectStore, root: Path
+) -> RollbackPlan:
+    """The rollback to the last green state, or :class:`RollbackRefused` saying why not."""
+    pending, green = state.pending_rollback, state.green
+    if pending is None or green is None:
+        last = state.last_run
+        seen = (
+            f"the last run ({last.run_id}, {last.phase}) {last.verdict}"
+            if last is not None
+            else "the ledger has no run yet"
+        )
+        raise RollbackRefused(
+            [f"nothing to roll back: no refactor has failed since the last green state ({seen})"]
+        )
+    at_failure, now, at_green = _merged(pending.files), _merged(current), _merged(green.files)
+    unaccounted = changes(at_failure, now)
+    if unaccounted:
+        listed = ", ".join(str(change) for change in unaccounted[:10])
+        raise RollbackRefused(
+            [
+                f"files changed after the failed refactor run {pending.failed_run}: {listed}. "
+                "No run has seen these changes, so a rollback would lose them; run "
+                "pytest --tdd=refactor again so the ledger records them, or save them "
+                "elsewhere first"
+            ]
+        )
+    plan = RollbackPlan(failed_run=pending.failed_run, green_run=green.run_id)
+    for path in sorted(set(at_green) | set(at_failure)):
+        if at_green.get(path) == at_failure.get(path):
+            continue
+        _inside(root, path)
+        if path in at_green:
+            plan.restore[path] = at_green[path]
+        else:
+            plan.remove.append(path)
+    problems = []
+    for path, sha in plan.restore.items():
+        try:
+            objects.get(sha)
+        except StoreError as exc:
+            problems.append(f"{path}: {exc}")
+    if problems:
+        raise RollbackRefused(problems)
+    return plan
+
+
+def apply_rollback(
+    root: Path, objects: ObjectStore, plan: RollbackPlan, time: datetime
+) -> RollbackEntry:
+    """Carry out ``plan``; the entry names what was restored and where the old content is."""
+    backup: dict[str, str] = {}
+    for path in [*plan.restore, *plan.remove]:
+        target = root / path
+        if target.is_file():
+            backup[path] = objects.put(target.read_bytes())
+    for path, sha in plan.restore.items():
+        _write_atomically(root / path, objects.get(sha))
+    for path in plan.remove:
+        with contextlib.suppress(FileNotFoundError):
+            (root / path).unlink()
+    wrong = [
+        path for path, sha in plan.restore.items() if hash_bytes((root / path).read_bytes()) != sha
+    ]
+    if wrong:
+        raise StoreError(
+            f"after the rollback, {', '.join(wrong)} do not have their green content; the "
+            "replaced content is kept in the snapshot store (see the backup hashes)"
+        )
+    return RollbackEntry(
+        time=time,
+        failed_run=plan.failed_run,
+        green_run=plan.green_run,
+        restored=sorted(plan.restore),
+        removed=sorted(plan.remove),
+        backup=backup,
+    )
+
+
+def _merged(files: FileHashes) -> dict[str, str]:
+    return {**files.source, **files.tests}
+
+
+def _inside(root: Path, relpath: str) -> None:
+    resolved = (root / relpath).resolve()
+    base = root.resolve()
+    if resolved != base and base not in resolved.parents:
+        raise RollbackRefused(
+            [f"the ledger names {relpath!r}, which is outside the project {root}"]
+        )
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` in one rename, keeping its permissions."""
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _NEW_FILE_MODE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, mode)
+        os.replace(handle.name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise

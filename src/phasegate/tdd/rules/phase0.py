@@ -1,0 +1,66 @@
+"""Phase 0: interfaces only (stubs), declared on a green state before a batch's reds."""
+
+from __future__ import annotations
+
+from phasegate.model.tdd import FileHashes
+from phasegate.tdd.interfaces import interface_problems
+from phasegate.tdd.rules.judgement import Judgement, listed
+from phasegate.tdd.tree import changes
+
+__all__ = ["interface_problems_since", "judge_phase0"]
+
+
+def judge_phase0(j: Judgement) -> None:
+    """Source changed by stubs only, tests untouched, everything still passes, no red yet."""
+    green = j.state.green
+    if green is None:
+        j.violate(
+            "phase0-no-green",
+            "phase 0 declares interfaces on a green state, and there is none yet: record "
+            "one with pytest --tdd=green",
+        )
+        return
+    if j.facts.cycle is not None:
+        j.cycles = [j.facts.cycle]
+    red = j.red_cycles()
+    if red:
+        j.violate(
+            "phase0-after-red",
+            f"cycle(s) {', '.join(c.id for c in red)} are red: phase 0 comes before a "
+            "batch's red tests",
+        )
+    j.tests_unchanged("phase0-changed-tests", "Phase 0 declares interfaces in source")
+    problems = interface_problems_since(j, green.files)
+    if problems:
+        j.violate(
+            "phase0-not-interface",
+            f"phase 0 may add interfaces only (stubs: pass, ..., raise "
+            f"NotImplementedError): {listed(problems)}",
+            paths=sorted({problem.split(" line ", 1)[0] for problem in problems}),
+        )
+    j.must_still_pass(j.green_passed, "phase0-broke-tests")
+    j.never_red()
+    j.collection_errors("every test must be collected to prove nothing broke")
+    if not j.violations:
+        j.status = ["P0C"]
+        changed = changes(green.files.source, j.facts.files.source)
+        j.notes.append(
+            f"interfaces declared in {listed(c.path for c in changed) or 'no file'}; "
+            "next: red tests that use them"
+        )
+
+
+def interface_problems_since(j: Judgement, green_files: FileHashes) -> list[str]:
+    """What the source changes since ``green_files`` do beyond declaring interfaces."""
+    found: list[str] = []
+    for change in changes(green_files.source, j.facts.files.source):
+        if change.change == "removed":
+            found.append(f"{change.path} was removed")
+            continue
+        after = j.workspace.now(change.path)
+        if after is None:
+            continue
+        sha = green_files.source.get(change.path)
+        before = j.workspace.read(change.path, sha) if sha else None
+        found.extend(f"{change.path} {p}" for p in interface_problems(before, after))
+    return found

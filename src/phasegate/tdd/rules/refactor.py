@@ -1,0 +1,138 @@
+"""REFACTOR: everything still passes, no test got weaker, the code got no more complex."""
+
+from __future__ import annotations
+
+from phasegate.model.tdd import FileHashes
+from phasegate.tdd.assertions import count_assertions
+from phasegate.tdd.rules.judgement import FAILING, Judgement, count, details, listed
+from phasegate.tdd.tree import changes
+
+__all__ = ["judge_refactor"]
+
+
+def judge_refactor(j: Judgement) -> None:
+    """Everything passes, no test lost assertions, complexity is not worse than at green."""
+    green = j.state.green
+    if green is None:
+        j.violate(
+            "refactor-no-green",
+            "there is no green state to refactor from: record one with pytest --tdd=green",
+        )
+        return
+    j.cycles = _refactor_cycles(j)
+    red = j.red_cycles()
+    red_tests = j.tests_of(red)
+    if red:
+        j.violate(
+            "refactor-while-red",
+            f"cycle(s) {', '.join(c.id for c in red)} are red: refactor on green only "
+            "(make them pass with pytest --tdd=green first)",
+        )
+    tests = j.facts.tests
+    failing = [
+        n
+        for n in j.not_passed
+        if n not in red_tests and (tests[n].outcome in FAILING or n in j.green_passed)
+    ]
+    if failing:
+        files = len(changes(green.files.source, j.facts.files.source)) + len(
+            changes(green.files.tests, j.facts.files.tests)
+        )
+        j.violate(
+            "refactor-regression",
+            f"the refactor broke {count(failing, 'test')}: {details(failing, tests)}. "
+            f"phasegate tdd rollback restores the {count(files, 'file')} changed "
+            f"since the last green state (run {green.run_id}), byte for byte",
+            tests=failing,
+        )
+    j.not_run(
+        sorted(j.green_passed.difference(tests)),
+        "tests that passed at the last green state (deleted or renamed?)",
+    )
+    _assertions_kept(j, green.files)
+    _complexity_kept(j, green.files)
+    j.never_red()
+    j.collection_errors("every test must be collected to prove nothing broke")
+    if j.violations:
+        return
+    if changes(green.files.tests, j.facts.files.tests):
+        j.status.append("RTC")
+    if changes(green.files.source, j.facts.files.source):
+        j.status.append("RIC")
+    if not j.status:
+        j.notes.append("nothing changed since the last green state")
+        return
+    passed = len(j.passed_now)
+    summary = f"{count(passed, 'test')} pass"
+    if j.complexity:
+        before, after = j.complexity["green"], j.complexity["now"]
+        summary += (
+            f"; complexity max {before.max} -> {after.max}, mean {before.mean} -> {after.mean}"
+        )
+    j.notes.append(summary)
+
+
+def _refactor_cycles(j: Judgement) -> list[str]:
+    name = j.facts.cycle
+    finished = [c.id for c in j.state.cycles.values() if c.status in ("green", "refactored")]
+    if name is None:
+        return finished
+    if name not in finished:
+        cycle = j.state.cycles.get(name)
+        what = "there is no such cycle" if cycle is None else f"it is {cycle.status}"
+        j.violate(
+            "cycle-not-green",
+            f"cycle {name} cannot be refactored: {what} (green cycles: "
+            f"{', '.join(finished) or 'none'})",
+        )
+        return []
+    return [name]
+
+
+def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
+    changed = {change.path for change in changes(green_files.tests, j.facts.files.tests)}
+    if not changed:
+        return
+    calls = j.config.assertion_calls
+    weaker: list[str] = []
+    for nodeid in sorted(j.green_passed):
+        path = j.facts.nodeid_path(nodeid)
+        if path not in changed or nodeid not in j.facts.tests:
+            continue
+        now = j.workspace.now(path)
+        before_sha = green_files.tests.get(path)
+        if now is None or before_sha is None:
+            continue
+        before = count_assertions(j.workspace.read(path, before_sha), nodeid, calls)
+        after = count_assertions(now, nodeid, calls)
+        if before is not None and after is not None and after < before:
+            weaker.append(f"{nodeid} ({after}, was {before})")
+    if weaker:
+        j.violate(
+            "refactor-fewer-assertions",
+            f"{count(weaker, 'test')} lost assertions: {listed(weaker)}. A refactor may "
+            "restructure tests but not weaken them",
+            tests=[entry.split(" (", 1)[0] for entry in weaker],
+        )
+
+
+def _complexity_kept(j: Judgement, green_files: FileHashes) -> None:
+    if not changes(green_files.source, j.facts.files.source):
+        return
+    meter = j.workspace.meter
+    before = meter.measure(green_files.source, j.workspace.read)
+    after = meter.measure(j.facts.files.source, j.workspace.read)
+    j.complexity = {"green": before, "now": after}
+    risen = [
+        f"{metric} {getattr(after, metric)} (was {getattr(before, metric)})"
+        for metric in j.config.complexity_must_not_rise
+        if getattr(after, metric) > getattr(before, metric)
+    ]
+    if risen:
+        worst = f"; the most complex block is {after.worst}" if after.worst else ""
+        j.violate(
+            "refactor-complexity-rose",
+            f"cyclomatic complexity rose: {', '.join(risen)}{worst}. A refactor must "
+            "leave the code no more complex than at the last green state",
+            paths=sorted({w.split(":", 1)[0] for w in [after.worst] if w}),
+        )

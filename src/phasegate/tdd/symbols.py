@@ -1,0 +1,239 @@
+"""Names: the one a missing-name error reports, those the source defines, those a test uses.
+
+A red may fail with an ``ImportError``, ``AttributeError`` or ``NameError`` only when it names
+a symbol the test uses and the project has not written yet. The exception's message is the
+only place the missing name appears; its forms are fixed by CPython (the same from 3.10 to
+3.13), and :func:`parse_missing` reads them exactly, answering ``None`` for anything else.
+What the source defines is read with :mod:`ast` from the files, never by importing them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["MissingSymbol", "SourceIndex", "judge_missing", "parse_missing", "referenced_names"]
+
+SymbolKind = Literal["module", "import", "module-attribute", "attribute", "name"]
+
+_MODULE = re.compile(r"^No module named '([^']+)'")
+_IMPORT = re.compile(
+    r"^cannot import name '([^']+)' from (?:partially initialized module )?'([^']+)'"
+)
+_MODULE_ATTRIBUTE = re.compile(
+    r"^(?:partially initialized )?module '([^']+)' has no attribute '([^']+)'"
+)
+_OBJECT_ATTRIBUTE = re.compile(r"^'([^']+)' object has no attribute '([^']+)'")
+_TYPE_ATTRIBUTE = re.compile(r"^type object '([^']+)' has no attribute '([^']+)'")
+_NAME = re.compile(r"^(?:global )?name '([^']+)' is not defined")
+
+
+@dataclass(frozen=True)
+class MissingSymbol:
+    """What a missing-name error says is missing, and where it was looked for."""
+
+    kind: SymbolKind
+    name: str
+    owner: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "module":
+            return f"module {self.name!r}"
+        if self.owner is not None:
+            return f"{self.owner}.{self.name}"
+        return repr(self.name)
+
+
+def parse_missing(exc_type: str, message: str) -> MissingSymbol | None:
+    """The missing symbol of an ``ImportError``/``AttributeError``/``NameError`` message."""
+    base = exc_type.rsplit(".", 1)[-1]
+    if base in ("ModuleNotFoundError", "ImportError"):
+        if match := _MODULE.match(message):
+            return MissingSymbol("module", match.group(1))
+        if match := _IMPORT.match(message):
+            return MissingSymbol("import", match.group(1), match.group(2))
+        return None
+    if base == "AttributeError":
+        if match := _MODULE_ATTRIBUTE.match(message):
+            return MissingSymbol("module-attribute", match.group(2), match.group(1))
+        if match := _OBJECT_ATTRIBUTE.match(message) or _TYPE_ATTRIBUTE.match(message):
+            return MissingSymbol("attribute", match.group(2), match.group(1))
+        return None
+    if base in ("NameError", "UnboundLocalError") and (match := _NAME.match(message)):
+        return MissingSymbol("name", match.group(1))
+    return None
+
+
+@dataclass
+class SourceIndex:
+    """What the project's source files define, read with :mod:`ast`."""
+
+    #: dotted module name -> path of its file, relative to the project root
+    modules: dict[str, str] = field(default_factory=dict)
+    #: dotted module name -> the names its top level defines or imports
+    module_names: dict[str, set[str]] = field(default_factory=dict)
+    #: class name -> attributes its body or its methods (``self.x = ...``) define
+    class_attributes: dict[str, set[str]] = field(default_factory=dict)
+    #: class name -> where it is defined
+    class_paths: dict[str, str] = field(default_factory=dict)
+    #: every function, class and top-level name defined anywhere -> where
+    defined: dict[str, str] = field(default_factory=dict)
+    #: files that could not be parsed
+    unreadable: list[str] = field(default_factory=list)
+
+    @property
+    def top_packages(self) -> set[str]:
+        """The first part of every module name: the project's own import roots."""
+        return {name.split(".", 1)[0] for name in self.modules}
+
+    @classmethod
+    def build(cls, root: Path, paths: Iterable[str]) -> SourceIndex:
+        """Index the source files ``paths`` (relative to ``root``)."""
+        index = cls()
+        declared: dict[str, str] = {}  # defs and classes win over imports and assignments
+        for relpath in sorted(paths):
+            try:
+                tree = ast.parse((root / relpath).read_bytes(), filename=relpath)
+            except (OSError, SyntaxError, ValueError):
+                index.unreadable.append(relpath)
+                continue
+            module = _module_name(root, relpath)
+            index.modules[module] = relpath
+            index.module_names[module] = set(_top_level_names(tree.body))
+            for name in index.module_names[module]:
+                index.defined.setdefault(name, relpath)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    attributes = index.class_attributes.setdefault(node.name, set())
+                    attributes.update(_class_attributes(node))
+                    index.class_paths.setdefault(node.name, relpath)
+                    declared.setdefault(node.name, relpath)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    declared.setdefault(node.name, relpath)
+        index.defined.update(declared)
+        return index
+
+
+def referenced_names(source: str | bytes) -> set[str]:
+    """Every identifier a test file uses: names, attributes, imported names and modules."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.update(node.name.split("."))
+            names.add(node.name)
+            if node.asname:
+                names.add(node.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(node.module.split("."))
+            names.add(node.module)
+    return names
+
+
+def judge_missing(symbol: MissingSymbol, index: SourceIndex, referenced: set[str]) -> str | None:
+    """``None`` if ``symbol`` is not written yet and the test uses it; else why it is not."""
+    leaf = symbol.name.rsplit(".", 1)[-1]
+    if symbol.kind == "module":
+        top = symbol.name.split(".", 1)[0]
+        if top not in index.top_packages:
+            return _not_ours(f"module {top!r}", index)
+        if symbol.name in index.modules:
+            return f"module {symbol.name!r} exists already ({index.modules[symbol.name]})"
+    elif symbol.kind in ("import", "module-attribute"):
+        module = symbol.owner or ""
+        if module not in index.modules:
+            return _not_ours(f"module {module!r}", index)
+        if symbol.name in index.module_names.get(module, set()):
+            return f"{module}.{symbol.name} is defined already ({index.modules[module]})"
+    elif symbol.kind == "attribute":
+        owner = symbol.owner or ""
+        if owner not in index.class_attributes:
+            return f"{owner!r} is not a class of the project's source"
+        if symbol.name in index.class_attributes[owner]:
+            return f"{owner}.{symbol.name} is defined already ({index.class_paths[owner]})"
+    elif symbol.name in index.defined:
+        return (
+            f"{symbol.name!r} is defined in {index.defined[symbol.name]} already: "
+            "the test does not import it"
+        )
+    if leaf not in referenced and symbol.name not in referenced:
+        return f"the test file does not use the name {leaf!r}"
+    return None
+
+
+def _not_ours(what: str, index: SourceIndex) -> str:
+    packages = ", ".join(sorted(index.top_packages)) or "none found"
+    return f"{what} is not part of the project's source (its packages: {packages})"
+
+
+def _module_name(root: Path, relpath: str) -> str:
+    """The dotted import name of a file: its folders up to the first without ``__init__``."""
+    path = root / relpath
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while folder != root and (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.parent.name
+
+
+def _top_level_names(body: list[ast.stmt]) -> Iterator[str]:
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                yield from _target_names(target)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.asname or alias.name.split(".", 1)[0]
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                yield alias.asname or alias.name
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _top_level_names(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _top_level_names(handler.body)
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element)
+
+
+def _class_attributes(node: ast.ClassDef) -> set[str]:
+    attributes = set(_top_level_names(node.body))
+    for member in node.body:
+        if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or not member.args.args:
+            continue
+        self_name = member.args.args[0].arg
+        for inner in ast.walk(member):
+            targets: list[ast.expr] = []
+            if isinstance(inner, ast.Assign):
+                targets = inner.targets
+            elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)):
+                targets = [inner.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == self_name
+                ):
+                    attributes.add(target.attr)
+    return attributes
