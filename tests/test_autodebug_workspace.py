@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,29 @@ def test_a_kept_trial_stays(workspace: Workspace) -> None:
     assert module.read_text() == "X = 1\n"
     assert module.stat().st_mode & 0o777 == 0o640
     assert not workspace.journal.exists()
+
+
+def test_a_candidate_of_the_same_size_is_never_taken_for_the_cached_original(
+    tmp_path: Path,
+) -> None:
+    # The original is written and compiled to a .pyc, and the candidate of the same size is
+    # written within the same second: without care, Python would run the old bytecode.
+    module = tmp_path / "same.py"
+    module.write_text("DIVISOR = 0\n")
+    stamp_ns = (module.stat().st_mtime_ns // 1_000_000_000) * 1_000_000_000 + 1
+    os.utime(module, ns=(stamp_ns, stamp_ns))
+    load = [sys.executable, "-c", "import same; print(same.DIVISOR)"]
+    subprocess.run(
+        load, cwd=tmp_path, check=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    )
+    assert list((tmp_path / "__pycache__").glob("same.*.pyc"))
+    workspace = Workspace(Project(tmp_path, TestFiles(DEFAULT_TEST_FILES)), tmp_path / "j.json")
+    with workspace.trial([FileEdit("same.py", "DIVISOR = 1\n")]):
+        child_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        seen = subprocess.run(load, cwd=tmp_path, env=child_env, capture_output=True, text=True)
+        assert seen.stdout.strip() == "1"
+    assert module.stat().st_mtime_ns == stamp_ns
+    assert module.read_text() == "DIVISOR = 0\n"
 
 
 @pytest.mark.parametrize("error", [RuntimeError("crash"), KeyboardInterrupt()])

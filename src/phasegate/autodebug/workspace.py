@@ -83,6 +83,20 @@ class Trial:
         self.kept = True
 
 
+def _outdate_bytecode(original: _Original) -> None:
+    """Make sure no ``.pyc`` of the original passes for the candidate just written.
+
+    A ``.pyc`` is checked against its source's size and modification time in whole seconds. A
+    candidate of the original's size, written within the second the original was last
+    written, would be taken for it and the re-run would test the old code. Its modification
+    time is moved to the next second then; restoring puts the original's back.
+    """
+    written = original.path.stat()
+    if written.st_mtime_ns // 1_000_000_000 == original.mtime_ns // 1_000_000_000:
+        later = (original.mtime_ns // 1_000_000_000 + 1) * 1_000_000_000
+        os.utime(original.path, ns=(written.st_atime_ns, later))
+
+
 class Workspace:
     """Writes candidates into the project and restores it; ``journal`` survives crashes."""
 
@@ -111,6 +125,7 @@ class Workspace:
                 for relpath, data in new_bytes.items():
                     original = trial.originals[relpath]
                     _write_atomically(original.path, data, original.mode)
+                    _outdate_bytecode(original)
                 yield trial
         finally:
             if not trial.kept:
