@@ -43,7 +43,9 @@ def test_a_failing_round_then_a_passing_one(project: pytest.Pytester) -> None:
     assert first["rounds"][0]["failing_tests"] == ["test_calc.py::test_add"]
     assert first["next_action"]["action"] == "route_to_debug"
 
-    project.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2\n")
+    # A different size: a rewrite of the same size within the second would reuse the cached
+    # bytecode of the first version.
+    project.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2  # fixed\n")
     result = project.runpytest("--gate=small", "-q")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["next: proceed: the gate small is sufficient*"])
