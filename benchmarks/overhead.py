@@ -10,9 +10,11 @@ so that machine noise falls on every variant alike:
 
 Each round runs every variant once, in a shuffled order. For each variant it prints the
 median and the fastest wall time, the median over rounds of its wall time divided by plain
-pytest's in the same round (paired), and the ratio of the fastest runs. On a shared machine
-other work only ever adds time, so the fastest run of each variant is the steadiest estimate
-of its own cost; the paired median shows how much the noise moves it. Targets (issue #2):
+pytest's in the same round (paired), and the ratio of the fastest runs; then the same for CPU
+time (user and system time of the pytest process). On a shared machine other work only ever
+adds time, so the fastest run of each variant is the steadiest estimate of its own cost, and
+CPU time leaves out the time a run waited for a processor; the paired medians show how much the
+noise moves them. Targets (issue #2):
 phasegate's recording costs at most 5% over plain pytest, and less than pytest-json-report.
 
     python benchmarks/overhead.py [--tests 5000] [--rounds 11]
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,17 +79,24 @@ def child_environment() -> dict[str, str]:
     return env
 
 
-def run_once(root: Path, extra: list[str]) -> float:
-    """Wall seconds of one pytest run."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(root: Path, extra: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one pytest run."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    cpu_start = _children_cpu()
     start = time.perf_counter()
     completed = subprocess.run(
         command, cwd=root, capture_output=True, text=True, check=False, env=child_environment()
     )
     elapsed = time.perf_counter() - start
+    cpu = _children_cpu() - cpu_start
     if completed.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{completed.stdout}\n{completed.stderr}")
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> int:
@@ -104,11 +114,14 @@ def main() -> int:
         for extra in VARIANTS.values():  # warm the file cache and byte-code once
             run_once(root, extra)
         wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
+        cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
         for _round in range(args.rounds):
             order = list(VARIANTS)
             rng.shuffle(order)
             for name in order:
-                wall[name].append(run_once(root, VARIANTS[name]))
+                wall_s, cpu_s = run_once(root, VARIANTS[name])
+                wall[name].append(wall_s)
+                cpu[name].append(cpu_s)
         report = json.loads((root / ".phasegate" / "report.json").read_text())
         recorded = report["counts"]["collected"]
 
@@ -116,27 +129,33 @@ def main() -> int:
         return statistics.median(a / b for a, b in zip(times[name], times["plain"], strict=True))
 
     print(f"suite: {args.tests} tests ({recorded} recorded by phasegate), {args.rounds} rounds")
-    print(f"{'variant':<12} {'median s':>8} {'fastest s':>9} {'paired':>7} {'fastest':>8}")
-    fastest = {name: min(values) for name, values in wall.items()}
-    for name in VARIANTS:
+    for measure, times in (("wall", wall), ("cpu", cpu)):
         print(
-            f"{name:<12} {statistics.median(wall[name]):>8.3f} {fastest[name]:>9.3f} "
-            f"{paired(wall, name):>7.3f} {fastest[name] / fastest['plain']:>8.3f}"
+            f"{measure + ' time':<12} {'median s':>8} {'fastest s':>9} {'paired':>7} {'fastest':>8}"
         )
-    for label, name, target in (
-        ("phasegate recording", "gate-record", " (target <= +5.0%)"),
-        ("pytest-json-report", "json-report", ""),
-        ("phasegate installed, not asked, vs -p no:phasegate", "no-plugin", ""),
-    ):
-        if name == "no-plugin":
-            by_fastest = fastest["plain"] / fastest[name] - 1
-            by_pairs = 1 / paired(wall, name) - 1
-        else:
-            by_fastest = fastest[name] / fastest["plain"] - 1
-            by_pairs = paired(wall, name) - 1
-        print(f"{label}: {by_fastest:+.1%} (fastest runs), {by_pairs:+.1%} (paired median){target}")
+        fastest = {name: min(values) for name, values in times.items()}
+        for name in VARIANTS:
+            print(
+                f"{name:<12} {statistics.median(times[name]):>8.3f} {fastest[name]:>9.3f} "
+                f"{paired(times, name):>7.3f} {fastest[name] / fastest['plain']:>8.3f}"
+            )
+        for label, name, target in (
+            ("phasegate recording", "gate-record", " (target <= +5.0%)"),
+            ("pytest-json-report", "json-report", ""),
+            ("phasegate installed, not asked, vs -p no:phasegate", "no-plugin", ""),
+        ):
+            if name == "no-plugin":
+                by_fastest = fastest["plain"] / fastest[name] - 1
+                by_pairs = 1 / paired(times, name) - 1
+            else:
+                by_fastest = fastest[name] / fastest["plain"] - 1
+                by_pairs = paired(times, name) - 1
+            print(
+                f"{measure}: {label}: {by_fastest:+.1%} (fastest runs), "
+                f"{by_pairs:+.1%} (paired median){target}"
+            )
     if args.json:
-        args.json.write_text(json.dumps({"wall_s": wall}, indent=2))
+        args.json.write_text(json.dumps({"wall_s": wall, "cpu_s": cpu}, indent=2))
     return 0
 
 
