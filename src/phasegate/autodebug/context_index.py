@@ -209,7 +209,7 @@ class TfidfIndex(_Exact):
         if not self.definitions:
             return
         import numpy as np
-        from scipy.sparse import hstack  # installed with scikit-learn
+        from scipy.sparse import hstack
         from sklearn.preprocessing import normalize
 
         self._normalize = normalize
