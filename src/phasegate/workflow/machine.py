@@ -183,15 +183,7 @@ class Machine:
             inst.attempts = 0
             inst.retry_not_before = None
             inst.updated_at = now
-            inst.history.append(
-                Transition(
-                    at=now,
-                    action="complete",
-                    by=by,
-                    from_phase=phase,
-                    state=inst.state,
-                )
-            )
+            self._log(inst, now, "complete", by, phase)
             events.append(Emitted("complete", {"phase": phase}))
             return events
         events += self._enter(inst, self.definition.phases[index + 1], now, action="advance", by=by)
@@ -206,16 +198,14 @@ class Machine:
         inst.attempts += 1
         inst.diagnosis = list(reasons)
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="halt",
-                by=by,
-                from_phase=phase,
-                state=inst.state,
-                reason=f"exit gate attempt {inst.attempts} insufficient",
-                details=list(reasons),
-            )
+        self._log(
+            inst,
+            now,
+            "halt",
+            by,
+            phase,
+            reason=f"exit gate attempt {inst.attempts} insufficient",
+            details=list(reasons),
         )
         events = [Emitted("halted", {"phase": phase, "attempt": inst.attempts, "reasons": reasons})]
         policy = self.policy
@@ -247,16 +237,8 @@ class Machine:
         self._require(inst, "wait", {InstanceState.RUNNING})
         inst.diagnosis = list(reasons)
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="wait",
-                by=by,
-                from_phase=inst.phase,
-                state=inst.state,
-                reason="prerequisites missing",
-                details=list(reasons),
-            )
+        self._log(
+            inst, now, "wait", by, inst.phase, reason="prerequisites missing", details=list(reasons)
         )
         return [Emitted("waiting", {"phase": inst.phase, "reasons": list(reasons)})]
 
@@ -277,15 +259,13 @@ class Machine:
         phase = self._phase(inst)
         outcome = OUTCOMES[status]
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="review",
-                by=reviewer,
-                from_phase=phase,
-                state=inst.state,
-                reason=f"{status.value} -> {outcome}" + (f": {note}" if note else ""),
-            )
+        self._log(
+            inst,
+            now,
+            "review",
+            reviewer,
+            phase,
+            reason=f"{status.value} -> {outcome}" + (f": {note}" if note else ""),
         )
         events = [
             Emitted(
@@ -399,16 +379,7 @@ class Machine:
         inst.state = InstanceState.BLOCKED
         inst.blocked_reason = reason
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="escalate",
-                by=by,
-                from_phase=inst.phase,
-                state=inst.state,
-                reason=reason,
-            )
-        )
+        self._log(inst, now, "escalate", by, inst.phase, reason=reason)
         return [
             Emitted(
                 "escalation.required",
@@ -424,16 +395,7 @@ class Machine:
         inst.attempts = 0
         inst.retry_not_before = None
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="resume",
-                by=by,
-                from_phase=inst.phase,
-                state=inst.state,
-                reason=note,
-            )
-        )
+        self._log(inst, now, "resume", by, inst.phase, reason=note)
         return [Emitted("resumed", {"note": note})]
 
     def fail(self, inst: WorkflowInstance, now: datetime, by: str, reason: str) -> list[Emitted]:
@@ -448,16 +410,7 @@ class Machine:
         inst.blocked_reason = ""  # kept in the history's escalate entry
         inst.retry_not_before = None
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action="fail",
-                by=by,
-                from_phase=inst.phase,
-                state=inst.state,
-                reason=reason,
-            )
-        )
+        self._log(inst, now, "fail", by, inst.phase, reason=reason)
         return [Emitted("failed", {"reason": reason})]
 
     # -- memory ----------------------------------------------------------------------------
@@ -491,17 +444,7 @@ class Machine:
         inst.retry_not_before = None
         inst.diagnosis = []
         inst.updated_at = now
-        inst.history.append(
-            Transition(
-                at=now,
-                action=action,
-                by=by,
-                from_phase=previous,
-                to_phase=phase,
-                state=inst.state,
-                reason=reason,
-            )
-        )
+        self._log(inst, now, action, by, previous, to_phase=phase, reason=reason)
         inst.cycle = sum(
             1 for entry in inst.history if entry.action in _ENTRIES and entry.to_phase == phase
         )
@@ -527,6 +470,32 @@ class Machine:
         if inst.phase is None:
             raise TransitionError(f"{inst.id} has not started; start it with `phase advance`")
         return inst.phase
+
+    @staticmethod
+    def _log(
+        inst: WorkflowInstance,
+        now: datetime,
+        action: str,
+        by: str,
+        from_phase: str | None,
+        *,
+        to_phase: str | None = None,
+        reason: str = "",
+        details: Sequence[str] = (),
+    ) -> None:
+        """Append a transition to the instance's history, in the state it is in now."""
+        inst.history.append(
+            Transition(
+                at=now,
+                action=action,
+                by=by,
+                from_phase=from_phase,
+                to_phase=to_phase,
+                state=inst.state,
+                reason=reason,
+                details=list(details),
+            )
+        )
 
     @staticmethod
     def _require(inst: WorkflowInstance, action: str, allowed: set[InstanceState]) -> None:
