@@ -1,7 +1,8 @@
 """The pytest plugin (entry point ``pytest11: phasegate``): options and wiring, nothing else.
 
-Without one of phasegate's switches (``--gate``, ``--tdd``) this module adds its
-options and returns: no hook of phasegate runs per test and no artifact is written. With one:
+Without one of phasegate's switches (``--gate``, ``--tdd``, ``--autodebug``) this module adds
+its options and returns: no hook of phasegate runs per test and no artifact is written. With
+one:
 
 * the process that runs tests registers an annotator (:mod:`phasegate.plugin.annotator`);
 * the process that writes artifacts (a serial run, or the pytest-xdist controller) registers
