@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from phasegate.cli import main
 from phasegate.model import ARTIFACTS
 from phasegate.schema import schema_documents
@@ -34,3 +36,13 @@ def test_schema_command_writes_the_files(tmp_path: Path, capsys: object) -> None
     assert main(["schema", "--out", str(tmp_path / "out")]) == 0
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert written == sorted(schema_documents())
+
+
+def test_every_name_of_the_model_package_loads_on_first_use() -> None:
+    import phasegate.model as model
+
+    for name in model.__all__:
+        assert getattr(model, name) is not None, name
+    assert set(model.ARTIFACTS) == {artifact.KIND for artifact in model.ARTIFACTS.values()}
+    with pytest.raises(AttributeError, match="has no attribute 'Nothing'"):
+        _ = model.Nothing  # type: ignore[attr-defined]

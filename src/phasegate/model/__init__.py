@@ -3,86 +3,96 @@
 Nothing here imports pytest. Every top-level artifact derives from
 :class:`~phasegate.model.base.ArtifactModel`; :data:`ARTIFACTS` lists them for the schema
 export (``phasegate schema --out DIR``).
+
+The names are loaded on first use: building a pydantic model costs a few milliseconds, and
+a run that records tests only needs the run report's, not the workflow's, TDD's or
+auto-debug's.
 """
 
 from __future__ import annotations
 
-from phasegate.model.autodebug import (
-    AutodebugCounts,
-    AutodebugFailure,
-    AutodebugReport,
-    CandidateAttempt,
-    Escalation,
-    Repair,
-    SuspiciousFunction,
-    ValidationStage,
-)
-from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
-from phasegate.model.gate import (
-    BaseInfo,
-    CheckResult,
-    CheckStatus,
-    ConditionResult,
-    Finding,
-    GateVerdict,
-    Severity,
-    ToolInfo,
-)
-from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
-from phasegate.model.refine import (
-    FeedbackItem,
-    LoopSettings,
-    LoopStatus,
-    RefinementState,
-    RoundRecord,
-    RouterAction,
-    RouterDecision,
-)
-from phasegate.model.review import OUTCOMES, ReviewOutcome, ReviewRecord, ReviewStatus
-from phasegate.model.run import (
-    CollectionError,
-    Counts,
-    Environment,
-    Failure,
-    GitInfo,
-    Invocation,
-    Location,
-    MergedShard,
-    MergeInfo,
-    Outcome,
-    PhaseResult,
-    RunReport,
-    ShardInfo,
-    TestRecord,
-)
-from phasegate.model.tdd import (
-    AcceptEntry,
-    FailureClass,
-    LedgerLine,
-    LedgerTest,
-    Observation,
-    ReviewEntry,
-    RollbackEntry,
-    RunEntry,
-    TddState,
-    Violation,
-)
-from phasegate.model.workflow import (
-    ChildLink,
-    InstanceState,
-    MemoryUpdate,
-    PhaseAcceptance,
-    Priority,
-    ReworkItem,
-    RoleAssignment,
-    TaskHistory,
-    TaskRecord,
-    TaskStatus,
-    TaskTransition,
-    Transition,
-    WorkflowEvent,
-    WorkflowInstance,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from phasegate.model.autodebug import (
+        AutodebugCounts,
+        AutodebugFailure,
+        AutodebugReport,
+        CandidateAttempt,
+        Escalation,
+        Repair,
+        SuspiciousFunction,
+        ValidationStage,
+    )
+    from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
+    from phasegate.model.gate import (
+        BaseInfo,
+        CheckResult,
+        CheckStatus,
+        ConditionResult,
+        Finding,
+        GateVerdict,
+        Severity,
+        ToolInfo,
+    )
+    from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
+    from phasegate.model.refine import (
+        FeedbackItem,
+        LoopSettings,
+        LoopStatus,
+        RefinementState,
+        RoundRecord,
+        RouterAction,
+        RouterDecision,
+    )
+    from phasegate.model.review import OUTCOMES, ReviewOutcome, ReviewRecord, ReviewStatus
+    from phasegate.model.run import (
+        CollectionError,
+        Counts,
+        Environment,
+        Failure,
+        GitInfo,
+        Invocation,
+        Location,
+        MergedShard,
+        MergeInfo,
+        Outcome,
+        PhaseResult,
+        RunReport,
+        ShardInfo,
+        TestRecord,
+    )
+    from phasegate.model.tdd import (
+        AcceptEntry,
+        FailureClass,
+        LedgerLine,
+        LedgerTest,
+        Observation,
+        ReviewEntry,
+        RollbackEntry,
+        RunEntry,
+        TddState,
+        Violation,
+    )
+    from phasegate.model.workflow import (
+        ChildLink,
+        InstanceState,
+        MemoryUpdate,
+        PhaseAcceptance,
+        Priority,
+        ReworkItem,
+        RoleAssignment,
+        TaskHistory,
+        TaskRecord,
+        TaskStatus,
+        TaskTransition,
+        Transition,
+        WorkflowEvent,
+        WorkflowInstance,
+    )
+
+    ARTIFACTS: dict[str, type[ArtifactModel]]
 
 __all__ = [
     "ARTIFACTS",
@@ -160,26 +170,116 @@ __all__ = [
     "schema_major",
 ]
 
-#: Every top-level artifact model, by the file stem of its exported JSON Schema.
-ARTIFACTS: dict[str, type[ArtifactModel]] = {
-    model.KIND: model
-    for model in (
-        RunReport,
-        GateVerdict,
-        ReviewRecord,
-        WorkflowInstance,
-        WorkflowEvent,
-        TaskRecord,
-        TaskHistory,
-        RefinementState,
-        TaskMetrics,
-        MetricsComparison,
-        AutodebugReport,
-        RunEntry,
-        ReviewEntry,
-        RollbackEntry,
-        AcceptEntry,
-        TddState,
-        Observation,
-    )
+#: The submodule of each name in ``__all__``, for loading it on first use.
+_WHERE: dict[str, str] = {
+    "AutodebugCounts": "autodebug",
+    "AutodebugFailure": "autodebug",
+    "AutodebugReport": "autodebug",
+    "CandidateAttempt": "autodebug",
+    "Escalation": "autodebug",
+    "Repair": "autodebug",
+    "SuspiciousFunction": "autodebug",
+    "ValidationStage": "autodebug",
+    "ArtifactModel": "base",
+    "Model": "base",
+    "SCHEMA_VERSION": "base",
+    "schema_major": "base",
+    "BaseInfo": "gate",
+    "CheckResult": "gate",
+    "CheckStatus": "gate",
+    "ConditionResult": "gate",
+    "Finding": "gate",
+    "GateVerdict": "gate",
+    "Severity": "gate",
+    "ToolInfo": "gate",
+    "MetricsComparison": "metrics",
+    "MetricsSummary": "metrics",
+    "TaskMetrics": "metrics",
+    "FeedbackItem": "refine",
+    "LoopSettings": "refine",
+    "LoopStatus": "refine",
+    "RefinementState": "refine",
+    "RoundRecord": "refine",
+    "RouterAction": "refine",
+    "RouterDecision": "refine",
+    "OUTCOMES": "review",
+    "ReviewOutcome": "review",
+    "ReviewRecord": "review",
+    "ReviewStatus": "review",
+    "CollectionError": "run",
+    "Counts": "run",
+    "Environment": "run",
+    "Failure": "run",
+    "GitInfo": "run",
+    "Invocation": "run",
+    "Location": "run",
+    "MergeInfo": "run",
+    "MergedShard": "run",
+    "Outcome": "run",
+    "PhaseResult": "run",
+    "RunReport": "run",
+    "ShardInfo": "run",
+    "TestRecord": "run",
+    "AcceptEntry": "tdd",
+    "FailureClass": "tdd",
+    "LedgerLine": "tdd",
+    "LedgerTest": "tdd",
+    "Observation": "tdd",
+    "ReviewEntry": "tdd",
+    "RollbackEntry": "tdd",
+    "RunEntry": "tdd",
+    "TddState": "tdd",
+    "Violation": "tdd",
+    "ChildLink": "workflow",
+    "InstanceState": "workflow",
+    "MemoryUpdate": "workflow",
+    "PhaseAcceptance": "workflow",
+    "Priority": "workflow",
+    "ReworkItem": "workflow",
+    "RoleAssignment": "workflow",
+    "TaskHistory": "workflow",
+    "TaskRecord": "workflow",
+    "TaskStatus": "workflow",
+    "TaskTransition": "workflow",
+    "Transition": "workflow",
+    "WorkflowEvent": "workflow",
+    "WorkflowInstance": "workflow",
 }
+
+#: Every top-level artifact model, by the file stem of its exported JSON Schema.
+_ARTIFACT_NAMES = (
+    "RunReport",
+    "GateVerdict",
+    "ReviewRecord",
+    "WorkflowInstance",
+    "WorkflowEvent",
+    "TaskRecord",
+    "TaskHistory",
+    "RefinementState",
+    "TaskMetrics",
+    "MetricsComparison",
+    "AutodebugReport",
+    "RunEntry",
+    "ReviewEntry",
+    "RollbackEntry",
+    "AcceptEntry",
+    "TddState",
+    "Observation",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``name`` from its submodule (and ``ARTIFACTS``) on first use."""
+    if name == "ARTIFACTS":
+        models = [__getattr__(artifact) for artifact in _ARTIFACT_NAMES]
+        value: Any = {model.KIND: model for model in models}
+    elif name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
