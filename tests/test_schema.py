@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,14 @@ def test_every_name_of_the_model_package_loads_on_first_use() -> None:
     assert set(model.ARTIFACTS) == {artifact.KIND for artifact in model.ARTIFACTS.values()}
     with pytest.raises(AttributeError, match="has no attribute 'Nothing'"):
         _ = model.Nothing  # type: ignore[attr-defined]
+
+
+def test_the_tdd_models_do_not_build_the_run_models() -> None:
+    # A `pytest --tdd` run reads the run report as plain data: loading the TDD models (and the
+    # engine) must not build the run report's pydantic models on the way.
+    code = (
+        "import sys, phasegate.model.tdd, phasegate.tdd.cycles, phasegate.tdd.rules; "
+        "print('phasegate.model.run' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

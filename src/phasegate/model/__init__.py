@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ToolInfo,
     )
     from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
+    from phasegate.model.outcome import Outcome
     from phasegate.model.refine import (
         FeedbackItem,
         LoopSettings,
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
         Location,
         MergedShard,
         MergeInfo,
-        Outcome,
         PhaseResult,
         RunReport,
         ShardInfo,
@@ -215,7 +215,7 @@ _WHERE: dict[str, str] = {
     "Location": "run",
     "MergeInfo": "run",
     "MergedShard": "run",
-    "Outcome": "run",
+    "Outcome": "outcome",
     "PhaseResult": "run",
     "RunReport": "run",
     "ShardInfo": "run",

@@ -8,12 +8,12 @@ as ``failed`` (pytest's own summary line counts it twice, as a failure and an er
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from phasegate.model.base import ArtifactModel, Model
+from phasegate.model.outcome import Outcome
 
 __all__ = [
     "CollectionError",
@@ -36,17 +36,6 @@ __all__ = [
 
 PhaseName = Literal["setup", "call", "teardown"]
 PhaseOutcome = Literal["passed", "failed", "skipped"]
-
-
-class Outcome(str, Enum):
-    """The outcome of one test, as pytest's summary line names it."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    ERROR = "error"
-    SKIPPED = "skipped"
-    XFAILED = "xfailed"
-    XPASSED = "xpassed"
 
 
 class PhaseResult(Model):

@@ -16,7 +16,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import ConfigDict, Field, RootModel
 
 from phasegate.model.base import ArtifactModel, Model
-from phasegate.model.run import Outcome
+from phasegate.model.outcome import Outcome
 
 __all__ = [
     "AcceptEntry",

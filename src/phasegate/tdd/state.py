@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from phasegate.model.run import Outcome
+from phasegate.model.outcome import Outcome
 from phasegate.model.tdd import (
     AcceptedFiles,
     AcceptEntry,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from phasegate.model.run import Outcome
+from phasegate.model.outcome import Outcome
 from phasegate.model.tdd import CycleState
 from phasegate.tdd.rules.judgement import FAILING, TEST_ISSUE_CLASSES, Judgement, count, details
 

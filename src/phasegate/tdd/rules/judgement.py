@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from phasegate.model.run import Outcome
+from phasegate.model.outcome import Outcome
 from phasegate.model.tdd import (
     ComplexityFigures,
     CycleState,

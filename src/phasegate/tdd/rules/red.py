@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from phasegate.model.run import Outcome
+from phasegate.model.outcome import Outcome
 from phasegate.model.tdd import FailureClass, TddState
 from phasegate.tdd.rules.judgement import FAILING, Judgement, class_name, count, listed
 from phasegate.tdd.tree import changes
