@@ -37,6 +37,22 @@ def test_without_gate_no_hook_of_phasegate_is_registered(pytester: pytest.Pytest
     assert active.pluginmanager.get_plugin("phasegate-recorder") is not None
 
 
+def test_recording_only_imports_nothing_of_the_gate_engine(pytester: pytest.Pytester) -> None:
+    # `--gate=record` judges no check: it must not pay for importing the engine.
+    pytester.makepyfile(
+        test_engine="""
+        import sys
+
+        def test_engine_not_loaded():
+            loaded = [m for m in ("phasegate.gates.runner", "phasegate.plugin.gate_session")
+                      if m in sys.modules]
+            assert loaded == []
+        """
+    )
+    result = pytester.runpytest_subprocess("--gate=record", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
 def test_gate_writes_a_report_that_matches_the_schema(sample_suite: pytest.Pytester) -> None:
     result = sample_suite.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.TESTS_FAILED

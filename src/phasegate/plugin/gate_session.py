@@ -1,0 +1,197 @@
+"""The gate's part of a pytest session: judge at the end, write the verdict, show it.
+
+At the end of the session the session checks read the finished run report and the coverage
+data, the verdict is written to ``.phasegate/gates/<gate>.json``, the run is recorded as a
+round of the refinement loop (``.phasegate/refinement.json``, with the router's next action), a
+table closes the terminal output, and an insufficient verdict turns a passing exit status into
+1 (as ``--cov-fail-under`` does). Registered by :func:`phasegate.plugin.gate.configure`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from phasegate.errors import PhasegateError
+from phasegate.gates.coverage_run import (
+    COVERAGE_DATA,
+    COVERAGE_JSON,
+    MeasurementError,
+    read_data_file,
+)
+from phasegate.gates.protocol import SessionData
+from phasegate.model.gate import GateVerdict
+from phasegate.plugin import coverage as run_coverage
+from phasegate.report.terminal import gate_lines, round_lines
+
+if TYPE_CHECKING:
+    from phasegate.gates.runner import GateRunner
+    from phasegate.plugin.recorder import Recorder
+    from phasegate.refine.state import RoundOutcome
+    from phasegate.shards.spec import ShardSpec
+
+__all__ = ["GateSession", "ShardGateSession"]
+
+
+class GateSession:
+    """The gate's part of one pytest session (registered only in the controller)."""
+
+    def __init__(self, config: pytest.Config, recorder: Recorder, runner: GateRunner) -> None:
+        self._config = config
+        self._recorder = recorder
+        self._runner = runner
+        self._worker_coverage: list[bytes] = []
+        self.verdict: GateVerdict | None = None
+        self.verdict_path: str | None = None
+        self.round: RoundOutcome | None = None
+        self.errors: list[str] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["phasegate_gate"] = self._runner.gate.name
+
+    def pytest_unconfigure(self) -> None:
+        self._runner.close()  # an interrupted run leaves no check process behind
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = run_coverage.decode_worker_data(getattr(node, "workeroutput", None) or {})
+        if data is not None:
+            self._worker_coverage.append(data)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        report = self._recorder.outcome.report
+        if report is None:
+            self.errors.append("the run report could not be assembled; the gate was not judged")
+            self._fail(session)
+            return
+        coverage_json, problem = self._coverage()
+        self.verdict = self._runner.finish(
+            SessionData(run=report, coverage_json=coverage_json, coverage_problem=problem)
+        )
+        try:
+            path = self._recorder.store.write_model(f"gates/{self.verdict.gate}.json", self.verdict)
+            self.verdict_path = _shown(path, self._config)
+        except PhasegateError as exc:
+            self.errors.append(str(exc))
+        else:
+            self._record_round(report)
+        if self.verdict.verdict == "insufficient":
+            self._fail(session)
+
+    def _record_round(self, report: Any) -> None:
+        refine = self._recorder.loaded_config.config.refine
+        if not refine.enabled or self.verdict is None:
+            return
+        from phasegate.refine.state import record_round  # only a judged run pays for it
+
+        try:
+            self.round = record_round(
+                self._recorder.store, self.verdict, report, refine, os.environ
+            )
+        except PhasegateError as exc:
+            self.errors.append(f"the refinement round was not recorded: {exc}")
+
+    @pytest.hookimpl(trylast=True)  # the verdict closes the output
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        verbosity = self._config.get_verbosity()
+        width = self._config.get_terminal_writer().fullwidth
+        if verbosity >= 0:
+            terminalreporter.write_sep("=", f"phasegate gate {self._runner.gate.name}")
+        for message in self.errors:
+            terminalreporter.write_line(f"error: {message}", red=True, bold=True)
+        if self.verdict is None:
+            return
+        for text, markup in gate_lines(
+            self.verdict, self.verdict_path, verbosity=verbosity, width=width
+        ):
+            terminalreporter.write_line(text, **markup)
+        if self.round is not None:
+            for text, markup in round_lines(self.round.state, verbosity=verbosity):
+                terminalreporter.write_line(text, **markup)
+
+    def _coverage(self) -> tuple[dict[str, Any] | None, str | None]:
+        if not self._runner.needs_coverage:
+            return None, None
+        store = self._recorder.store
+        root = self._recorder.loaded_config.project_root
+        try:
+            if run_coverage.pytest_cov_active(self._config):
+                return read_data_file(root, None, store.path(COVERAGE_JSON)), None
+            run = self._config.stash.get(run_coverage.COVERAGE_KEY, None)
+            if run is None and not self._worker_coverage:
+                from phasegate.optional import is_available
+
+                if not is_available("coverage"):
+                    return None, "coverage is not installed"
+                if self._config.stash.get(run_coverage.COVERAGE_BUSY_KEY, False):
+                    return None, (
+                        "coverage.py was already measuring this process (coverage run, or an "
+                        "outer pytest run), so phasegate did not start a second measurement; "
+                        "run pytest directly, or with --cov (pytest-cov), whose data it reads"
+                    )
+                return None, "coverage was not started for this run"
+            if run is None:
+                run = _empty_run(root, self._runner)
+            for payload in self._worker_coverage:
+                run.merge(payload)
+            return run.report(store.path(COVERAGE_JSON), data_path=store.path(COVERAGE_DATA)), None
+        except (MeasurementError, PhasegateError) as exc:
+            return None, str(exc)
+
+    @staticmethod
+    def _fail(session: pytest.Session) -> None:
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+class ShardGateSession(GateSession):
+    """A shard's part: measure what the merged gate needs, judge nothing."""
+
+    def __init__(
+        self, config: pytest.Config, recorder: Recorder, runner: GateRunner, shard: ShardSpec
+    ) -> None:
+        super().__init__(config, recorder, runner)
+        self._shard = shard
+        self.coverage_problem: str | None = None
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self._recorder.outcome.data is None:
+            return
+        _json, self.coverage_problem = self._coverage()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        name = self._runner.gate.name
+        if self._config.get_verbosity() >= 0:
+            terminalreporter.write_sep("=", f"phasegate gate {name}: shard {self._shard}")
+        for message in self.errors:
+            terminalreporter.write_line(f"error: {message}", red=True, bold=True)
+        data = self._recorder.outcome.data
+        tests = data["counts"]["collected"] if data else 0
+        suite = (data or {}).get("shard", {}).get("suite_size", "?")
+        terminalreporter.write_line(
+            f"shard {self._shard} ran {tests} of the suite's {suite} tests; the gate {name} "
+            "is judged once on all shards by `phasegate merge`"
+        )
+        if self.coverage_problem:
+            terminalreporter.write_line(
+                f"warning: coverage was not kept for the merge: {self.coverage_problem}",
+                yellow=True,
+            )
+
+
+def _empty_run(root: Path, runner: GateRunner) -> Any:
+    from phasegate.gates.coverage_run import CoverageRun
+
+    return CoverageRun(root, runner.project.package_dirs)
+
+
+def _shown(path: Path, config: pytest.Config) -> str:
+    try:
+        return str(path.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(path)
