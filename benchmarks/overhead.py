@@ -14,10 +14,12 @@ pytest's in the same round (paired), and the ratio of the fastest runs; then the
 time (user and system time of the pytest process). On a shared machine other work only ever
 adds time, so the fastest run of each variant is the steadiest estimate of its own cost, and
 CPU time leaves out the time a run waited for a processor; the paired medians show how much the
-noise moves them. Targets (issue #2):
+noise moves them. With ``--instructions`` it also runs each variant once under valgrind's
+callgrind and prints the instructions each executed against plain pytest's: a count that does
+not move with the machine's load (see ``benchmarks/instructions.py``). Targets (issue #2):
 phasegate's recording costs at most 5% over plain pytest, and less than pytest-json-report.
 
-    python benchmarks/overhead.py [--tests 5000] [--rounds 11]
+    python benchmarks/overhead.py [--tests 5000] [--rounds 11] [--instructions]
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def _children_cpu() -> float:
 
 def run_once(root: Path, extra: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of one pytest run."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    command = pytest_command(extra)
     cpu_start = _children_cpu()
     start = time.perf_counter()
     completed = subprocess.run(
@@ -99,15 +101,44 @@ def run_once(root: Path, extra: list[str]) -> tuple[float, float]:
     return elapsed, cpu
 
 
+def pytest_command(extra: list[str]) -> list[str]:
+    """The pytest command of one run of a variant."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+
+
+def count_variants(root: Path, variants: dict[str, list[str]]) -> dict[str, int]:
+    """Instructions executed by one run of each variant, under callgrind."""
+    from instructions import available, count_instructions
+
+    if not available():
+        raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    env = child_environment()
+    return {
+        name: count_instructions(pytest_command(extra), root, env)
+        for name, extra in variants.items()
+    }
+
+
+def print_instructions(counts: dict[str, int], baseline: str) -> None:
+    """One line per variant: instructions and their ratio to the baseline's."""
+    print(f"{'instructions':<16} {'count':>15} {'vs ' + baseline:>16}")
+    for name, count in counts.items():
+        print(f"{name:<16} {count:>15,} {count / counts[baseline]:>16.4f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count instructions under callgrind"
+    )
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
+    instructions: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="phasegate-overhead-") as tmp:
         root = Path(tmp)
         generate_suite(root, args.tests)
@@ -124,6 +155,8 @@ def main() -> int:
                 cpu[name].append(cpu_s)
         report = json.loads((root / ".phasegate" / "report.json").read_text())
         recorded = report["counts"]["collected"]
+        if args.instructions:
+            instructions = count_variants(root, VARIANTS)
 
     def paired(times: dict[str, list[float]], name: str) -> float:
         return statistics.median(a / b for a, b in zip(times[name], times["plain"], strict=True))
@@ -154,8 +187,20 @@ def main() -> int:
                 f"{measure}: {label}: {by_fastest:+.1%} (fastest runs), "
                 f"{by_pairs:+.1%} (paired median){target}"
             )
+    if instructions:
+        print_instructions(instructions, "plain")
+        for label, name in (
+            ("phasegate recording", "gate-record"),
+            ("pytest-json-report", "json-report"),
+        ):
+            print(f"instructions: {label}: {instructions[name] / instructions['plain'] - 1:+.2%}")
+        print(
+            "instructions: phasegate installed, not asked, vs -p no:phasegate: "
+            f"{instructions['plain'] / instructions['no-plugin'] - 1:+.2%}"
+        )
     if args.json:
-        args.json.write_text(json.dumps({"wall_s": wall, "cpu_s": cpu}, indent=2))
+        figures = {"wall_s": wall, "cpu_s": cpu, "instructions": instructions}
+        args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
 

@@ -24,9 +24,11 @@ system time of the pytest process and the processes it waited for, such as git).
 machine other work only ever adds time, so the fastest run of each variant is the steadiest
 estimate of its own cost, and CPU time leaves out the time a run waited for a processor; the
 paired medians show how much the noise moves them. Target (issue #4): the ledger adds at most
-3% to a ``pytest --gate`` run on the 5,000-test suite.
+3% to a ``pytest --gate`` run on the 5,000-test suite. With ``--instructions`` it also runs
+each variant once under valgrind's callgrind (git included) and prints the instructions each
+executed: a count that does not move with the machine's load (``benchmarks/instructions.py``).
 
-    python benchmarks/tdd_overhead.py [--tests 5000] [--rounds 11]
+    python benchmarks/tdd_overhead.py [--tests 5000] [--rounds 11] [--instructions]
 """
 
 from __future__ import annotations
@@ -44,7 +46,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from overhead import child_environment, generate_suite
+from overhead import (
+    child_environment,
+    count_variants,
+    generate_suite,
+    print_instructions,
+    pytest_command,
+)
 
 VARIANTS: dict[str, list[str]] = {
     "gate-record": ["--gate=record"],
@@ -59,7 +67,7 @@ def run_once(root: Path, extra: list[str]) -> tuple[float, float]:
     CPU time is what the run itself spent; on a shared machine the wall time also holds the
     time it waited for the processor.
     """
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    command = pytest_command(extra)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     completed = subprocess.run(
@@ -129,7 +137,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count instructions under callgrind"
+    )
     args = parser.parse_args()
+    instructions: dict[str, int] = {}
 
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="phasegate-tdd-overhead-") as tmp:
@@ -148,6 +160,8 @@ def main() -> int:
                 elapsed, spent = run_once(root, VARIANTS[name])
                 wall[name].append(elapsed)
                 cpu[name].append(spent)
+        if args.instructions:
+            instructions = count_variants(root, VARIANTS)
         hash_s, judge_s = time_the_tdd_work(root)
         ledger = root / ".phasegate" / "tdd" / "ledger.jsonl"
         lines = ledger.read_bytes().splitlines()
@@ -190,8 +204,13 @@ def main() -> int:
         f"background during the run), judging and writing {judge_s * 1000:.1f} ms = "
         f"{judge_s / fastest[BASELINE]:.1%} of the fastest gate-record run"
     )
+    if instructions:
+        print_instructions(instructions, BASELINE)
+        extra = instructions[name] / instructions[BASELINE] - 1
+        print(f"instructions: TDD ledger over pytest --gate=record: {extra:+.2%}")
     if args.json:
-        args.json.write_text(json.dumps({"wall_s": wall, "cpu_s": cpu}, indent=2))
+        figures = {"wall_s": wall, "cpu_s": cpu, "instructions": instructions}
+        args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
 
