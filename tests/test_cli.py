@@ -10,12 +10,43 @@ from pathlib import Path
 import pytest
 
 from phasegate import __version__
-from phasegate.cli import main
+from phasegate.cli import COMMANDS, main
 
 
 def test_no_command_prints_help_and_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 4
     assert "demo" in capsys.readouterr().out
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in COMMANDS)
+
+
+def test_an_unknown_command_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bogus"])
+    assert exited.value.code == 4
+    message = capsys.readouterr().err
+    assert "invalid choice: 'bogus'" in message
+    assert all(repr(name) in message for name in COMMANDS)
+
+
+def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
+    # `phasegate gate ...` must not pay for importing the workflow, report and auto-debug
+    # engines of the other sub-commands.
+    code = (
+        "import sys; from phasegate.cli import main\n"
+        "try:\n    main(['gate', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('phasegate.cli.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert done.stdout.strip().splitlines()[-1] == "['phasegate.cli.gate']"
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
