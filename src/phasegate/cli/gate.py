@@ -9,11 +9,11 @@ the verdict is insufficient, else pytest's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -156,7 +156,6 @@ def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> in
     started = time.monotonic()
     seen = 0
     running: set[str] = set()
-    stop = threading.Event()
     interactive = out.isatty()
     while True:
         returncode = process.poll()
@@ -170,7 +169,9 @@ def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> in
             busy = ", ".join(sorted(running)) or "tests"
             out.write(f"\r  {time.monotonic() - started:6.1f}s  running: {busy}\x1b[K")
             out.flush()
-        stop.wait(_POLL_S)
+        # Waiting on the process, not on a timer: its end is seen at once, not at the next tick.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=_POLL_S)
     if interactive:
         out.write("\r\x1b[K")
     return returncode
