@@ -26,6 +26,15 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(name in listed for name in COMMANDS)
 
 
+def test_help_before_a_command_is_the_whole_command_s_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["-h", "gate"])
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in COMMANDS)
+
+
 def test_an_unknown_command_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["bogus"])

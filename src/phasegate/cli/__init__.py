@@ -85,10 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command_named(arguments: Sequence[str]) -> str | None:
     """The sub-command the arguments name, or None.
 
-    It is the first argument that is not an option: ``phasegate`` itself takes no option with
-    a value, so nothing before the sub-command can be mistaken for it.
+    Only a first argument counts: an option before it (``-h``, ``--version``) belongs to the
+    whole command, whose help then lists every sub-command.
     """
-    for argument in arguments:
-        if not argument.startswith("-"):
-            return argument
+    if arguments and not arguments[0].startswith("-"):
+        return arguments[0]
     return None
