@@ -69,8 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_command_named(arguments))
     args = parser.parse_args(arguments)
     handler: Handler | None = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
+    if handler is None:  # no command, or a command without its sub-command
+        build_parser().print_help()
         return USAGE_ERROR_EXIT_CODE
     try:
         return handler(args)
