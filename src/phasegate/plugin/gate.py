@@ -1,8 +1,9 @@
 """``pytest --gate=NAME``: the gate runs beside the tests and fails the run when insufficient.
 
 Wiring only: :func:`configure` builds the gate's runner, starts the static checks and registers
-the session part (:mod:`phasegate.plugin.gate_session`). With ``--gate=record`` nothing of the
-gate engine is imported: a run that only records pays for none of it.
+the session part (:mod:`phasegate.plugin.gate_session`). With ``--gate=record`` neither the runner
+nor the checks are imported (only the gate definitions the configuration already needs): a run
+that only records pays for none of it.
 
 A shard (``--shard=K/N``) judges nothing: it measures what the gate's session checks need
 (coverage), keeps it in the artifacts folder, and leaves the verdict to ``phasegate merge``.
