@@ -26,19 +26,11 @@ def test_a_command_without_its_sub_command_prints_the_whole_help(
     assert all(name in listed for name in COMMANDS)
 
 
-def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("argv", [["--help"], ["-h", "gate"]], ids=["help", "help-before-command"])
+def test_help_lists_every_command(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Help asked for before a sub-command is the whole command's help, too.
     with pytest.raises(SystemExit) as exited:
-        main(["--help"])
-    assert exited.value.code == 0
-    listed = capsys.readouterr().out
-    assert all(name in listed for name in COMMANDS)
-
-
-def test_help_before_a_command_is_the_whole_command_s_help(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["-h", "gate"])
+        main(argv)
     assert exited.value.code == 0
     listed = capsys.readouterr().out
     assert all(name in listed for name in COMMANDS)

@@ -5,7 +5,8 @@ Each sub-command lives in its own module, named as the command, with a
 module: each imports its engine, and importing all of them would cost every command about 0.2 s
 (counted with callgrind: 1.30 G instructions to import them all, against 0.69 G for what
 ``gate run`` needs before it starts pytest).
-Help without a command, or an unknown command, builds the whole parser. Errors phasegate raises
+Help without a command, a command without its sub-command, or an unknown command builds the
+whole parser, so its help lists every command. Errors phasegate raises
 on purpose are printed as one clear message; usage errors exit with 4, as pytest's do.
 """
 
