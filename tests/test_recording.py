@@ -13,6 +13,8 @@ from phasegate.recording import (
     check_completeness,
     count,
     encode_report,
+    passed_record,
+    to_microsecond,
 )
 from phasegate.versioning import SCHEMA_VERSION as LIGHT_SCHEMA_VERSION
 
@@ -199,3 +201,24 @@ def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
     text = encode_report(data)
     model = RunReport.model_validate_json(text)
     assert json.loads(model.model_dump_json()) == json.loads(text)
+
+
+def test_a_plain_pass_is_recorded_the_same_by_the_short_way() -> None:
+    durations = (0.000123, 0.5, 1.000001)
+    phases = [
+        PhaseReport("t", when, "passed", seconds, LOCATION)
+        for when, seconds in zip(("setup", "call", "teardown"), durations, strict=True)
+    ]
+    (general,) = build_test_records(phases, {"t": ["slow"]})
+    short = passed_record("t", LOCATION, durations, ["slow"])
+    assert short == general
+    assert encode_report(short) == encode_report(general)
+
+
+def test_durations_are_kept_to_the_microsecond_and_written_short() -> None:
+    assert to_microsecond(0.0001234567) == 0.000123
+    assert to_microsecond(0.0000005) == 0.000001  # half up
+    assert to_microsecond(2.9999996) == 3.0
+    assert to_microsecond(0.0) == 0.0
+    for micros in (1, 7, 123, 99_999, 1_000_001, 123_456_789):
+        assert json.dumps(to_microsecond(micros / 1_000_000 + 1e-9)) == repr(micros / 1_000_000)

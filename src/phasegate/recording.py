@@ -22,10 +22,13 @@ from typing import Any
 __all__ = [
     "PhaseReport",
     "bound_text",
+    "build_record",
     "build_test_records",
     "check_completeness",
     "count",
     "encode_report",
+    "passed_record",
+    "to_microsecond",
 ]
 
 #: How many missing or unexpected node ids an incompleteness reason lists before "and N more".
@@ -54,6 +57,16 @@ class PhaseReport:
     worker: str | None = None
 
 
+def to_microsecond(seconds: float) -> float:
+    """``seconds`` rounded to the microsecond (half up), as the report keeps every duration.
+
+    Five times cheaper than ``round(seconds, 6)``, which goes through a decimal string; the
+    quotient of a whole number of microseconds by 10**6 is the double nearest that decimal,
+    so it is written as the same short text.
+    """
+    return int(seconds * 1_000_000 + 0.5) / 1_000_000
+
+
 def bound_text(text: str, limit: int) -> tuple[str, bool]:
     """Keep at most ``limit`` characters of ``text``, from its end; say whether it was cut."""
     if len(text) <= limit:
@@ -77,12 +90,44 @@ def build_test_records(
         else:
             bucket.append(phase)
     known_markers = markers or {}
-    return [_record(nodeid, bucket, known_markers) for nodeid, bucket in grouped.items()]
+    return [build_record(nodeid, bucket, known_markers) for nodeid, bucket in grouped.items()]
 
 
-def _record(
-    nodeid: str, bucket: list[PhaseReport], known_markers: Mapping[str, Sequence[str]]
+def passed_record(
+    nodeid: str,
+    location: tuple[str, int | None, str],
+    durations: tuple[float, float, float],
+    markers: Sequence[str],
 ) -> dict[str, Any]:
+    """The record of a test whose setup, call and teardown passed (none under xfail).
+
+    The same dict :func:`build_record` builds from those three phases, built without them:
+    nearly every test of a run takes this path, so it is the cost that grows with the suite.
+    ``durations`` are the phases' seconds, already rounded by :func:`to_microsecond`.
+    """
+    setup_s, call_s, teardown_s = durations
+    path, line, domain = location
+    return {
+        "nodeid": nodeid,
+        "outcome": "passed",
+        "phases": {
+            "setup": {"outcome": "passed", "duration_s": setup_s},
+            "call": {"outcome": "passed", "duration_s": call_s},
+            "teardown": {"outcome": "passed", "duration_s": teardown_s},
+        },
+        "duration_s": to_microsecond(setup_s + call_s + teardown_s),
+        "location": {"path": path, "line": None if line is None else line + 1, "domain": domain},
+        "markers": list(markers),
+        "reason": None,
+        "failure": None,
+        "worker": None,
+    }
+
+
+def build_record(
+    nodeid: str, bucket: Sequence[PhaseReport], known_markers: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
+    """The ``TestRecord``-shaped dict of one test from its phases, in the order they came."""
     phases: dict[str, dict[str, Any]] = {}
     by_when: dict[str, PhaseReport] = {}
     total = 0.0
@@ -110,7 +155,7 @@ def _record(
         "nodeid": nodeid,
         "outcome": outcome,
         "phases": phases,
-        "duration_s": round(total, 6),
+        "duration_s": to_microsecond(total),
         "location": {"path": path, "line": None if line is None else line + 1, "domain": domain},
         "markers": list(markers if markers is not None else known_markers.get(nodeid, ())),
         "reason": reason,

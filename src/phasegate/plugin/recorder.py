@@ -31,8 +31,8 @@ from phasegate.config import LoadedConfig
 from phasegate.environment import describe_environment, read_git
 from phasegate.errors import PhasegateError
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
-from phasegate.plugin.convert import collection_error, phase_report
-from phasegate.recording import build_test_records, check_completeness, count, encode_report
+from phasegate.plugin.convert import collection_error, records_from_reports
+from phasegate.recording import check_completeness, count, encode_report
 from phasegate.store import Store
 from phasegate.versioning import SCHEMA_VERSION
 
@@ -181,7 +181,7 @@ class Recorder:
         limit = self._loaded.config.max_traceback_chars
         root = self._config.rootpath
         markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
-        records = build_test_records((phase_report(r, root, limit) for r in self._reports), markers)
+        records = records_from_reports(self._reports, root, limit, markers)
         errors = list(self._collection_errors.values())
         collected = len(self._collected_ids) if self._collected_ids is not None else 0
         reasons = check_completeness(
