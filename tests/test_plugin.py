@@ -38,19 +38,36 @@ def test_without_gate_no_hook_of_phasegate_is_registered(pytester: pytest.Pytest
 
 
 def test_recording_only_imports_nothing_of_the_gate_engine(pytester: pytest.Pytester) -> None:
-    # `--gate=record` judges no check: it must not pay for importing the engine.
+    # `--gate=record` judges no check, splits no shard and debugs nothing: it must not pay for
+    # importing those engines, nor, once its settings are in the cache
+    # (phasegate.config_cache), for pydantic.
     pytester.makepyfile(
         test_engine="""
         import sys
 
         def test_engine_not_loaded():
-            loaded = [m for m in ("phasegate.gates.runner", "phasegate.plugin.gate_session")
-                      if m in sys.modules]
+            engines = ("phasegate.gates.runner", "phasegate.plugin.gate_session",
+                       "phasegate.shards.spec", "phasegate.autodebug.runner",
+                       "phasegate.autodebug.diagnosis")
+            loaded = [m for m in engines if m in sys.modules]
             assert loaded == []
-        """
+        """,
+        test_cached="""
+        import sys
+
+        def test_pydantic_not_loaded():
+            assert "pydantic" not in sys.modules
+        """,
     )
-    result = pytester.runpytest_subprocess("--gate=record", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1)
+    first = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--gate=record", "test_engine.py"
+    )
+    first.assert_outcomes(passed=1)
+    assert (pytester.path / ".phasegate" / "cache" / "config.json").is_file()
+    second = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--gate=record", "test_cached.py"
+    )
+    second.assert_outcomes(passed=1)
 
 
 def test_gate_writes_a_report_that_matches_the_schema(sample_suite: pytest.Pytester) -> None:

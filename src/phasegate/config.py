@@ -2,23 +2,19 @@
 
 A bad key or value is a :class:`~phasegate.errors.ConfigError` naming the file, the key, the
 value and what is allowed. Command-line flags override the file and are checked the same way.
+Reading the file (:func:`load_config`, :class:`LoadedConfig`, re-exported here) lives in
+:mod:`phasegate.loaded_config`, which imports this module only when it validates.
 The full reference is ``docs/configuration.md``; a test keeps it in step with this model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from pydantic import Field
 
-from pydantic import Field, ValidationError
-
-from phasegate import tomlfile
 from phasegate.autodebug.settings import AutodebugSettings
-from phasegate.errors import ConfigError
 from phasegate.gates.definition import CheckOverride
-from phasegate.settings import Section, describe_errors
+from phasegate.loaded_config import CONFIG_TABLE, LoadedConfig, find_project_root, load_config
+from phasegate.settings import Section
 from phasegate.tdd.config import TddConfig
 from phasegate.workflow.settings import WorkflowSettings
 
@@ -31,8 +27,6 @@ __all__ = [
     "find_project_root",
     "load_config",
 ]
-
-CONFIG_TABLE = "tool.phasegate"
 
 
 class RefineConfig(Section):
@@ -153,67 +147,3 @@ class PhasegateConfig(Section):
         default_factory=TddConfig,
         description="[tool.phasegate.tdd]: the red/green/refactor rules (docs/tdd.md)",
     )
-
-
-@dataclass(frozen=True)
-class LoadedConfig:
-    """The configuration in force and where it came from."""
-
-    config: PhasegateConfig
-    project_root: Path
-    source: Path | None
-
-    @property
-    def artifacts_path(self) -> Path:
-        """The artifacts folder as an absolute path."""
-        return (self.project_root / self.config.artifacts_dir).resolve()
-
-    def with_overrides(self, overrides: Mapping[str, tuple[str, Any]]) -> LoadedConfig:
-        """A copy with ``{key: (flag, value)}`` applied, each checked like the file is."""
-        merged = self.config.model_dump()
-        for key, (_flag, value) in overrides.items():
-            merged[key] = value
-        try:
-            config = PhasegateConfig.model_validate(merged)
-        except ValidationError as exc:
-            flags = {key: flag for key, (flag, _value) in overrides.items()}
-            message = describe_errors(
-                exc, model=PhasegateConfig, where="command line", table=CONFIG_TABLE, flags=flags
-            )
-            raise ConfigError(message) from exc
-        return LoadedConfig(config, self.project_root, self.source)
-
-
-def find_project_root(start: Path) -> Path:
-    """The nearest folder at or above ``start`` with a ``pyproject.toml``, else ``start``."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    return start
-
-
-def load_config(project_root: Path) -> LoadedConfig:
-    """Read ``[tool.phasegate]`` from ``project_root/pyproject.toml`` (defaults if absent)."""
-    pyproject = project_root / "pyproject.toml"
-    if not pyproject.is_file():
-        return LoadedConfig(PhasegateConfig(), project_root, None)
-    try:
-        document = tomlfile.loads(pyproject.read_text(encoding="utf-8"))
-    except tomlfile.TOMLDecodeError as exc:
-        raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
-    table = document.get("tool", {}).get("phasegate", {})
-    if not isinstance(table, dict):
-        raise ConfigError(
-            f"{pyproject}: {CONFIG_TABLE} must be a table, not {type(table).__name__}"
-        )
-    try:
-        config = PhasegateConfig.model_validate(table)
-    except ValidationError as exc:
-        message = describe_errors(
-            exc, model=PhasegateConfig, where=str(pyproject), table=CONFIG_TABLE
-        )
-        raise ConfigError(message) from exc
-    return LoadedConfig(config, project_root, pyproject)

@@ -7,6 +7,9 @@ cannot be read is moved aside under a timestamped name before anything replaces 
 lines of a JSONL file are moved to a side file while the good ones stay. A file written by a
 newer major schema version is refused with :class:`~phasegate.errors.SchemaVersionError`.
 
+pydantic is imported only by the methods that read or append models: recording a run writes
+plain JSON and loads no pydantic (see :mod:`phasegate.config_cache`).
+
 File locking uses the ``filelock`` package (portable, well kept) rather than hand-written
 ``fcntl``/``msvcrt`` code.
 """
@@ -23,16 +26,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Generic, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from phasegate.errors import SchemaVersionError, StoreError
 from phasegate.versioning import SCHEMA_VERSION, schema_major
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "JsonlRead", "RejectedLine", "Store"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
-M = TypeVar("M", bound=BaseModel)
+__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "JsonlRead", "RejectedLine", "Store", "write_atomically"]
+
+M = TypeVar("M", bound="BaseModel")
 
 #: How long a writer waits for another one before giving up with a clear error.
 DEFAULT_LOCK_TIMEOUT_S = 60.0
@@ -107,7 +111,7 @@ class Store:
             self.root.mkdir(parents=True, exist_ok=True)
             gitignore = self.root / ".gitignore"
             if not gitignore.exists():
-                self._atomic_write_bytes(gitignore, _GITIGNORE.encode())
+                write_atomically(gitignore, _GITIGNORE.encode())
             probe = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed just below
                 dir=self.root, prefix=".probe-", delete=True
             )
@@ -156,7 +160,7 @@ class Store:
         target = self.path(relpath)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            self._atomic_write_bytes(target, text.encode("utf-8"))
+            write_atomically(target, text.encode("utf-8"))
         except OSError as exc:
             raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
         return target
@@ -166,7 +170,7 @@ class Store:
         target = self.path(relpath)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            self._atomic_write_bytes(target, data)
+            write_atomically(target, data)
         except OSError as exc:
             raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
         return target
@@ -195,6 +199,8 @@ class Store:
             self.move_aside(target, f"it is not valid JSON ({exc})")
             return None
         self._check_version(target, data)
+        from pydantic import ValidationError
+
         try:
             return model_type.model_validate(data)
         except ValidationError as exc:
@@ -256,6 +262,8 @@ class Store:
         ``exclude_none`` leaves out fields whose value is ``None`` (they read back as their
         default), which keeps logs with many optional fields small.
         """
+        from pydantic import BaseModel
+
         target = self.path(relpath)
         batch = [entries] if isinstance(entries, BaseModel) else list(entries)
         payload = "".join(
@@ -330,6 +338,8 @@ class Store:
             rejected.append(RejectedLine(number, text, f"not valid JSON ({exc})"))
             return None
         self._check_version(target, data, line=number)
+        from pydantic import ValidationError
+
         try:
             return model_type.model_validate(data)
         except ValidationError as exc:
@@ -345,8 +355,8 @@ class Store:
             for r in rejected
         )
         try:
-            self._atomic_write_bytes(aside, record.encode("utf-8"))
-            self._atomic_write_bytes(target, b"".join(line + b"\n" for line in good_lines))
+            write_atomically(aside, record.encode("utf-8"))
+            write_atomically(target, b"".join(line + b"\n" for line in good_lines))
         except OSError as exc:
             raise StoreError(
                 f"{target} has unreadable lines that could not be set aside: {exc.strerror or exc}"
@@ -375,22 +385,23 @@ class Store:
         except ValueError:
             return str(target)
 
-    @staticmethod
-    def _atomic_write_bytes(target: Path, payload: bytes) -> None:
-        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
-            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-        )
-        try:
-            with handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(handle.name, _FILE_MODE)
-            os.replace(handle.name, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(handle.name)
-            raise
+
+def write_atomically(target: Path, payload: bytes) -> None:
+    """Write ``payload`` to a temporary file beside ``target``, synced, then rename it over."""
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, _FILE_MODE)
+        os.replace(handle.name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
 
 
 def _lock_name(relpath: str | Path) -> str:

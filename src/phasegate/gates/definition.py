@@ -31,6 +31,7 @@ from pydantic import Field, ValidationError
 
 from phasegate import tomlfile
 from phasegate.errors import UsageError
+from phasegate.gates import RECORD_ONLY
 from phasegate.settings import Section, describe_errors
 
 __all__ = [
@@ -44,8 +45,6 @@ __all__ = [
     "load_gate",
 ]
 
-#: The reserved gate name that records the run and evaluates no gate at all.
-RECORD_ONLY = "record"
 
 Comparator = Literal["<", "<=", ">", ">=", "==", "!="]
 Required = bool | Literal["in-pull-request"]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from phasegate.config import LoadedConfig
+    from phasegate.loaded_config import LoadedConfig
     from phasegate.plugin.recorder import Recorder
 
 __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
@@ -162,7 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
             store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
             store.ensure_writable()
             store.vet(REPORT_FILE)  # a newer schema or a corrupt file shows before tests run
-            extensions = make_plugin_manager(loaded.config.plugins)
+            extensions = make_plugin_manager(loaded.values["plugins"])
         except PhasegateError as exc:
             raise pytest.UsageError(f"phasegate: {exc}") from exc
         config.pluginmanager.register(Annotator(config), "phasegate-annotator")
@@ -189,11 +189,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def _load(config: pytest.Config) -> LoadedConfig:
-    from phasegate.config import load_config
+    from phasegate.loaded_config import load_config
 
     inipath = config.inipath
     root = inipath.parent if inipath is not None and inipath.name == "pyproject.toml" else None
-    loaded = load_config(root or config.rootpath)
     overrides: dict[str, tuple[str, Any]] = {}
     requested = config.getoption("gate")
     if requested:
@@ -202,7 +201,8 @@ def _load(config: pytest.Config) -> LoadedConfig:
     directory = config.getoption("phasegate_dir")
     if directory is not None:
         overrides["artifacts_dir"] = ("--phasegate-dir", directory)
-    return loaded.with_overrides(overrides) if overrides else loaded
+    # The cache spares a run that only records its tests from loading pydantic at all.
+    return load_config(root or config.rootpath, overrides, cache=True)
 
 
 def _refuse_path_as_gate(value: str) -> None:

@@ -24,9 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from phasegate.autodebug.diagnosis import Diagnosis
-from phasegate.autodebug.runner import CHILD_ENV
-
 if TYPE_CHECKING:
     from phasegate.autodebug.engine import FailedTest
     from phasegate.autodebug.patterns.base import Pattern
@@ -52,7 +49,11 @@ CONTROLLER_KEY = pytest.StashKey["AutodebugController"]()
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     """Register auto-debug's hooks if ``--autodebug`` was given (and this is not a re-run)."""
     mode = config.getoption("autodebug", default=None)
-    if mode is None or os.environ.get(CHILD_ENV):
+    if mode is None:
+        return  # not asked for: nothing of the auto-debug engine is imported
+    from phasegate.autodebug.runner import CHILD_ENV
+
+    if os.environ.get(CHILD_ENV):
         return
     if mode not in MODES:
         raise pytest.UsageError(
@@ -100,6 +101,7 @@ class Classifier:
         self._patterns = patterns
 
     def _diagnose(self, exc: BaseException) -> dict[str, Any] | None:
+        from phasegate.autodebug.diagnosis import Diagnosis
         from phasegate.autodebug.patterns import classify_exception
 
         try:
@@ -190,6 +192,7 @@ class AutodebugController:
             self._add(report.nodeid or ".", data)
 
     def _add(self, nodeid: str, data: dict[str, Any]) -> None:
+        from phasegate.autodebug.diagnosis import Diagnosis
         from phasegate.autodebug.engine import FailedTest
 
         if all(test.nodeid != nodeid for test in self._failed):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from phasegate.errors import PhasegateError
-from phasegate.gates.definition import RECORD_ONLY
+from phasegate.gates import RECORD_ONLY
 from phasegate.plugin import coverage as run_coverage
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         config.pluginmanager.register(run_coverage.WorkerCoverage(config), "phasegate-coverage")
         return
     loaded = recorder.loaded_config
-    name = loaded.config.gate
+    name = str(loaded.values["gate"])
     if name == RECORD_ONLY:
         run_coverage.stop_unneeded(config)
         return

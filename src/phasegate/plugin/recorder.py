@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 import pytest
 
-from phasegate.config import LoadedConfig
 from phasegate.environment import describe_environment, read_git
 from phasegate.errors import PhasegateError
+from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
 from phasegate.plugin.convert import collection_error, records_from_reports
 from phasegate.recording import check_completeness, count, encode_report
@@ -119,7 +119,7 @@ class Recorder:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and report.nodeid not in self._collection_errors:
-            limit = self._loaded.config.max_traceback_chars
+            limit = int(self._loaded.values["max_traceback_chars"])
             error = collection_error(report, self._config.rootpath, limit)
             self._collection_errors[report.nodeid] = error
 
@@ -178,7 +178,7 @@ class Recorder:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _build_report(self, session: pytest.Session) -> dict[str, Any]:
-        limit = self._loaded.config.max_traceback_chars
+        limit = int(self._loaded.values["max_traceback_chars"])
         root = self._config.rootpath
         markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
         records = records_from_reports(self._reports, root, limit, markers)

@@ -10,30 +10,34 @@ not judge the gate: ``phasegate merge`` judges it once, on all shards together.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from phasegate.errors import UsageError
-from phasegate.plugin.recorder import Recorder
-from phasegate.shards.spec import SHARD_ENV, ShardSpec, SuiteInfo, parse_shard, split
+from phasegate.shards import SHARD_ENV
+
+if TYPE_CHECKING:
+    from phasegate.plugin.recorder import Recorder
+    from phasegate.shards.spec import ShardSpec, SuiteInfo
 
 __all__ = ["SUITE_KEY", "ShardRecorder", "ShardSelector", "configure", "requested"]
 
 #: The suite as this process collected it, before the split.
-SUITE_KEY = pytest.StashKey[SuiteInfo]()
+SUITE_KEY = pytest.StashKey["SuiteInfo"]()
 _WORKER_KEY = "phasegate_shard_suite"
 
 
 def requested(config: pytest.Config) -> ShardSpec | None:
     """The shard this run is, from ``--shard`` or the environment; ``None`` for a whole run."""
-    value = config.getoption("phasegate_shard", None)
-    if value is not None:
-        return parse_shard(value, "--shard")
-    from_env = os.environ.get(SHARD_ENV)
-    if from_env:
-        return parse_shard(from_env, SHARD_ENV)
-    return None
+    value, source = config.getoption("phasegate_shard", None), "--shard"
+    if value is None:
+        value, source = os.environ.get(SHARD_ENV) or None, SHARD_ENV
+    if value is None:
+        return None  # not a shard: the rest of phasegate.shards is never imported
+    from phasegate.shards.spec import parse_shard
+
+    return parse_shard(value, source)
 
 
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
@@ -46,7 +50,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         return
     config.pluginmanager.register(ShardSelector(config, spec), "phasegate-shard-selector")
     if recorder is not None:
-        gate = recorder.loaded_config.config.gate
+        gate = str(recorder.loaded_config.values["gate"])
         config.pluginmanager.register(
             ShardRecorder(config, recorder, spec, gate), "phasegate-shard-recorder"
         )
@@ -63,6 +67,8 @@ class ShardSelector:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
+        from phasegate.shards.spec import split
+
         mine, suite = split([item.nodeid for item in items], self._spec)
         config.stash[SUITE_KEY] = suite
         keep = [item for item in items if item.nodeid in mine]
@@ -92,12 +98,16 @@ class ShardRecorder:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        from phasegate.shards.spec import SuiteInfo
+
         data = (getattr(node, "workeroutput", None) or {}).get(_WORKER_KEY)
         if isinstance(data, dict):
             self._worker_suites.append(SuiteInfo(int(data["size"]), str(data["digest"])))
 
     @pytest.hookimpl(tryfirst=True)  # before the gate reads the report
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from phasegate.shards.spec import SuiteInfo
+
         data = self._recorder.outcome.data
         if data is None:
             return

@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phasegate.errors import UsageError
+from phasegate.shards import SHARD_ENV
 
 __all__ = ["SHARD_ENV", "ShardSpec", "SuiteInfo", "parse_shard", "split"]
 
-#: The environment variable that names the shard when ``--shard`` is not given.
-SHARD_ENV = "PHASEGATE_SHARD"
 
 _FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 

@@ -1,0 +1,112 @@
+"""A cache of validated ``[tool.phasegate]`` settings, so that recording a run loads no pydantic.
+
+Validating the settings means importing pydantic and building the config models: about 435 M
+instructions, 3% of a plain pytest run of 5,000 small tests, on every run. The result depends
+only on the table, the command-line overrides and the code that validates them, so the pytest
+plugin keeps it in ``<artifacts>/cache/config.json``, keyed by:
+
+* the table and the overrides, as canonical JSON, and phasegate's version (a SHA-256 digest);
+* the size and modification time of every phasegate module loaded when the settings were
+  validated, and of pydantic's and pydantic-core's own modules, each checked again on use: an
+  edited or reinstalled validator is a miss.
+
+Only a table that validated is cached, so a bad key fails the same way on every run. A cache
+file that cannot be read or does not match is a miss and is replaced: it holds derived data,
+not state, so nothing is lost. Hand-written (some fifty lines over the standard library)
+because the check-result cache (:mod:`phasegate.gates.cache`) keys by file contents and is
+itself built on pydantic, which is what this cache exists to avoid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from phasegate import __version__
+from phasegate.store import write_atomically
+
+__all__ = ["CACHE_FILE", "cache_path", "input_key", "lookup", "save"]
+
+#: The cache's path inside the artifacts folder.
+CACHE_FILE = "cache/config.json"
+_FORMAT = 1
+_DEFAULT_ARTIFACTS_DIR = ".phasegate"
+#: Top-level packages whose loaded modules decide what a valid setting is.
+_VALIDATING_PACKAGES = ("phasegate", "pydantic", "pydantic_core")
+
+
+def cache_path(project_root: Path, table: Mapping[str, Any], overrides: Mapping[str, Any]) -> Path:
+    """Where the cache of these settings lives: the artifacts folder they name."""
+    folder = overrides.get("artifacts_dir", table.get("artifacts_dir"))
+    if not isinstance(folder, str) or not folder:
+        folder = _DEFAULT_ARTIFACTS_DIR  # a bad value is never cached: validation rejects it
+    return project_root / folder / CACHE_FILE
+
+
+def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
+    """A digest of the settings as given and of the phasegate version judging them."""
+    text = json.dumps(
+        {"phasegate": __version__, "table": table, "overrides": overrides},
+        sort_keys=True,
+        default=_tagged,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def lookup(path: Path, key: str) -> dict[str, Any] | None:
+    """The validated settings cached for ``key``, or ``None`` (no file, another key, stale)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("key") != key:
+        return None
+    values, modules = data.get("values"), data.get("modules")
+    if not isinstance(values, dict) or not isinstance(modules, list):
+        return None
+    for entry in modules:
+        try:
+            file, mtime_ns, size = entry
+            status = os.stat(file)
+        except (OSError, TypeError, ValueError):
+            return None
+        if status.st_mtime_ns != mtime_ns or status.st_size != size:
+            return None
+    return values
+
+
+def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
+    """Cache ``values`` for ``key``; a folder that cannot be written is left alone."""
+    payload = {"format": _FORMAT, "key": key, "modules": _validating_modules(), "values": values}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, json.dumps(payload, indent=1).encode("utf-8"))
+    except OSError:
+        return  # only a cache: the store reports an unwritable artifacts folder itself
+
+
+def _validating_modules() -> list[tuple[str, int, int]]:
+    """``(file, mtime_ns, size)`` of each loaded module of the validating packages."""
+    modules: list[tuple[str, int, int]] = []
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] not in _VALIDATING_PACKAGES:
+            continue
+        file = getattr(module, "__file__", None)
+        if not file:
+            continue
+        try:
+            status = os.stat(file)
+        except OSError:
+            continue
+        modules.append((file, status.st_mtime_ns, status.st_size))
+    return sorted(modules)
+
+
+def _tagged(value: object) -> str:
+    """TOML values JSON has no type for (dates and times), named with their type."""
+    return f"{type(value).__name__}:{value}"

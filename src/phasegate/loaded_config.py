@@ -1,0 +1,148 @@
+"""Reading ``[tool.phasegate]``: :func:`load_config` and the :class:`LoadedConfig` it returns.
+
+The settings are validated by :class:`phasegate.config.PhasegateConfig` (pydantic), which this
+module imports only when it validates: with ``cache=True`` (the pytest plugin) a table already
+validated by the same code is read back from :mod:`phasegate.config_cache`, and a run that
+only records its tests never loads pydantic. :attr:`LoadedConfig.values` holds the validated
+settings as plain values for such readers; :attr:`LoadedConfig.config` is the model, built on
+first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from phasegate import config_cache, tomlfile
+from phasegate.errors import ConfigError
+
+if TYPE_CHECKING:
+    from phasegate.config import PhasegateConfig
+
+__all__ = ["CONFIG_TABLE", "LoadedConfig", "find_project_root", "load_config"]
+
+CONFIG_TABLE = "tool.phasegate"
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The configuration in force and where it came from.
+
+    ``values`` are the validated settings as JSON values (every key, defaults filled in).
+    """
+
+    values: Mapping[str, Any]
+    project_root: Path
+    source: Path | None
+
+    @classmethod
+    def from_model(
+        cls, config: PhasegateConfig, project_root: Path, source: Path | None
+    ) -> LoadedConfig:
+        """The loaded configuration of a validated model."""
+        loaded = cls(config.model_dump(mode="json"), project_root, source)
+        loaded.__dict__["config"] = config  # what the cached property would build
+        return loaded
+
+    @cached_property
+    def config(self) -> PhasegateConfig:
+        """The settings as a model (built from :attr:`values` on first use)."""
+        from phasegate.config import PhasegateConfig
+
+        return PhasegateConfig.model_validate(self.values)
+
+    @property
+    def artifacts_path(self) -> Path:
+        """The artifacts folder as an absolute path."""
+        return (self.project_root / str(self.values["artifacts_dir"])).resolve()
+
+    def with_overrides(self, overrides: Mapping[str, tuple[str, Any]]) -> LoadedConfig:
+        """A copy with ``{key: (flag, value)}`` applied, each checked like the file is."""
+        from pydantic import ValidationError
+
+        from phasegate.config import PhasegateConfig
+        from phasegate.settings import describe_errors
+
+        merged = self.config.model_dump()
+        for key, (_flag, value) in overrides.items():
+            merged[key] = value
+        try:
+            config = PhasegateConfig.model_validate(merged)
+        except ValidationError as exc:
+            flags = {key: flag for key, (flag, _value) in overrides.items()}
+            message = describe_errors(
+                exc, model=PhasegateConfig, where="command line", table=CONFIG_TABLE, flags=flags
+            )
+            raise ConfigError(message) from exc
+        return LoadedConfig.from_model(config, self.project_root, self.source)
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` with a ``pyproject.toml``, else ``start``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    return start
+
+
+def load_config(
+    project_root: Path,
+    overrides: Mapping[str, tuple[str, Any]] | None = None,
+    *,
+    cache: bool = False,
+) -> LoadedConfig:
+    """Read ``[tool.phasegate]`` from ``project_root/pyproject.toml`` (defaults if absent).
+
+    ``overrides`` maps keys to ``(flag, value)`` pairs from the command line, checked like the
+    file. With ``cache``, settings validated before from the same table, overrides and code
+    are read from the artifacts folder's cache instead of validated again (and a fresh
+    validation is written there); a bad table is never cached, so it fails the same way.
+    """
+    table, source = _read_table(project_root / "pyproject.toml")
+    override_values = {key: value for key, (_flag, value) in (overrides or {}).items()}
+    if cache:
+        path = config_cache.cache_path(project_root, table, override_values)
+        key = config_cache.input_key(table, override_values)
+        values = config_cache.lookup(path, key)
+        if values is not None:
+            return LoadedConfig(values, project_root, source)
+    loaded = LoadedConfig.from_model(_validate(table, source), project_root, source)
+    if overrides:
+        loaded = loaded.with_overrides(overrides)
+    if cache:
+        config_cache.save(path, key, loaded.values)
+    return loaded
+
+
+def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:
+    if not pyproject.is_file():
+        return {}, None
+    try:
+        document = tomlfile.loads(pyproject.read_text(encoding="utf-8"))
+    except tomlfile.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
+    table = document.get("tool", {}).get("phasegate", {})
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{pyproject}: {CONFIG_TABLE} must be a table, not {type(table).__name__}"
+        )
+    return table, pyproject
+
+
+def _validate(table: dict[str, Any], source: Path | None) -> PhasegateConfig:
+    from pydantic import ValidationError
+
+    from phasegate.config import PhasegateConfig
+    from phasegate.settings import describe_errors
+
+    try:
+        return PhasegateConfig.model_validate(table)
+    except ValidationError as exc:
+        message = describe_errors(exc, model=PhasegateConfig, where=str(source), table=CONFIG_TABLE)
+        raise ConfigError(message) from exc

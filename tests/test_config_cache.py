@@ -1,0 +1,163 @@
+"""The cache of validated settings: a hit needs no pydantic, a miss validates, bad input fails."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from phasegate import config_cache
+from phasegate.config import PhasegateConfig, load_config
+from phasegate.errors import ConfigError
+from phasegate.loaded_config import LoadedConfig
+
+RICH = """
+[tool.phasegate]
+artifacts_dir = "out/pg"
+gate = "strict"
+plugins = ["my_checks"]
+max_traceback_chars = 900
+exclude = ["build/*"]
+check_timeout_s = 12.5
+
+[tool.phasegate.checks.lint]
+required = false
+timeout_s = 30
+
+[tool.phasegate.refine]
+threshold = 0.7
+
+[tool.phasegate.tdd]
+right_reasons = ["assertion"]
+
+[tool.phasegate.report]
+max_failures = 5
+"""
+
+
+def write_pyproject(folder: Path, body: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def cache_file(root: Path, artifacts: str = ".phasegate") -> Path:
+    return root / artifacts / config_cache.CACHE_FILE
+
+
+def test_a_second_load_reads_the_same_settings_from_the_cache(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, RICH)
+    first = load_config(tmp_path, {"gate": ("--gate", "record")}, cache=True)
+    assert cache_file(tmp_path, "out/pg").is_file()
+    second = load_config(tmp_path, {"gate": ("--gate", "record")}, cache=True)
+    assert "config" not in second.__dict__  # the model was not built: nothing was validated
+    assert second.values == first.values
+    assert second.values["gate"] == "record"
+    assert second.artifacts_path == (tmp_path / "out" / "pg").resolve()
+    # The model built from the cached values is the one validation made.
+    assert (
+        second.config
+        == first.config
+        == load_config(tmp_path).config.model_copy(update={"gate": "record"})
+    )
+
+
+def test_every_setting_survives_the_trip_through_plain_values(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, RICH)
+    model = load_config(tmp_path).config
+    assert model != PhasegateConfig()
+    rebuilt = LoadedConfig(json.loads(json.dumps(model.model_dump(mode="json"))), tmp_path, None)
+    assert rebuilt.config == model
+
+
+def test_a_hit_loads_no_pydantic(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, RICH)
+    load_config(tmp_path, cache=True)
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from phasegate.loaded_config import load_config\n"
+        f"loaded = load_config(Path({str(tmp_path)!r}), cache=True)\n"
+        "print(loaded.values['max_traceback_chars'], 'pydantic' in sys.modules)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.split() == ["900", "False"]
+
+
+def test_a_changed_table_is_validated_again(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    load_config(tmp_path, cache=True)
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\nmax_traceback_chars = 5\n')
+    with pytest.raises(ConfigError, match="max_traceback_chars"):
+        load_config(tmp_path, cache=True)
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "lenient"\n')
+    assert load_config(tmp_path, cache=True).values["gate"] == "lenient"
+
+
+def test_a_bad_table_is_never_cached(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\nartifact_dir = "x"\n')
+    for _attempt in range(2):
+        with pytest.raises(ConfigError, match=r"unknown key tool\.phasegate\.artifact_dir"):
+            load_config(tmp_path, cache=True)
+    assert not cache_file(tmp_path).exists()
+
+
+def test_a_bad_override_is_never_cached(tmp_path: Path) -> None:
+    for _attempt in range(2):
+        with pytest.raises(ConfigError, match="--phasegate-dir"):
+            load_config(tmp_path, {"artifacts_dir": ("--phasegate-dir", "")}, cache=True)
+    assert not cache_file(tmp_path).exists()
+
+
+def test_the_cache_names_the_code_that_validated(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, RICH)
+    load_config(tmp_path, cache=True)
+    data = json.loads(cache_file(tmp_path, "out/pg").read_text())
+    files = {Path(entry[0]).as_posix() for entry in data["modules"]}
+    assert any(file.endswith("phasegate/config.py") for file in files)
+    assert any(file.endswith("phasegate/tdd/config.py") for file in files)
+    assert any(file.endswith("pydantic/__init__.py") for file in files)
+
+
+def test_an_edited_or_missing_module_makes_the_cache_stale(tmp_path: Path) -> None:
+    module = tmp_path / "validator.py"
+    module.write_text("RULE = 1\n")
+    status = module.stat()
+    path = tmp_path / "config.json"
+    entry = [str(module), status.st_mtime_ns, status.st_size]
+    path.write_text(json.dumps({"format": 1, "key": "k", "modules": [entry], "values": {"a": 1}}))
+    assert config_cache.lookup(path, "k") == {"a": 1}
+    assert config_cache.lookup(path, "other") is None
+    module.write_text("RULE = 22\n")
+    assert config_cache.lookup(path, "k") is None
+    module.unlink()
+    assert config_cache.lookup(path, "k") is None
+
+
+@pytest.mark.parametrize("content", ["", "{not json", '{"format": 1, "key": 3}', "[]"])
+def test_an_unreadable_cache_is_a_miss_and_is_replaced(tmp_path: Path, content: str) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    path = cache_file(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    assert load_config(tmp_path, cache=True).values["gate"] == "strict"
+    assert json.loads(path.read_text())["values"]["gate"] == "strict"
+
+
+def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\nartifacts_dir = "blocked/pg"\n')
+    (tmp_path / "blocked").write_text("a file where a folder should be")
+    assert load_config(tmp_path, cache=True).values["artifacts_dir"] == "blocked/pg"
+
+
+def test_toml_dates_are_part_of_the_key() -> None:
+    import datetime
+
+    first = config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
+    assert first != config_cache.input_key({"x": "2026-01-02"}, {})
+    assert first == config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
