@@ -161,3 +161,15 @@ def test_toml_dates_are_part_of_the_key() -> None:
     first = config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
     assert first != config_cache.input_key({"x": "2026-01-02"}, {})
     assert first == config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
+
+
+def test_one_table_is_built_alone_and_agrees_with_the_whole(tmp_path: Path) -> None:
+    from phasegate.tdd.config import TddConfig
+
+    write_pyproject(tmp_path, RICH)
+    load_config(tmp_path, cache=True)
+    cached = load_config(tmp_path, cache=True)
+    tdd = cached.section("tdd", TddConfig)
+    assert "config" not in cached.__dict__  # the whole configuration was not built for it
+    assert tdd.right_reasons == ["assertion"]
+    assert tdd == load_config(tmp_path).config.tdd == cached.config.tdd

@@ -14,13 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from phasegate import config_cache, tomlfile
 from phasegate.errors import ConfigError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from phasegate.config import PhasegateConfig
+
+    SectionT = TypeVar("SectionT", bound=BaseModel)
 
 __all__ = ["CONFIG_TABLE", "LoadedConfig", "find_project_root", "load_config"]
 
@@ -53,6 +57,17 @@ class LoadedConfig:
         from phasegate.config import PhasegateConfig
 
         return PhasegateConfig.model_validate(self.values)
+
+    def section(self, key: str, model: type[SectionT]) -> SectionT:
+        """The table ``key`` as its model, without building the whole configuration.
+
+        A feature that needs one table (``tdd``, say) spares the run the other tables' models.
+        """
+        if "config" in self.__dict__:
+            found = getattr(self.config, key)
+            if isinstance(found, model):
+                return found
+        return model.model_validate(self.values[key])
 
     @property
     def artifacts_path(self) -> Path:

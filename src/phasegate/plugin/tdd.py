@@ -42,6 +42,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     requested = config.getoption("tdd", default=None)
     if requested is None or recorder is None:
         return  # not asked for, or a pytest-xdist worker: the controller judges
+    from phasegate.tdd.config import TddConfig
     from phasegate.tdd.cycles import TddProject, check_cycle_name
 
     cycle = config.getoption("tdd_cycle", default=None)
@@ -53,7 +54,8 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
             require_radon()
         loaded = recorder.loaded_config
-        project = TddProject(loaded.project_root, loaded.config.tdd, recorder.store)
+        settings = loaded.section("tdd", TddConfig)
+        project = TddProject(loaded.project_root, settings, recorder.store)
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     plugin = TddPlugin(config, recorder, project, cast("RequestedPhase", requested), cycle)
