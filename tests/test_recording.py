@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from phasegate.model import SCHEMA_VERSION, RunReport
 from phasegate.recording import (
+    PassedRecord,
     PhaseReport,
     bound_text,
     build_test_records,
     check_completeness,
     count,
+    encode_record,
     encode_report,
     passed_record,
     to_microsecond,
@@ -171,6 +175,7 @@ def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
             phase("c", "call", "passed", wasxfail="known"),
         ]
     )
+    records.append(passed_record("d", LOCATION, (0.1, 0.2, 0.3), ["slow"]))
     data = {
         "schema_version": SCHEMA_VERSION,
         "kind": "run-report",
@@ -199,6 +204,7 @@ def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
         "merged": None,
     }
     text = encode_report(data)
+    assert text == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     model = RunReport.model_validate_json(text)
     assert json.loads(model.model_dump_json()) == json.loads(text)
 
@@ -213,6 +219,38 @@ def test_a_plain_pass_is_recorded_the_same_by_the_short_way() -> None:
     short = passed_record("t", LOCATION, durations, ["slow"])
     assert short == general
     assert encode_report(short) == encode_report(general)
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "location", "durations", "markers"),
+    [
+        ("tests/test_x.py::test_x", LOCATION, (0.000123, 0.5, 1.000001), ["slow"]),
+        ('t.py::test["quote\\back\nline"]', ("t.py", None, "test"), (0.0, 1e-06, 5e-05), []),
+        ("t.py::test[é✓]", ("ü/t.py", 0, "tést"), (123.456789, 2.0, 1e-05), ["a", "b\tc"]),
+    ],
+)
+def test_a_plain_pass_is_written_as_the_standard_encoder_writes_it(
+    nodeid: str,
+    location: tuple[str, int | None, str],
+    durations: tuple[float, float, float],
+    markers: list[str],
+) -> None:
+    record = passed_record(nodeid, location, durations, markers)
+    assert isinstance(record, PassedRecord)
+    expected = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    assert encode_record(record) == expected
+    assert encode_record(dict(record)) == expected  # a plain dict: the general encoder
+
+
+def test_a_passed_record_changed_after_it_was_built_is_written_as_it_now_is() -> None:
+    record = passed_record("t", LOCATION, (0.1, 0.2, 0.3), [])
+    record["reason"] = "a value changed: the template reads it"
+    record["worker"] = "gw1"
+    assert encode_record(record) == json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    record["extra"] = {"kept": True}  # another shape: the general encoder
+    text = encode_record(record)
+    assert json.loads(text) == record
+    assert text == json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
 def test_durations_are_kept_to_the_microsecond_and_written_short() -> None:
