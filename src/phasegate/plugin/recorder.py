@@ -286,7 +286,9 @@ def _interruption(session: pytest.Session) -> str | None:
 def _plugin_versions(config: pytest.Config) -> dict[str, str]:
     versions: dict[str, str] = {}
     for _plugin, dist in config.pluginmanager.list_plugin_distinfo():
-        versions[dist.metadata["Name"]] = dist.version
+        # Parsed once: each read of ``metadata`` (and ``version``) parses the file again.
+        metadata = dist.metadata
+        versions[metadata["Name"]] = metadata["Version"]
     return versions
 
 
