@@ -159,8 +159,64 @@ def test_toml_dates_are_part_of_the_key() -> None:
     import datetime
 
     first = config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
-    assert first != config_cache.input_key({"x": "2026-01-02"}, {})
     assert first == config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
+    # No string stands for a date, whatever it spells.
+    for text in ("2026-01-02", "date:2026-01-02", '["date", "2026-01-02"]'):
+        assert first != config_cache.input_key({"x": text}, {})
+    assert config_cache.input_key({"x": 1}, {}) != config_cache.input_key({"x": 1.0}, {})
+    assert config_cache.input_key({"x": 1}, {}) != config_cache.input_key({"x": True}, {})
+
+
+def test_a_string_spelling_a_date_does_not_let_a_date_skip_validation(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "date:2020-01-01"\n')
+    assert load_config(tmp_path, cache=True).values["gate"] == "date:2020-01-01"
+    write_pyproject(tmp_path, "[tool.phasegate]\ngate = 2020-01-01\n")
+    with pytest.raises(ConfigError, match=r"tool\.phasegate\.gate"):
+        load_config(tmp_path, cache=True)
+
+
+def test_another_installation_of_the_validators_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    load_config(tmp_path, cache=True)
+    assert "config" not in load_config(tmp_path, cache=True).__dict__  # a hit
+    elsewhere = ["/elsewhere/phasegate/__init__.py", None, None]
+    monkeypatch.setattr(config_cache, "_installation", lambda: elsewhere)
+    assert "config" in load_config(tmp_path, cache=True).__dict__  # validated again
+
+
+def test_a_check_named_config_shares_no_file_with_the_settings(tmp_path: Path) -> None:
+    from phasegate.gates.cache import CheckCache
+    from phasegate.gates.protocol import Measurement
+    from phasegate.store import Store
+
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    notices: list[str] = []
+    checks = CheckCache(Store(tmp_path / ".phasegate", on_notice=notices.append))
+    for _run in range(2):
+        load_config(tmp_path, cache=True)
+        assert checks.get("config", "k") in (None, Measurement(summary="kept"))
+        checks.put("config", "k", Measurement(summary="kept"))
+    assert checks.get("config", "k") == Measurement(summary="kept")
+    assert "config" not in load_config(tmp_path, cache=True).__dict__  # still a hit
+    assert notices == []
+    assert not list((tmp_path / ".phasegate").rglob("*corrupt*"))
+
+
+def test_cache_false_in_the_table_turns_the_settings_cache_off(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ncache = false\ngate = "strict"\n')
+    for _attempt in range(2):
+        loaded = load_config(tmp_path, cache=True)
+        assert "config" in loaded.__dict__  # validated every time
+        assert loaded.values["gate"] == "strict"
+    assert not cache_file(tmp_path).exists()
+
+
+def test_a_deeply_nested_cache_file_is_a_miss(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(b"[" * 200_000)
+    assert config_cache.lookup(path, "k") is None
 
 
 def test_one_table_is_built_alone_and_agrees_with_the_whole(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from phasegate import config_cache
 from tests.conftest import REPO_ROOT, read_report
 
 SCHEMA = json.loads((REPO_ROOT / "docs/schema/run-report.schema.json").read_text())
@@ -63,7 +64,7 @@ def test_recording_only_imports_nothing_of_the_gate_engine(pytester: pytest.Pyte
         "-p", "no:cacheprovider", "--gate=record", "test_engine.py"
     )
     first.assert_outcomes(passed=1)
-    assert (pytester.path / ".phasegate" / "cache" / "config.json").is_file()
+    assert (pytester.path / ".phasegate" / config_cache.CACHE_FILE).is_file()
     second = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--gate=record", "test_cached.py"
     )

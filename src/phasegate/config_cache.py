@@ -5,10 +5,17 @@ instructions, 3% of a plain pytest run of 5,000 small tests, on every run. The r
 only on the table, the command-line overrides and the code that validates them, so the pytest
 plugin keeps it in ``<artifacts>/cache/config.json``, keyed by:
 
-* the table and the overrides, as canonical JSON, and phasegate's version (a SHA-256 digest);
+* the table and the overrides, as canonical JSON with every value tagged with its type (so
+  that no string can stand for a TOML date), phasegate's version and where phasegate,
+  pydantic and pydantic-core are installed (a SHA-256 digest): another virtual environment or
+  another copy of phasegate sharing the project's artifacts folder is a miss;
 * the size and modification time of every phasegate module loaded when the settings were
   validated, and of pydantic's and pydantic-core's own modules, each checked again on use: an
   edited or reinstalled validator is a miss.
+
+The file lives in a folder of its own, ``cache/settings/``, where no check's cached result
+(``cache/<check>.json``, :mod:`phasegate.gates.cache`) can take its name. ``cache = false``
+in the table turns this cache off too.
 
 Only a table that validated is cached, so a bad key fails the same way on every run. A cache
 file that cannot be read or does not match is a miss and is replaced: it holds derived data,
@@ -20,10 +27,12 @@ itself built on pydantic, which is what this cache exists to avoid.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +42,7 @@ from phasegate.store import write_atomically
 __all__ = ["CACHE_FILE", "cache_path", "input_key", "lookup", "save"]
 
 #: The cache's path inside the artifacts folder.
-CACHE_FILE = "cache/config.json"
+CACHE_FILE = "cache/settings/config.json"
 _FORMAT = 1
 _DEFAULT_ARTIFACTS_DIR = ".phasegate"
 #: Top-level packages whose loaded modules decide what a valid setting is.
@@ -51,9 +60,13 @@ def cache_path(project_root: Path, table: Mapping[str, Any], overrides: Mapping[
 def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
     """A digest of the settings as given and of the phasegate version judging them."""
     text = json.dumps(
-        {"phasegate": __version__, "table": table, "overrides": overrides},
+        {
+            "phasegate": __version__,
+            "installed": _installation(),
+            "table": _typed(table),
+            "overrides": _typed(overrides),
+        },
         sort_keys=True,
-        default=_tagged,
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -62,7 +75,7 @@ def lookup(path: Path, key: str) -> dict[str, Any] | None:
     """The validated settings cached for ``key``, or ``None`` (no file, another key, stale)."""
     try:
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("key") != key:
         return None
@@ -107,6 +120,25 @@ def _validating_modules() -> list[tuple[str, int, int]]:
     return sorted(modules)
 
 
-def _tagged(value: object) -> str:
-    """TOML values JSON has no type for (dates and times), named with their type."""
-    return f"{type(value).__name__}:{value}"
+@cache
+def _installation() -> list[str | None]:
+    """Where each validating package is installed (found without importing it)."""
+    locations: list[str | None] = []
+    for name in _VALIDATING_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        locations.append(None if spec is None else spec.origin)
+    return locations
+
+
+def _typed(value: object) -> object:
+    """``value`` with every leaf named by its type: ``"2026-01-02"`` and a TOML date differ."""
+    if isinstance(value, Mapping):
+        return {str(key): _typed(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_typed(item) for item in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return [type(value).__name__, value]
+    return [type(value).__name__, str(value)]  # TOML dates and times

@@ -115,10 +115,12 @@ def load_config(
     ``overrides`` maps keys to ``(flag, value)`` pairs from the command line, checked like the
     file. With ``cache``, settings validated before from the same table, overrides and code
     are read from the artifacts folder's cache instead of validated again (and a fresh
-    validation is written there); a bad table is never cached, so it fails the same way.
+    validation is written there); a bad table is never cached, so it fails the same way, and
+    ``cache = false`` in the table turns the cache off.
     """
     table, source = _read_table(project_root / "pyproject.toml")
     override_values = {key: value for key, (_flag, value) in (overrides or {}).items()}
+    cache = cache and override_values.get("cache", table.get("cache")) is not False
     if cache:
         path = config_cache.cache_path(project_root, table, override_values)
         key = config_cache.input_key(table, override_values)
