@@ -213,6 +213,16 @@ def test_cache_false_in_the_table_turns_the_settings_cache_off(tmp_path: Path) -
     assert not cache_file(tmp_path).exists()
 
 
+@pytest.mark.parametrize("value", ["2026-01-02", "12:30:00", "nan", "inf"])
+def test_a_value_json_cannot_carry_is_validated_every_time(tmp_path: Path, value: str) -> None:
+    write_pyproject(tmp_path, f"[tool.phasegate.checks.lint.options]\nsince = {value}\n")
+    first, second = load_config(tmp_path, cache=True), load_config(tmp_path, cache=True)
+    assert "config" in second.__dict__  # not read back from the cache
+    before, after = (loaded.config.checks["lint"].options or {} for loaded in (first, second))
+    assert type(before["since"]) is type(after["since"]) is not str
+    assert not cache_file(tmp_path).exists()
+
+
 def test_a_deeply_nested_cache_file_is_a_miss(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_bytes(b"[" * 200_000)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -39,7 +40,7 @@ from typing import Any
 from phasegate import __version__
 from phasegate.store import write_atomically
 
-__all__ = ["CACHE_FILE", "cache_path", "input_key", "lookup", "save"]
+__all__ = ["CACHE_FILE", "cache_path", "cacheable", "input_key", "lookup", "save"]
 
 #: The cache's path inside the artifacts folder.
 CACHE_FILE = "cache/settings/config.json"
@@ -55,6 +56,21 @@ def cache_path(project_root: Path, table: Mapping[str, Any], overrides: Mapping[
     if not isinstance(folder, str) or not folder:
         folder = _DEFAULT_ARTIFACTS_DIR  # a bad value is never cached: validation rejects it
     return project_root / folder / CACHE_FILE
+
+
+def cacheable(value: object) -> bool:
+    """Whether settings given as ``value`` come back the same from the cache's plain JSON.
+
+    A TOML date or time, or a float that is not finite, would come back as a string or
+    ``null`` (in a check's ``options``, say): such a table is validated on every run instead.
+    """
+    if isinstance(value, Mapping):
+        return all(cacheable(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(cacheable(item) for item in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, bool | int | str)
 
 
 def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:

@@ -120,7 +120,12 @@ def load_config(
     """
     table, source = _read_table(project_root / "pyproject.toml")
     override_values = {key: value for key, (_flag, value) in (overrides or {}).items()}
-    cache = cache and override_values.get("cache", table.get("cache")) is not False
+    cache = (
+        cache
+        and override_values.get("cache", table.get("cache")) is not False
+        and config_cache.cacheable(table)
+        and config_cache.cacheable(override_values)
+    )
     if cache:
         path = config_cache.cache_path(project_root, table, override_values)
         key = config_cache.input_key(table, override_values)
