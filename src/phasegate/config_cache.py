@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from phasegate import __version__
+from phasegate.canonical import typed
 from phasegate.store import write_atomically
 
 __all__ = ["CACHE_FILE", "cache_path", "cacheable", "input_key", "lookup", "save"]
@@ -79,8 +80,8 @@ def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
         {
             "phasegate": __version__,
             "installed": _installation(),
-            "table": _typed(table),
-            "overrides": _typed(overrides),
+            "table": typed(table),
+            "overrides": typed(overrides),
         },
         sort_keys=True,
     )
@@ -147,14 +148,3 @@ def _installation() -> list[str | None]:
             spec = None
         locations.append(None if spec is None else spec.origin)
     return locations
-
-
-def _typed(value: object) -> object:
-    """``value`` with every leaf named by its type: ``"2026-01-02"`` and a TOML date differ."""
-    if isinstance(value, Mapping):
-        return {str(key): _typed(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_typed(item) for item in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return [type(value).__name__, value]
-    return [type(value).__name__, str(value)]  # TOML dates and times

@@ -10,12 +10,12 @@ aside by the store).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from phasegate import __version__
+from phasegate.canonical import canonical_json
 from phasegate.gates.protocol import Measurement
 from phasegate.model.base import ArtifactModel
 from phasegate.model.gate import ToolInfo
@@ -47,7 +47,7 @@ def cache_key(
         "options": options,
         "new_code": new_code,
     }
-    hasher.update(json.dumps(header, sort_keys=True, default=str).encode())
+    hasher.update(canonical_json(header).encode())
     for path in sorted(inputs):
         try:
             content = path.read_bytes()
