@@ -3,7 +3,7 @@
 Validating the settings means importing pydantic and building the config models: about 435 M
 instructions, 3% of a plain pytest run of 5,000 small tests, on every run. The result depends
 only on the table, the command-line overrides and the code that validates them, so the pytest
-plugin keeps it in ``<artifacts>/cache/config.json``, keyed by:
+plugin keeps it in ``<artifacts>/cache/settings/config.json``, keyed by:
 
 * the table and the overrides, as canonical JSON with every value tagged with its type (so
   that no string can stand for a TOML date), phasegate's version and where phasegate,
@@ -75,7 +75,7 @@ def cacheable(value: object) -> bool:
 
 
 def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
-    """A digest of the settings as given and of the phasegate version judging them."""
+    """A digest of the settings as given and of the phasegate version and install judging them."""
     text = json.dumps(
         {
             "phasegate": __version__,
