@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from phasegate.plugin.convert import phase_report, records_from_reports
-from phasegate.recording import build_test_records
+from phasegate.plugin.convert import phase_report, rows_from_reports
+from phasegate.recording import build_test_records, materialize
 
 SUITE = """
 import pytest
@@ -64,7 +64,9 @@ def test_the_short_way_builds_the_records_the_long_way_builds(pytester: pytest.P
     markers = {report.nodeid: ["slow"] for report in reports if "marked" in report.nodeid}
     root = pytester.path
     expected = build_test_records((phase_report(r, root, 4000) for r in reports), markers)
-    records = records_from_reports(reports, root, 4000, markers)
+    rows = rows_from_reports(reports, root, 4000, markers)
+    assert sum(isinstance(row, tuple) for row in rows) == 4  # the plain passes stay rows
+    records = materialize(rows)
     assert records == expected
     outcomes = {record["nodeid"].split("::")[1]: record["outcome"] for record in records}
     assert outcomes == {
@@ -87,6 +89,6 @@ def test_reports_of_a_test_split_apart_are_still_one_record(pytester: pytest.Pyt
     reports = logged_reports(pytester)
     interleaved = reports[1::2] + reports[0::2]
     root = pytester.path
-    records = records_from_reports(interleaved, root, 4000)
+    records = materialize(rows_from_reports(interleaved, root, 4000))
     assert records == build_test_records(phase_report(r, root, 4000) for r in interleaved)
     assert len(records) == len({r.nodeid for r in reports}) == 10

@@ -91,6 +91,44 @@ def test_gate_writes_a_report_that_matches_the_schema(sample_suite: pytest.Pytes
     assert report["environment"]["pytest"] == pytest.__version__
 
 
+def test_the_records_are_built_only_for_a_feature_that_reads_them(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_a="import pytest\n\n@pytest.mark.slow\ndef test_one(): pass\n")
+    pytester.makeini("[pytest]\nmarkers =\n    slow: a marker to record\n")
+    pytester.makeconftest(
+        """
+import json, os
+from phasegate.plugin import RECORDER_KEY
+
+def pytest_sessionfinish(session):
+    if os.environ.get("READ_RECORDS"):
+        session.config.stash[RECORDER_KEY].outcome.data["tests"][0]["reason"] = "read"
+
+def pytest_unconfigure(config):
+    tests = config.stash[RECORDER_KEY].outcome.document["tests"]
+    with open("kinds.json", "w") as file:
+        json.dump([type(test).__name__ for test in tests], file)
+"""
+    )
+    written = []
+    for read in ("", "1"):
+        monkeypatch.setenv("READ_RECORDS", read)
+        assert pytester.runpytest("--gate=record").ret == pytest.ExitCode.OK
+        kinds = json.loads((pytester.path / "kinds.json").read_text())
+        assert kinds == (["PassedRecord"] if read else ["tuple"])
+        report = read_report(pytester)
+        validate(report)
+        written.append(report["tests"][0])
+    unread, read_and_changed = written
+    assert unread["markers"] == read_and_changed["markers"] == ["slow"]
+    assert unread["reason"] is None
+    assert read_and_changed["reason"] == "read"  # what a feature changes is what is written
+    for test in written:
+        del test["phases"], test["duration_s"], test["reason"]
+    assert unread == read_and_changed
+
+
 def test_each_outcome_is_recorded_with_its_detail(sample_suite: pytest.Pytester) -> None:
     sample_suite.runpytest("--gate=record")
     tests = by_name(read_report(sample_suite))

@@ -15,8 +15,10 @@ from phasegate.recording import (
     build_test_records,
     check_completeness,
     count,
+    encode_passed_row,
     encode_record,
     encode_report,
+    materialize,
     passed_record,
     to_microsecond,
 )
@@ -240,6 +242,48 @@ def test_a_plain_pass_is_written_as_the_standard_encoder_writes_it(
     expected = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     assert encode_record(record) == expected
     assert encode_record(dict(record)) == expected  # a plain dict: the general encoder
+
+
+@pytest.mark.parametrize(
+    ("nodeid", "location", "durations", "markers"),
+    [
+        ("tests/test_x.py::test_x", LOCATION, (0.000123, 0.5, 1.000001), ("slow",)),
+        ('t.py::test["quote\\back\nline"]', ("t.py", None, "test"), (0.0, 1e-06, 5e-05), ()),
+        ("t.py::test[é✓]", ("ü/t.py", 0, "tést"), (123.456789, 2.0, 1e-05), ["a", "b\tc"]),
+    ],
+)
+def test_a_passed_row_is_written_as_its_record_would_be(
+    nodeid: str,
+    location: tuple[str, int | None, str],
+    durations: tuple[float, float, float],
+    markers: tuple[str, ...],
+) -> None:
+    row = (nodeid, location, *durations, markers)
+    (record,) = materialize([row])
+    assert record == passed_record(nodeid, location, durations, markers)
+    assert record["markers"] == list(markers)
+    assert encode_passed_row(row) == json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_rows_and_records_count_and_complete_alike() -> None:
+    records = build_test_records(
+        [phase("a", "call", "failed", failure=failure("call")), phase("b", "call", "passed")]
+    )
+    rows = [*records, ("c", LOCATION, 0.1, 0.2, 0.3, ())]
+    materialized = materialize(rows)
+    assert materialized[:2] == records  # records are kept as they are, not copied
+    assert materialized[0] is records[0]
+    assert count(rows, collected=3) == count(materialized, collected=3)
+    assert count(rows, collected=3)["passed"] == 2
+    assert check_completeness(["a", "b", "c", "d"], rows) == check_completeness(
+        ["a", "b", "c", "d"], materialized
+    )
+    assert check_completeness(["a", "c"], rows) == [
+        "1 result(s) for tests that were not collected: b"
+    ]
+    report = {"kind": "run-report", "tests": rows, "warnings": []}
+    assert encode_report(report) == encode_report({**report, "tests": materialized})
+    assert json.loads(encode_report(report))["tests"] == materialized
 
 
 def test_a_passed_record_changed_after_it_was_built_is_written_as_it_now_is() -> None:

@@ -10,6 +10,12 @@ thousands of models (and even creating the model classes) costs several times th
 building the JSON-ready dicts and encoding them with the standard library's C encoder does not
 (a plainly passed test's record, nearly every record, goes through a faster template:
 :func:`encode_record` says why).
+
+Until a feature reads the records, the plugin keeps such a test as a :data:`PassedRow`, one
+tuple, instead of a record's seven containers: a run that only records its tests writes the
+rows straight to JSON (:func:`encode_report`) and never builds their dicts;
+:func:`materialize` builds them for whoever reads the records. :func:`count` and
+:func:`check_completeness` take rows and records alike.
 :class:`phasegate.model.RunReport` stays the contract: ``tests/test_recording.py`` checks that
 what is built here validates against it and serializes back to exactly the same JSON.
 """
@@ -24,7 +30,9 @@ from typing import Any
 
 __all__ = [
     "PassedRecord",
+    "PassedRow",
     "PhaseReport",
+    "TestRow",
     "bound_text",
     "build_record",
     "build_test_records",
@@ -32,6 +40,7 @@ __all__ = [
     "count",
     "encode_record",
     "encode_report",
+    "materialize",
     "passed_record",
     "to_microsecond",
 ]
@@ -140,6 +149,25 @@ def passed_record(
     )
 
 
+#: A test whose setup, call and teardown plainly passed, none under xfail, as the plugin keeps
+#: it until a record is asked for: ``(nodeid, location, setup_s, call_s, teardown_s, markers)``,
+#: the durations rounded by :func:`to_microsecond`, ``location`` as pytest gives it (0-based
+#: line). :func:`materialize` turns it into the :func:`passed_record` of those values.
+PassedRow = tuple[str, tuple[str, int | None, str], float, float, float, Sequence[str]]
+#: What the list of a run's tests holds before :func:`materialize`: rows and records.
+TestRow = PassedRow | dict[str, Any]
+
+
+def materialize(rows: Iterable[TestRow]) -> list[dict[str, Any]]:
+    """The test records of ``rows``: each :data:`PassedRow` built, each record as it is."""
+    return [
+        passed_record(row[0], row[1], (row[2], row[3], row[4]), row[5])
+        if isinstance(row, tuple)
+        else row
+        for row in rows
+    ]
+
+
 def build_record(
     nodeid: str, bucket: Sequence[PhaseReport], known_markers: Mapping[str, Sequence[str]]
 ) -> dict[str, Any]:
@@ -212,16 +240,19 @@ def _reason(decisive: PhaseReport | None, outcome: str) -> str | None:
 
 
 def count(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[TestRow] | Sequence[Mapping[str, Any]],
     *,
     collected: int,
     deselected: int = 0,
     collection_errors: int = 0,
 ) -> dict[str, int]:
-    """Per-test counts (a ``Counts``-shaped dict); ``collected`` is after deselection."""
+    """Per-test counts (a ``Counts``-shaped dict); ``collected`` is after deselection.
+
+    ``records`` may hold :data:`PassedRow` tuples too.
+    """
     tally = dict.fromkeys(_OUTCOMES, 0)
     for record in records:
-        tally[record["outcome"]] += 1
+        tally["passed" if isinstance(record, tuple) else record["outcome"]] += 1
     return {
         "collected": collected,
         "passed": tally["passed"],
@@ -237,12 +268,15 @@ def count(
 
 def check_completeness(
     collected_ids: Sequence[str] | None,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[TestRow] | Sequence[Mapping[str, Any]],
     *,
     collection_errors: Sequence[Mapping[str, Any]] = (),
     interrupted: str | None = None,
 ) -> list[str]:
-    """Why the run's report does not cover exactly the tests collected (empty if it does)."""
+    """Why the run's report does not cover exactly the tests collected (empty if it does).
+
+    ``records`` may hold :data:`PassedRow` tuples too.
+    """
     reasons: list[str] = []
     if interrupted:
         reasons.append(interrupted)
@@ -252,12 +286,13 @@ def check_completeness(
     if collected_ids is None:
         reasons.append("the collected tests were never reported, so completeness is unknown")
         return reasons
-    reported = {record["nodeid"] for record in records}
+    reported = [record[0] if isinstance(record, tuple) else record["nodeid"] for record in records]
+    reported_set = set(reported)
     expected = set(collected_ids)
     if len(expected) != len(collected_ids):
         reasons.append("the collection lists some node ids more than once")
-    missing = [nodeid for nodeid in collected_ids if nodeid not in reported]
-    unexpected = [record["nodeid"] for record in records if record["nodeid"] not in expected]
+    missing = [nodeid for nodeid in collected_ids if nodeid not in reported_set]
+    unexpected = [nodeid for nodeid in reported if nodeid not in expected]
     if missing:
         reasons.append(f"{len(missing)} collected test(s) have no result: {_ids(missing)}")
     if unexpected:
@@ -270,13 +305,23 @@ def check_completeness(
 def encode_report(report: Mapping[str, Any]) -> str:
     """The run report as compact JSON text (one line, UTF-8 safe), ending in a newline.
 
-    The same text as ``json.dumps(report, ensure_ascii=False, separators=(",", ":"))``; the
-    test records are written one by one by :func:`encode_record`.
+    The same text as ``json.dumps(report, ensure_ascii=False, separators=(",", ":"))`` writes
+    once the tests are :func:`materialize`-d; the tests are written one by one, a
+    :data:`PassedRow` by :func:`encode_passed_row`, a record by :func:`encode_record`.
     """
     parts = []
     for key, value in report.items():
         if key == "tests":
-            text = "[" + ",".join([encode_record(record) for record in value]) + "]"
+            text = (
+                "["
+                + ",".join(
+                    [
+                        encode_passed_row(test) if isinstance(test, tuple) else encode_record(test)
+                        for test in value
+                    ]
+                )
+                + "]"
+            )
         else:
             text = _encode(value)
         parts.append(f"{_encode_string(key)}:{text}")
@@ -318,6 +363,27 @@ def encode_record(record: Mapping[str, Any]) -> str:
         f'"reason":{"null" if reason is None else _encode(reason)},'
         f'"failure":{"null" if failure is None else _encode(failure)},'
         f'"worker":{"null" if worker is None else _encode(worker)}}}'
+    )
+
+
+def encode_passed_row(row: PassedRow) -> str:
+    """The JSON text of the :func:`passed_record` of ``row``, written without building it.
+
+    The same text as ``encode_record(materialize([row])[0])``; the template of
+    :func:`encode_record` with the values that a plain pass always has written as constants.
+    """
+    nodeid, (path, line, domain), setup_s, call_s, teardown_s, markers = row
+    return (
+        f'{{"nodeid":{_encode_string(nodeid)},"outcome":"passed",'
+        f'"phases":{{"setup":{{"outcome":"passed","duration_s":{_float(setup_s)}}},'
+        f'"call":{{"outcome":"passed","duration_s":{_float(call_s)}}},'
+        f'"teardown":{{"outcome":"passed","duration_s":{_float(teardown_s)}}}}},'
+        f'"duration_s":{_float(to_microsecond(setup_s + call_s + teardown_s))},'
+        f'"location":{{"path":{_encode_string(path)},'
+        f'"line":{"null" if line is None else int(line) + 1},'
+        f'"domain":{_encode_string(domain)}}},'
+        f'"markers":[{",".join([_encode_string(name) for name in markers]) if markers else ""}],'
+        '"reason":null,"failure":null,"worker":null}'
     )
 
 

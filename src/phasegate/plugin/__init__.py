@@ -181,7 +181,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     outcome = recorder.outcome
     verbosity = config.get_verbosity()
-    lines = run_lines(outcome.data, outcome.report_path, outcome.errors, verbosity=verbosity)
+    lines = run_lines(outcome.document, outcome.report_path, outcome.errors, verbosity=verbosity)
     if verbosity >= 0:
         terminalreporter.write_sep("=", "phasegate")
     for text, markup in lines:

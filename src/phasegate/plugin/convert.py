@@ -18,14 +18,14 @@ from phasegate.failures import relative_path
 from phasegate.plugin.annotator import REPORT_ATTRIBUTE
 from phasegate.recording import (
     PhaseReport,
+    TestRow,
     bound_text,
     build_record,
     build_test_records,
-    passed_record,
     to_microsecond,
 )
 
-__all__ = ["collection_error", "phase_report", "records_from_reports"]
+__all__ = ["collection_error", "phase_report", "rows_from_reports"]
 
 _SKIPPED_PREFIX = "Skipped: "
 _by_nodeid = attrgetter("nodeid")
@@ -33,40 +33,45 @@ _by_nodeid = attrgetter("nodeid")
 _UNPLAIN = frozenset((REPORT_ATTRIBUTE, "wasxfail", "worker_id"))
 
 
-def records_from_reports(
+def rows_from_reports(
     reports: Sequence[pytest.TestReport],
     root: Path,
     traceback_limit: int,
     markers: Mapping[str, Sequence[str]] | None = None,
-) -> list[dict[str, Any]]:
-    """One test record per node id, as :func:`phasegate.recording.build_test_records` makes.
+) -> list[TestRow]:
+    """One entry per node id: what :func:`phasegate.recording.build_test_records` makes, as rows.
 
     In a serial run each test's reports come together, and nearly every test passed its
-    three phases: such a test's record is built straight from its reports
-    (:func:`~phasegate.recording.passed_record`), about twice as fast as through a
-    :class:`PhaseReport` per phase. When a test's reports are split (pytest-xdist interleaves
-    the workers' reports), every report goes the general way.
+    three phases: such a test is kept as a :data:`~phasegate.recording.PassedRow`, one tuple
+    read straight from its reports, which :func:`~phasegate.recording.materialize` turns into
+    the same record the general way builds, if anything reads it. Every other test is built
+    through a :class:`PhaseReport` per phase, as is every report when a test's reports are
+    split (pytest-xdist interleaves the workers' reports).
     """
     groups = [(nodeid, list(group)) for nodeid, group in groupby(reports, _by_nodeid)]
     if len({nodeid for nodeid, _group in groups}) != len(groups):
-        return build_test_records(
-            (phase_report(r, root, traceback_limit) for r in reports), markers
+        return list(
+            build_test_records((phase_report(r, root, traceback_limit) for r in reports), markers)
         )
     known = markers or {}
-    records: list[dict[str, Any]] = []
+    rows: list[TestRow] = []
     for nodeid, group in groups:
         if _passed_plainly(group):
             setup, call, teardown = group
-            durations = (
-                to_microsecond(setup.duration),
-                to_microsecond(call.duration),
-                to_microsecond(teardown.duration),
+            rows.append(
+                (
+                    nodeid,
+                    setup.location,
+                    to_microsecond(setup.duration),
+                    to_microsecond(call.duration),
+                    to_microsecond(teardown.duration),
+                    known.get(nodeid, ()),
+                )
             )
-            records.append(passed_record(nodeid, setup.location, durations, known.get(nodeid, ())))
         else:
             phases = [phase_report(r, root, traceback_limit) for r in group]
-            records.append(build_record(nodeid, phases, known))
-    return records
+            rows.append(build_record(nodeid, phases, known))
+    return rows
 
 
 def _passed_plainly(group: list[pytest.TestReport]) -> bool:

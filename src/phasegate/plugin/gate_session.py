@@ -159,7 +159,7 @@ class ShardGateSession(GateSession):
         self.coverage_problem: str | None = None
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self._recorder.outcome.data is None:
+        if self._recorder.outcome.document is None:
             return
         _json, self.coverage_problem = self._coverage()
 
@@ -170,7 +170,7 @@ class ShardGateSession(GateSession):
             terminalreporter.write_sep("=", f"phasegate gate {name}: shard {self._shard}")
         for message in self.errors:
             terminalreporter.write_line(f"error: {message}", red=True, bold=True)
-        data = self._recorder.outcome.data
+        data = self._recorder.outcome.document
         tests = data["counts"]["collected"] if data else 0
         suite = (data or {}).get("shard", {}).get("suite_size", "?")
         terminalreporter.write_line(

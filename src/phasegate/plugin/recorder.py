@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import secrets
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -31,8 +31,8 @@ from phasegate.environment import describe_environment, read_git
 from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
-from phasegate.plugin.convert import collection_error, records_from_reports
-from phasegate.recording import check_completeness, count, encode_report
+from phasegate.plugin.convert import collection_error, rows_from_reports
+from phasegate.recording import check_completeness, count, encode_report, materialize
 from phasegate.store import Store
 from phasegate.versioning import SCHEMA_VERSION
 
@@ -47,20 +47,48 @@ REPORT_FILE = "report.json"
 
 @dataclass
 class RunOutcome:
-    """What the end of the session produced, for phasegate's features and the terminal."""
+    """What the end of the session produced, for phasegate's features and the terminal.
 
-    data: dict[str, Any] | None = None
+    The report is kept as it will be written (:attr:`document`): until something reads
+    :attr:`data`, its ``tests`` may hold :data:`~phasegate.recording.PassedRow` tuples instead
+    of records, so that a run nobody reads the records of never builds them.
+    """
+
     report_path: str | None = None
     errors: list[str] = field(default_factory=list)
+    _document: dict[str, Any] | None = None
+    _rows: bool = False  # the document's "tests" may still hold rows
     _model: RunReport | None = None
+
+    @property
+    def data(self) -> dict[str, Any] | None:
+        """The run report as JSON-ready data, every test a record (built on first read)."""
+        if self._rows and self._document is not None:
+            self._document["tests"] = materialize(self._document["tests"])
+            self._rows = False
+        return self._document
+
+    @data.setter
+    def data(self, value: dict[str, Any] | None) -> None:
+        self._document, self._rows, self._model = value, False, None
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        """The run report as it will be written; its tests may be rows (see :attr:`data`)."""
+        return self._document
+
+    def keep(self, document: dict[str, Any]) -> None:
+        """Keep the report just assembled, whose ``tests`` hold rows and records."""
+        self._document, self._rows, self._model = document, True, None
 
     @property
     def report(self) -> RunReport | None:
         """The run report as a model (validated on first use; features that need it pay)."""
-        if self._model is None and self.data is not None:
+        data = self.data
+        if self._model is None and data is not None:
             from phasegate.model.run import RunReport
 
-            self._model = RunReport.model_validate(self.data)
+            self._model = RunReport.model_validate(data)
         return self._model
 
 
@@ -147,7 +175,7 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
         try:
             with _collector_paused():
-                self.outcome.data = self._build_report(session)
+                self.outcome.keep(self._build_report(session))
         except PhasegateError as exc:
             self.outcome.errors.append(str(exc))
         try:
@@ -157,7 +185,7 @@ class Recorder:
             self._background.shutdown(wait=False)
 
     def _write(self, session: pytest.Session) -> None:
-        data = self.outcome.data
+        data = self.outcome.document
         if data is None:
             return
         data["exit_status"] = int(session.exitstatus)
@@ -181,7 +209,7 @@ class Recorder:
         limit = int(self._loaded.values["max_traceback_chars"])
         root = self._config.rootpath
         markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
-        records = records_from_reports(self._reports, root, limit, markers)
+        records = rows_from_reports(self._reports, root, limit, markers)
         errors = list(self._collection_errors.values())
         collected = len(self._collected_ids) if self._collected_ids is not None else 0
         reasons = check_completeness(
@@ -244,13 +272,15 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _marker_names(items: list[pytest.Item]) -> dict[str, list[str]]:
+def _marker_names(items: list[pytest.Item]) -> dict[str, Sequence[str]]:
     """The names of the markers on each item and its parents, as ``iter_markers`` sees them.
 
-    A parent's markers are gathered once for all of its items, which makes this several
-    times cheaper than calling ``iter_markers`` per item on large suites.
+    A parent's markers are gathered once for all of its items, and an item with no marker of
+    its own (most items) shares its parent's sorted names: several times cheaper than calling
+    ``iter_markers`` per item on large suites.
     """
     inherited: dict[int, frozenset[str]] = {}
+    shared: dict[int, tuple[str, ...]] = {}
 
     def chain(node: Any) -> frozenset[str]:  # a pytest node (its base class is not public)
         if node is None:
@@ -261,10 +291,17 @@ def _marker_names(items: list[pytest.Item]) -> dict[str, list[str]]:
             known = inherited[id(node)] = own | chain(node.parent)
         return known
 
-    names: dict[str, list[str]] = {}
+    names: dict[str, Sequence[str]] = {}
     for item in items:
-        own = {mark.name for mark in item.own_markers}
-        names[item.nodeid] = sorted(own.union(chain(item.parent)))
+        parent = item.parent
+        if item.own_markers:
+            own = {mark.name for mark in item.own_markers}
+            names[item.nodeid] = tuple(sorted(own.union(chain(parent))))
+        else:
+            sorted_names = shared.get(id(parent))
+            if sorted_names is None:
+                sorted_names = shared[id(parent)] = tuple(sorted(chain(parent)))
+            names[item.nodeid] = sorted_names
     return names
 
 

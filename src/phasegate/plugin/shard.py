@@ -108,7 +108,7 @@ class ShardRecorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         from phasegate.shards.spec import SuiteInfo
 
-        data = self._recorder.outcome.data
+        data = self._recorder.outcome.document
         if data is None:
             return
         suites = set(self._worker_suites)
