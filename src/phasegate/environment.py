@@ -16,7 +16,7 @@ from typing import Any
 
 from phasegate import __version__
 
-__all__ = ["GIT_TIMEOUT_S", "describe_environment", "read_git"]
+__all__ = ["GIT_TIMEOUT_S", "GitQuery", "describe_environment", "parse_git_status", "read_git"]
 
 #: git answers in milliseconds; this only guards against a hung repository or filesystem.
 GIT_TIMEOUT_S = 10.0
@@ -34,29 +34,67 @@ def describe_environment(pytest_version: str, plugins: Mapping[str, str]) -> dic
     }
 
 
-def read_git(root: Path) -> dict[str, Any] | None:
-    """The commit, branch and dirtiness of the work tree at ``root``; ``None`` outside git.
+class GitQuery:
+    """``git status`` started now and read when its answer is needed.
 
-    One ``git status --porcelain=v2 --branch`` call gives all three. Untracked files do not
-    make the tree dirty, as with ``git describe --dirty``.
+    A run starts it when the session starts and reads it at the end, so the run never waits
+    for git, and no thread is needed to wait on it. :meth:`close` reaps a query whose answer
+    was never read.
     """
-    try:
-        completed = subprocess.run(
-            ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if completed.returncode != 0:
-        return None
+
+    def __init__(self, root: Path) -> None:
+        try:
+            self._process: subprocess.Popen[str] | None = subprocess.Popen(
+                ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        except OSError:
+            self._process = None
+        self._answer: dict[str, Any] | None = None
+
+    def result(self) -> dict[str, Any] | None:
+        """What :func:`read_git` returns, waiting at most :data:`GIT_TIMEOUT_S` for git."""
+        process, self._process = self._process, None
+        if process is None:
+            return self._answer
+        try:
+            stdout, _stderr = process.communicate(timeout=GIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return None
+        if process.returncode == 0:
+            self._answer = parse_git_status(stdout)
+        return self._answer
+
+    def close(self) -> None:
+        """Stop git if it still runs and nobody read its answer; reap it either way."""
+        process, self._process = self._process, None
+        if process is not None:
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
+
+
+def read_git(root: Path) -> dict[str, Any] | None:
+    """The commit, branch and dirtiness of the work tree at ``root``; ``None`` outside git."""
+    return GitQuery(root).result()
+
+
+def parse_git_status(text: str) -> dict[str, Any]:
+    """The commit, branch and dirtiness that ``git status --porcelain=v2 --branch`` printed.
+
+    Untracked files do not make the tree dirty (they are not asked for), as with
+    ``git describe --dirty``.
+    """
     sha: str | None = None
     branch: str | None = None
     dirty = False
-    for line in completed.stdout.splitlines():
+    for line in text.splitlines():
         if line.startswith("# branch.oid "):
             value = line.removeprefix("# branch.oid ")
             sha = None if value == "(initial)" else value

@@ -18,7 +18,6 @@ import contextlib
 import gc
 import secrets
 from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 import pytest
 
-from phasegate.environment import describe_environment, read_git
+from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
@@ -108,11 +107,8 @@ class Recorder:
         self._extensions = extensions
         self._started = datetime.now(timezone.utc)
         self._run_id = f"{self._started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
-        # git answers while the tests run; the thread mostly waits on the subprocess.
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phasegate")
-        self._git: Future[dict[str, Any] | None] = self._background.submit(
-            read_git, config.rootpath
-        )
+        # git answers while the tests run; its answer is read at the end.
+        self._git = GitQuery(config.rootpath)
         self._reports: list[pytest.TestReport] = []
         self._items: list[pytest.Item] = []
         self._collection_errors: dict[str, dict[str, Any]] = {}
@@ -182,7 +178,9 @@ class Recorder:
             return (yield)
         finally:
             self._write(session)
-            self._background.shutdown(wait=False)
+
+    def pytest_unconfigure(self) -> None:
+        self._git.close()  # a run that ended before its session finished never read it
 
     def _write(self, session: pytest.Session) -> None:
         data = self.outcome.document
