@@ -89,6 +89,23 @@ def test_a_hit_loads_no_pydantic(tmp_path: Path) -> None:
     assert completed.stdout.split() == ["900", "False"]
 
 
+def test_runs_that_alternate_between_settings_each_find_their_own(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
+    gates = [f"gate{n}" for n in range(config_cache.ENTRIES + 1)]
+    for gate in gates:
+        load_config(tmp_path, {"gate": ("--gate", gate)}, cache=True)
+    load_config(tmp_path, cache=True)
+    for gate in gates[-(config_cache.ENTRIES - 1) :]:  # the oldest two made way
+        again = load_config(tmp_path, {"gate": ("--gate", gate)}, cache=True)
+        assert "config" not in again.__dict__, gate  # read back, not validated
+        assert again.values["gate"] == gate
+    assert "config" not in load_config(tmp_path, cache=True).__dict__
+    data = json.loads(cache_file(tmp_path).read_text())
+    assert len(data["entries"]) == config_cache.ENTRIES
+    missed = load_config(tmp_path, {"gate": ("--gate", gates[0])}, cache=True)
+    assert "config" in missed.__dict__
+
+
 def test_a_changed_table_is_validated_again(tmp_path: Path) -> None:
     write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
     load_config(tmp_path, cache=True)
@@ -118,7 +135,7 @@ def test_the_cache_names_the_code_that_validated(tmp_path: Path) -> None:
     write_pyproject(tmp_path, RICH)
     load_config(tmp_path, cache=True)
     data = json.loads(cache_file(tmp_path, "out/pg").read_text())
-    files = {Path(entry[0]).as_posix() for entry in data["modules"]}
+    files = {Path(entry[0]).as_posix() for entry in data["entries"][0]["modules"]}
     assert any(file.endswith("phasegate/config.py") for file in files)
     assert any(file.endswith("phasegate/tdd/config.py") for file in files)
     assert any(file.endswith("pydantic/__init__.py") for file in files)
@@ -130,7 +147,8 @@ def test_an_edited_or_missing_module_makes_the_cache_stale(tmp_path: Path) -> No
     status = module.stat()
     path = tmp_path / "config.json"
     entry = [str(module), status.st_mtime_ns, status.st_size]
-    path.write_text(json.dumps({"format": 1, "key": "k", "modules": [entry], "values": {"a": 1}}))
+    cached = {"key": "k", "modules": [entry], "values": {"a": 1}}
+    path.write_text(json.dumps({"format": 2, "entries": [cached]}))
     assert config_cache.lookup(path, "k") == {"a": 1}
     assert config_cache.lookup(path, "other") is None
     module.write_text("RULE = 22\n")
@@ -139,14 +157,17 @@ def test_an_edited_or_missing_module_makes_the_cache_stale(tmp_path: Path) -> No
     assert config_cache.lookup(path, "k") is None
 
 
-@pytest.mark.parametrize("content", ["", "{not json", '{"format": 1, "key": 3}', "[]"])
+@pytest.mark.parametrize(
+    "content",
+    ["", "{not json", '{"format": 1, "key": 3}', '{"format": 2, "entries": {}}', "[]"],
+)
 def test_an_unreadable_cache_is_a_miss_and_is_replaced(tmp_path: Path, content: str) -> None:
     write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
     path = cache_file(tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text(content)
     assert load_config(tmp_path, cache=True).values["gate"] == "strict"
-    assert json.loads(path.read_text())["values"]["gate"] == "strict"
+    assert json.loads(path.read_text())["entries"][0]["values"]["gate"] == "strict"
 
 
 def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:

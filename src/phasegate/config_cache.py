@@ -17,6 +17,10 @@ The file lives in a folder of its own, ``cache/settings/``, where no check's cac
 (``cache/<check>.json``, :mod:`phasegate.gates.cache`) can take its name. ``cache = false``
 in the table turns this cache off too.
 
+The file keeps the last :data:`ENTRIES` keys, most recent first, so that runs that alternate
+between settings (``pytest --gate=record`` and ``pytest --gate=twelve-check``, or ``phasegate
+gate run`` and the pytest run it starts) each find their own.
+
 Only a table that validated is cached, so a bad key fails the same way on every run. A cache
 file that cannot be read or does not match is a miss and is replaced: it holds derived data,
 not state, so nothing is lost. Hand-written (some fifty lines over the standard library)
@@ -41,11 +45,13 @@ from phasegate import __version__
 from phasegate.canonical import typed
 from phasegate.store import write_atomically
 
-__all__ = ["CACHE_FILE", "cache_path", "cacheable", "input_key", "lookup", "save"]
+__all__ = ["CACHE_FILE", "ENTRIES", "cache_path", "cacheable", "input_key", "lookup", "save"]
 
 #: The cache's path inside the artifacts folder.
 CACHE_FILE = "cache/settings/config.json"
-_FORMAT = 1
+_FORMAT = 2
+#: How many settings (keys) the file keeps, the most recently validated first.
+ENTRIES = 8
 _DEFAULT_ARTIFACTS_DIR = ".phasegate"
 #: Top-level packages whose loaded modules decide what a valid setting is.
 _VALIDATING_PACKAGES = ("phasegate", "pydantic", "pydantic_core")
@@ -89,35 +95,52 @@ def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
 
 
 def lookup(path: Path, key: str) -> dict[str, Any] | None:
-    """The validated settings cached for ``key``, or ``None`` (no file, another key, stale)."""
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("key") != key:
-        return None
-    values, modules = data.get("values"), data.get("modules")
-    if not isinstance(values, dict) or not isinstance(modules, list):
-        return None
-    for entry in modules:
-        try:
-            file, mtime_ns, size = entry
-            status = os.stat(file)
-        except (OSError, TypeError, ValueError):
+    """The validated settings cached for ``key``, or ``None`` (no file, no such key, stale)."""
+    for entry in _entries(path):
+        if entry.get("key") != key:
+            continue
+        values, modules = entry.get("values"), entry.get("modules")
+        if not isinstance(values, dict) or not isinstance(modules, list):
             return None
-        if status.st_mtime_ns != mtime_ns or status.st_size != size:
-            return None
-    return values
+        for module in modules:
+            try:
+                file, mtime_ns, size = module
+                status = os.stat(file)
+            except (OSError, TypeError, ValueError):
+                return None
+            if status.st_mtime_ns != mtime_ns or status.st_size != size:
+                return None
+        return values
+    return None
 
 
 def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
-    """Cache ``values`` for ``key``; a folder that cannot be written is left alone."""
-    payload = {"format": _FORMAT, "key": key, "modules": _validating_modules(), "values": values}
+    """Cache ``values`` for ``key`` first, keeping the other keys' entries up to :data:`ENTRIES`.
+
+    A folder that cannot be written is left alone.
+    """
+    entry = {"key": key, "modules": _validating_modules(), "values": values}
+    others = [other for other in _entries(path) if other.get("key") != key]
+    payload = {"format": _FORMAT, "entries": [entry, *others][:ENTRIES]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, json.dumps(payload, indent=1).encode("utf-8"))
     except OSError:
         return  # only a cache: the store reports an unwritable artifacts folder itself
+
+
+def _entries(path: Path) -> list[dict[str, Any]]:
+    """The entries of the cache file; none if it is missing, unreadable or of another format."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        return []
+    entries = data.get("entries")
+    if not isinstance(entries, list):
+        return []
+    return [entry for entry in entries if isinstance(entry, dict)]
 
 
 def _validating_modules() -> list[tuple[str, int, int]]:
