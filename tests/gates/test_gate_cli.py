@@ -84,3 +84,26 @@ def test_gate_run_with_a_malformed_gate_exits_4(project: Path) -> None:
     assert completed.returncode == 4
     assert "unknown key checks.lint.requird = False" in completed.stderr
     assert "did you mean 'required'" in completed.stderr
+    # The pytest run started beside the check was stopped, and its log removed.
+    assert not list((project / ".phasegate" / "gates").glob(".running-*"))
+
+
+def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
+    # With the settings cached (as the pytest plugin leaves them), `gate run` starts pytest
+    # at once; the gate and the full settings are checked while pytest starts up.
+    warm = "from pathlib import Path; from phasegate.loaded_config import load_config\n"
+    warm += "load_config(Path.cwd(), {'gate': ('--gate', 'small')}, cache=True)"
+    subprocess.run([sys.executable, "-c", warm], cwd=project, check=True)
+    code = (
+        "import os, subprocess, sys\n"
+        "def started(command, **options):\n"
+        "    print('pydantic loaded:', 'pydantic' in sys.modules, command[3:], flush=True)\n"
+        "    os._exit(0)\n"
+        "subprocess.Popen = started\n"
+        "from phasegate.cli import main\n"
+        "main(['gate', 'run', '--gate', 'small'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "pydantic loaded: False ['--gate=small']"

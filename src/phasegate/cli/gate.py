@@ -18,20 +18,16 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from phasegate.config import LoadedConfig, find_project_root, load_config
-from phasegate.errors import UsageError
-from phasegate.extensions import make_plugin_manager
-from phasegate.gates.definition import RECORD_ONLY, find_gates, load_gate
-from phasegate.gates.registry import CheckRegistry
-from phasegate.gates.runner import explain, plan_gate
-from phasegate.model.gate import GateVerdict
-from phasegate.model.run import Outcome, RunReport
-from phasegate.report.terminal import gate_lines
+from phasegate.errors import PhasegateError, UsageError
+from phasegate.gates import RECORD_ONLY
+from phasegate.loaded_config import LoadedConfig, find_project_root, load_config
 from phasegate.store import Store
 
 __all__ = ["register"]
 
 _POLL_S = 0.2
+#: How long a pytest run stopped for a bad gate may take to end before it is killed.
+_STOP_WAIT_S = 10.0
 
 
 def register(subparsers: Any) -> None:
@@ -74,6 +70,10 @@ def _loaded() -> LoadedConfig:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.definition import find_gates, load_gate
+    from phasegate.gates.registry import CheckRegistry
+
     loaded = _loaded()
     print("gates:")
     for name, source in sorted(find_gates(loaded.project_root, loaded.config.gate_paths).items()):
@@ -91,6 +91,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.definition import load_gate
+    from phasegate.gates.registry import CheckRegistry
+    from phasegate.gates.runner import explain, plan_gate
+
     loaded = _loaded()
     if args.name == RECORD_ONLY:
         print(f"{RECORD_ONLY}: records the run into report.json and evaluates no gate")
@@ -114,41 +119,92 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    loaded = _loaded()
-    name = args.gate or loaded.config.gate
+    """Start pytest first, then check the settings and the gate while it starts up.
+
+    Only what the command line needs is read before pytest starts: the settings as the pytest
+    plugin caches them (no pydantic on a hit). The gate and the full settings are loaded and
+    checked while pytest runs; when either is wrong, pytest is stopped and the error is the
+    command's (exit code 4), as if nothing had started.
+    """
+    if args.gate == RECORD_ONLY:
+        raise UsageError(_RECORD_ONLY_REFUSED)
+    root = find_project_root(Path.cwd())
+    # The same overrides as the plugin's, so both read one entry of the settings cache.
+    overrides = {"gate": ("--gate", args.gate)} if args.gate else {}
+    quick = load_config(root, overrides, cache=True)
+    name = str(quick.values["gate"])
     if name == RECORD_ONLY:
-        raise UsageError(
-            "`phasegate gate run` needs a gate; to only record a run, use pytest --gate=record"
-        )
+        raise UsageError(_RECORD_ONLY_REFUSED)
+    store = Store(quick.artifacts_path)
+    store.ensure_writable()
+    extra = [arg for arg in args.pytest_args if arg != "--"]
+    command = [sys.executable, "-m", "pytest", f"--gate={name}", *extra]
+    if args.base:
+        command.append(f"--base={args.base}")
+    gates = store.path("gates")
+    gates.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="phasegate-progress-") as folder:
+        progress = Path(folder) / "events.jsonl"
+        progress.touch()
+        environment = {**os.environ, "PHASEGATE_PROGRESS_FILE": str(progress)}
+        # Named for the gate once it is loaded (a gate file names its gate).
+        running_log = gates / f".running-{os.getpid()}.pytest.log"
+        with open(running_log, "w", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=root,
+                env=environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                gate_name = _check_settings_and_gate(root, name)
+            except (PhasegateError, KeyboardInterrupt):
+                _stop(process)
+                log.close()
+                running_log.unlink(missing_ok=True)
+                raise
+            log_path = store.path(f"gates/{gate_name}.pytest.log")
+            print(f"phasegate: gate {gate_name}: running {' '.join(['pytest', *command[3:]])}")
+            try:
+                returncode = _follow(process, progress, sys.stdout)
+            finally:
+                os.replace(running_log, log_path)
+    return _finish(store, gate_name, returncode, log_path)
+
+
+_RECORD_ONLY_REFUSED = (
+    "`phasegate gate run` needs a gate; to only record a run, use pytest --gate=record"
+)
+
+
+def _check_settings_and_gate(root: Path, name: str) -> str:
+    """Validate the settings and load the gate ``name``; return the gate's own name.
+
+    Also imports what :func:`_finish` needs, while pytest runs rather than after it.
+    """
+    from phasegate.gates.definition import load_gate
+    from phasegate.model.gate import GateVerdict  # noqa: F401 - imported for _finish, now
+    from phasegate.model.run import RunReport  # noqa: F401 - imported for _finish, now
+
+    loaded = load_config(root)
     gate, _ = load_gate(
         name,
         loaded.project_root,
         gate_paths=loaded.config.gate_paths,
         overrides=loaded.config.checks,
     )
-    store = Store(loaded.artifacts_path)
-    store.ensure_writable()
-    extra = [arg for arg in args.pytest_args if arg != "--"]
-    command = [sys.executable, "-m", "pytest", f"--gate={name}", *extra]
-    if args.base:
-        command.append(f"--base={args.base}")
-    log_path = store.path(f"gates/{gate.name}.pytest.log")
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="phasegate-progress-") as folder:
-        progress = Path(folder) / "events.jsonl"
-        progress.touch()
-        environment = {**os.environ, "PHASEGATE_PROGRESS_FILE": str(progress)}
-        print(f"phasegate: gate {gate.name}: running {' '.join(['pytest', *command[3:]])}")
-        with open(log_path, "w", encoding="utf-8") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=loaded.project_root,
-                env=environment,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            returncode = _follow(process, progress, sys.stdout)
-    return _finish(store, gate.name, returncode, log_path)
+    return gate.name
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End a pytest run that was started for nothing, and reap it."""
+    process.terminate()
+    try:
+        process.wait(timeout=_STOP_WAIT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> int:
@@ -199,6 +255,10 @@ def _show_event(line: str, running: set[str], out: TextIO, interactive: bool) ->
 
 
 def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:
+    from phasegate.model.gate import GateVerdict
+    from phasegate.model.run import Outcome, RunReport
+    from phasegate.report.terminal import gate_lines
+
     verdict = store.read_model(f"gates/{gate}.json", GateVerdict)
     report = store.read_model("report.json", RunReport)
     print()
