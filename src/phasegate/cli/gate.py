@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from phasegate.errors import PhasegateError, UsageError
+from phasegate.errors import UsageError
 from phasegate.gates import RECORD_ONLY
 from phasegate.loaded_config import LoadedConfig, find_project_root, load_config
 from phasegate.store import Store
@@ -129,7 +129,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.gate == RECORD_ONLY:
         raise UsageError(_RECORD_ONLY_REFUSED)
     root = find_project_root(Path.cwd())
-    # The same overrides as the plugin's, so both read one entry of the settings cache.
+    # With --gate, the same overrides as the plugin's, so both read one entry of the settings
+    # cache; without, this command's entry and pytest's are two of the entries it keeps.
     overrides = {"gate": ("--gate", args.gate)} if args.gate else {}
     quick = load_config(root, overrides, cache=True)
     name = str(quick.values["gate"])
@@ -159,17 +160,17 @@ def _run(args: argparse.Namespace) -> int:
             )
             try:
                 gate_name = _check_settings_and_gate(root, name)
-            except (PhasegateError, KeyboardInterrupt):
+            except BaseException:  # a bad gate or setting, Ctrl-C, or a crash: no run is wanted
                 _stop(process)
                 log.close()
                 running_log.unlink(missing_ok=True)
                 raise
+            # Renamed while pytest writes to it (the open file follows): a run killed from
+            # outside still leaves its log under the gate's name.
             log_path = store.path(f"gates/{gate_name}.pytest.log")
+            os.replace(running_log, log_path)
             print(f"phasegate: gate {gate_name}: running {' '.join(['pytest', *command[3:]])}")
-            try:
-                returncode = _follow(process, progress, sys.stdout)
-            finally:
-                os.replace(running_log, log_path)
+            returncode = _follow(process, progress, sys.stdout)
     return _finish(store, gate_name, returncode, log_path)
 
 
