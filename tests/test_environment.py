@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ def make_repo(path: Path) -> None:
 def test_a_query_started_early_answers_when_read(tmp_path: Path) -> None:
     make_repo(tmp_path)
     query = GitQuery(tmp_path)
-    (tmp_path / "a.txt").write_text("changed after the query started\n")
+    query.reap()  # whether or not git has ended yet, its answer stays readable
     answer = query.result()
     assert answer is not None
     assert answer["branch"] == "trunk"
@@ -57,3 +58,18 @@ def test_the_status_lines_give_commit_branch_and_dirtiness() -> None:
     assert parse_git_status(clean + "1 .M N... 100644 100644 100644 x y f.py\n")["dirty"]
     fresh = "# branch.oid (initial)\n# branch.head (detached)\n"
     assert parse_git_status(fresh) == {"sha": None, "branch": None, "dirty": False}
+
+
+def test_reaping_collects_an_ended_git_and_keeps_its_answer(tmp_path: Path) -> None:
+    make_repo(tmp_path)
+    query = GitQuery(tmp_path)
+    process = query._process
+    assert process is not None
+    deadline = time.monotonic() + 30
+    while process.returncode is None and time.monotonic() < deadline:
+        query.reap()  # no zombie left once git has ended, long before the answer is read
+        time.sleep(0.01)
+    assert process.returncode == 0
+    answer = query.result()
+    assert answer is not None
+    assert answer["branch"] == "trunk"

@@ -39,7 +39,8 @@ class GitQuery:
 
     A run starts it when the session starts and reads it at the end, so the run never waits
     for git, and no thread is needed to wait on it. :meth:`close` reaps a query whose answer
-    was never read.
+    was never read; :meth:`reap` collects git's exit status early, so that a test that
+    looks at its process's children does not find it there as a zombie.
     """
 
     def __init__(self, root: Path) -> None:
@@ -70,6 +71,14 @@ class GitQuery:
         if process.returncode == 0:
             self._answer = parse_git_status(stdout)
         return self._answer
+
+    def reap(self) -> None:
+        """Collect git's exit status if it has ended, so it is not left a zombie meanwhile.
+
+        Its output stays in the pipe for :meth:`result`.
+        """
+        if self._process is not None:
+            self._process.poll()
 
     def close(self) -> None:
         """Stop git if it still runs and nobody read its answer; reap it either way."""

@@ -109,6 +109,7 @@ class Recorder:
         self._run_id = f"{self._started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         # git answers while the tests run; its answer is read at the end.
         self._git = GitQuery(config.rootpath)
+        config.add_cleanup(self._git.close)  # a run that ended early never read it
         self._reports: list[pytest.TestReport] = []
         self._items: list[pytest.Item] = []
         self._collection_errors: dict[str, dict[str, Any]] = {}
@@ -135,6 +136,7 @@ class Recorder:
     # -- during the run --------------------------------------------------------------------
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._git.reap()  # git has usually ended by now: no zombie while the tests run
         self._items = list(session.items)
         self._collected_ids = [item.nodeid for item in self._items]
 
@@ -152,6 +154,7 @@ class Recorder:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self._git.reap()  # the controller collects nothing itself: reap git here instead
         self._worker_nodes.add(str(node.gateway.id))
         if self._collected_ids is None:
             self._collected_ids = list(ids)
@@ -178,9 +181,6 @@ class Recorder:
             return (yield)
         finally:
             self._write(session)
-
-    def pytest_unconfigure(self) -> None:
-        self._git.close()  # a run that ended before its session finished never read it
 
     def _write(self, session: pytest.Session) -> None:
         data = self.outcome.document
