@@ -17,7 +17,8 @@ The file lives in a folder of its own, ``cache/settings/``, where no check's cac
 (``cache/<check>.json``, :mod:`phasegate.gates.cache`) can take its name. ``cache = false``
 in the table turns this cache off too.
 
-The file keeps the last :data:`ENTRIES` keys, most recent first, so that runs that alternate
+The file keeps the last :data:`ENTRIES` keys validated, most recent first (a hit does not
+move its entry, which would cost a write on every run), so that runs that alternate
 between settings (``pytest --gate=record`` and ``pytest --gate=twelve-check``, or ``phasegate
 gate run`` and the pytest run it starts) each find their own.
 
