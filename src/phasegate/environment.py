@@ -16,7 +16,7 @@ from typing import Any
 
 from phasegate import __version__
 
-__all__ = ["GIT_TIMEOUT_S", "GitQuery", "describe_environment", "parse_git_status", "read_git"]
+__all__ = ["GIT_TIMEOUT_S", "GitQuery", "describe_environment", "parse_git_status"]
 
 #: git answers in milliseconds; this only guards against a hung repository or filesystem.
 GIT_TIMEOUT_S = 10.0
@@ -58,7 +58,10 @@ class GitQuery:
         self._answer: dict[str, Any] | None = None
 
     def result(self) -> dict[str, Any] | None:
-        """What :func:`read_git` returns, waiting at most :data:`GIT_TIMEOUT_S` for git."""
+        """The commit, branch and dirtiness of the work tree; ``None`` outside git.
+
+        Waits at most :data:`GIT_TIMEOUT_S` for git.
+        """
         process, self._process = self._process, None
         if process is None:
             return self._answer
@@ -87,11 +90,6 @@ class GitQuery:
             if process.poll() is None:
                 process.kill()
             process.communicate()
-
-
-def read_git(root: Path) -> dict[str, Any] | None:
-    """The commit, branch and dirtiness of the work tree at ``root``; ``None`` outside git."""
-    return GitQuery(root).result()
 
 
 def parse_git_status(text: str) -> dict[str, Any]:
