@@ -2,9 +2,11 @@
 
 ``.phasegate/workflows/<id>.json`` holds one :class:`WorkflowInstance`: where a piece of work
 stands in its workflow (EDRR, SDLC, the golden path or a project's own), who holds which role,
-what every transition was, by whom and why. ``.phasegate/events.jsonl`` holds one
-:class:`WorkflowEvent` per line. The handoff queue keeps one :class:`TaskRecord` per task file
-and one :class:`TaskHistory` per task.
+what every transition was, by whom and why, every exit gate's verdict (:class:`GateRecord`),
+and the design and plan loops of its phases. ``.phasegate/events.jsonl`` holds one
+:class:`WorkflowEvent` per line. The handoff queue keeps one :class:`TaskRecord` per task file,
+one :class:`TaskHistory` per task, and one :class:`HandoffMessage` per message in the worker's
+and the supervisor's inboxes.
 """
 
 from __future__ import annotations
@@ -16,11 +18,16 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, JsonValue
 
 from phasegate.model.base import ArtifactModel, Model
+from phasegate.model.loops import DesignLoop, PlanLoop
 
 __all__ = [
+    "MESSAGE_TYPES",
     "ChildLink",
+    "GateRecord",
+    "HandoffMessage",
     "InstanceState",
     "MemoryUpdate",
+    "MessageType",
     "PhaseAcceptance",
     "Priority",
     "ReworkItem",
@@ -50,8 +57,8 @@ class Transition(Model):
 
     at: datetime
     action: str = Field(
-        description="start, advance, halt, rewind, repeat, escalate, resume, review, fail, "
-        "complete, spawn, integrate, fallback"
+        description="start, advance, halt, wait, rewind, repeat, escalate, resume, review, "
+        "fail, complete, spawn, integrate, fallback, output, design, plan, crash-retry"
     )
     by: str = ""
     from_phase: str | None = None
@@ -111,6 +118,22 @@ class ChildLink(Model):
     error: str = Field(default="", description="why the child failed, when it fell back")
 
 
+class GateRecord(Model):
+    """One verdict of a gate run for an instance (an exit gate) or for a task, kept for good."""
+
+    gate: str
+    at: datetime
+    phase: str | None = None
+    cycle: int | None = None
+    attempt: int = Field(ge=1, description="the how-many-th run of this gate for its owner")
+    sufficient: bool
+    score: float | None = None
+    reasons: list[str] = Field(default_factory=list)
+    verdict_path: str = Field(
+        description="the copy of the verdict kept for this run, relative to the artifacts folder"
+    )
+
+
 class WorkflowInstance(ArtifactModel):
     """One piece of work moving through a workflow."""
 
@@ -127,6 +150,13 @@ class WorkflowInstance(ArtifactModel):
     cycle: int = Field(default=1, description="how many times the current phase was entered")
     created_at: datetime
     updated_at: datetime = Field(description="the last activity, for stale detection")
+    owner: str = Field(default="", description="who works on it now (start, heartbeat)")
+    heartbeat_at: datetime | None = Field(
+        default=None, description="the owner's last sign of life (phase heartbeat)"
+    )
+    crash_retries: int = Field(
+        default=0, description="times a sweep found it idle past the crash timeout and retried"
+    )
     members: list[str] = Field(default_factory=list)
     roles: dict[str, list[str]] = Field(default_factory=dict, description="the role map now")
     role_history: list[RoleAssignment] = Field(default_factory=list)
@@ -152,7 +182,21 @@ class WorkflowInstance(ArtifactModel):
     parent: str | None = None
     subtask: str = ""
     children: list[ChildLink] = Field(default_factory=list)
-    context: dict[str, JsonValue] = Field(default_factory=dict)
+    context: dict[str, JsonValue] = Field(
+        default_factory=dict, description="the outputs of the phases so far, by key"
+    )
+    gate_results: list[GateRecord] = Field(
+        default_factory=list, description="every exit-gate verdict, in order, each kept"
+    )
+    design_loops: dict[str, DesignLoop] = Field(
+        default_factory=dict, description="the design loop of each phase that has one"
+    )
+    plan_loops: dict[str, PlanLoop] = Field(
+        default_factory=dict, description="the plan loop of each phase that has one"
+    )
+    tasks: list[str] = Field(
+        default_factory=list, description="the handoff-queue tasks generated from its plan"
+    )
 
     def last(self, action: str) -> Transition | None:
         """The latest transition with this action, if any."""
@@ -217,7 +261,17 @@ class TaskRecord(ArtifactModel):
     parent: str | None = Field(default=None, description="the request or instance it came from")
     body: str = ""
     retries: int = 0
+    max_retries: int | None = Field(
+        default=None, description="this task's retry budget (from its plan); else the queue's"
+    )
+    depends_on: list[str] = Field(
+        default_factory=list, description="tasks that must be completed before it is claimed"
+    )
+    instance: str | None = Field(default=None, description="the workflow instance it serves")
+    plan_task: str | None = Field(default=None, description="its id in the plan it came from")
+    estimate_min: float | None = None
     claimed_by: str | None = None
+    claimed_at: datetime | None = None
     feedback: str = Field(default="", description="the latest rejection's or failure's reason")
 
 
@@ -242,3 +296,44 @@ class TaskHistory(ArtifactModel):
     retries: int = 0
     status: TaskStatus
     transitions: list[TaskTransition] = Field(default_factory=list)
+    heartbeat_at: datetime | None = Field(
+        default=None, description="the worker's last sign of life (task heartbeat)"
+    )
+    heartbeat_by: str | None = None
+    gate_results: list[GateRecord] = Field(
+        default_factory=list, description="every gate run for the task, each kept"
+    )
+
+
+#: The five message types of the handoff's inboxes.
+MESSAGE_TYPES = (
+    "TASK_ASSIGNED",
+    "TASK_SUBMITTED",
+    "TASK_REJECTED",
+    "TASK_APPROVED",
+    "CLARIFICATION_REQUEST",
+)
+
+MessageType = Literal[
+    "TASK_ASSIGNED",
+    "TASK_SUBMITTED",
+    "TASK_REJECTED",
+    "TASK_APPROVED",
+    "CLARIFICATION_REQUEST",
+]
+
+
+class HandoffMessage(ArtifactModel):
+    """``comms/<box>/inbox/<file>.json``: one message between supervisor and worker."""
+
+    KIND: ClassVar[str] = "handoff-message"
+
+    kind: Literal["handoff-message"] = "handoff-message"
+    id: str
+    type: MessageType
+    box: Literal["worker", "supervisor"] = Field(description="whose inbox it is in")
+    task: str
+    sender: str
+    to: str = Field(default="", description="the worker it is for, when one is known")
+    at: datetime
+    body: str = ""

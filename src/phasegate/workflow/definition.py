@@ -13,6 +13,12 @@ A definition looks like this (the built-in ones are in ``definitions/``)::
     exit_gate = "default"        # a gate the gate engine knows (built-in or gate_paths)
     review = true                # a peer review must keep the outcome before advancing
     on_reject = "implement"      # where a rejected review loops back to (default: itself)
+    inputs = { code = "string" } # the context the phase needs, checked on entering it
+    outputs = { review = "object" }   # what it must add to the context before leaving
+
+    [phase.design.loop]
+    kind = "design"              # or "plan": the DPTR loops (see phasegate.workflow.design_loop)
+    max_rounds = 5
 
 A table ``[phase.X]`` for a phase not listed, or ``on_reject`` naming no phase, is a usage
 error naming the file, the key, the value and the phases allowed. Projects add their own files
@@ -35,6 +41,8 @@ from phasegate.settings import Section, describe_errors
 
 __all__ = [
     "BUILT_IN_DIR",
+    "FIELD_TYPES",
+    "LoopSpec",
     "PhaseSpec",
     "WorkflowDefinition",
     "WorkflowSource",
@@ -47,6 +55,43 @@ __all__ = [
 BUILT_IN_DIR = Path(__file__).resolve().parent / "definitions"
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+FieldType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
+#: The types a phase's inputs and outputs may declare (JSON's, and ``any``).
+FIELD_TYPES: tuple[FieldType, ...] = (
+    "string", "integer", "number", "boolean", "array", "object", "any",
+)  # fmt: skip
+
+
+class LoopSpec(Section):
+    """``[phase.<name>.loop]``: the DPTR design or plan loop that holds the phase."""
+
+    kind: Literal["design", "plan"] = Field(
+        description="'design': architecture then each module, ACCEPT / REVISE / REJECT; "
+        "'plan': spec agent and critic until PA"
+    )
+    max_rounds: int = Field(
+        default=5,
+        ge=1,
+        le=100,
+        description="drafts per design item, or plan rounds; past it the instance escalates",
+    )
+    max_rejections: int = Field(
+        default=3, ge=0, le=100, description="design REJECT verdicts per loop; one more fails it"
+    )
+    max_dialogue: int = Field(
+        default=3, ge=0, le=100, description="DA answers per plan round before a verdict is due"
+    )
+    documents: str = Field(
+        default="docs/design/{instance}/{item}.md",
+        min_length=1,
+        description="where the design loop's drafts are ({item}: architecture or a module)",
+    )
+    plan: str = Field(
+        default="docs/plans/{instance}_plan.toml",
+        min_length=1,
+        description="the plan the plan loop is about",
+    )
 
 
 class PhaseSpec(Section):
@@ -70,6 +115,25 @@ class PhaseSpec(Section):
     )
     integrates_children: bool = Field(
         default=False, description="children must be integrated (or fallen back) to leave it"
+    )
+    inputs: dict[str, FieldType] = Field(
+        default_factory=dict,
+        description="context keys the phase needs, with their type; a mismatch on entering "
+        "it blocks the instance",
+    )
+    outputs: dict[str, FieldType] = Field(
+        default_factory=dict,
+        description="context keys the phase must produce, with their type, before it is left",
+    )
+    loop: LoopSpec | None = Field(default=None, description="a design or plan loop")
+    generates_tasks: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a plan file ({instance} filled in): leaving the phase queues its tasks",
+    )
+    requires_tasks: bool = Field(
+        default=False,
+        description="the instance's generated tasks must all be completed to leave it",
     )
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import getpass
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 import pluggy
+from pydantic import JsonValue
 
 from phasegate.config import LoadedConfig
 from phasegate.errors import PhasegateError, UsageError
@@ -24,6 +25,7 @@ from phasegate.extensions import make_plugin_manager
 from phasegate.gates.registry import CheckRegistry
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
 from phasegate.model.workflow import (
+    GateRecord,
     InstanceState,
     MemoryUpdate,
     Transition,
@@ -32,10 +34,14 @@ from phasegate.model.workflow import (
 )
 from phasegate.store import Store
 from phasegate.workflow.children import Subtask, child_id, settle, split_subtasks
+from phasegate.workflow.contracts import put_outputs
 from phasegate.workflow.definition import WorkflowDefinition, load_workflow
 from phasegate.workflow.events import EventLog
+from phasegate.workflow.gate_records import keep_verdict
 from phasegate.workflow.gating import GateOutcome, run_exit_gate
+from phasegate.workflow.handoff import Handoff, SweptTask
 from phasegate.workflow.instances import InstanceStore, ListedInstance, check_id, is_stale
+from phasegate.workflow.liveness import crash, heartbeat, is_crashed
 from phasegate.workflow.machine import Emitted, Machine, TransitionError
 from phasegate.workflow.memory_queue import (
     JsonlMemoryStore,
@@ -43,9 +49,18 @@ from phasegate.workflow.memory_queue import (
     MemoryStore,
     flush_memory_queue,
 )
+from phasegate.workflow.phase_facts import PhaseFacts
 from phasegate.workflow.reviews import record_review
 
-__all__ = ["AdvanceResult", "Clock", "Spawned", "Status", "WorkflowEngine", "default_actor"]
+__all__ = [
+    "AdvanceResult",
+    "Clock",
+    "Spawned",
+    "Status",
+    "Swept",
+    "WorkflowEngine",
+    "default_actor",
+]
 
 Clock = Callable[[], datetime]
 
@@ -96,6 +111,15 @@ class Spawned:
 
 
 @dataclass
+class Swept:
+    """What ``phase sweep`` did: crashed instances retried or failed, running tasks given back."""
+
+    retried: list[WorkflowInstance]
+    failed: list[WorkflowInstance]
+    tasks: list[SweptTask]
+
+
+@dataclass
 class _Sync:
     instance_id: str
     phase: str
@@ -128,6 +152,8 @@ class WorkflowEngine:
             self.memory: MemoryStore | None = memory
         else:
             self.memory = JsonlMemoryStore(self.store) if self.settings.memory_store else None
+        self.handoff = Handoff.for_project(loaded, clock=clock)
+        self.facts = PhaseFacts(loaded, self.handoff)
 
     # -- definitions -----------------------------------------------------------------------
 
@@ -143,6 +169,7 @@ class WorkflowEngine:
             self.settings.retry,
             roles=self.settings.roles,
             expertise=self.settings.expertise,
+            max_crash_retries=self.settings.max_crash_retries,
         )
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -158,8 +185,9 @@ class WorkflowEngine:
         create_only: bool = False,
         parent: str | None = None,
         subtask: str = "",
+        context: Mapping[str, JsonValue] | None = None,
     ) -> WorkflowInstance:
-        """Create an instance (and start it, unless ``create_only``)."""
+        """Create an instance (and start it, unless ``create_only``) with an initial context."""
         definition, source = self.definition(workflow)
         self._check_gates(definition)
         actor = by or default_actor()
@@ -175,6 +203,7 @@ class WorkflowEngine:
             parent=parent,
             subtask=subtask,
         )
+        inst.context.update(context or {})
         emitted = [Emitted("created", {"title": title, "parent": parent})]
         if not create_only:
             emitted += machine.start(inst, now, actor)
@@ -269,14 +298,20 @@ class WorkflowEngine:
                         },
                     )
                 )
+            if outcome is not None:
+                current.gate_results.append(self._keep(current, outcome, now))
             if definition.spec(phase).integrates_children:
                 emitted += self._settle_children(current, now, actor)
-            waiting = machine.waiting_for(current)
+            waiting = machine.waiting_for(current) + self.facts.waiting(current, definition)
             if outcome is not None and not outcome.sufficient:
                 reasons = [f"gate {outcome.gate}: {reason}" for reason in outcome.reasons]
                 return emitted + machine.halt(current, now, actor, reasons + waiting)
             if waiting:
                 return emitted + machine.wait(current, now, actor, waiting)
+            try:
+                emitted += self.facts.generate_tasks(current, definition, actor)
+            except UsageError as exc:
+                return emitted + machine.halt(current, now, actor, [f"tasks: {exc}"])
             return emitted + machine.advance(current, now, actor)
 
         result = self._apply(instance_id, inst, act, actor, moved=False)
@@ -317,23 +352,57 @@ class WorkflowEngine:
 
     def rewind(self, instance_id: str, *, to: str, by: str, reason: str) -> WorkflowInstance:
         """Back to an earlier phase, recorded with who and why."""
-        return self._act(
+        return self.act(
             instance_id, by, lambda m, i, now: m.rewind(i, now, to=to, by=by, reason=reason)
         )
 
     def escalate(self, instance_id: str, *, by: str, reason: str) -> WorkflowInstance:
         """BLOCKED with the reason."""
-        return self._act(instance_id, by, lambda m, i, now: m.escalate(i, now, by, reason))
+        return self.act(instance_id, by, lambda m, i, now: m.escalate(i, now, by, reason))
 
     def resume(self, instance_id: str, *, by: str, note: str = "") -> WorkflowInstance:
         """RUNNING again, with a fresh retry budget."""
-        return self._act(instance_id, by, lambda m, i, now: m.resume(i, now, by, note))
+        return self.act(instance_id, by, lambda m, i, now: m.resume(i, now, by, note))
 
     def fail(self, instance_id: str, *, by: str, reason: str) -> WorkflowInstance:
         """FAILED with the reason."""
         if not reason.strip():
             raise UsageError(f"{instance_id}: failing an instance needs a reason (--reason)")
-        return self._act(instance_id, by, lambda m, i, now: m.fail(i, now, by, reason))
+        return self.act(instance_id, by, lambda m, i, now: m.fail(i, now, by, reason))
+
+    def heartbeat(self, instance_id: str, *, by: str) -> WorkflowInstance:
+        """The owner is alive (``by`` becomes the owner)."""
+        if not by.strip():
+            raise UsageError(f"{instance_id}: a heartbeat needs who sends it (--by)")
+        return self.act(instance_id, by, lambda m, i, now: heartbeat(m, i, now, by))
+
+    def put_outputs(
+        self, instance_id: str, values: Mapping[str, JsonValue], *, by: str
+    ) -> WorkflowInstance:
+        """Merge outputs into the instance's context."""
+        return self.act(instance_id, by, lambda m, i, now: put_outputs(i, now, by, values))
+
+    def sweep(self, *, by: str = "sweep") -> Swept:
+        """Retry or fail every RUNNING instance idle past the crash timeout; give back tasks."""
+        timeout = self.settings.crash_timeout_min
+        retried: list[WorkflowInstance] = []
+        failed: list[WorkflowInstance] = []
+        for item in self.instances.read_all():
+            if item.instance is None or not is_crashed(item.instance, self.clock(), timeout):
+                continue
+
+            def act(m: Machine, current: WorkflowInstance, now: datetime) -> list[Emitted]:
+                if not is_crashed(current, now, timeout):
+                    return []  # it showed a sign of life meanwhile
+                return crash(m, current, now, by, timeout)
+
+            before = item.instance.crash_retries
+            after = self.act(item.instance.id, by, act)
+            if after.state is InstanceState.FAILED:
+                failed.append(after)
+            elif after.crash_retries > before:
+                retried.append(after)
+        return Swept(retried, failed, self.handoff.sweep(timeout_min=timeout, by=by))
 
     def queue_update(self, instance_id: str, *, key: str, value: Any, by: str) -> WorkflowInstance:
         """Queue a memory update in the current phase."""
@@ -342,7 +411,7 @@ class WorkflowEngine:
             update = m.queue_update(inst, now, key=key, value=value, by=by)
             return [Emitted("memory.queued", {"key": update.key, "phase": update.phase})]
 
-        return self._act(instance_id, by, act)
+        return self.act(instance_id, by, act)
 
     def review(
         self,
@@ -385,7 +454,7 @@ class WorkflowEngine:
             )
             return emitted
 
-        inst = self._act(instance_id, reviewer, act)
+        inst = self.act(instance_id, reviewer, act)
         return box[0], inst
 
     def spawn(self, instance_id: str, subtasks: Sequence[Subtask], *, by: str) -> Spawned:
@@ -449,17 +518,37 @@ class WorkflowEngine:
             )
             return emitted
 
-        self._act(instance_id, by, act)
+        self.act(instance_id, by, act)
         return Spawned(children, keep)
+
+    def _keep(self, inst: WorkflowInstance, outcome: GateOutcome, now: datetime) -> GateRecord:
+        """Keep this exit gate's verdict for the instance (its own copy, never overwritten)."""
+        return keep_verdict(
+            outcome,
+            self.store,
+            f"workflows/{inst.id}/gates",
+            number=len(inst.gate_results) + 1,
+            attempt=sum(1 for r in inst.gate_results if r.gate == outcome.gate) + 1,
+            at=now,
+            phase=inst.phase,
+            cycle=inst.cycle,
+        )
+
+    def run_gate(self, gate: str, for_id: str) -> GateOutcome:
+        """Run a gate as an exit gate runs, for an instance or a task (``{instance}``)."""
+        return run_exit_gate(
+            gate, self.loaded, self.store, CheckRegistry(self.extensions), instance_id=for_id
+        )
 
     # -- internals -------------------------------------------------------------------------
 
-    def _act(
+    def act(
         self,
         instance_id: str,
         actor: str,
         act: Callable[[Machine, WorkflowInstance, datetime], list[Emitted]],
     ) -> WorkflowInstance:
+        """Apply ``act`` to the instance under its lock, write it, then publish the events."""
         with self.instances.editing(instance_id) as inst:
             definition, _ = self.definition(inst.workflow)
             now = self.clock()

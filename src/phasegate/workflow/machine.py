@@ -10,7 +10,8 @@ start          CREATED               first phase, roles assigned
 advance        RUNNING               next phase (roles reassessed), or COMPLETE after the last
 halt           RUNNING               a failed exit gate: one retry spent, backoff set; past
                                      ``max_retries``: FAILED, or BLOCKED (``on_max_retries``)
-wait           RUNNING               prerequisites not met yet (a review, children): no retry
+wait           RUNNING               prerequisites not met yet (a review, children, the
+                                     phase's outputs, its design or plan loop): no retry
                                      spent, the diagnosis kept
 review         RUNNING               approved: outcome kept; changes_requested: kept, rework
                                      due next cycle; rejected: discarded, loop back to
@@ -18,9 +19,16 @@ review         RUNNING               approved: outcome kept; changes_requested: 
 rewind         RUNNING, BLOCKED      back to an earlier phase, with who and why (at most
                                      ``max_rewinds``)
 escalate       CREATED, RUNNING      BLOCKED with the reason (FAILED past ``max_escalations``)
-resume         BLOCKED               RUNNING, with a fresh retry budget
+resume         BLOCKED               RUNNING, with a fresh retry budget (refused while the
+                                     context does not match the phase's inputs)
 fail           any but terminal      FAILED with the reason
 =============  ====================  =====================================================
+
+Entering a phase checks the context against the phase's declared ``inputs``; a mismatch
+escalates the instance (BLOCKED, event ``context.invalid``). The crash sweep, heartbeats and
+context outputs are in :mod:`phasegate.workflow.liveness` and
+:mod:`phasegate.workflow.contracts`; the design and plan loops' rules in
+:mod:`phasegate.workflow.design_loop` and :mod:`phasegate.workflow.plan_loop`.
 
 COMPLETE and FAILED are terminal: every action on them is refused. Every loop is bounded
 (retries per phase entry, rejections per phase, rewinds and escalations per instance), so an
@@ -51,6 +59,7 @@ from phasegate.model.workflow import (
     Transition,
     WorkflowInstance,
 )
+from phasegate.workflow.contracts import mismatches
 from phasegate.workflow.definition import WorkflowDefinition
 from phasegate.workflow.roles import assign_roles
 from phasegate.workflow.settings import RetryPolicy
@@ -91,6 +100,7 @@ class Machine:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     roles: Sequence[str] = ()
     expertise: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    max_crash_retries: int = 2
 
     # -- creating and starting -------------------------------------------------------------
 
@@ -121,8 +131,9 @@ class Machine:
 
     def start(self, inst: WorkflowInstance, now: datetime, by: str) -> list[Emitted]:
         """CREATED -> RUNNING in the first phase."""
-        self._require(inst, "start", {InstanceState.CREATED})
+        self.require(inst, "start", {InstanceState.CREATED})
         inst.state = InstanceState.RUNNING
+        inst.owner = inst.owner or by
         first = self.definition.phases[0]
         events = [Emitted("started", {"phase": first})]
         events += self._enter(inst, first, now, action="start", by=by)
@@ -132,7 +143,7 @@ class Machine:
 
     def check_backoff(self, inst: WorkflowInstance, now: datetime) -> None:
         """Raise :class:`RetryLater` while the retry policy's backoff runs."""
-        self._require(inst, "advance", {InstanceState.RUNNING})
+        self.require(inst, "advance", {InstanceState.RUNNING})
         if inst.retry_not_before is not None and now < inst.retry_not_before:
             wait = (inst.retry_not_before - now).total_seconds()
             raise RetryLater(
@@ -154,6 +165,11 @@ class Machine:
                 f"record --instance {inst.id} --subject {inst.id} --status approved "
                 f"--reviewer NAME`"
             )
+        missing += [
+            f"{phase} must produce {problem} (phasegate phase output {inst.id} KEY=VALUE)"
+            for problem in mismatches(inst.context, spec.outputs)
+        ]
+        missing += self._loop_waiting(inst, phase)
         if spec.integrates_children:
             for child in inst.children:
                 if child.status == "spawned":
@@ -164,6 +180,20 @@ class Machine:
                     )
         return missing
 
+    def _loop_waiting(self, inst: WorkflowInstance, phase: str) -> list[str]:
+        loop = self.definition.spec(phase).loop
+        if loop is None:
+            return []
+        from phasegate.workflow import design_loop, plan_loop
+
+        if loop.kind == "design":
+            design = inst.design_loops.get(phase)
+            current = design if design is not None and design.cycle == inst.cycle else None
+            return design_loop.waiting(current, phase, inst.id)
+        plan = inst.plan_loops.get(phase)
+        current_plan = plan if plan is not None and plan.cycle == inst.cycle else None
+        return plan_loop.waiting(current_plan, phase, inst.id)
+
     def acceptance(self, inst: WorkflowInstance) -> PhaseAcceptance | None:
         """The review that kept the current phase's outcome in this cycle, if any."""
         for item in reversed(inst.accepted):
@@ -173,7 +203,7 @@ class Machine:
 
     def advance(self, inst: WorkflowInstance, now: datetime, by: str) -> list[Emitted]:
         """Every prerequisite passed: on to the next phase, or COMPLETE after the last."""
-        self._require(inst, "advance", {InstanceState.RUNNING})
+        self.require(inst, "advance", {InstanceState.RUNNING})
         phase = self._phase(inst)
         inst.diagnosis = []
         events = [Emitted("phase.completed", {"phase": phase, "cycle": inst.cycle})]
@@ -183,7 +213,7 @@ class Machine:
             inst.attempts = 0
             inst.retry_not_before = None
             inst.updated_at = now
-            self._log(inst, now, "complete", by, phase)
+            self.record(inst, now, "complete", by, phase)
             events.append(Emitted("complete", {"phase": phase}))
             return events
         events += self._enter(inst, self.definition.phases[index + 1], now, action="advance", by=by)
@@ -193,12 +223,12 @@ class Machine:
         self, inst: WorkflowInstance, now: datetime, by: str, reasons: Sequence[str]
     ) -> list[Emitted]:
         """The exit gate was insufficient: spend a retry, back off, or give up."""
-        self._require(inst, "halt", {InstanceState.RUNNING})
+        self.require(inst, "halt", {InstanceState.RUNNING})
         phase = self._phase(inst)
         inst.attempts += 1
         inst.diagnosis = list(reasons)
         inst.updated_at = now
-        self._log(
+        self.record(
             inst,
             now,
             "halt",
@@ -234,10 +264,10 @@ class Machine:
         self, inst: WorkflowInstance, now: datetime, by: str, reasons: Sequence[str]
     ) -> list[Emitted]:
         """The gate passed but a review or a child is still missing: no retry is spent."""
-        self._require(inst, "wait", {InstanceState.RUNNING})
+        self.require(inst, "wait", {InstanceState.RUNNING})
         inst.diagnosis = list(reasons)
         inst.updated_at = now
-        self._log(
+        self.record(
             inst, now, "wait", by, inst.phase, reason="prerequisites missing", details=list(reasons)
         )
         return [Emitted("waiting", {"phase": inst.phase, "reasons": list(reasons)})]
@@ -255,11 +285,11 @@ class Machine:
         commit: str | None = None,
     ) -> list[Emitted]:
         """Apply a peer-review outcome to the current phase."""
-        self._require(inst, "review", {InstanceState.RUNNING})
+        self.require(inst, "review", {InstanceState.RUNNING})
         phase = self._phase(inst)
         outcome = OUTCOMES[status]
         inst.updated_at = now
-        self._log(
+        self.record(
             inst,
             now,
             "review",
@@ -333,7 +363,7 @@ class Machine:
         self, inst: WorkflowInstance, now: datetime, *, to: str, by: str, reason: str
     ) -> list[Emitted]:
         """Go back to an earlier phase, explicitly, recording who and why."""
-        self._require(inst, "rewind", {InstanceState.RUNNING, InstanceState.BLOCKED})
+        self.require(inst, "rewind", {InstanceState.RUNNING, InstanceState.BLOCKED})
         phase = self._phase(inst)
         if not by.strip() or not reason.strip():
             raise TransitionError(f"{inst.id}: a rewind needs who (--by) and why (--reason)")
@@ -364,7 +394,7 @@ class Machine:
         self, inst: WorkflowInstance, now: datetime, by: str, reason: str
     ) -> list[Emitted]:
         """Hand the instance to a person: BLOCKED with the reason."""
-        self._require(inst, "escalate", {InstanceState.CREATED, InstanceState.RUNNING})
+        self.require(inst, "escalate", {InstanceState.CREATED, InstanceState.RUNNING})
         if not reason.strip():
             raise TransitionError(f"{inst.id}: an escalation needs a reason (--reason)")
         inst.escalations += 1
@@ -379,7 +409,7 @@ class Machine:
         inst.state = InstanceState.BLOCKED
         inst.blocked_reason = reason
         inst.updated_at = now
-        self._log(inst, now, "escalate", by, inst.phase, reason=reason)
+        self.record(inst, now, "escalate", by, inst.phase, reason=reason)
         return [
             Emitted(
                 "escalation.required",
@@ -389,18 +419,26 @@ class Machine:
 
     def resume(self, inst: WorkflowInstance, now: datetime, by: str, note: str) -> list[Emitted]:
         """BLOCKED -> RUNNING (or CREATED if it never started), with a fresh retry budget."""
-        self._require(inst, "resume", {InstanceState.BLOCKED})
+        self.require(inst, "resume", {InstanceState.BLOCKED})
+        if inst.phase is not None:
+            invalid = mismatches(inst.context, self.definition.spec(inst.phase).inputs)
+            if invalid:
+                raise TransitionError(
+                    f"{inst.id}: the context still does not match the inputs of {inst.phase}: "
+                    f"{'; '.join(invalid)}; add them first (phasegate phase output {inst.id} "
+                    "KEY=VALUE)"
+                )
         inst.state = InstanceState.RUNNING if inst.phase is not None else InstanceState.CREATED
         inst.blocked_reason = ""
         inst.attempts = 0
         inst.retry_not_before = None
         inst.updated_at = now
-        self._log(inst, now, "resume", by, inst.phase, reason=note)
+        self.record(inst, now, "resume", by, inst.phase, reason=note)
         return [Emitted("resumed", {"note": note})]
 
     def fail(self, inst: WorkflowInstance, now: datetime, by: str, reason: str) -> list[Emitted]:
         """Mark the instance FAILED with the reason."""
-        self._require(
+        self.require(
             inst,
             "fail",
             {InstanceState.CREATED, InstanceState.RUNNING, InstanceState.BLOCKED},
@@ -410,7 +448,7 @@ class Machine:
         inst.blocked_reason = ""  # kept in the history's escalate entry
         inst.retry_not_before = None
         inst.updated_at = now
-        self._log(inst, now, "fail", by, inst.phase, reason=reason)
+        self.record(inst, now, "fail", by, inst.phase, reason=reason)
         return [Emitted("failed", {"reason": reason})]
 
     # -- memory ----------------------------------------------------------------------------
@@ -419,7 +457,7 @@ class Machine:
         self, inst: WorkflowInstance, now: datetime, *, key: str, value: Any, by: str
     ) -> MemoryUpdate:
         """Queue an update during the current phase."""
-        self._require(inst, "queue", {InstanceState.RUNNING, InstanceState.BLOCKED})
+        self.require(inst, "queue", {InstanceState.RUNNING, InstanceState.BLOCKED})
         update = MemoryUpdate(key=key, value=value, phase=self._phase(inst), queued_at=now, by=by)
         inst.memory_queue.append(update)
         inst.updated_at = now
@@ -444,7 +482,7 @@ class Machine:
         inst.retry_not_before = None
         inst.diagnosis = []
         inst.updated_at = now
-        self._log(inst, now, action, by, previous, to_phase=phase, reason=reason)
+        self.record(inst, now, action, by, previous, to_phase=phase, reason=reason)
         inst.cycle = sum(
             1 for entry in inst.history if entry.action in _ENTRIES and entry.to_phase == phase
         )
@@ -455,13 +493,20 @@ class Machine:
         )  # fmt: skip
         inst.role_history.append(RoleAssignment(phase=phase, at=now, roles=inst.roles))
         due = [r for r in inst.rework if r.phase == phase and r.resolved_at is None]
-        return [
+        events = [
             Emitted(
                 "phase.entered",
                 {"phase": phase, "from": previous, "cycle": inst.cycle, "rework_due": len(due)},
             ),
             Emitted("roles.assigned", {"phase": phase, "roles": inst.roles}),
         ]
+        invalid = mismatches(inst.context, self.definition.spec(phase).inputs)
+        if invalid:
+            events.append(Emitted("context.invalid", {"phase": phase, "problems": invalid}))
+            events += self.escalate(
+                inst, now, by, f"invalid context for {phase}: {'; '.join(invalid)}"
+            )
+        return events
 
     def _role_names(self) -> list[str]:
         return list(self.roles) or list(self.definition.roles)
@@ -472,7 +517,7 @@ class Machine:
         return inst.phase
 
     @staticmethod
-    def _log(
+    def record(
         inst: WorkflowInstance,
         now: datetime,
         action: str,
@@ -498,7 +543,8 @@ class Machine:
         )
 
     @staticmethod
-    def _require(inst: WorkflowInstance, action: str, allowed: set[InstanceState]) -> None:
+    def require(inst: WorkflowInstance, action: str, allowed: set[InstanceState]) -> None:
+        """Refuse ``action`` unless the instance is in one of the ``allowed`` states."""
         if inst.state in allowed:
             return
         names = ", ".join(sorted(state.value for state in allowed))

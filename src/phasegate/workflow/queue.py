@@ -19,7 +19,9 @@ no lock to leave behind if a worker dies. Every other move is a rename too, so a
 in exactly one folder. The claimant then rewrites the file in ``running/`` (atomically, through
 the store) and appends to its history under the task's lock.
 
-A task rejected or failed more than ``max_task_retries`` times moves to ``failed/``.
+A task rejected or failed more than its retry budget (its own ``max_retries``, from its plan,
+else ``max_task_retries``) moves to ``failed/``. A task is claimed only when every task it
+depends on is in ``completed/`` (:mod:`phasegate.workflow.dependencies`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,6 +43,11 @@ from phasegate.model.workflow import (
     TaskTransition,
 )
 from phasegate.store import Store
+from phasegate.workflow.dependencies import (
+    claim_refusal,
+    unknown_dependencies,
+    unmet_dependencies,
+)
 
 __all__ = ["CLAIMABLE", "HandoffQueue", "TaskFile", "parse_priority"]
 
@@ -80,8 +88,11 @@ class TaskFile:
 class HandoffQueue:
     """One queue folder."""
 
-    def __init__(self, root: Path, *, max_retries: int = 3) -> None:
+    def __init__(
+        self, root: Path, *, max_retries: int = 3, clock: Callable[[], datetime] | None = None
+    ) -> None:
         self.root = Path(os.path.abspath(root))
+        self.clock = clock or _now
         self.store = Store(self.root)
         self.max_retries = max_retries
 
@@ -96,8 +107,13 @@ class HandoffQueue:
         parent: str | None = None,
         body: str = "",
         by: str = "",
+        depends_on: Sequence[str] = (),
+        instance: str | None = None,
+        plan_task: str | None = None,
+        max_retries: int | None = None,
+        estimate_min: float | None = None,
     ) -> TaskRecord:
-        """Put a new task in ``queue/``."""
+        """Put a new task in ``queue/``; the tasks it depends on must exist already."""
         if not title.strip():
             raise UsageError("a task needs a title")
         new_id = task_id or f"t-{secrets.token_hex(4)}"
@@ -106,10 +122,16 @@ class HandoffQueue:
                 f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
                 "starting with a letter or digit"
             )
-        now = _now()
+        if depends_on:
+            problem = unknown_dependencies(depends_on, list(self.statuses()), new_id)
+            if problem:
+                raise UsageError(problem)
+        now = self.clock()
         task = TaskRecord(
-            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body
-        )
+            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body,
+            depends_on=list(depends_on), instance=instance, plan_task=plan_task,
+            max_retries=max_retries, estimate_min=estimate_min,
+        )  # fmt: skip
         with self.store.lock(f"task-{new_id}"):
             existing = self.find(new_id, missing_ok=True)
             if existing is not None:
@@ -124,24 +146,63 @@ class HandoffQueue:
 
     # -- claiming --------------------------------------------------------------------------
 
-    def claim(self, worker: str) -> TaskRecord | None:
-        """Claim the first task in pickup order; ``None`` when nothing is waiting."""
+    def claim(self, worker: str, task_id: str | None = None) -> TaskRecord | None:
+        """Claim the first task in pickup order whose dependencies are done (or ``task_id``).
+
+        ``None`` when no task is ready; a named task that is not claimable, or whose
+        dependencies are not all completed, is a usage error saying why.
+        """
         if not worker.strip():
             raise UsageError("a claim needs the worker's name (--worker)")
         running = self.store.path(TaskStatus.RUNNING.value)
         running.mkdir(parents=True, exist_ok=True)
-        for candidate in self._claimable():
+        candidates = self._claimable()
+        if task_id is not None:
+            candidates = [c for c in candidates if c.task_id == task_id]
+            if not candidates:
+                found = self.find(task_id)
+                folder = found.status.value if found else "?"
+                raise UsageError(
+                    f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
+                )
+        where: dict[str, TaskStatus] | None = None
+        for candidate in candidates:
+            waiting_task = self._peek(candidate)
+            if waiting_task is None:
+                continue  # another worker claimed it meanwhile
+            if waiting_task.depends_on:
+                where = self.statuses() if where is None else where
+                unmet = unmet_dependencies(waiting_task, where)
+                if unmet and task_id is not None:
+                    raise UsageError(claim_refusal(waiting_task, unmet))
+                if unmet:
+                    continue
             target = running / candidate.path.name
             try:
                 os.rename(candidate.path, target)
             except FileNotFoundError:
                 continue  # another worker claimed it first
             task = self._read(target)
-            task = task.model_copy(update={"claimed_by": worker})
+            task = task.model_copy(update={"claimed_by": worker, "claimed_at": self.clock()})
             self.store.write_model(target.relative_to(self.root), task)
             self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
             return task
         return None
+
+    def blocked(self) -> list[tuple[TaskRecord, list[tuple[str, TaskStatus | None]]]]:
+        """Claimable tasks held back by dependencies not completed, with those dependencies."""
+        where = self.statuses()
+        held = []
+        for candidate in self._claimable():
+            task = self._peek(candidate)
+            waiting = unmet_dependencies(task, where) if task is not None else []
+            if task is not None and waiting:
+                held.append((task, waiting))
+        return held
+
+    def statuses(self) -> dict[str, TaskStatus]:
+        """Where every task is: its id -> its folder."""
+        return {found.task_id: status for status in TaskStatus for found in self._files(status)}
 
     # -- moving ----------------------------------------------------------------------------
 
@@ -199,11 +260,26 @@ class HandoffQueue:
                 result.append((folder, self._read(found.path)))
         return result
 
+    def update_history(self, task_id: str, change: Callable[[TaskHistory], None]) -> TaskHistory:
+        """Change a task's history under its lock (a heartbeat, a gate result)."""
+        relpath = f"history/{task_id}.json"
+        with self.store.lock(f"task-history-{task_id}"):
+            history = self.store.read_model(relpath, TaskHistory)
+            if history is None:
+                raise UsageError(f"task {task_id} has no history in {self.root / 'history'}")
+            change(history)
+            self.store.write_model(relpath, history)
+        return history
+
     # -- internals -------------------------------------------------------------------------
 
     def _claimable(self) -> list[TaskFile]:
         found = [f for status in CLAIMABLE for f in self._files(status)]
         return sorted(found, key=lambda f: (*f.order, CLAIMABLE.index(f.status)))
+
+    def _peek(self, candidate: TaskFile) -> TaskRecord | None:
+        """A claimable task's record; ``None`` if it is gone (claimed by another worker)."""
+        return self.store.read_model(candidate.path.relative_to(self.root), TaskRecord)
 
     def _files(self, status: TaskStatus) -> list[TaskFile]:
         folder = self.root / status.value
@@ -274,10 +350,12 @@ class HandoffQueue:
         found = self.find(task_id)
         if found is None:  # pragma: no cover - find raises
             raise UsageError(f"no task {task_id!r}")
-        retries = self._read(found.path).retries + 1
-        if retries > self.max_retries:
+        task = self._read(found.path)
+        retries = task.retries + 1
+        limit = self.max_retries if task.max_retries is None else task.max_retries
+        if retries > limit:
             to = TaskStatus.FAILED
-            reason = f"{reason} (retry {retries} > {self.max_retries}: failed, for a person)"
+            reason = f"{reason} (retry {retries} > {limit}: failed, for a person)"
         return self._move(
             task_id, allowed, to, by, reason, retries=retries, feedback=reason, claimed_by=None
         )
@@ -296,7 +374,9 @@ class HandoffQueue:
                 id=task.id, parent=task.parent, status=to
             )
             history.transitions.append(
-                TaskTransition(at=_now(), from_status=from_status, to_status=to, by=by, note=note)
+                TaskTransition(
+                    at=self.clock(), from_status=from_status, to_status=to, by=by, note=note
+                )
             )
             history.status = to
             history.retries = task.retries

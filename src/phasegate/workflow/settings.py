@@ -2,7 +2,8 @@
 
 Every key is optional; the defaults follow the seeds phasegate's workflows come from (three
 retries with a 5 s delay doubling each time, three review rejections, a day without activity
-before an instance is reported stale).
+before an instance is reported stale, an hour without a sign of life before a sweep takes it as
+crashed).
 """
 
 from __future__ import annotations
@@ -62,6 +63,18 @@ class WorkflowSettings(Section):
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     stale_after_h: float = Field(
         default=24.0, gt=0, description="hours without activity before an instance is stale"
+    )
+    crash_timeout_min: float = Field(
+        default=60.0,
+        gt=0,
+        description="minutes without a sign of life (an action, a heartbeat) before phase "
+        "sweep takes a RUNNING instance or a running task as crashed",
+    )
+    max_crash_retries: int = Field(
+        default=2,
+        ge=0,
+        le=100,
+        description="times phase sweep retries a crashed instance before it fails it",
     )
     memory_store: bool = Field(
         default=True,

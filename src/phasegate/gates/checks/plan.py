@@ -10,6 +10,8 @@ Reads TOML plans (default ``docs/plans/{instance}_plan.toml``)::
     estimate_min = 30           # minutes; must be under max_estimate_min (60)
     depends_on = []
     retries = 3                 # this task's own budget
+    priority = "HIGH"           # optional: its priority in the handoff queue (default MEDIUM)
+    files = ["src/app/parse.py"]   # optional: the files it touches (phase spawn measures them)
 
 Dependencies are checked with the standard library's ``graphlib`` (a cycle is reported with
 its members); a dependency naming no task is an error too.
@@ -31,7 +33,7 @@ from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section, describe_errors
 
-__all__ = ["PlanCheck", "PlanDocument", "PlanOptions", "PlanTask"]
+__all__ = ["PlanCheck", "PlanDocument", "PlanOptions", "PlanTask", "plan_problems"]
 
 
 class PlanTask(Section):
@@ -42,6 +44,12 @@ class PlanTask(Section):
     estimate_min: float = Field(gt=0, description="minutes the task should take")
     depends_on: list[str] = Field(default_factory=list)
     retries: int | None = Field(default=None, ge=0, description="this task's retry budget")
+    priority: Literal["CRITICAL", "HIGH", "MEDIUM", "LOW"] = Field(
+        default="MEDIUM", description="its priority in the handoff queue"
+    )
+    files: list[str] = Field(
+        default_factory=list, description="the files it touches, relative to the project root"
+    )
 
 
 class PlanDocument(Section):
@@ -108,41 +116,45 @@ class PlanCheck:
                     exc, model=PlanDocument, where=shown, table=""
                 ).splitlines()
             ]
-        found: list[Finding] = []
-        ids = [task.id for task in plan.tasks]
-        for task in plan.tasks:
-            if task.estimate_min >= options.max_estimate_min:
+        return [finding(rule, message) for rule, message in plan_problems(plan, options)]
+
+
+def plan_problems(plan: PlanDocument, options: PlanOptions) -> list[tuple[str, str]]:
+    """``(rule, message)`` per problem: oversized, cyclic, unknown or unbudgeted tasks."""
+    found: list[tuple[str, str]] = []
+    ids = [task.id for task in plan.tasks]
+    for task in plan.tasks:
+        if task.estimate_min >= options.max_estimate_min:
+            found.append(
+                (
+                    "plan-estimate",
+                    f"task {task.id} is estimated at {task.estimate_min:g} min; split it "
+                    f"into tasks under {options.max_estimate_min:g} min",
+                )
+            )
+        for dependency in task.depends_on:
+            if dependency not in ids:
                 found.append(
-                    finding(
-                        "plan-estimate",
-                        f"task {task.id} is estimated at {task.estimate_min:g} min; split it "
-                        f"into tasks under {options.max_estimate_min:g} min",
+                    (
+                        "plan-dependency",
+                        f"task {task.id} depends on {dependency!r}, which is no task of the plan",
                     )
                 )
-            for dependency in task.depends_on:
-                if dependency not in ids:
-                    found.append(
-                        finding(
-                            "plan-dependency",
-                            f"task {task.id} depends on {dependency!r}, which is no task of "
-                            "the plan",
-                        )
-                    )
-            if task.retries is None and plan.retry_budget is None:
-                found.append(
-                    finding(
-                        "plan-retry-budget",
-                        f"task {task.id} has no retry budget: set retries on it, or "
-                        "retry_budget for the plan",
-                    )
+        if task.retries is None and plan.retry_budget is None:
+            found.append(
+                (
+                    "plan-retry-budget",
+                    f"task {task.id} has no retry budget: set retries on it, or retry_budget "
+                    "for the plan",
                 )
-        if len(set(ids)) != len(ids):
-            twice = sorted({i for i in ids if ids.count(i) > 1})
-            found.append(finding("plan-format", f"task ids listed twice: {', '.join(twice)}"))
-        graph = {task.id: [d for d in task.depends_on if d in ids] for task in plan.tasks}
-        try:
-            tuple(graphlib.TopologicalSorter(graph).static_order())
-        except graphlib.CycleError as exc:
-            cycle = " -> ".join(str(node) for node in exc.args[1])
-            found.append(finding("plan-cycle", f"the dependencies form a cycle: {cycle}"))
-        return found
+            )
+    if len(set(ids)) != len(ids):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        found.append(("plan-format", f"task ids listed twice: {', '.join(twice)}"))
+    graph = {task.id: [d for d in task.depends_on if d in ids] for task in plan.tasks}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        cycle = " -> ".join(str(node) for node in exc.args[1])
+        found.append(("plan-cycle", f"the dependencies form a cycle: {cycle}"))
+    return found

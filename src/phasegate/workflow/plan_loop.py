@@ -1,0 +1,223 @@
+"""The DPTR plan loop: the spec agent and the spec critic talk until the plan is accepted.
+
+::
+
+    round r:  spec agent: PC (plan created, round 0) | PR (plan revised) | DG (disagrees)
+              critic:     NR (needs revision: round r+1) | PA (plan accepted: done)
+                          | EN (escalation needed: BLOCKED) | DA (dialogue active: the spec
+                          agent answers in the same round)
+
+The rules, each a pure function of the loop's state and of what the engine read from disk
+(the plan's hash, and what the plan check found wrong with it):
+
+* turns alternate: a code of the spec agent, then one of the critic; the critic is not the
+  spec agent who spoke last;
+* ``PC`` opens the loop and needs the plan file; ``PR`` needs the plan changed since the spec
+  agent's last statement (after ``PA``, a ``PR`` reopens the loop for another round); ``DG``
+  answers a critique (``NR``, ``DA`` or ``EN``) and leaves the plan as it was (a changed plan
+  is a ``PR``);
+* the critic judges the plan the spec agent put forward: if the file changed since, the
+  critic's code is refused until the spec agent says ``PR``;
+* ``PA`` is refused while the plan check finds the plan wrong (an estimate over the limit, a
+  cyclic or unknown dependency, no retry budget): a critic cannot accept a plan gate 3 would
+  refuse;
+* bounds: ``max_dialogue`` ``DA`` per round; an ``NR`` that ends round ``max_rounds`` or later
+  escalates the instance (as ``EN`` does), and escalations are bounded by the workflow's
+  ``max_escalations``. So the loop always ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from phasegate.model.loops import CRITIC_CODES, SPEC_CODES, Draft, LoopTurn, PlanLoop
+from phasegate.workflow.definition import LoopSpec
+from phasegate.workflow.design_loop import LoopOutcome
+from phasegate.workflow.machine import Emitted, TransitionError
+
+__all__ = ["EVENTS", "changed_since_accepted", "new_plan_loop", "say", "waiting"]
+
+#: The event each code emits.
+EVENTS = {
+    "PC": "plan.created",
+    "PR": "plan.revised",
+    "DG": "plan.disagreed",
+    "NR": "plan.needs_revision",
+    "PA": "plan.accepted",
+    "EN": "plan.escalation_needed",
+    "DA": "plan.dialogue",
+}
+
+
+def new_plan_loop(instance_id: str, phase: str, cycle: int) -> PlanLoop:
+    """An empty loop for one pass through ``phase``."""
+    return PlanLoop(session=f"PLAN_{instance_id}_{phase}_{cycle}", phase=phase, cycle=cycle)
+
+
+def say(
+    loop: PlanLoop,
+    spec: LoopSpec,
+    *,
+    code: str,
+    by: str,
+    now: datetime,
+    plan: Draft | None,
+    problems: Sequence[str] = (),
+    note: str = "",
+) -> LoopOutcome:
+    """Apply one code; ``plan`` is the plan file as it is now (None: missing)."""
+    if code not in EVENTS:
+        allowed = ", ".join((*SPEC_CODES, *CRITIC_CODES))
+        raise TransitionError(f"{code!r} is not a plan-loop code; allowed: {allowed}")
+    if loop.turn == "done":
+        _reopen(loop, code, plan)
+    if code in SPEC_CODES:
+        _spec(loop, code, by, plan)
+    else:
+        _critic(loop, spec, code, by, plan, problems)
+    loop.turns.append(
+        LoopTurn(round=loop.round, agent=by, role="spec" if code in SPEC_CODES else "critic",
+                 status=code, content=note, sha256=plan.sha256 if plan else None, at=now)
+    )  # fmt: skip
+    data = {"code": code, "round": loop.round, "by": by, "note": note, "session": loop.session,
+            "sha256": plan.sha256 if plan else None}  # fmt: skip
+    outcome = LoopOutcome([Emitted(EVENTS[code], data)])
+    if code in SPEC_CODES:
+        if code != "DG":
+            loop.plan = plan
+        loop.turn = "critic"
+    elif code == "NR":
+        loop.round += 1
+        loop.dialogue = 0
+        loop.turn = "spec"
+        if loop.round >= spec.max_rounds:
+            outcome.escalate = (
+                f"the plan was not accepted in {loop.round} round(s) (max_rounds = "
+                f"{spec.max_rounds}); a person decides how to go on"
+            )
+    elif code == "PA":
+        loop.accepted = loop.plan
+        loop.turn = "done"
+    elif code == "EN":
+        loop.turn = "spec"
+        outcome.escalate = f"the spec critic asks for escalation (EN): {note or 'no reason given'}"
+    else:  # DA
+        loop.dialogue += 1
+        loop.turn = "spec"
+    return outcome
+
+
+def _reopen(loop: PlanLoop, code: str, plan: Draft | None) -> None:
+    """After PA only a revised plan (PR) reopens the loop, for another round."""
+    accepted = loop.accepted
+    changed = accepted is not None and (plan is None or plan.sha256 != accepted.sha256)
+    if code != "PR" or not changed:
+        raise TransitionError(
+            "the plan was accepted (PA) already; the plan loop is done (after changing the "
+            "plan, the spec agent says PR to take it through the loop again)"
+        )
+    loop.accepted = None
+    loop.round += 1
+    loop.dialogue = 0
+    loop.turn = "spec"
+
+
+def _spec(loop: PlanLoop, code: str, by: str, plan: Draft | None) -> None:
+    if loop.turn != "spec":
+        raise TransitionError(
+            f"{code} is the spec agent's, and it is the critic's turn (NR, PA, EN or DA) on "
+            f"round {loop.round}"
+        )
+    if code in ("PC", "PR") and plan is None:
+        raise TransitionError(f"{code} needs the plan file, and there is none yet")
+    if code == "PC":
+        if loop.plan is not None:
+            raise TransitionError(
+                "PC opens the loop, and the plan was put forward already: say PR (revised) or "
+                "DG (disagree with the critique)"
+            )
+        return
+    if loop.plan is None:
+        raise TransitionError(f"{code} answers a critique; the loop opens with PC")
+    if code == "PR":
+        if plan is not None and plan.sha256 == loop.plan.sha256:
+            raise TransitionError(
+                f"PR says the plan was revised, but {loop.plan.path} is unchanged since the "
+                "last statement; revise it, or say DG to disagree with the critique"
+            )
+        return
+    last = loop.last("critic")
+    if last is None or last.status not in ("NR", "DA", "EN"):
+        raise TransitionError("DG disagrees with a critique (NR, DA or EN), and there is none yet")
+    if plan is None or plan.sha256 != loop.plan.sha256:
+        raise TransitionError(
+            f"DG leaves the plan as it was, but {loop.plan.path} changed since; say PR"
+        )
+
+
+def _critic(
+    loop: PlanLoop,
+    spec: LoopSpec,
+    code: str,
+    by: str,
+    plan: Draft | None,
+    problems: Sequence[str],
+) -> None:
+    if loop.turn != "critic":
+        raise TransitionError(
+            f"{code} is the critic's, and it is the spec agent's turn (PC, PR or DG) on round "
+            f"{loop.round}"
+        )
+    spoke = loop.last("spec")
+    if spoke is not None and spoke.agent == by:
+        raise TransitionError(
+            f"{by} spoke for the plan last; the critique comes from another agent"
+        )
+    stated = loop.plan
+    if stated is not None and (plan is None or plan.sha256 != stated.sha256):
+        raise TransitionError(
+            f"{stated.path} changed after the spec agent put it forward; the spec agent says "
+            "PR before the critic judges it"
+        )
+    if code == "PA" and problems:
+        raise TransitionError(
+            "PA refused: the plan check finds the plan wrong: " + "; ".join(problems[:5])
+        )
+    if code == "DA" and loop.dialogue >= spec.max_dialogue:
+        raise TransitionError(
+            f"DA was said {loop.dialogue} time(s) in round {loop.round} (max_dialogue = "
+            f"{spec.max_dialogue}); give a verdict: NR, PA or EN"
+        )
+
+
+def waiting(loop: PlanLoop | None, phase: str, instance_id: str) -> list[str]:
+    """What the loop still needs before its phase may be left."""
+    if loop is None:
+        return [
+            f"{phase} is held by a plan loop that has not started: the spec agent puts the plan "
+            f"forward (phasegate plan say {instance_id} PC --by AGENT)"
+        ]
+    if loop.turn == "done":
+        return []
+    if loop.turn == "critic":
+        return [
+            f"round {loop.round} of the plan awaits the critic (phasegate plan say "
+            f"{instance_id} NR|PA|EN|DA --by CRITIC)"
+        ]
+    return [
+        f"round {loop.round} of the plan awaits the spec agent (phasegate plan say "
+        f"{instance_id} PC|PR|DG --by AGENT)"
+    ]
+
+
+def changed_since_accepted(loop: PlanLoop, sha_now: str | None, instance_id: str) -> list[str]:
+    """The accepted plan's file, if its content is no longer what was accepted."""
+    accepted = loop.accepted
+    if loop.turn != "done" or accepted is None or sha_now == accepted.sha256:
+        return []
+    what = "is gone" if sha_now is None else "changed"
+    return [
+        f"{accepted.path} {what} since the plan was accepted (PA); the spec agent takes the "
+        f"plan through the loop again (phasegate plan say {instance_id} PR --by AGENT)"
+    ]
