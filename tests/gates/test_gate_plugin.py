@@ -134,7 +134,7 @@ def test_an_unknown_gate_lists_the_known_ones(project: pytest.Pytester) -> None:
     result = project.runpytest("--gate=strict")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*unknown gate 'strict'; known gates: default, pre-commit, record*"]
+        ["*unknown gate 'strict'; known gates: default, dptr-tdd, pre-commit, record*"]
     )
 
 

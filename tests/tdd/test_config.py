@@ -20,15 +20,15 @@ def test_defaults(tmp_path: Path) -> None:
     config = load(tmp_path, "")
     assert config == TddConfig()
     assert config.right_reasons == ["assertion", "not-implemented", "missing-symbol"]
-    assert (config.batch_size, config.require_review) == (3, False)
+    assert (config.batch_size, config.require_review) == (3, True)
 
 
 def test_values_are_read(tmp_path: Path) -> None:
     config = load(
         tmp_path,
-        'require_review = true\nbatch_size = 1\nright_reasons = ["assertion", "app.Pending"]',
+        'require_review = false\nbatch_size = 1\nright_reasons = ["assertion", "app.Pending"]',
     )
-    assert config.require_review is True
+    assert config.require_review is False
     assert config.right_reasons == ["assertion", "app.Pending"]
 
 

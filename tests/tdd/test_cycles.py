@@ -41,6 +41,7 @@ def test_review_errors_name_the_problem(
 
 
 def test_a_red_cycle_cannot_be_reviewed(flow: Flow) -> None:
+    flow.project.review("pop", "approved", "ana")
     flow.write("tests/test_stack.py", TESTS + POP_TEST + "\ndef test_more():\n    assert 0\n")
     flow.run("red", failed("tests/test_stack.py::test_more"), cycle="more")
     with pytest.raises(UsageError, match="cycle more is red: a cycle is reviewed once it is green"):

@@ -72,6 +72,7 @@ def test_the_state_survives_losing_its_cache(walked: Flow) -> None:
 def test_appended_entries_are_read_without_rereading_the_ledger(
     walked: Flow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    walked.project.review("pop", "approved", "ana")
     walked.project.state()  # the cache covers the whole ledger
     walked.write("tests/test_stack.py", TESTS + POP_TEST + "\ndef test_more():\n    assert 0\n")
 

@@ -173,7 +173,8 @@ def test_batches_hold_at_most_batch_size_red_cycles(tmp_path: Path) -> None:
     assert "2 cycles are red already (a, b) and batch_size is 2" in entry.violations[0].message
 
 
-def test_a_new_red_closes_green_cycles(flow: Flow) -> None:
+def test_without_require_review_a_new_red_closes_green_cycles(tmp_path: Path) -> None:
+    flow = Flow(tmp_path, TddConfig(require_review=False))
     flow.full_cycle("pop")
     flow.write("tests/test_stack.py", TESTS + POP_TEST + "\ndef test_more():\n    assert 0\n")
     entry = flow.run("red", failed("tests/test_stack.py::test_more"))
@@ -181,8 +182,7 @@ def test_a_new_red_closes_green_cycles(flow: Flow) -> None:
     assert flow.project.state().cycles["pop"].status == "closed"
 
 
-def test_with_require_review_a_new_red_waits_for_the_approval(tmp_path: Path) -> None:
-    flow = Flow(tmp_path, TddConfig(require_review=True))
+def test_by_default_a_new_red_waits_for_the_approval(flow: Flow) -> None:
     flow.full_cycle("pop")
     flow.write("tests/test_stack.py", TESTS + POP_TEST + "\ndef test_more():\n    assert 0\n")
     more = failed("tests/test_stack.py::test_more")

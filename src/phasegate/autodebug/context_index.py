@@ -10,6 +10,8 @@ Two implementations answer the same queries:
   scikit-learn is not installed (names are then found by their words, not their letters).
 
 ``benchmarks/context_index.py`` measures query latency on 10,000 definitions.
+:class:`RecordingIndex` wraps either one and keeps what each query cost and found (the
+context-analysis figures of the run's task metrics).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ __all__ = [
     "ContextIndex",
     "Definition",
     "KeywordIndex",
+    "RecordingIndex",
     "TfidfIndex",
     "build_index",
     "extract_definitions",
@@ -246,6 +250,31 @@ class TfidfIndex(_Exact):
 
 def _identity(words: list[str]) -> list[str]:
     return words
+
+
+class RecordingIndex:
+    """An index that records each query: its latency and the relevance of its best answer."""
+
+    def __init__(self, inner: ContextIndex) -> None:
+        self.inner = inner
+        self.backend = inner.backend
+        self.latencies_ms: list[float] = []
+        self.relevance: list[float] = []
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def exact(self, name: str) -> list[Definition]:
+        """The definitions named exactly ``name`` (a lookup, not counted as a query)."""
+        return self.inner.exact(name)
+
+    def query(self, name: str, context: str = "", k: int = 10) -> list[tuple[Definition, float]]:
+        """The inner index's answer, timed; the best score is kept as its relevance."""
+        started = time.perf_counter()
+        found = self.inner.query(name, context, k)
+        self.latencies_ms.append(round((time.perf_counter() - started) * 1000, 3))
+        self.relevance.append(round(found[0][1], 4) if found else 0.0)
+        return found
 
 
 def build_index(

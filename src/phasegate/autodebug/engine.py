@@ -36,6 +36,7 @@ from phasegate.model.autodebug import (
     AutodebugFailure,
     AutodebugReport,
     CandidateAttempt,
+    ContextFigures,
     Escalation,
     Repair,
 )
@@ -136,6 +137,7 @@ class Engine:
             finished_at=finished,
             duration_s=(finished - started).total_seconds(),
             index=self._index_backend(),
+            context=self._context_figures(),
             test_files=list(self.settings.test_files),
             counts=_count(entries),
             failures=entries,
@@ -392,6 +394,18 @@ class Engine:
     def _index_backend(self) -> str | None:
         cached = self.project.__dict__.get("index")
         return getattr(cached, "backend", None)
+
+    def _context_figures(self) -> ContextFigures | None:
+        """The context index's queries, if the run built the index."""
+        index = self.project.__dict__.get("index")
+        latencies = getattr(index, "latencies_ms", None)
+        if index is None or latencies is None:
+            return None
+        return ContextFigures(
+            queries=len(latencies),
+            avg_latency_ms=round(sum(latencies) / len(latencies), 3) if latencies else None,
+            relevance_scores=list(getattr(index, "relevance", [])),
+        )
 
 
 def _group(failed: Sequence[FailedTest]) -> list[_Group]:

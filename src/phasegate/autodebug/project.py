@@ -22,7 +22,7 @@ from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
 from phasegate.errors import ConfigError
 
 if TYPE_CHECKING:
-    from phasegate.autodebug.context_index import ContextIndex, Definition
+    from phasegate.autodebug.context_index import Definition, RecordingIndex
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -245,8 +245,9 @@ class Project:
         return found
 
     @cached_property
-    def index(self) -> ContextIndex:
-        """The context index over :attr:`definitions` (TF-IDF, or keywords without sklearn)."""
-        from phasegate.autodebug.context_index import build_index
+    def index(self) -> RecordingIndex:
+        """The context index over :attr:`definitions` (TF-IDF, or keywords without sklearn),
+        recording each query for the run's context-analysis figures."""
+        from phasegate.autodebug.context_index import RecordingIndex, build_index
 
-        return build_index(self.definitions, backend=self.index_backend)
+        return RecordingIndex(build_index(self.definitions, backend=self.index_backend))

@@ -31,6 +31,8 @@ COMMANDS = (
     "merge",
     "metrics",
     "phase",
+    "design",
+    "plan",
     "report",
     "review",
     "schema",

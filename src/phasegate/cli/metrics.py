@@ -77,6 +77,10 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
 def _summary_lines(summary: MetricsSummary) -> list[str]:
     rounds = "n/a" if summary.mean_rounds is None else f"{summary.mean_rounds:.1f}"
     return [
@@ -87,6 +91,9 @@ def _summary_lines(summary: MetricsSummary) -> list[str]:
         f"  mean rounds: {rounds}, first-time pass rate: {_pct(summary.first_time_pass_rate)}",
         f"  errors met: {summary.errors_encountered}, resolved within the loop: "
         f"{summary.errors_auto_resolved} ({_pct(summary.debug_success_rate)})",
+        f"  auto-debug candidates per error: {_number(summary.mean_debug_iterations)}, "
+        f"context queries: {summary.context_queries} "
+        f"(mean latency {_number(summary.avg_context_latency_ms)} ms)",
     ]
 
 

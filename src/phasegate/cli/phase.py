@@ -3,9 +3,10 @@
 ``start`` creates an instance, ``status`` shows where it stands, who holds which role and what
 the next gate needs, ``advance`` runs the exit gate and moves on or halts with the diagnosis
 (exit 1), ``rewind``/``escalate``/``resume``/``fail`` are the coordinator's actions,
-``queue`` queues a memory update, ``spawn`` gives complex subtasks child instances, ``list``
-shows every instance (stale ones marked) and ``workflows`` the definitions known. ``--json``
-prints what a machine reads.
+``queue`` queues a memory update, ``output`` adds to the context, ``spawn`` gives complex
+subtasks child instances, ``heartbeat`` shows the owner is alive, ``sweep`` retries or fails
+crashed instances, ``list`` shows every instance (stale ones marked) and ``workflows`` the
+definitions known. ``--json`` prints what a machine reads.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from phasegate.config import find_project_root, load_config
+from phasegate.errors import UsageError
 from phasegate.workflow.children import parse_subtask
 from phasegate.workflow.definition import find_workflows, load_workflow
 from phasegate.workflow.engine import AdvanceResult, Status, WorkflowEngine, default_actor
@@ -52,6 +54,10 @@ def register(subparsers: Any) -> None:
     start.add_argument(
         "--create-only", action="store_true", help="leave it CREATED; `advance` starts it"
     )
+    start.add_argument(
+        "--context", action="append", default=[], metavar="KEY=VALUE",
+        help="the context it starts with (repeat; VALUE may be JSON)",
+    )  # fmt: skip
     _json_flag(start)
     start.set_defaults(handler=_start)
 
@@ -106,14 +112,42 @@ def register(subparsers: Any) -> None:
     queue.add_argument("--by")
     queue.set_defaults(handler=_queue)
 
+    output = commands.add_parser("output", help="add the phase's outputs to the context")
+    output.add_argument("instance_id")
+    output.add_argument("values", nargs="+", metavar="KEY=VALUE", help="VALUE may be JSON")
+    output.add_argument("--by")
+    _json_flag(output)
+    output.set_defaults(handler=_output)
+
     spawn = commands.add_parser(
-        "spawn", help="decompose: subtasks above the complexity threshold get child instances"
+        "spawn",
+        help="as the primus: subtasks whose measured complexity is above the threshold get "
+        "child instances",
     )
     spawn.add_argument("instance_id")
-    spawn.add_argument("subtasks", nargs="+", metavar="NAME:COMPLEXITY")
+    spawn.add_argument(
+        "subtasks", nargs="*", metavar="NAME=FILE[,FILE...]", help="a subtask and its files"
+    )
+    spawn.add_argument(
+        "--plan", metavar="PATH", help="take the subtasks from a plan's tasks and their files"
+    )
     spawn.add_argument("--by")
     _json_flag(spawn)
     spawn.set_defaults(handler=_spawn)
+
+    beat = commands.add_parser("heartbeat", help="the owner is alive (and owns it from now)")
+    beat.add_argument("instance_id")
+    beat.add_argument("--by")
+    beat.set_defaults(handler=_heartbeat)
+
+    sweep = commands.add_parser(
+        "sweep",
+        help="retry (then fail) RUNNING instances idle past the crash timeout; give back "
+        "running tasks whose worker is gone",
+    )
+    sweep.add_argument("--by", default="sweep")
+    _json_flag(sweep)
+    sweep.set_defaults(handler=_sweep)
 
     listing = commands.add_parser("list", help="every instance; stale ones are marked")
     listing.add_argument("--stale", action="store_true", help="only the stale ones")
@@ -144,6 +178,7 @@ def _start(args: argparse.Namespace) -> int:
         members=args.member,
         by=args.by,
         create_only=args.create_only,
+        context=_pairs(args.context),
     )
     if args.json:
         _dump(inst.model_dump(mode="json"))
@@ -203,6 +238,15 @@ def _status(args: argparse.Namespace) -> int:
         for item in due:
             note = item.note or "changes requested"
             print(f"    - {item.phase} (cycle {item.cycle}, {item.reviewer}): {note}")
+    if inst.owner:
+        print(f"  owner:  {inst.owner}" + (f" (crash retries {inst.crash_retries})"
+                                          if inst.crash_retries else ""))  # fmt: skip
+    for gate in inst.gate_results[-3:]:
+        verdict = "sufficient" if gate.sufficient else "insufficient"
+        print(f"  gate {gate.gate} in {gate.phase} (run {gate.attempt}): {verdict} "
+              f"({gate.verdict_path or 'no verdict'})")  # fmt: skip
+    if inst.tasks:
+        print(f"  tasks: {', '.join(inst.tasks)}")
     if inst.memory_queue:
         print(f"  queued updates: {len(inst.memory_queue)}")
     for child, state in status.children.items():
@@ -318,43 +362,99 @@ def _done(args: argparse.Namespace, inst: Any, message: str) -> int:
     return 0
 
 
-def _queue(args: argparse.Namespace) -> int:
-    from phasegate.errors import UsageError
-
-    engine = engine_here()
-    by = args.by or default_actor()
-    for text in args.updates:
+def _pairs(texts: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; VALUE is read as JSON when it is JSON, else kept as text."""
+    values: dict[str, Any] = {}
+    for text in texts:
         key, sep, raw = text.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"update {text!r} is not KEY=VALUE")
+            raise UsageError(f"{text!r} is not KEY=VALUE")
         try:
-            value: Any = json.loads(raw)
+            values[key.strip()] = json.loads(raw)
         except ValueError:
-            value = raw
-        inst = engine.queue_update(args.instance_id, key=key.strip(), value=value, by=by)
-        print(f"{inst.id}: queued {key.strip()} in {inst.phase} ({len(inst.memory_queue)} queued)")
+            values[key.strip()] = raw
+    return values
+
+
+def _queue(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    by = args.by or default_actor()
+    for key, value in _pairs(args.updates).items():
+        inst = engine.queue_update(args.instance_id, key=key, value=value, by=by)
+        print(f"{inst.id}: queued {key} in {inst.phase} ({len(inst.memory_queue)} queued)")
     return 0
 
 
+def _output(args: argparse.Namespace) -> int:
+    values = _pairs(args.values)
+    inst = engine_here().put_outputs(args.instance_id, values, by=args.by or default_actor())
+    return _done(args, inst, f"context has {', '.join(sorted(values))} (in {inst.phase})")
+
+
 def _spawn(args: argparse.Namespace) -> int:
+    from phasegate.workflow.plan_tasks import read_plan
+    from phasegate.workflow.spawning import plan_requests
+
     engine = engine_here()
-    subtasks = [parse_subtask(text) for text in args.subtasks]
-    spawned = engine.spawn(args.instance_id, subtasks, by=args.by or default_actor())
+    requests = [parse_subtask(text) for text in args.subtasks]
+    if args.plan:
+        path = engine.loaded.project_root / args.plan
+        requests += plan_requests(read_plan(path, args.plan))
+    if not requests:
+        raise UsageError("name the subtasks (NAME=FILE[,FILE...]) or a plan (--plan PATH)")
+    spawned = engine.spawn(args.instance_id, requests, by=args.by or default_actor())
     if args.json:
         _dump(
             {
-                "children": [c.id for c in spawned.children],
+                "children": [{"id": c.id, "subtask": c.subtask} for c in spawned.children],
                 "kept": [{"name": s.name, "complexity": s.complexity} for s in spawned.kept],
             }
         )
         return 0
     threshold = engine.settings.complexity_threshold
+    links = {link.instance_id: link for link in engine.load(args.instance_id).children}
     for child in spawned.children:
-        print(f"{args.instance_id}: child {child.id} for {child.subtask!r} ({child.workflow})")
+        measured = links[child.id].complexity if child.id in links else "?"
+        print(
+            f"{args.instance_id}: child {child.id} for {child.subtask!r} ({child.workflow}; "
+            f"complexity {measured} > {threshold})"
+        )
     for kept in spawned.kept:
         print(
             f"{args.instance_id}: keeps {kept.name!r} (complexity {kept.complexity} <= {threshold})"
         )
+    return 0
+
+
+def _heartbeat(args: argparse.Namespace) -> int:
+    inst = engine_here().heartbeat(args.instance_id, by=args.by or default_actor())
+    print(f"{inst.id}: alive, owned by {inst.owner}")
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    swept = engine.sweep(by=args.by)
+    if args.json:
+        _dump(
+            {
+                "retried": [i.id for i in swept.retried],
+                "failed": [i.id for i in swept.failed],
+                "tasks": [{"task": t.task, "worker": t.worker, "status": t.status.value}
+                          for t in swept.tasks],
+            }
+        )  # fmt: skip
+        return 0
+    timeout = engine.settings.crash_timeout_min
+    if not (swept.retried or swept.failed or swept.tasks):
+        print(f"nothing idle past the crash timeout ({timeout:g} min)")
+    for inst in swept.retried:
+        limit = engine.settings.max_crash_retries
+        print(f"{inst.id}: crashed in {inst.phase}; retried ({inst.crash_retries} of {limit})")
+    for inst in swept.failed:
+        print(f"{inst.id}: FAILED: {inst.failure_reason}")
+    for task in swept.tasks:
+        print(f"task {task.task}: {task.worker} gone; now in {task.status.value}/")
     return 0
 
 

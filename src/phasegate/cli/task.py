@@ -1,8 +1,10 @@
 """``phasegate task``: the file-system handoff queue several workers share.
 
-``add`` queues a task, ``claim`` hands the next one (CRITICAL first, then by age) to exactly
-one worker (exit 1 when none is waiting), ``review`` submits it, ``complete``/``reject`` are
-the supervisor's answers, ``fail`` gives it back after an error, ``list`` and ``show`` read.
+``add`` queues a task, ``claim`` hands the next one whose dependencies are done (CRITICAL
+first, then by age) to exactly one worker (exit 1 when none is ready), ``review`` submits it,
+``complete``/``reject`` are the supervisor's answers (``gate`` runs a gate and answers by its
+verdict), ``fail`` gives it back after an error, ``ask`` asks the supervisor, ``heartbeat``
+shows the worker is alive, ``inbox`` reads the messages, ``list`` and ``show`` read the queue.
 """
 
 from __future__ import annotations
@@ -13,23 +15,22 @@ from pathlib import Path
 from typing import Any
 
 from phasegate.config import find_project_root, load_config
-from phasegate.model.workflow import TaskRecord, TaskStatus
+from phasegate.model.workflow import HandoffMessage, TaskRecord, TaskStatus
 from phasegate.workflow.engine import default_actor
+from phasegate.workflow.handoff import Handoff
 from phasegate.workflow.queue import HandoffQueue, parse_priority
 
-__all__ = ["queue_here", "register"]
+__all__ = ["handoff_here", "queue_here", "register"]
+
+
+def handoff_here() -> Handoff:
+    """The handoff (queue and inboxes) of the project around the current folder."""
+    return Handoff.for_project(load_config(find_project_root(Path.cwd())))
 
 
 def queue_here() -> HandoffQueue:
     """The handoff queue of the project around the current folder."""
-    loaded = load_config(find_project_root(Path.cwd()))
-    settings = loaded.config.workflow
-    root = (
-        (loaded.project_root / settings.tasks_dir).resolve()
-        if settings.tasks_dir
-        else loaded.artifacts_path / "tasks"
-    )
-    return HandoffQueue(root, max_retries=settings.max_task_retries)
+    return handoff_here().queue
 
 
 def register(subparsers: Any) -> None:
@@ -45,14 +46,48 @@ def register(subparsers: Any) -> None:
     add.add_argument("--id", dest="task_id", help="the task id (default: generated)")
     add.add_argument("--parent", help="the request or workflow instance it belongs to")
     add.add_argument("--body", default="")
+    add.add_argument(
+        "--depends-on", action="append", default=[], metavar="TASK",
+        help="a task that must be completed before this one is claimed (repeat)",
+    )  # fmt: skip
     add.add_argument("--by")
     _json_flag(add)
     add.set_defaults(handler=_add)
 
-    claim = commands.add_parser("claim", help="claim the next task (exit 1: none waiting)")
+    claim = commands.add_parser(
+        "claim", help="claim the next task whose dependencies are done (exit 1: none ready)"
+    )
     claim.add_argument("--worker", required=True)
+    claim.add_argument("--task", dest="task_id", help="claim this task (refused if not ready)")
     _json_flag(claim)
     claim.set_defaults(handler=_claim)
+
+    ask = commands.add_parser("ask", help="ask the supervisor about a task")
+    ask.add_argument("task_id")
+    ask.add_argument("question")
+    ask.add_argument("--by")
+    ask.set_defaults(handler=_ask)
+
+    beat = commands.add_parser("heartbeat", help="the worker holding a running task is alive")
+    beat.add_argument("task_id")
+    beat.add_argument("--worker", required=True)
+    beat.set_defaults(handler=_heartbeat)
+
+    gate = commands.add_parser(
+        "gate", help="run a gate for a task in review: completed if sufficient, else rejected"
+    )
+    gate.add_argument("task_id")
+    gate.add_argument("--gate", default="twelve-check", help="the gate (default: twelve-check)")
+    gate.add_argument("--by")
+    _json_flag(gate)
+    gate.set_defaults(handler=_gate)
+
+    inbox = commands.add_parser("inbox", help="the messages of the worker's or supervisor's inbox")
+    inbox.add_argument("box", choices=["worker", "supervisor"])
+    inbox.add_argument("--take", metavar="MESSAGE", help="take this message out (to read/)")
+    inbox.add_argument("--read", action="store_true", help="the messages taken out already")
+    _json_flag(inbox)
+    inbox.set_defaults(handler=_inbox)
 
     for name, helptext, handler in (
         ("review", "submit a running task for review", _submit),
@@ -99,7 +134,8 @@ def _print(args: argparse.Namespace, task: TaskRecord, status: str) -> None:
         print(json.dumps({"status": status, "task": task.model_dump(mode="json")}, indent=2))
     else:
         retries = f", retries {task.retries}" if task.retries else ""
-        print(f"{task.id}: {status} [{task.priority.value}] {task.title}{retries}")
+        depends = f", after {', '.join(task.depends_on)}" if task.depends_on else ""
+        print(f"{task.id}: {status} [{task.priority.value}] {task.title}{retries}{depends}")
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -111,39 +147,105 @@ def _add(args: argparse.Namespace) -> int:
         parent=args.parent,
         body=args.body,
         by=args.by or default_actor(),
+        depends_on=args.depends_on,
     )
     _print(args, task, "queue")
     return 0
 
 
 def _claim(args: argparse.Namespace) -> int:
-    task = queue_here().claim(args.worker)
+    handoff = handoff_here()
+    task = handoff.claim(args.worker, args.task_id)
     if task is None:
+        held = handoff.queue.blocked()
         if args.json:
-            print(json.dumps({"status": None, "task": None}))
+            print(json.dumps({"status": None, "task": None,
+                              "blocked": {t.id: [d for d, _ in w] for t, w in held}}))  # fmt: skip
         else:
-            print("no task is waiting")
+            print("no task is ready" if held else "no task is waiting")
+            for waiting, unmet in held:
+                listed = ", ".join(f"{d} ({s.value if s else 'missing'})" for d, s in unmet)
+                print(f"  {waiting.id} waits for {listed}")
         return 1
     _print(args, task, "running")
     return 0
 
 
+def _ask(args: argparse.Namespace) -> int:
+    handoff_here().ask(args.task_id, by=args.by or default_actor(), question=args.question)
+    print(f"{args.task_id}: CLARIFICATION_REQUEST sent to the supervisor's inbox")
+    return 0
+
+
+def _heartbeat(args: argparse.Namespace) -> int:
+    history = handoff_here().heartbeat(args.task_id, worker=args.worker)
+    print(f"{args.task_id}: alive ({args.worker}, {history.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)")
+    return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    from phasegate.cli.phase import engine_here
+
+    engine = engine_here()
+    task, outcome = engine.handoff.gate(
+        args.task_id,
+        args.gate,
+        lambda for_id: engine.run_gate(args.gate, for_id),
+        by=args.by or default_actor(),
+    )
+    where = _where(engine.handoff.queue, task.id)
+    if args.json:
+        print(json.dumps({"status": where, "sufficient": outcome.sufficient,
+                          "reasons": outcome.reasons, "task": task.model_dump(mode="json")},
+                         indent=2))  # fmt: skip
+    else:
+        verdict = "sufficient" if outcome.sufficient else "insufficient"
+        print(f"{task.id}: gate {outcome.gate} is {verdict} ({outcome.verdict_path})")
+        for reason in outcome.reasons:
+            print(f"  - {reason}")
+        _print(args, task, where)
+    return 0 if outcome.sufficient else 1
+
+
+def _inbox(args: argparse.Namespace) -> int:
+    inbox = handoff_here().inbox
+    if args.take:
+        messages = [inbox.take(args.box, args.take)]
+    else:
+        messages = inbox.messages(args.box, read=args.read)
+    if args.json:
+        print(json.dumps([m.model_dump(mode="json") for m in messages], indent=2))
+        return 0
+    if not messages:
+        print(f"the {args.box} inbox is empty")
+    for message in messages:
+        _print_message(message)
+    return 0
+
+
+def _print_message(message: HandoffMessage) -> None:
+    to = f" to {message.to}" if message.to else ""
+    print(f"{message.id}: {message.type} {message.task} from {message.sender}{to}")
+    if message.body:
+        print(f"  {message.body}")
+
+
 def _submit(args: argparse.Namespace) -> int:
-    task = queue_here().submit(args.task_id, by=args.by or default_actor(), note=args.note)
+    task = handoff_here().submit(args.task_id, by=args.by or default_actor(), note=args.note)
     _print(args, task, "review")
     return 0
 
 
 def _complete(args: argparse.Namespace) -> int:
-    task = queue_here().complete(args.task_id, by=args.by or default_actor(), note=args.note)
+    task = handoff_here().complete(args.task_id, by=args.by or default_actor(), note=args.note)
     _print(args, task, "completed")
     return 0
 
 
 def _reject(args: argparse.Namespace) -> int:
-    queue = queue_here()
-    task = queue.reject(args.task_id, by=args.by or default_actor(), feedback=args.feedback)
-    _print(args, task, _where(queue, task.id))
+    handoff = handoff_here()
+    task = handoff.reject(args.task_id, by=args.by or default_actor(), feedback=args.feedback)
+    _print(args, task, _where(handoff.queue, task.id))
     return 0
 
 
@@ -199,4 +301,7 @@ def _show(args: argparse.Namespace) -> int:
         origin = move.from_status.value if move.from_status else "-"
         moved = f"{origin} -> {move.to_status.value}"
         print(f"  {move.at:%Y-%m-%d %H:%M:%S} {moved} {move.by}: {move.note}")
+    for result in history.gate_results if history else []:
+        verdict = "sufficient" if result.sufficient else "insufficient"
+        print(f"  gate {result.gate} run {result.attempt}: {verdict} ({result.verdict_path})")
     return 0

@@ -20,6 +20,7 @@ __all__ = [
     "AutodebugOutcome",
     "AutodebugReport",
     "CandidateAttempt",
+    "ContextFigures",
     "Escalation",
     "Repair",
     "SuspiciousFunction",
@@ -134,6 +135,16 @@ class AutodebugCounts(Model):
     candidates_tried: int = 0
 
 
+class ContextFigures(Model):
+    """What the context index (TF-IDF, or keywords) was asked during the run."""
+
+    queries: int = Field(ge=0, description="queries for a missing name's definition")
+    avg_latency_ms: float | None = Field(default=None, description="mean time per query")
+    relevance_scores: list[float] = Field(
+        default_factory=list, description="per query, the score of its best answer"
+    )
+
+
 class AutodebugReport(ArtifactModel):
     """The outcome of one ``pytest --autodebug`` run."""
 
@@ -147,6 +158,9 @@ class AutodebugReport(ArtifactModel):
     duration_s: float = Field(ge=0)
     index: str | None = Field(
         default=None, description="the context index used for missing imports (tfidf, keyword)"
+    )
+    context: ContextFigures | None = Field(
+        default=None, description="the context index's queries; null when it was not built"
     )
     test_files: list[str] = Field(
         default_factory=list, description="the globs of files auto-debug never edits"

@@ -1,9 +1,11 @@
 """Metrics of refinement loops (``.phasegate/metrics/``) and their comparison.
 
 One :class:`TaskMetrics` file per loop, rewritten after every round, holds what the design
-documents ask to measure: rounds, quality scores, errors met and resolved within the loop,
-the first-time pass rate of the checks, and whether the task was completed without a person
-stepping in. :class:`MetricsComparison` is what ``phasegate metrics compare`` reports.
+documents ask to measure: the phase, rounds, quality scores, errors met and resolved within the
+loop, auto-debug's iterations per error, the context index's queries (their number, latency
+and relevance), the first-time pass rate of the checks, and whether the task was completed
+without a person stepping in. :class:`MetricsComparison` is what ``phasegate metrics compare``
+reports.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class TaskMetrics(ArtifactModel):
 
     kind: Literal["task-metrics"] = "task-metrics"
     task: str
+    phase: str | None = Field(
+        default=None, description="the workflow phase of the latest round (exit gates only)"
+    )
     gate: str
     loop: int = Field(ge=1)
     status: LoopStatus
@@ -44,6 +49,17 @@ class TaskMetrics(ArtifactModel):
         default=0,
         description="problems met that a later round of the loop no longer had (resolved "
         "within the loop, before any escalation)",
+    )
+    debug_iterations: list[int] = Field(
+        default_factory=list,
+        description="per error auto-debug worked on, over all rounds: the candidates it tried",
+    )
+    context_queries: int = Field(default=0, description="context-index queries, all rounds")
+    avg_context_latency_ms: float | None = Field(
+        default=None, description="their mean latency; null without a query"
+    )
+    context_relevance_scores: list[float] = Field(
+        default_factory=list, description="per query, the score of its best answer"
     )
     verification_checks: int = Field(
         default=0, description="required check evaluations over all rounds"
@@ -78,6 +94,11 @@ class MetricsSummary(Model):
     debug_success_rate: float | None = Field(
         default=None, description="errors auto-resolved / errors encountered"
     )
+    mean_debug_iterations: float | None = Field(
+        default=None, description="auto-debug candidates tried per error, on average"
+    )
+    context_queries: int = 0
+    avg_context_latency_ms: float | None = None
     first_time_pass_rate: float | None = None
 
 

@@ -89,6 +89,18 @@ class RoundRecord(Model):
     failing_tests_total: int = 0
     reasons: list[str] = Field(default_factory=list, description="the verdict's reasons")
     decision: RouterDecision | None = None
+    phase: str | None = Field(
+        default=None, description="the workflow phase the gate ran for (an exit gate), if any"
+    )
+    debug_iterations: list[int] = Field(
+        default_factory=list,
+        description="per failure auto-debug worked on in this run: the candidates it tried",
+    )
+    context_queries: int = Field(default=0, description="context-index queries in this run")
+    context_latency_ms: float | None = Field(default=None, description="their mean latency")
+    context_relevance: list[float] = Field(
+        default_factory=list, description="per query, the score of its best answer"
+    )
 
 
 class FeedbackItem(Model):

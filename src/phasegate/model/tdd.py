@@ -50,8 +50,8 @@ __all__ = [
 TddPhase = Literal["phase0", "red", "green", "refactor"]
 RequestedPhase = Literal["phase0", "red", "green", "refactor", "auto"]
 #: RC red complete, GC green complete, RTC / RIC refactor complete for tests / implementation,
-#: P0C phase 0 complete, TI test issue.
-StatusCode = Literal["RC", "GC", "RTC", "RIC", "P0C", "TI"]
+#: P0C phase 0 complete, TI test issue, TA test adjusted (a red cycle's tests changed).
+StatusCode = Literal["RC", "GC", "RTC", "RIC", "P0C", "TI", "TA"]
 ReviewStatus = Literal["approved", "changes_requested"]
 CycleStatus = Literal["red", "green", "refactored", "closed"]
 

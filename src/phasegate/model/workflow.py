@@ -113,7 +113,8 @@ class ChildLink(Model):
 
     instance_id: str
     subtask: str
-    complexity: int
+    complexity: int = Field(description="measured: radon cyclomatic complexity of its files")
+    files: list[str] = Field(default_factory=list, description="the files the subtask touches")
     status: Literal["spawned", "integrated", "fallen_back"] = "spawned"
     error: str = Field(default="", description="why the child failed, when it fell back")
 

@@ -13,19 +13,31 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from phasegate.config import RefineConfig
+from phasegate.model.autodebug import AutodebugReport
 from phasegate.model.gate import GateVerdict
 from phasegate.model.metrics import TaskMetrics
-from phasegate.model.refine import LoopSettings, RefinementState
+from phasegate.model.refine import LoopSettings, RefinementState, RoundRecord
 from phasegate.model.run import RunReport
 from phasegate.refine.loop import advance
 from phasegate.refine.metrics import metrics_file, task_metrics
 from phasegate.refine.router import decide
 from phasegate.store import Store
 
-__all__ = ["REFINEMENT_FILE", "RoundOutcome", "default_task", "load_state", "record_round"]
+__all__ = [
+    "PHASE_ENV",
+    "REFINEMENT_FILE",
+    "RoundOutcome",
+    "default_task",
+    "load_state",
+    "record_round",
+]
 
 #: The loop's state, inside the artifacts folder.
 REFINEMENT_FILE = "refinement.json"
+#: The workflow phase an exit gate runs for (set by the workflow engine).
+PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
+#: Auto-debug's report of the run, inside the artifacts folder.
+AUTODEBUG_FILE = "autodebug.json"
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,7 @@ def record_round(
         state = step.state
         decision = decide(state, verdict, run)
         state.rounds[-1].decision = decision
+        _add_run_figures(state.rounds[-1], store, verdict, environment)
         state.next_action = decision
         if step.closed is not None:
             store.write_model(metrics_file(step.closed), task_metrics(step.closed))
@@ -81,3 +94,20 @@ def record_round(
         store.write_model(path, metrics)
         store.write_model(REFINEMENT_FILE, state)
     return RoundOutcome(state, metrics, path)
+
+
+def _add_run_figures(
+    current: RoundRecord, store: Store, verdict: GateVerdict, environment: Mapping[str, str]
+) -> None:
+    """The round's phase, and auto-debug's figures when it worked on this very run."""
+    current.phase = environment.get(PHASE_ENV) or None
+    report = store.read_model(AUTODEBUG_FILE, AutodebugReport) if verdict.run_id else None
+    if report is None or report.run_id != verdict.run_id:
+        return
+    current.debug_iterations = [
+        len(failure.attempts) for failure in report.failures if failure.outcome != "not-attempted"
+    ]
+    if report.context is not None:
+        current.context_queries = report.context.queries
+        current.context_latency_ms = report.context.avg_latency_ms
+        current.context_relevance = list(report.context.relevance_scores)

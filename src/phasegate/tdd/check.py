@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
-from phasegate.model.tdd import AcceptEntry, RollbackEntry, RunEntry, TddState
+from phasegate.model.tdd import AcceptEntry, CycleState, RollbackEntry, RunEntry, TddState
 from phasegate.settings import describe_errors
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import Entry, Ledger
@@ -53,6 +53,11 @@ class TddCheck:
         MetricSpec("violations", "integrity violations (attempts on the proof), resolved or not"),
         MetricSpec("open_red_cycles", "cycles still red at the end of the ledger"),
         MetricSpec("unreviewed_cycles", "green cycles awaiting a required review"),
+        MetricSpec(
+            "unapproved_cycles",
+            "cycles that reached green without an approving review (open, or closed by the "
+            "next red): the DPTR rule 'all cycles approved before the next batch'",
+        ),
         MetricSpec("accepted_tests", "tests accepted without a red"),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
@@ -211,8 +216,17 @@ def _metrics(
         "violations": violations,
         "open_red_cycles": sum(1 for cycle in cycles if cycle.status == "red"),
         "unreviewed_cycles": unreviewed,
+        "unapproved_cycles": sum(1 for cycle in cycles if _unapproved(cycle)),
         "accepted_tests": accepted,
     }
+
+
+def _unapproved(cycle: CycleState) -> bool:
+    """A cycle that reached green and was never approved (closed by a red, or still open)."""
+    if cycle.status in ("green", "refactored"):
+        return True
+    approved = any(review.status == "approved" for review in cycle.reviews)
+    return cycle.status == "closed" and cycle.green_run is not None and not approved
 
 
 def _findings(

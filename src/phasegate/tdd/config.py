@@ -74,7 +74,7 @@ class TddConfig(Section):
         "test uses and the project's source does not define yet",
     )
     require_review: bool = Field(
-        default=False,
+        default=True,
         description="a green cycle must be approved (phasegate tdd review) before the next "
         "cycle's red",
     )

@@ -36,9 +36,9 @@ __all__ = [
 #: The log's path inside the artifacts folder.
 LOG_FILE = "tdd/log.jsonl"
 #: Status codes the ledger itself records.
-LEDGER_CODES = ("RC", "GC", "RTC", "RIC", "P0C", "TI")
-#: What an actor's note may say: the ledger's codes, TA (test adjusted), review outcomes, note.
-NOTE_STATUSES = (*LEDGER_CODES, "TA", "approved", "changes_requested", "note")
+LEDGER_CODES = ("RC", "GC", "RTC", "RIC", "P0C", "TI", "TA")
+#: What an actor's note may say: the ledger's codes, review outcomes, note.
+NOTE_STATUSES = (*LEDGER_CODES, "approved", "changes_requested", "note")
 _CONTENT_CHARS = 2000
 
 

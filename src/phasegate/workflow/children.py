@@ -1,8 +1,10 @@
 """Child instances for subtasks: spawned in a spawning phase, integrated through review.
 
-In a phase with ``spawns_children`` (EDRR's EXPAND) the work is decomposed into subtasks, each
-with a complexity; a subtask above ``complexity_threshold`` gets a child instance of its own
-(the definition's ``child_workflow``, else the same workflow), the others stay with the parent.
+In a phase with ``spawns_children`` (EDRR's EXPAND) the member holding the leading role (the
+primus) decomposes the work into subtasks, each named with the files it touches; its
+complexity is measured from those files (:mod:`phasegate.workflow.spawning`). A subtask above
+``complexity_threshold`` gets a child instance of its own (the definition's
+``child_workflow``, else the same workflow), the others stay with the parent.
 In a phase with ``integrates_children`` (EDRR's REFINE) the parent may leave only when every
 child came back:
 
@@ -22,26 +24,36 @@ from phasegate.errors import UsageError
 from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.workflow import ChildLink, InstanceState, WorkflowInstance
 
-__all__ = ["Subtask", "child_id", "parse_subtask", "settle", "split_subtasks"]
+__all__ = ["Subtask", "SubtaskRequest", "child_id", "parse_subtask", "settle", "split_subtasks"]
+
+
+@dataclass(frozen=True)
+class SubtaskRequest:
+    """A piece of a decomposed task, named with the files it touches."""
+
+    name: str
+    files: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Subtask:
-    """A piece of a decomposed task and how complex it is."""
+    """A piece of a decomposed task and its measured complexity."""
 
     name: str
     complexity: int
+    files: tuple[str, ...] = ()
 
 
-def parse_subtask(text: str) -> Subtask:
-    """``NAME:COMPLEXITY`` (complexity a whole number), or a usage error naming the text."""
-    name, sep, number = text.rpartition(":")
-    if not sep or not name.strip() or not number.strip().isdigit():
+def parse_subtask(text: str) -> SubtaskRequest:
+    """``NAME=FILE[,FILE...]``, or a usage error naming the text."""
+    name, sep, listed = text.partition("=")
+    files = tuple(part.strip() for part in listed.split(",") if part.strip())
+    if not sep or not name.strip() or not files:
         raise UsageError(
-            f"subtask {text!r} is not NAME:COMPLEXITY (e.g. 'parse input:7'); the complexity "
-            "is a whole number"
+            f"subtask {text!r} is not NAME=FILE[,FILE...] (e.g. 'parser=src/app/parse.py'): "
+            "a subtask names the files it touches, and its complexity is measured from them"
         )
-    return Subtask(name.strip(), int(number))
+    return SubtaskRequest(name.strip(), files)
 
 
 def split_subtasks(

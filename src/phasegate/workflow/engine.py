@@ -33,7 +33,7 @@ from phasegate.model.workflow import (
     WorkflowInstance,
 )
 from phasegate.store import Store
-from phasegate.workflow.children import Subtask, child_id, settle, split_subtasks
+from phasegate.workflow.children import Subtask, SubtaskRequest, child_id, settle, split_subtasks
 from phasegate.workflow.contracts import put_outputs
 from phasegate.workflow.definition import WorkflowDefinition, load_workflow
 from phasegate.workflow.events import EventLog
@@ -51,6 +51,7 @@ from phasegate.workflow.memory_queue import (
 )
 from phasegate.workflow.phase_facts import PhaseFacts
 from phasegate.workflow.reviews import record_review
+from phasegate.workflow.spawning import link_children, measure, require_primus
 
 __all__ = [
     "AdvanceResult",
@@ -273,6 +274,7 @@ class WorkflowEngine:
                 self.store,
                 CheckRegistry(self.extensions),
                 instance_id=instance_id,
+                phase=phase,
             )
         cycle = inst.cycle
 
@@ -457,8 +459,9 @@ class WorkflowEngine:
         inst = self.act(instance_id, reviewer, act)
         return box[0], inst
 
-    def spawn(self, instance_id: str, subtasks: Sequence[Subtask], *, by: str) -> Spawned:
-        """Give each subtask above the complexity threshold a child instance."""
+    def spawn(self, instance_id: str, requests: Sequence[SubtaskRequest], *, by: str) -> Spawned:
+        """As the primus: give each subtask whose measured complexity is above the threshold
+        a child instance; the others stay with the parent."""
         inst = self.instances.load(instance_id)
         definition, _ = self.definition(inst.workflow)
         if inst.state is not InstanceState.RUNNING or inst.phase is None:
@@ -469,6 +472,8 @@ class WorkflowEngine:
                 f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
                 f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
             )
+        require_primus(inst, self.machine(definition).role_names()[0], by)
+        subtasks = measure(self.loaded.project_root, requests)
         spawn, keep = split_subtasks(subtasks, self.settings.complexity_threshold)
         child_workflow = definition.child_workflow or definition.name
         children: list[WorkflowInstance] = []
@@ -477,48 +482,15 @@ class WorkflowEngine:
             new_id = child_id(inst, sorted(taken))
             taken.add(new_id)
             child = self.start(
-                child_workflow,
-                instance_id=new_id,
-                title=subtask.name,
-                members=inst.members,
-                by=by,
-                create_only=True,
-                parent=instance_id,
-                subtask=subtask.name,
-            )
+                child_workflow, instance_id=new_id, title=subtask.name, members=inst.members,
+                by=by, create_only=True, parent=instance_id, subtask=subtask.name,
+            )  # fmt: skip
             children.append(child)
-
-        def act(m: Machine, current: WorkflowInstance, now: datetime) -> list[Emitted]:
-            from phasegate.model.workflow import ChildLink
-
-            emitted: list[Emitted] = []
-            for child, subtask in zip(children, spawn, strict=True):
-                current.children.append(
-                    ChildLink(
-                        instance_id=child.id,
-                        subtask=subtask.name,
-                        complexity=subtask.complexity,
-                    )
-                )
-                emitted.append(
-                    Emitted("child.spawned", {"child": child.id, "subtask": subtask.name})
-                )
-            kept = current.context.setdefault("subtasks", [])
-            if isinstance(kept, list):
-                kept.extend({"name": s.name, "complexity": s.complexity} for s in keep)
-            current.history.append(
-                Transition(
-                    at=now,
-                    action="spawn",
-                    by=by,
-                    from_phase=current.phase,
-                    state=current.state,
-                    reason=f"{len(spawn)} child instance(s), {len(keep)} subtask(s) kept",
-                )
-            )
-            return emitted
-
-        self.act(instance_id, by, act)
+        self.act(
+            instance_id,
+            by,
+            lambda m, current, now: link_children(current, now, by, children, spawn, keep),
+        )
         return Spawned(children, keep)
 
     def _keep(self, inst: WorkflowInstance, outcome: GateOutcome, now: datetime) -> GateRecord:

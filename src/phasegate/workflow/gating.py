@@ -28,10 +28,12 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.store import Store
 
-__all__ = ["INSTANCE_ENV", "GateOutcome", "has_session_checks", "run_exit_gate"]
+__all__ = ["INSTANCE_ENV", "PHASE_ENV", "GateOutcome", "has_session_checks", "run_exit_gate"]
 
 #: The instance a gate runs for; the request, spec and plan checks fill ``{instance}`` with it.
 INSTANCE_ENV = "PHASEGATE_WORKFLOW_INSTANCE"
+#: The phase it runs for: the refinement round (and so the task metrics) records it.
+PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,11 @@ def run_exit_gate(
     registry: CheckRegistry,
     *,
     instance_id: str,
+    phase: str | None = None,
 ) -> GateOutcome:
-    """Run the gate for ``instance_id`` and return its verdict's gist."""
+    """Run the gate for ``instance_id`` (in ``phase``) and return its verdict's gist."""
     if has_session_checks(gate_name, loaded, registry):
-        return _run_in_pytest(gate_name, loaded, store, instance_id)
+        return _run_in_pytest(gate_name, loaded, store, instance_id, phase)
     return _run_here(gate_name, loaded, store, registry, instance_id)
 
 
@@ -109,13 +112,16 @@ def _run_here(
 
 
 def _run_in_pytest(
-    gate_name: str, loaded: LoadedConfig, store: Store, instance_id: str
+    gate_name: str, loaded: LoadedConfig, store: Store, instance_id: str, phase: str | None
 ) -> GateOutcome:
     started = datetime.now(timezone.utc)
     log_path = store.path(f"gates/{gate_name}.pytest.log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pytest", f"--gate={gate_name}"]
     environment = {**os.environ, INSTANCE_ENV: instance_id}
+    environment.pop(PHASE_ENV, None)
+    if phase:
+        environment[PHASE_ENV] = phase
     with open(log_path, "w", encoding="utf-8") as log:
         completed = subprocess.run(
             command,

@@ -126,7 +126,7 @@ class Machine:
             members=list(members),
             parent=parent,
             subtask=subtask,
-            roles={role: [] for role in self._role_names()},
+            roles={role: [] for role in self.role_names()},
         )
 
     def start(self, inst: WorkflowInstance, now: datetime, by: str) -> list[Emitted]:
@@ -488,7 +488,7 @@ class Machine:
         )
         boundary = len(inst.role_history)
         inst.roles = assign_roles(
-            self._role_names(), inst.members, phase=phase, boundary=boundary,
+            self.role_names(), inst.members, phase=phase, boundary=boundary,
             expertise=self.expertise,
         )  # fmt: skip
         inst.role_history.append(RoleAssignment(phase=phase, at=now, roles=inst.roles))
@@ -508,7 +508,8 @@ class Machine:
             )
         return events
 
-    def _role_names(self) -> list[str]:
+    def role_names(self) -> list[str]:
+        """The roles handed out at each boundary; the first one leads."""
         return list(self.roles) or list(self.definition.roles)
 
     def _phase(self, inst: WorkflowInstance) -> str:

@@ -1,4 +1,9 @@
-"""RED: the new tests fail, for the right reason, and only tests changed since green."""
+"""RED: the new tests fail, for the right reason, and only tests changed since green.
+
+A red that passes is RC (red complete); a red of a cycle that was red already, after test files
+changed since the last accepted state (the QA agent adjusted the tests, often after a TI), is
+RC and TA (test adjusted).
+"""
 
 from __future__ import annotations
 
@@ -87,12 +92,20 @@ def judge_red(j: Judgement) -> None:
     _red_file_scope(j)
     _red_batch(j, target, new_cycle)
     if not j.violations:
-        j.status = ["RC"]
+        j.status = ["RC", "TA"] if _tests_adjusted(j, new_cycle) else ["RC"]
         j.notes.append(
             f"cycle {target} is red: {count(candidates, 'test')} "
             f"{'fails' if len(candidates) == 1 else 'fail'} for the right reason; next: "
             "write the code, then pytest --tdd=green"
         )
+
+
+def _tests_adjusted(j: Judgement, new_cycle: bool) -> bool:
+    """TA (test adjusted): a red of a cycle that was red already, after its tests changed."""
+    accepted = j.state.accepted
+    if new_cycle or accepted is None:
+        return False
+    return bool(changes(accepted.files.tests, j.facts.files.tests))
 
 
 def _red_cycle(j: Judgement) -> tuple[str, bool]:
