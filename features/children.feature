@@ -1,16 +1,36 @@
 Feature: Complex subtasks get child instances in EXPAND and come back through review in REFINE
 
   Background:
-    Given the complexity threshold is 5
+    Given the team "ann, bob"
+    And the complexity threshold is 5
+    And the file "src/parser.py" contains:
+      """
+      def parse(text, strict):
+          if not text:
+              return []
+          words = []
+          for word in text.split():
+              if word.startswith("#"):
+                  continue
+              if strict and not word.isalpha():
+                  raise ValueError(word)
+              words.append(word)
+          return words
+      """
+    And the file "src/docs.py" contains:
+      """
+      def title(text):
+          return text.title()
+      """
     And an instance "epic" of the "edrr" workflow
 
   Scenario: Only subtasks above the threshold get a child instance
-    When "ann" spawns children of "epic" for "parser:8", "docs:2"
+    When "ann" spawns children of "epic" for "parser=src/parser.py", "docs=src/docs.py"
     Then "epic" has 1 child instance(s)
     And "epic-c1" is CREATED
 
   Scenario: A finished child is integrated through an approved review
-    When "ann" spawns children of "epic" for "parser:8"
+    When "ann" spawns children of "epic" for "parser=src/parser.py"
     And "ann" advances "epic-c1"
     And "epic-c1" has advanced to RETROSPECT
     And "ann" advances "epic-c1"
@@ -25,7 +45,7 @@ Feature: Complex subtasks get child instances in EXPAND and come back through re
     And the child "epic-c1" of "epic" is integrated
 
   Scenario: A failed child falls back to the parent with its error recorded
-    When "ann" spawns children of "epic" for "parser:8"
+    When "ann" spawns children of "epic" for "parser=src/parser.py"
     And "ann" fails "epic-c1" because "the grammar is ambiguous"
     And "ann" advances "epic"
     And "ann" advances "epic"
@@ -37,5 +57,5 @@ Feature: Complex subtasks get child instances in EXPAND and come back through re
 
   Scenario: Children are spawned only in EXPAND
     When "ann" advances "epic"
-    And "ann" spawns children of "epic" for "parser:8"
+    And "ann" spawns children of "epic" for "parser=src/parser.py"
     Then it was refused with an error mentioning "children are spawned in: EXPAND"

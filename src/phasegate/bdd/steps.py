@@ -4,6 +4,8 @@ Load it as a pytest plugin (``pytest_plugins = ["phasegate.bdd.steps"]`` in ``co
 every step is listed with an example in ``docs/bdd.md``. Each scenario gets its own project
 folder (under pytest's ``tmp_path``) and :class:`~phasegate.bdd.world.WorkflowWorld`.
 Gates are real: a phase's exit gate runs the gate engine's checks on the scenario's files.
+The steps of the design and plan loops, of the handoff (plan tasks, inboxes, task gates),
+of crashes, contexts and metrics, and of TDD batches are in the modules this one loads.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, step, then, when
 
-from phasegate.bdd.world import WorkflowWorld
+from phasegate.bdd.world import WorkflowWorld, split_names
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.workflow import InstanceState, MemoryUpdate, Priority, TaskStatus
 from phasegate.workflow.engine import WorkflowEngine
@@ -30,10 +32,15 @@ from phasegate.workflow.reviews import parse_status
 
 __all__ = ["workflow_world"]
 
+pytest_plugins = [
+    "phasegate.bdd.loop_steps",
+    "phasegate.bdd.handoff_steps",
+    "phasegate.bdd.care_steps",
+    "phasegate.bdd.tdd_steps",
+]
 
-def _names(text: str) -> list[str]:
-    """``"a", "b" and "c"`` -> ``["a", "b", "c"]``."""
-    return [part.strip().strip('"') for part in text.replace(" and ", ", ").split(",") if part]
+
+_names = split_names
 
 
 @pytest.fixture
@@ -204,7 +211,7 @@ def _queue_update(
 def _spawn(workflow_world: WorkflowWorld, who: str, instance: str, subtasks: str) -> None:
     from phasegate.workflow.children import parse_subtask
 
-    parsed = [parse_subtask(text) for text in _names(subtasks)]
+    parsed = [parse_subtask(text.replace(";", ",")) for text in _names(subtasks)]
     workflow_world.attempt(lambda engine: engine.spawn(instance, parsed, by=who))
 
 
@@ -256,17 +263,19 @@ def _queue_holds(memory_queue: list[MemoryUpdate], keys: str) -> None:
 
 
 def _tasks(world: WorkflowWorld) -> HandoffQueue:
-    return HandoffQueue(world.root / ".phasegate" / "tasks", max_retries=3)
+    return world.engine().handoff.queue
 
 
-@given(parsers.parse('the task "{task}" with priority {priority}'))
-def _task(workflow_world: WorkflowWorld, task: str, priority: str) -> None:
-    _tasks(workflow_world).add(task, task_id=task, priority=Priority(priority), by="lead")
+@given(parsers.parse('the task "{task}" with priority {priority:w} after {dependencies}'))
+@given(parsers.parse('the task "{task}" with priority {priority:w}'))
+def _task(workflow_world: WorkflowWorld, task: str, priority: str, dependencies: str = "") -> None:
+    _tasks(workflow_world).add(task, task_id=task, priority=Priority(priority), by="lead",
+                               depends_on=_names(dependencies))  # fmt: skip
 
 
 @when(parsers.parse('"{worker}" claims a task'))
 def _claim(workflow_world: WorkflowWorld, worker: str) -> None:
-    workflow_world.last = _tasks(workflow_world).claim(worker)
+    workflow_world.attempt(lambda engine: engine.handoff.claim(worker))
 
 
 @then(parsers.parse('"{worker}" holds the task "{task}"'))

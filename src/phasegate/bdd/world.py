@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phasegate import tomlfile
 from phasegate.config import load_config
@@ -22,7 +22,15 @@ from phasegate.hookspecs import hookimpl
 from phasegate.model.workflow import MemoryUpdate, WorkflowEvent
 from phasegate.workflow.engine import AdvanceResult, WorkflowEngine
 
-__all__ = ["Observer", "WorkflowWorld"]
+if TYPE_CHECKING:
+    from phasegate.workflow.loops import LoopCommands
+
+__all__ = ["Observer", "WorkflowWorld", "split_names"]
+
+
+def split_names(text: str) -> list[str]:
+    """``"a", "b" and "c"`` -> ``["a", "b", "c"]``."""
+    return [part.strip().strip('"') for part in text.replace(" and ", ", ").split(",") if part]
 
 
 class Observer:
@@ -111,6 +119,12 @@ class WorkflowWorld:
             self.error = exc
             self.last = None
         return self.last
+
+    def loops(self) -> LoopCommands:
+        """The design and plan loops' commands over the engine as it is now."""
+        from phasegate.workflow.loops import LoopCommands
+
+        return LoopCommands(self.engine())
 
     def pass_time(self, seconds: float) -> None:
         """Move the scenario's clock forward."""

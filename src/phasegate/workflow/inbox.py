@@ -6,8 +6,8 @@
     comms/supervisor/inbox/    TASK_SUBMITTED, CLARIFICATION_REQUEST
     comms/<box>/read/          messages taken out of the inbox
 
-Each message is one file, ``<time>_<TYPE>_<task>.json`` (a :class:`HandoffMessage`), written
-atomically, so a listing sorts by time and a reader never sees half a message. Taking a
+Each message is one file, ``<time>_<number>_<TYPE>_<task>.json`` (a :class:`HandoffMessage`),
+written atomically, so a listing sorts by time and a reader never sees half a message. Taking a
 message renames it into ``read/``; of two readers taking the same message, one gets it.
 """
 
@@ -57,12 +57,18 @@ class Inbox:
             raise UsageError(f"unknown message type {kind!r}; allowed: {', '.join(MESSAGE_TYPES)}")
         at = now or datetime.now(timezone.utc)
         box = BOX_OF[kind]
-        message_id = f"{at.strftime('%Y%m%dT%H%M%S%f')}Z_{kind}_{task}"
+        # Time, then the box's message count, so that messages of one instant keep their order.
+        number = sum(len(os.listdir(folder)) for folder in self._folders(box))
+        message_id = f"{at.strftime('%Y%m%dT%H%M%S%f')}Z_{number:06d}_{kind}_{task}"
         message = HandoffMessage(
             id=message_id, type=kind, box=box, task=task, sender=sender, to=to, at=at, body=body
         )
         self.store.write_model(f"comms/{box}/inbox/{message_id}.json", message)
         return message
+
+    def _folders(self, box: Box) -> list[Path]:
+        folders = [self.store.path(f"comms/{box}/inbox"), self.store.path(f"comms/{box}/read")]
+        return [folder for folder in folders if folder.is_dir()]
 
     def messages(self, box: Box, *, read: bool = False) -> list[HandoffMessage]:
         """The messages of a box, oldest first (``read``: those taken out already)."""

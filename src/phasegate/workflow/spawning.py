@@ -51,13 +51,13 @@ def require_primus(inst: WorkflowInstance, leader: str, by: str) -> None:
 def file_complexity(root: Path, relpath: str) -> int:
     """The total radon cyclomatic complexity of a project file's functions (0 if it is new)."""
     path = project_file(root, relpath, "a subtask's file")
-    if not path.exists():
-        return 0
     if path.suffix != ".py":
         raise UsageError(
             f"{relpath} is not a Python file: its complexity cannot be measured; name the "
             "Python files the subtask touches"
         )
+    if not path.exists():
+        return 0
     radon = require_radon()
     try:
         blocks = radon.cc_visit(path.read_text(encoding="utf-8"))
