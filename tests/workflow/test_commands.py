@@ -216,13 +216,13 @@ def test_usage_errors_name_the_bad_value(project: Path, capsys: pytest.CaptureFi
     assert (code, "instance id 'bad id' is not allowed" in err) == (4, True)
     code, _, err = run(capsys, "phase", "start", "kanban")
     assert code == 4
-    assert "unknown workflow 'kanban'; known workflows: edrr, golden-path, sdlc" in err
+    assert "unknown workflow 'kanban'; known workflows: dptr, edrr, golden-path, sdlc" in err
     assert run(capsys, "phase", "start", "edrr", "--id", "w")[0] == 0
     code, _, err = run(capsys, "phase", "rewind", "w", "--to", "RETROSPECT", "--reason", "x")
     assert code == 4
     assert "a rewind goes to an earlier phase" in err
     code, _, err = run(capsys, "phase", "spawn", "w", "parser")
-    assert (code, "subtask 'parser' is not NAME:COMPLEXITY" in err) == (4, True)
+    assert (code, "subtask 'parser' is not NAME=FILE[,FILE...]" in err) == (4, True)
     code, _, err = run(capsys, "task", "add", "x", "--priority", "urgent")
     assert (code, "unknown priority 'urgent'" in err) == (4, True)
 

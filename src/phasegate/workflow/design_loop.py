@@ -17,8 +17,10 @@ The rules, each a pure function of the loop's state:
 * a draft after REVISE must differ from the revised one, and a draft a REJECT discarded may
   not come back unchanged;
 * bounds: an item not accepted after ``max_rounds`` drafts escalates the instance (BLOCKED,
-  for a person; the escalations are bounded by the workflow's ``max_escalations``), and more
-  than ``max_rejections`` REJECT verdicts in one loop fail it. So the loop always ends.
+  for a person), and so does every draft of an item beyond ``max_rounds`` (a document
+  changed again and again after its acceptance, too); the escalations are bounded by the
+  workflow's ``max_escalations``. More than ``max_rejections`` REJECT verdicts in one loop
+  fail it. So the loop always ends (``tests/workflow/test_loop_properties.py``).
 
 Nothing here reads a file: the engine (:mod:`phasegate.workflow.loops`) hashes the drafts and
 reads the architecture's module list, and hands both in.
@@ -71,6 +73,7 @@ def awaiting(loop: DesignLoop) -> DesignItem | None:
 
 def submit(
     loop: DesignLoop,
+    spec: LoopSpec,
     *,
     draft: Draft,
     now: datetime,
@@ -111,7 +114,13 @@ def submit(
             "sha256": draft.sha256, "session": loop.session}  # fmt: skip
     if target is loop.architecture:
         data["modules"] = [module.name for module in loop.modules]
-    return LoopOutcome([Emitted("design.submitted", data)])
+    outcome = LoopOutcome([Emitted("design.submitted", data)])
+    if target.rounds > spec.max_rounds:
+        outcome.escalate = (
+            f"draft {target.rounds} of {target.name} is more than max_rounds = "
+            f"{spec.max_rounds} allows; a person decides how to go on"
+        )
+    return outcome
 
 
 def verdict(

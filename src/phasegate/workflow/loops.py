@@ -71,7 +71,7 @@ class LoopCommands:
         modules = self._modules(relpath) if name == "architecture" else []
 
         def rule(inst: WorkflowInstance, at: datetime) -> LoopOutcome:
-            return design_loop.submit(_design_loop(inst), draft=draft, now=at, item=item,
+            return design_loop.submit(_design_loop(inst), spec, draft=draft, now=at, item=item,
                                       modules=modules, note=note)  # fmt: skip
 
         return self._apply(instance_id, by, "design", rule, f"submitted {name}")

@@ -21,9 +21,10 @@ The rules, each a pure function of the loop's state and of what the engine read 
 * ``PA`` is refused while the plan check finds the plan wrong (an estimate over the limit, a
   cyclic or unknown dependency, no retry budget): a critic cannot accept a plan gate 3 would
   refuse;
-* bounds: ``max_dialogue`` ``DA`` per round; an ``NR`` that ends round ``max_rounds`` or later
-  escalates the instance (as ``EN`` does), and escalations are bounded by the workflow's
-  ``max_escalations``. So the loop always ends.
+* bounds: ``max_dialogue`` ``DA`` per round; an ``NR`` (or a ``PR`` reopening an accepted
+  plan) that starts round ``max_rounds`` or later escalates the instance (as ``EN`` does), and
+  escalations are bounded by the workflow's ``max_escalations``. So the loop always ends
+  (``tests/workflow/test_loop_properties.py``).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def say(
     if code not in EVENTS:
         allowed = ", ".join((*SPEC_CODES, *CRITIC_CODES))
         raise TransitionError(f"{code!r} is not a plan-loop code; allowed: {allowed}")
-    if loop.turn == "done":
+    reopened = loop.turn == "done"
+    if reopened:
         _reopen(loop, code, plan)
     if code in SPEC_CODES:
         _spec(loop, code, by, plan)
@@ -83,6 +85,11 @@ def say(
     data = {"code": code, "round": loop.round, "by": by, "note": note, "session": loop.session,
             "sha256": plan.sha256 if plan else None}  # fmt: skip
     outcome = LoopOutcome([Emitted(EVENTS[code], data)])
+    if reopened and loop.round >= spec.max_rounds:
+        outcome.escalate = (
+            f"the accepted plan was revised into round {loop.round} (max_rounds = "
+            f"{spec.max_rounds}); a person decides how to go on"
+        )
     if code in SPEC_CODES:
         if code != "DG":
             loop.plan = plan
