@@ -263,3 +263,134 @@ def test_list_marks_stale_instances(project: Path, capsys: pytest.CaptureFixture
     assert [(row["id"], row["stale"]) for row in json.loads(out)] == [("old", True)]
     code, out, _ = run(capsys, "phase", "status", "old")
     assert "STALE" in out
+
+
+def test_task_claim_refuses_a_task_whose_dependencies_are_not_done(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "task", "add", "base", "--id", "A", "--priority", "LOW")[0] == 0
+    code, out, _ = run(capsys, "task", "add", "top", "--id", "B", "--depends-on", "A")
+    assert (code, "B: queue [MEDIUM] top, after A" in out) == (0, True)
+    code, _, err = run(capsys, "task", "claim", "--worker", "wes", "--task", "B")
+    assert code == 4
+    assert (
+        "task B cannot be claimed: it depends on A (queue/), which must be in completed/ first"
+        in err
+    )
+    assert run(capsys, "task", "claim", "--worker", "wes")[0] == 0
+    code, out, _ = run(capsys, "task", "claim", "--worker", "vic")
+    assert code == 1
+    assert "no task is ready" in out
+    assert "B waits for A (running)" in out
+    code, _, err = run(capsys, "task", "add", "x", "--depends-on", "Z")
+    assert (code, "depends on Z, which is no task of the queue" in err) == (4, True)
+    run(capsys, "task", "ask", "A", "which format?", "--by", "wes")
+    code, out, _ = run(capsys, "task", "inbox", "supervisor")
+    assert (code, "CLARIFICATION_REQUEST A from wes" in out, "which format?" in out) == (
+        0,
+        True,
+        True,
+    )
+
+
+def test_phase_sweep_retries_then_fails_a_crashed_instance_with_events(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        PYPROJECT.replace(
+            "[tool.phasegate.workflow]",
+            "[tool.phasegate.workflow]\ncrash_timeout_min = 30\nmax_crash_retries = 1",
+        )
+    )
+    assert run(capsys, "phase", "start", "edrr", "--id", "w", "--by", "ann")[0] == 0
+    code, out, _ = run(capsys, "phase", "sweep")
+    assert (code, "nothing idle past the crash timeout (30 min)" in out) == (0, True)
+
+    def age(hours: int) -> None:
+        path = project / ".phasegate" / "workflows" / "w.json"
+        data = json.loads(path.read_text())
+        data["updated_at"] = f"2020-01-01T{hours:02d}:00:00Z"
+        path.write_text(json.dumps(data))
+
+    age(1)
+    code, out, _ = run(capsys, "phase", "sweep")
+    assert (code, "w: crashed in EXPAND; retried (1 of 1)" in out) == (0, True)
+    age(2)
+    code, out, _ = run(capsys, "phase", "sweep", "--json")
+    assert json.loads(out)["failed"] == ["w"]
+    code, out, _ = run(capsys, "phase", "status", "w")
+    assert "state:  FAILED" in out
+    assert "no sign of life for" in out
+    log = (project / ".phasegate" / "events.jsonl").read_text(encoding="utf-8")
+    events = [json.loads(line)["name"] for line in log.splitlines()]
+    crash_events = [
+        name for name in events if name.split(".")[-1] in ("stale", "retried", "failed")
+    ]
+    assert crash_events == [
+        "workflow.edrr.w.stale",
+        "workflow.edrr.w.retried",
+        "workflow.edrr.w.stale",
+        "workflow.edrr.w.failed",
+    ]
+
+
+DESIGN_DOC = "# Login\n\n## Modules\n- codes: checks a code\n"
+PLAN_DOC = '[[tasks]]\nid = "T1"\ntitle = "check codes"\nestimate_min = 30\nretries = 1\n'
+
+
+def test_the_dptr_design_and_plan_loops_from_the_command_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "docs" / "design" / "login").mkdir(parents=True)
+    (project / "docs" / "plans").mkdir(parents=True)
+    (project / "docs" / "design" / "login" / "architecture.md").write_text(DESIGN_DOC)
+    (project / "docs" / "design" / "login" / "codes.md").write_text("# codes: six digits\n")
+    (project / "docs" / "plans" / "login_plan.toml").write_text(PLAN_DOC)
+    assert run(capsys, "phase", "start", "dptr", "--id", "login")[0] == 0
+    code, out, _ = run(capsys, "design", "submit", "login", "--by", "dan")
+    assert (code, "architecture: submitted (drafts 1" in out) == (0, True)
+    code, _, err = run(capsys, "design", "verdict", "login", "ACCEPT", "--by", "dan")
+    assert (code, "dan wrote this draft of architecture" in err) == (4, True)
+    assert run(capsys, "design", "verdict", "login", "ACCEPT", "--by", "cora")[0] == 0
+    code, out, _ = run(capsys, "phase", "advance", "login")
+    assert (code, "the design of codes is due from the designer" in out) == (1, True)
+    run(capsys, "design", "submit", "login", "--by", "dan")
+    code, out, _ = run(capsys, "design", "verdict", "login", "ACCEPT", "--by", "cora")
+    assert "design loop done" in out
+    assert run(capsys, "phase", "advance", "login")[0] == 0
+    code, _, err = run(capsys, "plan", "say", "login", "PA", "--by", "cleo")
+    assert (code, "it is the spec agent's turn" in err) == (4, True)
+    run(capsys, "plan", "say", "login", "PC", "--by", "sam")
+    code, out, _ = run(capsys, "plan", "say", "login", "PA", "--by", "cleo")
+    assert "R0|cleo|PA|" in out
+    code, out, _ = run(capsys, "phase", "advance", "login")
+    assert (code, "login: PLAN -> TDD" in out) == (0, True)
+    code, out, _ = run(capsys, "task", "list")
+    assert "EXEC_login_T1" in out
+    code, out, _ = run(capsys, "plan", "status", "login")
+    assert "accepted: docs/plans/login_plan.toml" in out
+    inst = json.loads((project / ".phasegate" / "workflows" / "login.json").read_text())
+    assert inst["tasks"] == ["EXEC_login_T1"]
+    assert [(g["gate"], g["sufficient"], g["attempt"]) for g in inst["gate_results"]] == [
+        ("sdlc-3", True, 1)
+    ]
+    assert (project / ".phasegate" / inst["gate_results"][0]["verdict_path"]).is_file()
+
+
+def test_context_from_start_and_output(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_text(
+        PYPROJECT.replace(
+            "[tool.phasegate.workflow]", '[tool.phasegate.workflow]\npaths = ["workflows"]'
+        )
+    )
+    (project / "workflows" / "piped.toml").write_text(
+        'name = "piped"\nphases = ["a", "b"]\n[phase.a]\ninputs = { feature = "string" }\n'
+        'outputs = { size = "integer" }\n'
+    )
+    code, _, _ = run(capsys, "phase", "start", "piped", "--id", "p", "--context", "feature=login")
+    assert code == 0
+    code, out, _ = run(capsys, "phase", "advance", "p")
+    assert (code, "a must produce size is missing" in out) == (1, True)
+    code, out, _ = run(capsys, "phase", "output", "p", "size=3")
+    assert (code, "context has size (in a)" in out) == (0, True)
+    assert run(capsys, "phase", "advance", "p")[0] == 0
