@@ -78,6 +78,8 @@ def check_walkthrough(results: list[tuple[int, str]], gate: str) -> None:
     assert "halted in EXECUTE" in outputs[3]
     assert f"gate {gate}: tests:" in outputs[3]
     assert "exit status 1" in outputs[3]
+    assert "task EXEC_login_T1 is in queue/, not completed/" in outputs[3]
+    assert "EXEC_login_T1: completed" in outputs[4], outputs[4]
     assert "approved by bob -> accepted" in outputs[4], outputs[4]
     assert codes[5] == 0, outputs[5]
     assert f"exit gate {gate} is sufficient" in outputs[5]
