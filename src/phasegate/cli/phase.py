@@ -18,13 +18,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from phasegate.cli.phase_views import role_lines, status_json, status_lines
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.workflow.children import parse_subtask
 from phasegate.workflow.definition import find_workflows, load_workflow
-from phasegate.workflow.engine import AdvanceResult, Status, WorkflowEngine, default_actor
+from phasegate.workflow.engine import AdvanceResult, WorkflowEngine, default_actor
 from phasegate.workflow.machine import RetryLater
-from phasegate.workflow.roles import UNASSIGNED
 
 __all__ = ["engine_here", "register"]
 
@@ -193,77 +193,11 @@ def _start(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     status = engine_here().status(args.instance_id)
     if args.json:
-        _dump(_status_json(status))
-        return 0
-    inst = status.instance
-    definition = status.definition
-    print(
-        f"{inst.id}: {inst.workflow} — {inst.title}"
-        if inst.title
-        else f"{inst.id}: {inst.workflow}"
-    )
-    order = " -> ".join(f"[{p}]" if p == inst.phase else p for p in definition.phases)
-    stale = "  (STALE: no activity for a while)" if status.stale else ""
-    print(f"  state:  {inst.state.value}{stale}")
-    print(f"  phases: {order}")
-    if inst.phase:
-        print(f"  phase:  {inst.phase} (cycle {inst.cycle})")
-    if inst.blocked_reason:
-        print(f"  blocked: {inst.blocked_reason}")
-    if inst.failure_reason:
-        print(f"  failed: {inst.failure_reason}")
-    print("  roles:")
-    _print_roles(inst.roles, indent="    ")
-    if inst.state.value in ("RUNNING", "BLOCKED"):
-        print("  next gate:")
-        if status.next_gate:
-            print(f"    exit gate {status.next_gate} must be sufficient "
-                  f"(see: phasegate gate explain {status.next_gate})")  # fmt: skip
-        else:
-            print("    no exit gate")
-        if status.needs_review:
-            print("    a peer review must keep the outcome (approved or changes_requested)")
-        for missing in status.waiting_for:
-            print(f"    waiting: {missing}")
-        if inst.retry_not_before is not None:
-            print(f"    retry not before {inst.retry_not_before:%Y-%m-%d %H:%M:%S} UTC "
-                  f"(attempt {inst.attempts + 1})")  # fmt: skip
-    if inst.diagnosis:
-        print("  last halt:")
-        for line in inst.diagnosis:
-            print(f"    - {line}")
-    due = [r for r in inst.rework if r.resolved_at is None]
-    if due:
-        print("  rework due:")
-        for item in due:
-            note = item.note or "changes requested"
-            print(f"    - {item.phase} (cycle {item.cycle}, {item.reviewer}): {note}")
-    if inst.owner:
-        print(f"  owner:  {inst.owner}" + (f" (crash retries {inst.crash_retries})"
-                                          if inst.crash_retries else ""))  # fmt: skip
-    for gate in inst.gate_results[-3:]:
-        verdict = "sufficient" if gate.sufficient else "insufficient"
-        print(f"  gate {gate.gate} in {gate.phase} (run {gate.attempt}): {verdict} "
-              f"({gate.verdict_path or 'no verdict'})")  # fmt: skip
-    if inst.tasks:
-        print(f"  tasks: {', '.join(inst.tasks)}")
-    if inst.memory_queue:
-        print(f"  queued updates: {len(inst.memory_queue)}")
-    for child, state in status.children.items():
-        print(f"  child {child}: {state}")
+        _dump(status_json(status))
+    else:
+        for line in status_lines(status):
+            print(line)
     return 0
-
-
-def _status_json(status: Status) -> dict[str, Any]:
-    return {
-        "instance": status.instance.model_dump(mode="json"),
-        "phases": status.definition.phases,
-        "next_gate": status.next_gate,
-        "needs_review": status.needs_review,
-        "waiting_for": status.waiting_for,
-        "stale": status.stale,
-        "children": status.children,
-    }
 
 
 def _advance(args: argparse.Namespace) -> int:
@@ -510,5 +444,5 @@ def _workflows(args: argparse.Namespace) -> int:
 
 
 def _print_roles(roles: dict[str, list[str]], indent: str = "  ") -> None:
-    for role, members in roles.items():
-        print(f"{indent}{role}: {', '.join(members) or UNASSIGNED}")
+    for line in role_lines(roles, indent):
+        print(line)

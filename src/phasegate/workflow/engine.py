@@ -23,17 +23,16 @@ from phasegate.config import LoadedConfig
 from phasegate.errors import PhasegateError, UsageError
 from phasegate.extensions import make_plugin_manager
 from phasegate.gates.registry import CheckRegistry
-from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
+from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.workflow import (
     GateRecord,
     InstanceState,
     MemoryUpdate,
-    Transition,
     WorkflowEvent,
     WorkflowInstance,
 )
 from phasegate.store import Store
-from phasegate.workflow.children import Subtask, SubtaskRequest, child_id, settle, split_subtasks
+from phasegate.workflow.children import SubtaskRequest
 from phasegate.workflow.contracts import put_outputs
 from phasegate.workflow.definition import WorkflowDefinition, load_workflow
 from phasegate.workflow.events import EventLog
@@ -51,7 +50,7 @@ from phasegate.workflow.memory_queue import (
 )
 from phasegate.workflow.phase_facts import PhaseFacts
 from phasegate.workflow.reviews import record_review
-from phasegate.workflow.spawning import link_children, measure, require_primus
+from phasegate.workflow.spawning import Spawned, settle_children, spawn_children
 
 __all__ = [
     "AdvanceResult",
@@ -101,14 +100,6 @@ class Status:
     waiting_for: list[str]
     stale: bool
     children: dict[str, str]
-
-
-@dataclass
-class Spawned:
-    """What ``phase spawn`` did with each subtask."""
-
-    children: list[WorkflowInstance]
-    kept: list[Subtask]
 
 
 @dataclass
@@ -303,7 +294,7 @@ class WorkflowEngine:
             if outcome is not None:
                 current.gate_results.append(self._keep(current, outcome, now))
             if definition.spec(phase).integrates_children:
-                emitted += self._settle_children(current, now, actor)
+                emitted += settle_children(self, current, now, actor)
             waiting = machine.waiting_for(current) + self.facts.waiting(current, definition)
             if outcome is not None and not outcome.sufficient:
                 reasons = [f"gate {outcome.gate}: {reason}" for reason in outcome.reasons]
@@ -460,38 +451,9 @@ class WorkflowEngine:
         return box[0], inst
 
     def spawn(self, instance_id: str, requests: Sequence[SubtaskRequest], *, by: str) -> Spawned:
-        """As the primus: give each subtask whose measured complexity is above the threshold
-        a child instance; the others stay with the parent."""
-        inst = self.instances.load(instance_id)
-        definition, _ = self.definition(inst.workflow)
-        if inst.state is not InstanceState.RUNNING or inst.phase is None:
-            raise TransitionError(f"{instance_id} is {inst.state.value}; spawn needs RUNNING")
-        if not definition.spec(inst.phase).spawns_children:
-            spawning = [p for p in definition.phases if definition.spec(p).spawns_children]
-            raise TransitionError(
-                f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
-                f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
-            )
-        require_primus(inst, self.machine(definition).role_names()[0], by)
-        subtasks = measure(self.loaded.project_root, requests)
-        spawn, keep = split_subtasks(subtasks, self.settings.complexity_threshold)
-        child_workflow = definition.child_workflow or definition.name
-        children: list[WorkflowInstance] = []
-        taken = set(self.instances.ids())
-        for subtask in spawn:
-            new_id = child_id(inst, sorted(taken))
-            taken.add(new_id)
-            child = self.start(
-                child_workflow, instance_id=new_id, title=subtask.name, members=inst.members,
-                by=by, create_only=True, parent=instance_id, subtask=subtask.name,
-            )  # fmt: skip
-            children.append(child)
-        self.act(
-            instance_id,
-            by,
-            lambda m, current, now: link_children(current, now, by, children, spawn, keep),
-        )
-        return Spawned(children, keep)
+        """As the primus: a child instance for each subtask whose measured complexity is
+        above the threshold; the others stay with the parent."""
+        return spawn_children(self, instance_id, requests, by=by)
 
     def _keep(self, inst: WorkflowInstance, outcome: GateOutcome, now: datetime) -> GateRecord:
         """Keep this exit gate's verdict for the instance (its own copy, never overwritten)."""
@@ -565,48 +527,6 @@ class WorkflowEngine:
                 {"phase": phase, "count": len(items or []), "retrospective": everything},
             )
         ]
-
-    def _settle_children(self, inst: WorkflowInstance, now: datetime, actor: str) -> list[Emitted]:
-        reviews = self.store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
-        emitted: list[Emitted] = []
-        for index, link in enumerate(inst.children):
-            if link.status != "spawned":
-                continue
-            try:
-                child = self.instances.load(link.instance_id)
-            except PhasegateError as exc:
-                inst.diagnosis.append(f"child {link.instance_id}: {exc}")
-                continue
-            settled = settle(link, child, reviews)
-            if settled.status == link.status:
-                continue
-            inst.children[index] = settled
-            action = "integrate" if settled.status == "integrated" else "fallback"
-            inst.history.append(
-                Transition(
-                    at=now,
-                    action=action,
-                    by=actor,
-                    from_phase=inst.phase,
-                    state=inst.state,
-                    reason=f"{link.instance_id} ({link.subtask})"
-                    + (f": {settled.error}" if settled.error else ""),
-                )
-            )
-            if settled.status == "fallen_back":
-                kept = inst.context.setdefault("subtasks", [])
-                if isinstance(kept, list):
-                    kept.append(
-                        {"name": link.subtask, "complexity": link.complexity,
-                         "fallback_from": link.instance_id, "error": settled.error}
-                    )  # fmt: skip
-            emitted.append(
-                Emitted(
-                    f"child.{'integrated' if action == 'integrate' else 'fallback'}",
-                    {"child": link.instance_id, "error": settled.error},
-                )
-            )
-        return emitted
 
     def _check_gates(self, definition: WorkflowDefinition) -> None:
         """Every exit gate must exist before an instance starts (fail early, not in EXECUTE)."""

@@ -12,23 +12,54 @@ subtask's complexity passes a threshold. Here:
   because its complexity cannot be measured.
 
 So the caller cannot declare a subtask simple (or complex) to choose whether it is spawned.
+:func:`spawn_children` starts the children (``phase spawn``); :func:`settle_children` takes
+them back in the integrating phase (:mod:`phasegate.workflow.children` has the rules).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from phasegate.errors import UsageError
+from phasegate.errors import PhasegateError, UsageError
 from phasegate.gates.checks.plan import PlanDocument
-from phasegate.model.workflow import ChildLink, Transition, WorkflowInstance
+from phasegate.model.review import REVIEWS_FILE, ReviewRecord
+from phasegate.model.workflow import ChildLink, InstanceState, Transition, WorkflowInstance
 from phasegate.tdd.complexity import require_radon
-from phasegate.workflow.children import Subtask, SubtaskRequest
+from phasegate.workflow.children import (
+    Subtask,
+    SubtaskRequest,
+    child_id,
+    settle,
+    split_subtasks,
+)
 from phasegate.workflow.machine import Emitted, TransitionError
 from phasegate.workflow.phase_facts import project_file
 
-__all__ = ["file_complexity", "link_children", "measure", "plan_requests", "require_primus"]
+if TYPE_CHECKING:
+    from phasegate.workflow.engine import WorkflowEngine
+
+__all__ = [
+    "Spawned",
+    "file_complexity",
+    "link_children",
+    "measure",
+    "plan_requests",
+    "require_primus",
+    "settle_children",
+    "spawn_children",
+]
+
+
+@dataclass
+class Spawned:
+    """What ``phase spawn`` did with each subtask."""
+
+    children: list[WorkflowInstance]
+    kept: list[Subtask]
 
 
 def require_primus(inst: WorkflowInstance, leader: str, by: str) -> None:
@@ -123,4 +154,87 @@ def link_children(
             reason=f"{len(spawned)} child instance(s), {len(kept)} subtask(s) kept",
         )
     )
+    return emitted
+
+
+def spawn_children(
+    engine: WorkflowEngine, instance_id: str, requests: Sequence[SubtaskRequest], *, by: str
+) -> Spawned:
+    """As the primus: give each subtask whose measured complexity is above the threshold
+    a child instance; the others stay with the parent."""
+    inst = engine.instances.load(instance_id)
+    definition, _ = engine.definition(inst.workflow)
+    if inst.state is not InstanceState.RUNNING or inst.phase is None:
+        raise TransitionError(f"{instance_id} is {inst.state.value}; spawn needs RUNNING")
+    if not definition.spec(inst.phase).spawns_children:
+        spawning = [p for p in definition.phases if definition.spec(p).spawns_children]
+        raise TransitionError(
+            f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
+            f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
+        )
+    require_primus(inst, engine.machine(definition).role_names()[0], by)
+    subtasks = measure(engine.loaded.project_root, requests)
+    spawn, keep = split_subtasks(subtasks, engine.settings.complexity_threshold)
+    child_workflow = definition.child_workflow or definition.name
+    children: list[WorkflowInstance] = []
+    taken = set(engine.instances.ids())
+    for subtask in spawn:
+        new_id = child_id(inst, sorted(taken))
+        taken.add(new_id)
+        child = engine.start(
+            child_workflow, instance_id=new_id, title=subtask.name, members=inst.members,
+            by=by, create_only=True, parent=instance_id, subtask=subtask.name,
+        )  # fmt: skip
+        children.append(child)
+    engine.act(
+        instance_id,
+        by,
+        lambda m, current, now: link_children(current, now, by, children, spawn, keep),
+    )
+    return Spawned(children, keep)
+
+
+def settle_children(
+    engine: WorkflowEngine, inst: WorkflowInstance, now: datetime, actor: str
+) -> list[Emitted]:
+    """Integrate the children that came back (approved), fall back from those that failed."""
+    reviews = engine.store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
+    emitted: list[Emitted] = []
+    for index, link in enumerate(inst.children):
+        if link.status != "spawned":
+            continue
+        try:
+            child = engine.instances.load(link.instance_id)
+        except PhasegateError as exc:
+            inst.diagnosis.append(f"child {link.instance_id}: {exc}")
+            continue
+        settled = settle(link, child, reviews)
+        if settled.status == link.status:
+            continue
+        inst.children[index] = settled
+        action = "integrate" if settled.status == "integrated" else "fallback"
+        inst.history.append(
+            Transition(
+                at=now,
+                action=action,
+                by=actor,
+                from_phase=inst.phase,
+                state=inst.state,
+                reason=f"{link.instance_id} ({link.subtask})"
+                + (f": {settled.error}" if settled.error else ""),
+            )
+        )
+        if settled.status == "fallen_back":
+            kept = inst.context.setdefault("subtasks", [])
+            if isinstance(kept, list):
+                kept.append(
+                    {"name": link.subtask, "complexity": link.complexity,
+                     "fallback_from": link.instance_id, "error": settled.error}
+                )  # fmt: skip
+        emitted.append(
+            Emitted(
+                f"child.{'integrated' if action == 'integrate' else 'fallback'}",
+                {"child": link.instance_id, "error": settled.error},
+            )
+        )
     return emitted
