@@ -119,3 +119,16 @@ def test_a_file_that_is_not_metrics_is_named_in_the_error(tmp_path: Path) -> Non
     with pytest.raises(UsageError, match=r"x\.json is not a phasegate task-metrics file: task"):
         load_metrics(tmp_path)
     assert main(["metrics", "compare", str(tmp_path / "missing"), str(bad)]) == 4
+
+
+def test_the_summary_weighs_debug_iterations_and_context_latency_by_query() -> None:
+    first = task_metrics(loop("a", [False, True])).model_copy(
+        update={"debug_iterations": [1, 3], "context_queries": 1, "avg_context_latency_ms": 10.0}
+    )
+    second = task_metrics(loop("b", [True])).model_copy(
+        update={"debug_iterations": [2], "context_queries": 3, "avg_context_latency_ms": 2.0}
+    )
+    summary = summarize([first, second], "here")
+    assert summary.mean_debug_iterations == 2.0
+    assert summary.context_queries == 4
+    assert summary.avg_context_latency_ms == 4.0  # (10 * 1 + 2 * 3) / 4

@@ -91,3 +91,30 @@ def test_a_bad_refine_setting_names_the_key(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--gate=record")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*key tool.phasegate.refine.alpha = 2 is not allowed*"])
+
+
+@pytest.mark.slow
+def test_a_round_records_the_phase_auto_debugs_iterations_and_the_context_queries(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.mkpydir("calc")
+    (project.path / "calc" / "ops.py").write_text("def add_numbers(a, b):\n    return a + b\n")
+    (project.path / "calc" / "main.py").write_text(
+        "def total(values):\n    result = 0\n    for v in values:\n"
+        "        result = sum_numbers(result, v)\n    return result\n"
+    )
+    project.makepyfile(
+        test_calc="from calc.main import total\n\n\ndef test_total():\n"
+        "    assert total([1, 2]) == 3\n"
+    )
+    monkeypatch.setenv("PHASEGATE_WORKFLOW_PHASE", "EXECUTE")
+    result = project.runpytest_subprocess("--gate=small", "--autodebug", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((project.path / ".phasegate" / "autodebug.json").read_text())
+    metrics = json.loads((project.path / ".phasegate/metrics/calc.loop1.json").read_text())
+    assert metrics["phase"] == "EXECUTE"
+    assert metrics["debug_iterations"] == [len(f["attempts"]) for f in report["failures"]]
+    assert metrics["debug_iterations"][0] >= 1
+    assert metrics["context_queries"] == report["context"]["queries"] >= 1
+    assert metrics["avg_context_latency_ms"] > 0
+    assert len(metrics["context_relevance_scores"]) == metrics["context_queries"]
