@@ -367,6 +367,8 @@ def test_the_dptr_design_and_plan_loops_from_the_command_line(
     assert (code, "login: PLAN -> TDD" in out) == (0, True)
     code, out, _ = run(capsys, "task", "list")
     assert "EXEC_login_T1" in out
+    code, out, _ = run(capsys, "phase", "status", "login")
+    assert "waiting: task EXEC_login_T1 is in queue/, not completed/" in out
     code, out, _ = run(capsys, "plan", "status", "login")
     assert "accepted: docs/plans/login_plan.toml" in out
     inst = json.loads((project / ".phasegate" / "workflows" / "login.json").read_text())

@@ -213,7 +213,11 @@ class WorkflowEngine:
         definition, _ = self.definition(inst.workflow)
         spec = definition.spec(inst.phase) if inst.phase else None
         machine = self.machine(definition)
-        waiting = machine.waiting_for(inst) if inst.state is InstanceState.RUNNING else []
+        waiting = (
+            machine.waiting_for(inst) + self.facts.waiting(inst, definition)
+            if inst.state is InstanceState.RUNNING
+            else []
+        )
         children: dict[str, str] = {}
         for link in inst.children:
             try:
