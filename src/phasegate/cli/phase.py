@@ -18,10 +18,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from phasegate.cli.phase_views import role_lines, status_json, status_lines
+from phasegate.cli.phase_views import (
+    role_lines,
+    spawn_json,
+    spawn_lines,
+    status_json,
+    status_lines,
+    sweep_json,
+    sweep_lines,
+)
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
-from phasegate.workflow.children import parse_subtask
+from phasegate.workflow.children import SubtaskRequest, parse_subtask
 from phasegate.workflow.definition import find_workflows, load_workflow
 from phasegate.workflow.engine import AdvanceResult, WorkflowEngine, default_actor
 from phasegate.workflow.machine import RetryLater
@@ -326,38 +334,29 @@ def _output(args: argparse.Namespace) -> int:
 
 
 def _spawn(args: argparse.Namespace) -> int:
+    engine = engine_here()
+    spawned = engine.spawn(args.instance_id, _requests(args, engine), by=args.by or default_actor())
+    if args.json:
+        _dump(spawn_json(spawned))
+        return 0
+    links = engine.load(args.instance_id).children
+    for line in spawn_lines(args.instance_id, spawned, links, engine.settings):
+        print(line)
+    return 0
+
+
+def _requests(args: argparse.Namespace, engine: WorkflowEngine) -> list[SubtaskRequest]:
+    """The subtasks named on the command line, and those of ``--plan``."""
     from phasegate.workflow.plan_tasks import read_plan
     from phasegate.workflow.spawning import plan_requests
 
-    engine = engine_here()
     requests = [parse_subtask(text) for text in args.subtasks]
     if args.plan:
         path = engine.loaded.project_root / args.plan
         requests += plan_requests(read_plan(path, args.plan))
     if not requests:
         raise UsageError("name the subtasks (NAME=FILE[,FILE...]) or a plan (--plan PATH)")
-    spawned = engine.spawn(args.instance_id, requests, by=args.by or default_actor())
-    if args.json:
-        _dump(
-            {
-                "children": [{"id": c.id, "subtask": c.subtask} for c in spawned.children],
-                "kept": [{"name": s.name, "complexity": s.complexity} for s in spawned.kept],
-            }
-        )
-        return 0
-    threshold = engine.settings.complexity_threshold
-    links = {link.instance_id: link for link in engine.load(args.instance_id).children}
-    for child in spawned.children:
-        measured = links[child.id].complexity if child.id in links else "?"
-        print(
-            f"{args.instance_id}: child {child.id} for {child.subtask!r} ({child.workflow}; "
-            f"complexity {measured} > {threshold})"
-        )
-    for kept in spawned.kept:
-        print(
-            f"{args.instance_id}: keeps {kept.name!r} (complexity {kept.complexity} <= {threshold})"
-        )
-    return 0
+    return requests
 
 
 def _heartbeat(args: argparse.Namespace) -> int:
@@ -370,25 +369,10 @@ def _sweep(args: argparse.Namespace) -> int:
     engine = engine_here()
     swept = engine.sweep(by=args.by)
     if args.json:
-        _dump(
-            {
-                "retried": [i.id for i in swept.retried],
-                "failed": [i.id for i in swept.failed],
-                "tasks": [{"task": t.task, "worker": t.worker, "status": t.status.value}
-                          for t in swept.tasks],
-            }
-        )  # fmt: skip
+        _dump(sweep_json(swept))
         return 0
-    timeout = engine.settings.crash_timeout_min
-    if not (swept.retried or swept.failed or swept.tasks):
-        print(f"nothing idle past the crash timeout ({timeout:g} min)")
-    for inst in swept.retried:
-        limit = engine.settings.max_crash_retries
-        print(f"{inst.id}: crashed in {inst.phase}; retried ({inst.crash_retries} of {limit})")
-    for inst in swept.failed:
-        print(f"{inst.id}: FAILED: {inst.failure_reason}")
-    for task in swept.tasks:
-        print(f"task {task.task}: {task.worker} gone; now in {task.status.value}/")
+    for line in sweep_lines(swept, engine.settings):
+        print(line)
     return 0
 
 

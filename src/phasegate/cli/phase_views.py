@@ -1,13 +1,25 @@
-"""What ``phasegate phase status`` shows: an instance as lines a person reads, or as JSON."""
+"""What ``phasegate phase`` shows: an instance's status, a spawn, a sweep, as lines or JSON."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from phasegate.workflow.engine import Status
+from phasegate.model.workflow import ChildLink
+from phasegate.workflow.engine import Status, Swept
 from phasegate.workflow.roles import UNASSIGNED
+from phasegate.workflow.settings import WorkflowSettings
+from phasegate.workflow.spawning import Spawned
 
-__all__ = ["role_lines", "status_json", "status_lines"]
+__all__ = [
+    "role_lines",
+    "spawn_json",
+    "spawn_lines",
+    "status_json",
+    "status_lines",
+    "sweep_json",
+    "sweep_lines",
+]
 
 
 def role_lines(roles: dict[str, list[str]], indent: str = "  ") -> list[str]:
@@ -20,18 +32,7 @@ def role_lines(roles: dict[str, list[str]], indent: str = "  ") -> list[str]:
 def status_lines(status: Status) -> list[str]:
     """Where the instance stands, what it waits for, and what it kept."""
     inst = status.instance
-    title = f" — {inst.title}" if inst.title else ""
-    order = " -> ".join(f"[{p}]" if p == inst.phase else p for p in status.definition.phases)
-    stale = "  (STALE: no activity for a while)" if status.stale else ""
-    lines = [f"{inst.id}: {inst.workflow}{title}", f"  state:  {inst.state.value}{stale}"]
-    lines.append(f"  phases: {order}")
-    if inst.phase:
-        lines.append(f"  phase:  {inst.phase} (cycle {inst.cycle})")
-    if inst.blocked_reason:
-        lines.append(f"  blocked: {inst.blocked_reason}")
-    if inst.failure_reason:
-        lines.append(f"  failed: {inst.failure_reason}")
-    lines += ["  roles:", *role_lines(inst.roles, indent="    ")]
+    lines = [*_header(status), "  roles:", *role_lines(inst.roles, indent="    ")]
     if inst.state.value in ("RUNNING", "BLOCKED"):
         lines += _next_gate(status)
     if inst.diagnosis:
@@ -45,6 +46,22 @@ def status_lines(status: Status) -> list[str]:
             for item in due
         ]
     lines += _kept(status)
+    return lines
+
+
+def _header(status: Status) -> list[str]:
+    inst = status.instance
+    title = f" — {inst.title}" if inst.title else ""
+    order = " -> ".join(f"[{p}]" if p == inst.phase else p for p in status.definition.phases)
+    stale = "  (STALE: no activity for a while)" if status.stale else ""
+    lines = [f"{inst.id}: {inst.workflow}{title}", f"  state:  {inst.state.value}{stale}"]
+    lines.append(f"  phases: {order}")
+    if inst.phase:
+        lines.append(f"  phase:  {inst.phase} (cycle {inst.cycle})")
+    if inst.blocked_reason:
+        lines.append(f"  blocked: {inst.blocked_reason}")
+    if inst.failure_reason:
+        lines.append(f"  failed: {inst.failure_reason}")
     return lines
 
 
@@ -99,4 +116,57 @@ def status_json(status: Status) -> dict[str, Any]:
         "waiting_for": status.waiting_for,
         "stale": status.stale,
         "children": status.children,
+    }
+
+
+def spawn_lines(
+    instance_id: str, spawned: Spawned, links: Sequence[ChildLink], settings: WorkflowSettings
+) -> list[str]:
+    """Each child spawned and each subtask kept, with its measured complexity."""
+    threshold = settings.complexity_threshold
+    measured = {link.instance_id: link.complexity for link in links}
+    lines = [
+        f"{instance_id}: child {child.id} for {child.subtask!r} ({child.workflow}; "
+        f"complexity {measured.get(child.id, '?')} > {threshold})"
+        for child in spawned.children
+    ]
+    lines += [
+        f"{instance_id}: keeps {kept.name!r} (complexity {kept.complexity} <= {threshold})"
+        for kept in spawned.kept
+    ]
+    return lines
+
+
+def spawn_json(spawned: Spawned) -> dict[str, Any]:
+    """What ``phase spawn --json`` prints."""
+    return {
+        "children": [{"id": c.id, "subtask": c.subtask} for c in spawned.children],
+        "kept": [{"name": s.name, "complexity": s.complexity} for s in spawned.kept],
+    }
+
+
+def sweep_lines(swept: Swept, settings: WorkflowSettings) -> list[str]:
+    """What the sweep retried, failed and gave back."""
+    if not (swept.retried or swept.failed or swept.tasks):
+        return [f"nothing idle past the crash timeout ({settings.crash_timeout_min:g} min)"]
+    limit = settings.max_crash_retries
+    lines = [
+        f"{inst.id}: crashed in {inst.phase}; retried ({inst.crash_retries} of {limit})"
+        for inst in swept.retried
+    ]
+    lines += [f"{inst.id}: FAILED: {inst.failure_reason}" for inst in swept.failed]
+    lines += [
+        f"task {task.task}: {task.worker} gone; now in {task.status.value}/" for task in swept.tasks
+    ]
+    return lines
+
+
+def sweep_json(swept: Swept) -> dict[str, Any]:
+    """What ``phase sweep --json`` prints."""
+    return {
+        "retried": [i.id for i in swept.retried],
+        "failed": [i.id for i in swept.failed],
+        "tasks": [
+            {"task": t.task, "worker": t.worker, "status": t.status.value} for t in swept.tasks
+        ],
     }

@@ -48,14 +48,6 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
     escalated = state.status is LoopStatus.ESCALATED
     completed = state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED)
     duration = (rounds[-1].recorded_at - rounds[0].recorded_at).total_seconds() if rounds else 0.0
-    latencies = [
-        (r.context_latency_ms, r.context_queries)
-        for r in rounds
-        if r.context_latency_ms is not None
-    ]
-    queries = sum(r.context_queries for r in rounds)
-    weighted = sum(latency * count for latency, count in latencies)
-    counted = sum(count for _latency, count in latencies)
     return TaskMetrics(
         task=state.task,
         phase=rounds[-1].phase if rounds else None,
@@ -73,8 +65,10 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         errors_encountered=len(state.feedback) + state.feedback_dropped,
         errors_auto_resolved=resolved,
         debug_iterations=[n for r in rounds for n in r.debug_iterations],
-        context_queries=queries,
-        avg_context_latency_ms=round(weighted / counted, 3) if counted else None,
+        context_queries=sum(r.context_queries for r in rounds),
+        avg_context_latency_ms=_weighted_mean(
+            [(r.context_latency_ms, r.context_queries) for r in rounds]
+        ),
         context_relevance_scores=[score for r in rounds for score in r.context_relevance],
         verification_checks=sum(r.checks_run for r in rounds),
         verification_passes_first_time=first.checks_passed if first else 0,
@@ -124,9 +118,6 @@ def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
     resolved = sum(m.errors_auto_resolved for m in metrics)
     first_rates = [m.first_time_pass_rate for m in metrics if m.first_time_pass_rate is not None]
     iterations = [n for m in metrics for n in m.debug_iterations]
-    timed = [(m.avg_context_latency_ms, m.context_queries) for m in metrics
-             if m.avg_context_latency_ms is not None and m.context_queries]  # fmt: skip
-    timed_queries = sum(count for _latency, count in timed)
     return MetricsSummary(
         source=source,
         tasks=len(metrics),
@@ -142,10 +133,8 @@ def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
         debug_success_rate=_ratio(resolved, met),
         mean_debug_iterations=round(statistics.fmean(iterations), 4) if iterations else None,
         context_queries=sum(m.context_queries for m in metrics),
-        avg_context_latency_ms=(
-            round(sum(latency * count for latency, count in timed) / timed_queries, 3)
-            if timed_queries
-            else None
+        avg_context_latency_ms=_weighted_mean(
+            [(m.avg_context_latency_ms, m.context_queries) for m in metrics]
         ),
         first_time_pass_rate=round(statistics.fmean(first_rates), 4) if first_rates else None,
     )
@@ -175,6 +164,13 @@ def compare(baseline: MetricsSummary, current: MetricsSummary) -> MetricsCompari
     return MetricsComparison(
         baseline=baseline, current=current, improvement_factor=factor, note=note, deltas=deltas
     )
+
+
+def _weighted_mean(pairs: Sequence[tuple[float | None, int]]) -> float | None:
+    """The mean of means, each weighed by its count (``None`` means are left out)."""
+    known = [(mean, count) for mean, count in pairs if mean is not None and count]
+    total = sum(count for _mean, count in known)
+    return round(sum(mean * count for mean, count in known) / total, 3) if total else None
 
 
 def _ratio(part: int, whole: int) -> float | None:

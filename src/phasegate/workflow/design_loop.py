@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from phasegate.model.loops import DesignItem, DesignLoop, DesignVerdict, Draft, LoopTurn
 from phasegate.workflow.definition import LoopSpec
@@ -149,8 +150,8 @@ def verdict(
         LoopTurn(round=target.rounds, agent=by, role="critic", status=decision,
                  item=target.name, content=note, sha256=target.draft.sha256, at=now)
     )  # fmt: skip
-    data = {"item": target.name, "round": target.rounds, "by": by, "note": note,
-            "session": loop.session}  # fmt: skip
+    data: dict[str, Any] = {"item": target.name, "round": target.rounds, "by": by,
+                            "note": note, "session": loop.session}  # fmt: skip
     if decision == "ACCEPT":
         target.status = "accepted"
         target.accepted = target.draft
@@ -161,6 +162,13 @@ def verdict(
                 Emitted("design.done", {"modules": [m.name for m in loop.modules]})
             )
         return outcome
+    return _send_back(loop, spec, target, decision, data)
+
+
+def _send_back(
+    loop: DesignLoop, spec: LoopSpec, target: DesignItem, decision: str, data: dict[str, Any]
+) -> LoopOutcome:
+    """REVISE (the draft stays the base) or REJECT (it is discarded), within the bounds."""
     target.status = "open"
     if decision == "REVISE":
         target.revisions += 1
@@ -168,7 +176,8 @@ def verdict(
     else:
         target.rejections += 1
         loop.rejections += 1
-        target.discarded.append(target.draft.sha256)
+        if target.draft is not None:
+            target.discarded.append(target.draft.sha256)
         target.draft = None
         outcome = LoopOutcome([Emitted("design.rejected", data)])
         if loop.rejections > spec.max_rejections:

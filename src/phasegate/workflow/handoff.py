@@ -197,11 +197,7 @@ class Handoff:
         now = self.clock()
         swept: list[SweptTask] = []
         for status, task in self.queue.tasks(TaskStatus.RUNNING):
-            _, _, history = self.queue.show(task.id)
-            seen = [task.claimed_at, history.heartbeat_at if history else None]
-            if history and history.transitions:
-                seen.append(history.transitions[-1].at)
-            last = max((moment for moment in seen if moment is not None), default=None)
+            last = self._last_sign_of_life(task)
             if last is None or now - last <= timedelta(minutes=timeout_min):
                 continue
             idle = (now - last).total_seconds()
@@ -217,6 +213,14 @@ class Handoff:
                 SweptTask(task.id, worker, round(idle, 1), where.status if where else status)
             )
         return swept
+
+    def _last_sign_of_life(self, task: TaskRecord) -> datetime | None:
+        """The latest of the claim, the worker's heartbeat and the task's last move."""
+        _, _, history = self.queue.show(task.id)
+        seen = [task.claimed_at, history.heartbeat_at if history else None]
+        if history and history.transitions:
+            seen.append(history.transitions[-1].at)
+        return max((moment for moment in seen if moment is not None), default=None)
 
     def _holder(self, task_id: str) -> str:
         record, _, _ = self.queue.show(task_id)

@@ -83,22 +83,26 @@ class PhaseFacts:
         phase = inst.phase
         if phase is None:
             return []
-        spec = definition.spec(phase)
-        missing: list[str] = []
-        design = inst.design_loops.get(phase)
-        if design is not None and design.cycle == inst.cycle:
-            paths = [item.accepted.path for item in design.items() if item.accepted is not None]
-            now = {path: sha256_of(project_file(self.root, path, "a design")) for path in paths}
-            missing += design_loop.changed_since_accepted(design, now, inst.id)
-        plan = inst.plan_loops.get(phase)
-        if plan is not None and plan.cycle == inst.cycle and plan.accepted is not None:
-            path = project_file(self.root, plan.accepted.path, "the plan")
-            missing += plan_loop.changed_since_accepted(plan, sha256_of(path), inst.id)
-        if spec.requires_tasks:
+        missing = self._loop_documents(inst, phase)
+        if definition.spec(phase).requires_tasks:
             statuses = self.handoff.queue.statuses()
             where: dict[str, TaskStatus | None] = {t: statuses.get(t) for t in inst.tasks}
             missing += tasks_waiting(inst.id, where)
         return missing
+
+    def _loop_documents(self, inst: WorkflowInstance, phase: str) -> list[str]:
+        """Documents a loop of this pass accepted that are no longer what was accepted."""
+        changed: list[str] = []
+        design = inst.design_loops.get(phase)
+        if design is not None and design.cycle == inst.cycle:
+            paths = [item.accepted.path for item in design.items() if item.accepted is not None]
+            now = {path: sha256_of(project_file(self.root, path, "a design")) for path in paths}
+            changed += design_loop.changed_since_accepted(design, now, inst.id)
+        plan = inst.plan_loops.get(phase)
+        if plan is not None and plan.cycle == inst.cycle and plan.accepted is not None:
+            path = project_file(self.root, plan.accepted.path, "the plan")
+            changed += plan_loop.changed_since_accepted(plan, sha256_of(path), inst.id)
+        return changed
 
     def generate_tasks(
         self, inst: WorkflowInstance, definition: WorkflowDefinition, by: str, *, plan: str = ""

@@ -90,14 +90,23 @@ def say(
             f"the accepted plan was revised into round {loop.round} (max_rounds = "
             f"{spec.max_rounds}); a person decides how to go on"
         )
+    _take_effect(loop, spec, code, plan, note, outcome)
+    return outcome
+
+
+def _take_effect(
+    loop: PlanLoop, spec: LoopSpec, code: str, plan: Draft | None, note: str, outcome: LoopOutcome
+) -> None:
+    """What a code does to the loop: whose turn it is, the round, the accepted plan."""
     if code in SPEC_CODES:
         if code != "DG":
             loop.plan = plan
         loop.turn = "critic"
-    elif code == "NR":
+        return
+    loop.turn = "spec"
+    if code == "NR":
         loop.round += 1
         loop.dialogue = 0
-        loop.turn = "spec"
         if loop.round >= spec.max_rounds:
             outcome.escalate = (
                 f"the plan was not accepted in {loop.round} round(s) (max_rounds = "
@@ -107,19 +116,15 @@ def say(
         loop.accepted = loop.plan
         loop.turn = "done"
     elif code == "EN":
-        loop.turn = "spec"
         outcome.escalate = f"the spec critic asks for escalation (EN): {note or 'no reason given'}"
     else:  # DA
         loop.dialogue += 1
-        loop.turn = "spec"
-    return outcome
 
 
 def _reopen(loop: PlanLoop, code: str, plan: Draft | None) -> None:
     """After PA only a revised plan (PR) reopens the loop, for another round."""
     accepted = loop.accepted
-    changed = accepted is not None and (plan is None or plan.sha256 != accepted.sha256)
-    if code != "PR" or not changed:
+    if code != "PR" or plan is None or accepted is None or plan.sha256 == accepted.sha256:
         raise TransitionError(
             "the plan was accepted (PA) already; the plan loop is done (after changing the "
             "plan, the spec agent says PR to take it through the loop again)"
@@ -136,30 +141,44 @@ def _spec(loop: PlanLoop, code: str, by: str, plan: Draft | None) -> None:
             f"{code} is the spec agent's, and it is the critic's turn (NR, PA, EN or DA) on "
             f"round {loop.round}"
         )
-    if code in ("PC", "PR") and plan is None:
-        raise TransitionError(f"{code} needs the plan file, and there is none yet")
     if code == "PC":
-        if loop.plan is not None:
-            raise TransitionError(
-                "PC opens the loop, and the plan was put forward already: say PR (revised) or "
-                "DG (disagree with the critique)"
-            )
+        _check_pc(loop, plan)
         return
     if loop.plan is None:
         raise TransitionError(f"{code} answers a critique; the loop opens with PC")
     if code == "PR":
-        if plan is not None and plan.sha256 == loop.plan.sha256:
-            raise TransitionError(
-                f"PR says the plan was revised, but {loop.plan.path} is unchanged since the "
-                "last statement; revise it, or say DG to disagree with the critique"
-            )
-        return
+        _check_pr(loop.plan, plan)
+    else:
+        _check_dg(loop, loop.plan, plan)
+
+
+def _check_pc(loop: PlanLoop, plan: Draft | None) -> None:
+    if plan is None:
+        raise TransitionError("PC needs the plan file, and there is none yet")
+    if loop.plan is not None:
+        raise TransitionError(
+            "PC opens the loop, and the plan was put forward already: say PR (revised) or "
+            "DG (disagree with the critique)"
+        )
+
+
+def _check_pr(stated: Draft, plan: Draft | None) -> None:
+    if plan is None:
+        raise TransitionError("PR needs the plan file, and there is none")
+    if plan.sha256 == stated.sha256:
+        raise TransitionError(
+            f"PR says the plan was revised, but {stated.path} is unchanged since the last "
+            "statement; revise it, or say DG to disagree with the critique"
+        )
+
+
+def _check_dg(loop: PlanLoop, stated: Draft, plan: Draft | None) -> None:
     last = loop.last("critic")
     if last is None or last.status not in ("NR", "DA", "EN"):
         raise TransitionError("DG disagrees with a critique (NR, DA or EN), and there is none yet")
-    if plan is None or plan.sha256 != loop.plan.sha256:
+    if plan is None or plan.sha256 != stated.sha256:
         raise TransitionError(
-            f"DG leaves the plan as it was, but {loop.plan.path} changed since; say PR"
+            f"DG leaves the plan as it was, but {stated.path} changed since; say PR"
         )
 
 
@@ -187,6 +206,11 @@ def _critic(
             f"{stated.path} changed after the spec agent put it forward; the spec agent says "
             "PR before the critic judges it"
         )
+    _check_verdict(loop, spec, code, problems)
+
+
+def _check_verdict(loop: PlanLoop, spec: LoopSpec, code: str, problems: Sequence[str]) -> None:
+    """PA only for a plan the plan check accepts; DA only up to ``max_dialogue`` a round."""
     if code == "PA" and problems:
         raise TransitionError(
             "PA refused: the plan check finds the plan wrong: " + "; ".join(problems[:5])

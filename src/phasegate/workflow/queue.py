@@ -156,15 +156,7 @@ class HandoffQueue:
             raise UsageError("a claim needs the worker's name (--worker)")
         running = self.store.path(TaskStatus.RUNNING.value)
         running.mkdir(parents=True, exist_ok=True)
-        candidates = self._claimable()
-        if task_id is not None:
-            candidates = [c for c in candidates if c.task_id == task_id]
-            if not candidates:
-                found = self.find(task_id)
-                folder = found.status.value if found else "?"
-                raise UsageError(
-                    f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
-                )
+        candidates = self._candidates(task_id)
         where: dict[str, TaskStatus] | None = None
         for candidate in candidates:
             waiting_task = self._peek(candidate)
@@ -188,6 +180,20 @@ class HandoffQueue:
             self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
             return task
         return None
+
+    def _candidates(self, task_id: str | None) -> list[TaskFile]:
+        """The claimable tasks in pickup order (only ``task_id``'s, if given, or a refusal)."""
+        candidates = self._claimable()
+        if task_id is None:
+            return candidates
+        candidates = [c for c in candidates if c.task_id == task_id]
+        if not candidates:
+            found = self.find(task_id)
+            folder = found.status.value if found else "?"
+            raise UsageError(
+                f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
+            )
+        return candidates
 
     def blocked(self) -> list[tuple[TaskRecord, list[tuple[str, TaskStatus | None]]]]:
         """Claimable tasks held back by dependencies not completed, with those dependencies."""
