@@ -108,6 +108,7 @@ def test_tests_check_needs_a_run(make_context: MakeContext) -> None:
 
 
 COVERAGE = {
+    "meta": {"format": 3, "version": "7.6", "branch_coverage": True},
     "files": {
         "src/pkg/a.py": {
             "executed_lines": [1, 2, 3, 4],
@@ -116,7 +117,8 @@ COVERAGE = {
             "missing_branches": [[3, 5], [8, 9]],
         },
         "src/pkg/b.py": {"executed_lines": [1, 2], "missing_lines": [], "executed_branches": []},
-    }
+    },
+    "totals": {"num_statements": 9, "covered_lines": 6, "num_branches": 3, "covered_branches": 1},
 }
 
 

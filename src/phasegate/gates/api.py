@@ -3,7 +3,9 @@
 griffe reads the source without importing it (``allow_inspection=False``): a gate never runs
 the project's code to look at it. griffe skips a module it cannot parse and only logs it, so
 every file is parsed first and a file that does not parse is a
-:class:`~phasegate.gates.protocol.CheckError`: an API read without it would be wrong.
+:class:`~phasegate.gates.protocol.CheckError`: an API read without it would be wrong. What
+griffe returns is recognized too: a module, read from the package asked for (not one found
+elsewhere).
 """
 
 from __future__ import annotations
@@ -57,4 +59,15 @@ def load_package(package: Path) -> griffe.Module:
         ) from exc
     if not isinstance(loaded, griffe.Module):
         raise CheckError(f"griffe loaded {name!r} from {package.parent}, but not as a module")
+    found = loaded.filepath
+    files = found if isinstance(found, list) else [found]
+    target = package.resolve()
+    if not files or not all(
+        isinstance(file, Path) and (file.resolve() == target or target in file.resolve().parents)
+        for file in files
+    ):
+        raise CheckError(
+            f"griffe loaded {name!r} from {found}, not from {package}",
+            fix="check that the folder holds an importable package ([tool.phasegate] packages)",
+        )
     return loaded

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from phasegate.gates.protocol import CheckError
 from phasegate.optional import is_available
+from phasegate.processes import GroupTimeout, run_in_group
 
 __all__ = ["Bindings", "FeatureReport", "ScenarioReport", "StepReport", "find_bindings"]
 
@@ -81,22 +81,17 @@ def find_bindings(
             "-p", "phasegate.bdd.probe", "-p", "no:cacheprovider", *tests,
         ]  # fmt: skip
         try:
-            completed = subprocess.run(
-                command,
-                cwd=root,
-                env=environment,
-                capture_output=True,
-                text=True,
-                timeout=timeout_s,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
+            completed = run_in_group(command, cwd=root, env=environment, timeout_s=timeout_s)
+        except GroupTimeout as exc:
             raise CheckError(
                 f"collecting {' '.join(tests)} took longer than {timeout_s:g}s",
                 fix="raise timeout_s for the check",
             ) from exc
+        except OSError as exc:
+            raise CheckError(f"pytest could not be started: {exc}") from exc
         if not out.is_file():
-            tail = (completed.stdout + completed.stderr).strip().splitlines()[-15:]
+            printed = (completed.stdout + completed.stderr).decode("utf-8", errors="replace")
+            tail = printed.strip().splitlines()[-15:]
             raise CheckError(
                 f"pytest --collect-only {' '.join(tests)} exited with status "
                 f"{completed.returncode} before the probe reported: " + " | ".join(tail),

@@ -1,62 +1,157 @@
 """Read a git repository for the checks that depend on its history (commit, breaking, build).
 
-Only reading commands run here. A git that cannot be started or does not answer in time is
-a :class:`~phasegate.gates.protocol.CheckError`; a command that fails (an unknown ref, no
-commits yet) answers ``None``, for the caller to explain.
+Only reading commands run here, each in a process group of its own (killed whole at the
+timeout) and with ``LC_ALL=C``, so that git's messages are the English ones matched below.
+
+Fail closed: git exiting with an error is a :class:`~phasegate.gates.protocol.CheckError`
+with what it said, unless the caller named that error as an answer (``none_when``: "not a git
+repository", "no names found"...), in which case the answer is ``None``. A corrupt index or a
+broken ref is never taken for "no files" or "no commits".
 """
 
 from __future__ import annotations
 
-import subprocess
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from phasegate.gates.protocol import CheckError
+from phasegate.processes import GroupTimeout, run_in_group
 
-__all__ = ["GIT_TIMEOUT_S", "git_bytes", "git_state_files", "git_text"]
+__all__ = [
+    "GIT_TIMEOUT_S",
+    "NOT_A_REPOSITORY",
+    "NO_SUCH_REVISION",
+    "git_bytes",
+    "git_environment",
+    "git_state_files",
+    "git_text",
+    "git_toplevel",
+]
 
 #: git answers in milliseconds; this guards against a hung repository or file system.
 GIT_TIMEOUT_S = 60.0
 
+#: How git says the folder is not in a repository.
+NOT_A_REPOSITORY = ("not a git repository",)
+#: How ``git rev-parse --verify`` says a revision does not exist (a repository without commits).
+NO_SUCH_REVISION = ("needed a single revision",)
 
-def git_bytes(root: Path, args: list[str], *, timeout_s: float = GIT_TIMEOUT_S) -> bytes | None:
-    """What ``git args`` printed in ``root``, or ``None`` when it exited with an error."""
+_STDERR_CHARS = 600
+
+
+def git_environment() -> dict[str, str]:
+    """The environment git runs with: English messages, no prompts, no optional locks."""
+    return {
+        **os.environ,
+        "LC_ALL": "C",
+        "GIT_TERMINAL_PROMPT": "0",
+        # Reading commands (status) must not write the index of the project.
+        "GIT_OPTIONAL_LOCKS": "0",
+    }
+
+
+def git_bytes(
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = GIT_TIMEOUT_S,
+    none_when: Sequence[str] = (),
+    fix: str | None = None,
+    stdin: str | None = None,
+    ok_codes: Sequence[int] = (0,),
+) -> bytes | None:
+    """What ``git args`` printed in ``root`` (given ``stdin``, if any).
+
+    ``None`` when git failed and every line it printed on stderr contains one of the phrases
+    of ``none_when`` (compared without case). Any other exit status outside ``ok_codes``, a git
+    that cannot be started or that does not answer in time is a :class:`CheckError` quoting
+    git.
+    """
+    limit = min(timeout_s, GIT_TIMEOUT_S)
+    shown = " ".join(["git", *args[:4]]) + (" ..." if len(args) > 4 else "")
     try:
-        completed = subprocess.run(
+        finished = run_in_group(
             ["git", *args],
             cwd=root,
-            capture_output=True,
-            timeout=min(timeout_s, GIT_TIMEOUT_S),
-            check=False,
+            timeout_s=limit,
+            env=git_environment(),
+            input=stdin.encode("utf-8") if stdin is not None else None,
         )
-    except subprocess.TimeoutExpired as exc:
-        raise CheckError(
-            f"git {args[0]} did not answer within {min(timeout_s, GIT_TIMEOUT_S):.0f}s in {root}"
-        ) from exc
+    except GroupTimeout as exc:
+        raise CheckError(f"{shown} did not answer within {limit:.0f}s in {root}") from exc
     except OSError as exc:
         raise CheckError(
             f"git could not be started: {exc}", fix="install git and put it on PATH"
         ) from exc
-    return completed.stdout if completed.returncode == 0 else None
+    if finished.returncode in ok_codes:
+        return finished.stdout
+    said = finished.stderr.decode("utf-8", errors="replace").strip()
+    lines = [line.lower() for line in said.splitlines() if line.strip()]
+    if none_when and lines and all(any(p in line for p in none_when) for line in lines):
+        return None
+    raise CheckError(
+        f"{shown} failed in {root} (exit status {finished.returncode}): "
+        f"{said[-_STDERR_CHARS:] or '(it printed nothing)'}",
+        fix=fix or f"run `{shown}` in {root} to see why; a corrupt repository needs repairing",
+    )
 
 
 def git_text(
-    root: Path, args: list[str], *, timeout_s: float = GIT_TIMEOUT_S, strip: bool = True
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = GIT_TIMEOUT_S,
+    strip: bool = True,
+    none_when: Sequence[str] = (),
+    fix: str | None = None,
+    stdin: str | None = None,
+    ok_codes: Sequence[int] = (0,),
 ) -> str | None:
     """Like :func:`git_bytes`, decoded as UTF-8 (bad bytes replaced), trailing newlines cut."""
-    output = git_bytes(root, args, timeout_s=timeout_s)
+    output = git_bytes(
+        root,
+        args,
+        timeout_s=timeout_s,
+        none_when=none_when,
+        fix=fix,
+        stdin=stdin,
+        ok_codes=ok_codes,
+    )
     if output is None:
         return None
     text = output.decode("utf-8", errors="replace")
     return text.strip("\n") if strip else text
 
 
+def git_toplevel(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None:
+    """The top folder of the work tree ``root`` is in; ``None`` outside a repository.
+
+    The answer is recognized: an absolute folder that holds ``root``. Anything else is a
+    :class:`CheckError`.
+    """
+    shown = git_text(
+        root, ["rev-parse", "--show-toplevel"], timeout_s=timeout_s, none_when=NOT_A_REPOSITORY
+    )
+    if shown is None:
+        return None
+    top = Path(shown)
+    resolved = root.resolve()
+    if not top.is_absolute() or not top.is_dir():
+        raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not a folder")
+    if top.resolve() != resolved and top.resolve() not in resolved.parents:
+        raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not above {root}")
+    return top
+
+
 def git_state_files(root: Path) -> list[Path]:
     """The files that say which commit and tags the work tree is at (for cache keys).
 
     ``HEAD``, the branch file it points to, ``packed-refs`` and the tag files: when any of them
-    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too.
+    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too. Outside a
+    repository there are none; a git that fails otherwise is a :class:`CheckError`.
     """
-    found = git_text(root, ["rev-parse", "--absolute-git-dir"])
+    found = git_text(root, ["rev-parse", "--absolute-git-dir"], none_when=NOT_A_REPOSITORY)
     if found is None:
         return []
     git_dir = Path(found)

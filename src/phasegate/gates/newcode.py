@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from phasegate.errors import UsageError
+from phasegate.gates.git import git_environment
 from phasegate.model.gate import BaseInfo
+from phasegate.processes import GroupTimeout, run_in_group
 
 __all__ = ["NewCode", "parse_unified_diff", "resolve_new_code"]
 
@@ -116,7 +117,10 @@ def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str
     if diff is None:
         return NewCode(BaseInfo(ref=ref, note=f"git diff against {ref} failed: all code is new"))
     changed = parse_unified_diff(diff)
-    untracked = _git(root, ["ls-files", "--others", "--exclude-standard"]) or ""
+    untracked = _git(root, ["ls-files", "--others", "--exclude-standard"])
+    if untracked is None:
+        # New files would go unseen: judge all code as new rather than too little of it.
+        return NewCode(BaseInfo(ref=ref, note="git ls-files failed: all code is new"))
     whole = frozenset(name for name in untracked.splitlines() if name)
     info = BaseInfo(
         ref=ref,
@@ -160,16 +164,13 @@ def _unquote(path: str) -> str:
 
 
 def _git(root: Path, args: list[str]) -> str | None:
+    """git's output, or ``None`` when it failed: every caller then counts more code as new."""
     try:
-        completed = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
+        finished = run_in_group(
+            ["git", *args], cwd=root, timeout_s=_GIT_TIMEOUT_S, env=git_environment()
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, GroupTimeout):
         return None
-    return completed.stdout.strip("\n") if completed.returncode == 0 else None
+    if finished.returncode != 0:
+        return None
+    return finished.stdout.decode("utf-8", errors="replace").strip("\n")

@@ -7,13 +7,18 @@ environments, caches and build output. The importable code ("packages") is what
 matching ``[tool.phasegate] exclude`` (fnmatch patterns on the path relative to the root, where
 ``*`` also matches ``/``) are left out of every list, for example sample projects with
 deliberate faults.
+
+In a git work tree, git failing to list the files (a corrupt index, say) is a
+:class:`~phasegate.gates.protocol.CheckError`, never "no files": a check that sees no files
+would pass. Without git installed, a folder with no ``.git`` above it is walked; one with a
+``.git`` is an error, since what a commit would hold cannot be told.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +27,8 @@ from typing import Any
 
 from phasegate import tomlfile
 from phasegate.failures import relative_path
+from phasegate.gates.git import NOT_A_REPOSITORY, git_text
+from phasegate.gates.protocol import CheckError
 
 __all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "Project"]
 
@@ -40,6 +47,7 @@ NOT_PACKAGES = frozenset(
 )
 
 _GIT_TIMEOUT_S = 30.0
+_LIST_ALL = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
 
 
 @dataclass
@@ -57,19 +65,29 @@ class Project:
 
     @cached_property
     def in_git(self) -> bool:
-        """Whether the root is inside a git work tree."""
-        return self._git(["rev-parse", "--is-inside-work-tree"]) == "true"
+        """Whether the root is inside a git work tree (a CheckError when git cannot tell)."""
+        try:
+            answer = git_text(
+                self.root,
+                ["rev-parse", "--is-inside-work-tree"],
+                timeout_s=_GIT_TIMEOUT_S,
+                none_when=NOT_A_REPOSITORY,
+            )
+        except CheckError:
+            if not _git_installed() and not any(
+                (folder / ".git").exists() for folder in (self.root, *self.root.parents)
+            ):
+                return False  # no git and no repository: walk the folder
+            raise
+        if answer not in (None, "true", "false"):
+            raise CheckError(f"git rev-parse --is-inside-work-tree answered {answer!r:.100}")
+        return answer == "true"
 
     @cached_property
     def python_files(self) -> list[Path]:
         """Every Python file of the project, sorted."""
         if self.in_git:
-            listed = self._git(
-                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.py"]
-            )
-            candidates: Iterable[Path] = (
-                self.root / name for name in (listed or "").split("\0") if name
-            )
+            candidates: Iterable[Path] = self._listed([*_LIST_ALL, "--", "*.py"])
         else:
             candidates = self._walk()
         files = {path for path in candidates if path.is_file() and not self._is_excluded(path)}
@@ -79,10 +97,7 @@ class Project:
     def all_files(self) -> list[Path]:
         """Every file of the project, of any kind, as :attr:`python_files` lists them."""
         if self.in_git:
-            listed = self._git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-            candidates: Iterable[Path] = (
-                self.root / name for name in (listed or "").split("\0") if name
-            )
+            candidates: Iterable[Path] = self._listed(_LIST_ALL)
         else:
             candidates = self._walk(suffix="")
         return sorted(
@@ -156,16 +171,42 @@ class Project:
         relative = self.relative(path)
         return any(fnmatch.fnmatchcase(relative, pattern) for pattern in self.exclude_patterns)
 
-    def _git(self, args: list[str]) -> str | None:
-        try:
-            completed = subprocess.run(
-                ["git", *args],
-                cwd=self.root,
-                capture_output=True,
-                text=True,
-                timeout=_GIT_TIMEOUT_S,
-                check=False,
+    def _listed(self, args: list[str]) -> list[Path]:
+        """The files git lists; a CheckError when git fails (never an empty list for it).
+
+        An empty list is believed only if git also says it ignores every file the folder
+        holds: real git lists untracked files too, so "nothing" beside files on disk means
+        the answer was not git's.
+        """
+        listed = git_text(self.root, args, timeout_s=_GIT_TIMEOUT_S)
+        files = [self.root / name for name in (listed or "").split("\0") if name]
+        if not files:
+            self._refuse_unlisted(".py" if args[-1] == "*.py" else "")
+        return files
+
+    def _refuse_unlisted(self, suffix: str) -> None:
+        on_disk = [self.relative(path) for path in itertools.islice(self._walk(suffix), 50)]
+        if not on_disk:
+            return
+        said = git_text(
+            self.root,
+            ["check-ignore", "-z", "--stdin"],
+            timeout_s=_GIT_TIMEOUT_S,
+            none_when=(),
+            stdin="\0".join(on_disk),
+            ok_codes=(0, 1),
+        )
+        ignored = {name for name in (said or "").split("\0") if name}
+        unexplained = [name for name in on_disk if name not in ignored]
+        if unexplained:
+            raise CheckError(
+                f"git listed no file, yet {unexplained[0]} is in the work tree and git does not "
+                "say it ignores it; the file list cannot be trusted",
+                fix="run `git ls-files --cached --others --exclude-standard` to see why",
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return completed.stdout.strip("\n") if completed.returncode == 0 else None
+
+
+def _git_installed() -> bool:
+    import shutil
+
+    return shutil.which("git") is not None

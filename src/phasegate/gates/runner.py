@@ -32,6 +32,7 @@ from phasegate.gates.project import Project
 from phasegate.gates.protocol import Check, CheckContext, CheckError, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
+from phasegate.processes import kill_running_groups
 from phasegate.settings import describe_errors
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ class GateRunner:
         )
         self._futures: dict[str, Future[Judgement]] = {}
         self._submitted: dict[str, float] = {}
+        #: The thread running each check, so that a check past its timeout has what it
+        #: started (tools, git) killed.
+        self._threads: dict[str, int] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._static_process: StaticChecksProcess | None = None
         self._started_at = datetime.now(timezone.utc)
@@ -224,6 +228,7 @@ class GateRunner:
         self._futures[check_id] = pool.submit(self._execute, check_id, context)
 
     def _execute(self, check_id: str, context: CheckContext) -> Judgement:
+        self._threads[check_id] = threading.get_ident()
         planned = self.plan[check_id]
         check = planned.check
         started = time.perf_counter()
@@ -290,6 +295,9 @@ class GateRunner:
         try:
             return future.result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
+            thread = self._threads.get(check_id)
+            if thread is not None:
+                kill_running_groups(thread)  # the tools it started, with their children
             error = CheckError(
                 f"did not finish within {planned.timeout_s:g}s",
                 fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",

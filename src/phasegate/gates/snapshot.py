@@ -16,9 +16,8 @@ import os
 import shutil
 from pathlib import Path
 
-from phasegate.gates.git import git_text
+from phasegate.gates.git import NO_SUCH_REVISION, git_text, git_toplevel
 from phasegate.gates.project import SKIPPED_DIRS, Project
-from phasegate.gates.protocol import CheckError
 from phasegate.store import Store
 
 __all__ = ["copy_project"]
@@ -27,26 +26,29 @@ __all__ = ["copy_project"]
 def copy_project(project: Project, store: Store, into: Path, timeout_s: float) -> Path:
     """Copy the project to ``into`` (which must not exist); its root inside the copy."""
     root = project.root
-    shown = git_text(root, ["rev-parse", "--show-toplevel"], timeout_s=timeout_s)
-    head = git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s)
+    shown = git_toplevel(root, timeout_s=timeout_s)
+    head = (
+        git_text(
+            root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s, none_when=NO_SUCH_REVISION
+        )
+        if shown is not None
+        else None
+    )
     if shown is None or head is None:
         skipped = {*SKIPPED_DIRS, store.root.name}
         shutil.copytree(
             root, into, symlinks=True, ignore=lambda _folder, names: skipped & set(names)
         )
         return into
-    toplevel = Path(shown)
-    clone = git_text(
+    toplevel = shown
+    fix = f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why"
+    git_text(
         into.parent,
         ["clone", "--quiet", "--shared", "--no-checkout", str(toplevel), str(into)],
         timeout_s=timeout_s,
+        fix=fix,
     )
-    reset = ["reset", "--quiet", "--mixed", head]
-    if clone is None or git_text(into, reset, timeout_s=timeout_s) is None:
-        raise CheckError(
-            f"could not copy the repository at {toplevel} into a temporary folder",
-            fix=f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why",
-        )
+    git_text(into, ["reset", "--quiet", "--mixed", head], timeout_s=timeout_s, fix=fix)
     listed = git_text(
         toplevel,
         ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],

@@ -9,18 +9,25 @@ writes their judgements as JSON. The run's session checks then join them.
 
 A child that crashes, exits without its results, or outlives the longest check's timeout
 gives every static check an ``error``: the gate still fails closed.
+
+Stopping the child stops everything it started: it is asked first (SIGTERM, on which it kills
+the process groups of the tools and git commands still running, see
+:mod:`phasegate.processes`), then its own process group is killed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from pydantic import TypeAdapter
 
@@ -28,11 +35,14 @@ from phasegate.gates.evaluation import Judgement
 from phasegate.gates.protocol import CheckError
 from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
+from phasegate.processes import kill_group, kill_running_groups, start_in_group
 
 __all__ = ["StaticChecksProcess", "StaticJudgement", "main"]
 
 #: Seconds allowed beyond the longest check timeout, for the child to start and write.
 _MARGIN_S = 60.0
+#: Seconds the child has to stop its tools when asked, before its group is killed.
+_STOP_GRACE_S = 5.0
 
 
 class StaticJudgement(Model):
@@ -94,12 +104,8 @@ class StaticChecksProcess:
             command += ["--base", self._base]
         self._started = time.monotonic()
         with open(self._log, "wb") as log:
-            self._process = subprocess.Popen(
-                command,
-                cwd=self._root,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
+            self._process = start_in_group(
+                command, cwd=self._root, stdout=subprocess.DEVNULL, stderr=log.fileno()
             )
 
     def judgements(self) -> dict[str, Judgement]:
@@ -132,11 +138,13 @@ class StaticChecksProcess:
         }
 
     def terminate(self) -> None:
-        """Stop the child if it still runs (an interrupted test run)."""
+        """Stop the child and everything it started, if it still runs (an interrupted run)."""
         process = self._process
         if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
+            process.terminate()  # the child kills its tools' process groups, then exits
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=_STOP_GRACE_S)
+            kill_group(process)
         self._cleanup()
 
     def _cleanup(self) -> None:
@@ -161,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop_tools_and_exit)
 
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
@@ -188,6 +197,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     store_out = Store(args.out.parent)
     store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
     return 0
+
+
+def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM: kill the tools and git commands still running, then exit at once."""
+    kill_running_groups()
+    os._exit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,14 @@
 
 Every tool runs as ``python -m <module>`` with the interpreter phasegate runs under, so the
 tools of the project's own environment are used, with an argument list (never a shell string)
-and a timeout. A missing tool, a timeout, a crash or output that cannot be parsed raises
-:class:`~phasegate.gates.protocol.CheckError` with the reason and the fix.
+and a timeout. A tool runs in a process group of its own (:mod:`phasegate.processes`): at the
+timeout the tool and everything it started are killed. A missing tool, a timeout, a crash or
+output that cannot be parsed raises :class:`~phasegate.gates.protocol.CheckError` with the
+reason and the fix.
+
+Fail closed means positive recognition: :func:`parse_json` refuses empty output (a tool that
+printed nothing said nothing, not "no findings"), and each check then refuses a document of a
+shape it does not know (:func:`expect`).
 """
 
 from __future__ import annotations
@@ -11,7 +17,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +25,9 @@ from typing import Any
 
 from phasegate.gates.protocol import CheckError
 from phasegate.model.gate import ToolInfo
+from phasegate.processes import GroupTimeout, run_in_group
 
-__all__ = ["INSTALL_HINT", "ToolRun", "parse_json", "require_tool", "run_tool"]
+__all__ = ["INSTALL_HINT", "ToolRun", "expect", "parse_json", "require_tool", "run_tool"]
 
 #: The extra that installs every tool behind the built-in checks.
 INSTALL_HINT = "pip install 'pytest-phasegate[gate]'"
@@ -65,34 +71,44 @@ def run_tool(
     """Run ``python -m module args``; an exit code outside ``ok_codes`` is a CheckError."""
     command = [sys.executable, "-m", module, *args]
     try:
-        completed = subprocess.run(
+        finished = run_in_group(
             command,
             cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout_s,
-            check=False,
+            timeout_s=timeout_s,
+            input=stdin.encode("utf-8") if stdin is not None else None,
         )
-    except subprocess.TimeoutExpired as exc:
+    except GroupTimeout as exc:
         raise CheckError(
-            f"{module} did not finish within {timeout_s:g}s",
+            f"{module} did not finish within {timeout_s:g}s (it was stopped, with every "
+            "process it started)",
             fix="raise timeout_s for this check in the gate or in [tool.phasegate.checks]",
         ) from exc
     except OSError as exc:
         raise CheckError(f"{module} could not be started: {exc}") from exc
-    run = ToolRun(completed.returncode, completed.stdout, completed.stderr)
-    if completed.returncode not in ok_codes:
+    run = ToolRun(
+        finished.returncode,
+        finished.stdout.decode("utf-8", errors="replace"),
+        finished.stderr.decode("utf-8", errors="replace"),
+    )
+    if finished.returncode not in ok_codes:
         raise CheckError(
-            f"{module} exited with status {completed.returncode}: {_tail(run)}",
+            f"{module} exited with status {finished.returncode}: {_tail(run)}",
             fix=f"run `{_shown(command)}` in the project to see the whole output",
         )
     return run
 
 
 def parse_json(module: str, text: str) -> Any:
-    """The tool's JSON output, or a CheckError quoting the start of what it printed."""
+    """The tool's JSON output, or a CheckError quoting the start of what it printed.
+
+    Empty output is refused too: a tool asked for JSON always prints a document, even an
+    empty list, when it finished its work.
+    """
+    if not text.strip():
+        raise CheckError(
+            f"{module} printed nothing where its JSON report was expected, so nothing was measured",
+            fix=f"run `python -m {module}` in the project to see what it does",
+        )
     try:
         return json.loads(text)
     except ValueError as exc:
@@ -100,6 +116,21 @@ def parse_json(module: str, text: str) -> Any:
             f"{module} printed output that is not JSON ({exc}): {text[:300]!r}",
             fix=f"check that the installed {module} supports JSON output",
         ) from exc
+
+
+def expect(module: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` if it is of ``kind``, else a CheckError naming the tool and what was expected.
+
+    ``bool`` never passes for ``int`` (JSON ``true`` is not a count).
+    """
+    wanted = kind if isinstance(kind, tuple) else (kind,)
+    refused = isinstance(value, bool) and bool not in wanted
+    if refused or not isinstance(value, wanted):
+        raise CheckError(
+            f"{module} printed a document of an unknown shape: {what} is {value!r:.200}",
+            fix=f"check that the installed {module} is a release phasegate supports",
+        )
+    return value
 
 
 def _tail(run: ToolRun) -> str:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from phasegate.gates.api import load_package, package_name, require_parseable
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
-from phasegate.gates.git import git_bytes, git_text
+from phasegate.gates.git import git_bytes, git_text, git_toplevel
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import require_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 __all__ = ["BreakingCheck"]
 
 NO_BASE = "no base ref or tag to compare the public API with"
+
+#: How ``git describe`` says there is no tag (no commits yet, or none tagged).
+_NO_TAG = ("no names found", "no tags can describe", "needed a single revision")
+#: How ``git cat-file -e <rev>:<path>`` says the path did not exist at that revision.
+_NO_PATH = ("does not exist in", "exists on disk, but not in")
 
 
 @dataclass(frozen=True)
@@ -77,12 +82,10 @@ class BreakingCheck:
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Load each package from the work tree and from the base; compare with griffe."""
-        shown = git_text(
-            ctx.project.root, ["rev-parse", "--show-toplevel"], timeout_s=ctx.timeout_s
-        )
+        shown = git_toplevel(ctx.project.root, timeout_s=ctx.timeout_s)
         if shown is None:
             return _skipped(f"not a git work tree: {NO_BASE}")
-        toplevel = Path(shown).resolve()
+        toplevel = shown.resolve()
         base = _find_base(ctx)
         if base is None:
             return _skipped(NO_BASE)
@@ -124,11 +127,17 @@ def _find_base(ctx: CheckContext) -> _Base | None:
     if base.available and base.sha:
         return _Base(base.sha, base.ref or base.sha[:12], "the run's base")
     root = ctx.project.root
-    tag = git_text(root, ["describe", "--tags", "--abbrev=0"], timeout_s=ctx.timeout_s)
-    if not tag:
+    tag = git_text(
+        root, ["describe", "--tags", "--abbrev=0"], timeout_s=ctx.timeout_s, none_when=_NO_TAG
+    )
+    if tag is None:
         return None
+    if not tag.strip() or "\n" in tag:
+        raise CheckError(f"git describe answered {tag!r:.100}, which is not a tag name")
     sha = git_text(root, ["rev-parse", "--verify", f"{tag}^{{commit}}"], timeout_s=ctx.timeout_s)
-    return _Base(sha, tag, "the latest tag") if sha else None
+    if not sha:
+        raise CheckError(f"git rev-parse named no commit for the tag {tag!r}")
+    return _Base(sha, tag, "the latest tag")
 
 
 def _export(toplevel: Path, base: _Base, inside: Path, into: Path, timeout_s: float) -> bool:
@@ -137,37 +146,45 @@ def _export(toplevel: Path, base: _Base, inside: Path, into: Path, timeout_s: fl
     ``inside`` is relative to the top of the repository, where git runs.
     """
     spec = f"{base.sha}:{inside.as_posix()}"
-    if git_bytes(toplevel, ["cat-file", "-e", spec], timeout_s=timeout_s) is None:
+    found = git_bytes(toplevel, ["cat-file", "-e", spec], timeout_s=timeout_s, none_when=_NO_PATH)
+    if found is None:
         return False
     archive = git_bytes(
         toplevel,
         ["archive", "--format=tar", base.sha, "--", inside.as_posix()],
         timeout_s=timeout_s,
+        fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
     )
-    if archive is None:
+    if not _unpack(archive or b"", into):
         raise CheckError(
-            f"git archive could not export {inside.as_posix()} at {base.name} ({base.sha[:12]})",
-            fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
+            f"git archive exported no file of {inside.as_posix()} at {base.name} "
+            f"({base.sha[:12]}), which exists there"
         )
-    _unpack(archive, into)
     return True
 
 
-def _unpack(archive: bytes, into: Path) -> None:
-    """Write the regular files of a tar archive under ``into``, and nothing else.
+def _unpack(archive: bytes, into: Path) -> int:
+    """Write the regular files of a tar archive under ``into``, and nothing else; how many.
 
     Only files are needed to read an API; links and paths that leave ``into`` are skipped,
-    which also keeps this safe on Pythons without tarfile's extraction filters.
+    which also keeps this safe on Pythons without tarfile's extraction filters. An archive
+    that cannot be read is a :class:`CheckError`.
     """
     root = into.resolve()
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        for member in tar.getmembers():
-            target = (root / member.name).resolve()
-            content = tar.extractfile(member) if member.isfile() else None
-            if content is None or root not in target.parents:
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content.read())
+    written = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            for member in tar.getmembers():
+                target = (root / member.name).resolve()
+                content = tar.extractfile(member) if member.isfile() else None
+                if content is None or root not in target.parents:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content.read())
+                written += 1
+    except tarfile.TarError as exc:
+        raise CheckError(f"git archive printed something that is not a tar archive: {exc}") from exc
+    return written
 
 
 def _findings(

@@ -11,6 +11,10 @@ Nothing is written into the project: the build runs on a copy in a temporary fol
 git project, a ``git clone --shared`` of the repository with the work tree's files copied
 over, so that versions taken from git tags still work) and writes its output there too.
 
+A build that exits 0 must have written exactly one sdist and one wheel: a front end or backend
+that reports success without them (or with several) is an error, not a pass. A hung backend is
+stopped at the check's timeout with every process it started (:mod:`phasegate.processes`).
+
 Isolation (option ``isolation``): ``never`` builds in this environment (``--no-isolation``);
 ``always`` lets ``build`` install ``[build-system].requires`` into a fresh environment (this
 needs the package index); ``auto``, the default, builds without isolation when every build
@@ -44,7 +48,7 @@ from pydantic import Field
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.git import git_state_files
 from phasegate.gates.installed import metadata_files
-from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
@@ -200,6 +204,12 @@ class BuildCheck:
         if run.returncode != 0:
             _diagnose(ctx, source, out, run, outcome, isolated=isolated)
         sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
+        if run.returncode == 0 and (len(sdists) != 1 or len(wheels) != 1):
+            raise CheckError(
+                f"python -m build reported success but wrote {len(sdists)} sdist(s) and "
+                f"{len(wheels)} wheel(s), not one of each: {_tail(run)}",
+                fix="run `python -m build` in the project to see what the backend does",
+            )
         outcome.sdist_built, outcome.wheel_built = bool(sdists), bool(wheels)
         if sdists:
             outcome.sdist = _inspect(sdists[0], _sdist_metadata, outcome)

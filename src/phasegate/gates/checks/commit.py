@@ -24,7 +24,7 @@ from pydantic import Field, field_validator
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
-from phasegate.gates.git import git_text
+from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -52,6 +52,7 @@ _BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE: \S", re.MULTILINE)
 _LOWERCASE_BREAKING = re.compile(r"^breaking[ -]change:", re.MULTILINE | re.IGNORECASE)
 _GIT_REVERT = re.compile(r'^Revert ".*"$')
 _AUTOSQUASH = re.compile(r"^(fixup|squash|amend)! ")
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class CommitOptions(Section):
@@ -179,13 +180,22 @@ class CommitCheck:
 def _has_commits(ctx: CheckContext) -> bool:
     """Whether HEAD exists; a CheckError outside a git work tree."""
     root, timeout_s = ctx.project.root, ctx.timeout_s
-    if git_text(root, ["rev-parse", "--is-inside-work-tree"], timeout_s=timeout_s) != "true":
+    inside = git_text(
+        root,
+        ["rev-parse", "--is-inside-work-tree"],
+        timeout_s=timeout_s,
+        none_when=NOT_A_REPOSITORY,
+    )
+    if inside != "true":
         raise CheckError(
             f"{root} is not in a git work tree, so there are no commit messages to check",
             fix="run the gate in a git clone (in CI: actions/checkout with fetch-depth: 0), "
             "or drop the commit check from the gate",
         )
-    return git_text(root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s) is not None
+    head = git_text(
+        root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s, none_when=NO_SUCH_REVISION
+    )
+    return head is not None
 
 
 def _range(ctx: CheckContext) -> tuple[list[str], str]:
@@ -202,19 +212,19 @@ def _log(root: Path, revisions: list[str], timeout_s: float) -> list[_Commit]:
         ["log", "--format=%H%x00%P%x00%B%x1e", *revisions, "--"],
         timeout_s=timeout_s,
         strip=False,
+        fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
     )
-    if output is None:
-        raise CheckError(
-            f"git log {' '.join(revisions)} failed in {root}",
-            fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
-        )
     commits: list[_Commit] = []
-    for record in output.split("\x1e"):
+    for record in (output or "").split("\x1e"):
         record = record.lstrip("\n")
         if not record:
             continue
         sha, parents, message = [*record.split("\x00", 2), "", ""][:3]
+        if not _SHA.fullmatch(sha):
+            raise CheckError(f"git log printed a record that is not a commit: {record[:200]!r}")
         commits.append(_Commit(sha=sha, parents=len(parents.split()), message=message))
+    if revisions[0] == "-1" and len(commits) != 1:
+        raise CheckError(f"git log -1 HEAD printed {len(commits)} commits, not one")
     return commits
 
 

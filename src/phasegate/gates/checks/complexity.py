@@ -6,6 +6,11 @@ applies). Functions, methods and nested functions count one by one: radon gives 
 function its own complexity, not its parent's. Classes are left out, since radon's class
 figure is a sum over its methods, which are already counted. A file radon cannot parse means
 the check could not measure: that is an error.
+
+radon's reports are recognized before they are believed: ``radon mi`` names every file it was
+given (a file missing from it, or a file neither report was asked about, is an error), and
+``radon cc`` names those with functions, each a list of blocks with a name, lines and a
+complexity.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pydantic import Field
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 
@@ -101,6 +106,7 @@ class ComplexityCheck:
             )
         functions = self._functions(ctx, files)
         maintainability = self._maintainability(ctx, files)
+        _refuse_unmeasured(ctx, files, maintainability, functions)
         touched = [f for f in functions if ctx.new_code.touches(f.path, f.first, f.last)]
         complex_ = [f for f in functions if f.complexity > limit]
         new_complex = [f for f in touched if f.complexity > limit]
@@ -120,7 +126,7 @@ class ComplexityCheck:
             cwd=ctx.project.root,
             timeout_s=ctx.timeout_s,
         )
-        report = _per_file(parse_json("radon", run.stdout or "{}"), "radon cc")
+        report = _per_file(parse_json("radon", run.stdout), "radon cc")
         functions: list[_Function] = []
         for filename, blocks in report.items():
             path = ctx.project.relative(ctx.project.root / filename)
@@ -139,7 +145,7 @@ class ComplexityCheck:
             cwd=ctx.project.root,
             timeout_s=ctx.timeout_s,
         )
-        report = _per_file(parse_json("radon", run.stdout or "{}"), "radon mi")
+        report = _per_file(parse_json("radon", run.stdout), "radon mi")
         indexes: dict[str, float] = {}
         for filename, entry in report.items():
             path = ctx.project.relative(ctx.project.root / filename)
@@ -147,27 +153,52 @@ class ComplexityCheck:
                 raise CheckError(f"radon mi printed {entry!r:.200} for {path}, not an object")
             _refuse(path, entry)
             value = entry.get("mi")
-            if not isinstance(value, int | float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
                 raise CheckError(f"radon mi gave {path} no maintainability index: {entry!r:.200}")
             indexes[path] = float(value)
         return indexes
 
 
+def _refuse_unmeasured(
+    ctx: CheckContext,
+    files: Sequence[Path],
+    maintainability: dict[str, float],
+    functions: Sequence[_Function],
+) -> None:
+    """A CheckError unless radon measured exactly the files it was given."""
+    given = {ctx.project.relative(path) for path in files}
+    missing = sorted(given - maintainability.keys())
+    unknown = sorted((maintainability.keys() | {f.path for f in functions}) - given)
+    if missing:
+        raise CheckError(
+            f"radon mi measured {len(given) - len(missing)} of the {len(given)} files it was "
+            f"given (first missing: {missing[0]}), so their complexity is unknown",
+            fix="run `python -m radon mi -j` on the file to see why",
+        )
+    if unknown:
+        raise CheckError(f"radon reported on a file it was not given: {unknown[0]}")
+
+
 def _walk(path: str, blocks: list[Any], *, prefix: str) -> Iterator[_Function]:
     for block in blocks:
-        if not isinstance(block, dict) or block.get("type") not in ("function", "method"):
+        if not isinstance(block, dict):
+            raise CheckError(f"radon cc printed {block!r:.200} for {path}, not a block")
+        if block.get("type") not in ("function", "method"):
             continue
         owner = f"{block['classname']}." if block.get("classname") else ""
         name = f"{prefix}{owner}{block.get('name', '?')}"
+        first = expect("radon", block.get("lineno"), int, f"the line of {name} in {path}")
+        complexity = expect("radon", block.get("complexity"), int, f"the complexity of {name}")
         yield _Function(
             path=path,
             name=name,
-            first=int(block.get("lineno", 0)),
-            last=int(block.get("endline") or block.get("lineno", 0)),
-            complexity=int(block.get("complexity", 0)),
+            first=first,
+            last=int(block.get("endline") or first),
+            complexity=complexity,
             rank=str(block.get("rank", "?")),
         )
-        yield from _walk(path, block.get("closures") or [], prefix=f"{name}.")
+        closures = expect("radon", block.get("closures", []), list, f"the closures of {name}")
+        yield from _walk(path, closures, prefix=f"{name}.")
 
 
 def _per_file(report: Any, command: str) -> dict[str, Any]:

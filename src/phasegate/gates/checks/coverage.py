@@ -4,6 +4,12 @@ Coverage is measured in the same run as the tests (see :mod:`phasegate.gates.cov
 this check reads coverage.py's JSON report. New-code coverage counts only executable lines
 that changed against the base, and branches that start on such lines. Each run of uncovered
 new lines is a finding.
+
+The report is recognized before it is believed: coverage.py's ``meta``, ``files`` and
+``totals``, each file with its executed and missing lines as lists of line numbers, and totals
+that agree with the files (as many statements and covered lines, and branches when measured).
+``{}``, a report of another shape, or totals that do not add up are an error; so is a report
+measuring no file at all while the project has source files.
 """
 
 from __future__ import annotations
@@ -61,8 +67,15 @@ class CoverageCheck:
                 fix=f"run the gate from pytest (pytest --gate=...) with coverage installed "
                 f"({INSTALL_HINT})",
             )
-        files: dict[str, Any] = session.coverage_json.get("files", {})
-        notes: list[str] = session.coverage_json.get(NOTES_KEY, [])
+        files = _recognized(session.coverage_json)
+        if not files and ctx.project.source_files:
+            raise CheckError(
+                f"coverage.py measured no file, though the project has "
+                f"{len(ctx.project.source_files)} source files",
+                fix="check [tool.coverage.run] source and omit, and that the tests import the "
+                "project's code",
+            )
+        notes = [str(note) for note in session.coverage_json.get(NOTES_KEY, [])]
         overall = coverage_metrics(files.items(), lambda _path: None)
         new = coverage_metrics(files.items(), ctx.new_code.lines_of)
         findings = list(_uncovered_new_lines(ctx, files))
@@ -75,6 +88,55 @@ class CoverageCheck:
             new_code_metrics=new,
             findings=findings,
         )
+
+
+def _recognized(document: Any) -> dict[str, Any]:
+    """The ``files`` of a coverage.py JSON report, once its shape and totals check out."""
+
+    def refuse(what: str) -> CheckError:
+        return CheckError(
+            f"the coverage report is not one coverage.py writes: {what}",
+            fix="delete the artifacts folder's coverage/ and run the gate again",
+        )
+
+    if not isinstance(document, dict):
+        raise refuse(f"it is {type(document).__name__}, not an object")
+    meta, files, totals = document.get("meta"), document.get("files"), document.get("totals")
+    if not isinstance(meta, dict) or not isinstance(files, dict) or not isinstance(totals, dict):
+        raise refuse("it lacks meta, files or totals")
+    sums = {"statements": 0, "covered": 0, "branches": 0, "taken": 0}
+    for path, entry in files.items():
+        lists = {
+            key: entry.get(key) if isinstance(entry, dict) else None
+            for key in ("executed_lines", "missing_lines")
+        }
+        if not all(_numbers(value) for value in lists.values()):
+            raise refuse(f"{path} has no list of executed and missing line numbers")
+        sums["covered"] += len(lists["executed_lines"] or ())
+        sums["statements"] += len(lists["executed_lines"] or ()) + len(lists["missing_lines"] or ())
+        sums["taken"] += len(entry.get("executed_branches", ()))
+        sums["branches"] += len(entry.get("executed_branches", ())) + len(
+            entry.get("missing_branches", ())
+        )
+    expected = {
+        "num_statements": sums["statements"],
+        "covered_lines": sums["covered"],
+        "num_branches": sums["branches"],
+        "covered_branches": sums["taken"],
+    }
+    for key, value in expected.items():
+        given = totals.get(key)
+        if key.endswith("branches") and given is None and not meta.get("branch_coverage"):
+            continue
+        if isinstance(given, bool) or given != value:
+            raise refuse(f"totals.{key} is {given!r}, but its files add up to {value}")
+    return files
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, int) and not isinstance(item, bool) for item in value
+    )
 
 
 def coverage_metrics(files: Iterable[tuple[str, Any]], new_lines: Any) -> dict[str, MetricValue]:

@@ -3,7 +3,10 @@
 Two measurements:
 
 * ``python -m pip check`` in the interpreter running the gate: each broken requirement it
-  prints is a finding (``pip_problems``).
+  prints is a finding (``pip_problems``). Its output is recognized: exit status 0 with pip's
+  own "No broken requirements found." is clean; exit status 1 with problems listed is a
+  measurement; anything else (no output, another sentence, a failure naming nothing) is an
+  error.
 * Every module the package source imports (found by walking its syntax trees, not by running
   it) must come from a distribution declared in ``[project].dependencies`` or any
   ``[project.optional-dependencies]`` group. Relative imports, the standard library
@@ -132,9 +135,17 @@ class DepsCheck:
         )
         lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
         problems = [line for line in lines if line != _PIP_CLEAN]
-        if run.returncode == 1 and not problems:
+        if run.returncode == 0 and lines != [_PIP_CLEAN]:
             raise CheckError(
-                f"pip check failed without naming a problem: {run.stderr.strip()[-500:]}",
+                f"pip check exited 0 without saying {_PIP_CLEAN!r}; it printed "
+                f"{run.stdout.strip()[:300] or 'nothing'!r}, so the environment is not known "
+                "to be consistent",
+                fix="run `python -m pip check` in the project's environment",
+            )
+        if run.returncode == 1 and (not problems or _PIP_CLEAN in lines):
+            raise CheckError(
+                f"pip check failed without naming a problem: "
+                f"{(run.stderr.strip() or run.stdout.strip())[-500:] or '(no output)'}",
                 fix="run `python -m pip check` in the project's environment",
             )
         return [

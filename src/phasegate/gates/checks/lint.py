@@ -3,6 +3,9 @@
 ruff runs in the project folder, so the project's own ruff configuration (rules, ignores,
 excludes: ``--force-exclude`` keeps excluded files out even though they are named) decides
 what counts.
+
+ruff always prints a JSON list (``[]`` when it found nothing); empty output, another document
+or a finding without its code, file, place and message is an error, never a clean result.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any, ClassVar, Literal
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
-from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["LintCheck"]
@@ -66,9 +69,7 @@ class LintCheck:
             cwd=ctx.project.root,
             timeout_s=ctx.timeout_s,
         )
-        entries = parse_json("ruff", run.stdout or "[]")
-        if not isinstance(entries, list):
-            raise CheckError(f"ruff printed JSON that is not a list of findings: {entries!r:.200}")
+        entries = _entries(parse_json("ruff", run.stdout))
         findings = [self._finding(ctx, entry) for entry in entries]
         fixable = [entry for entry in entries if entry.get("fix")]
         new = [finding for finding in findings if finding.new]
@@ -100,6 +101,20 @@ class LintCheck:
             line=location.get("row"),
             column=location.get("column"),
         )
+
+
+def _entries(document: Any) -> list[dict[str, Any]]:
+    """ruff's findings, each checked for the keys a finding is made of."""
+    if not isinstance(document, list):
+        raise CheckError(f"ruff printed JSON that is not a list of findings: {document!r:.200}")
+    for entry in document:
+        expect("ruff", entry, dict, "a finding")
+        expect("ruff", entry.get("code"), (str, type(None)), "a finding's code")
+        expect("ruff", entry.get("filename"), str, "a finding's filename")
+        expect("ruff", entry.get("message"), str, "a finding's message")
+        location = expect("ruff", entry.get("location"), dict, "a finding's location")
+        expect("ruff", location.get("row"), int, "a finding's row")
+    return document
 
 
 def _config_files(root: Path) -> list[Path]:

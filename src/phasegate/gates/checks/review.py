@@ -7,12 +7,13 @@ from a GitHub ``pull_request_review`` event). The latest review of the current c
 
 from __future__ import annotations
 
-import subprocess
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
@@ -96,16 +97,20 @@ def _same_commit(recorded: str | None, head: str) -> bool:
     return recorded is not None and len(recorded) >= 7 and head.startswith(recorded)
 
 
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def _head(root: Path) -> str | None:
-    try:
-        completed = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return completed.stdout.strip() if completed.returncode == 0 else None
+    """HEAD's commit; None outside a repository or before the first commit.
+
+    Any other failure of git, or an answer that is not a commit id, is a CheckError.
+    """
+    head = git_text(
+        root,
+        ["rev-parse", "--verify", "HEAD"],
+        timeout_s=30,
+        none_when=(*NOT_A_REPOSITORY, *NO_SUCH_REVISION),
+    )
+    if head is not None and not _SHA.fullmatch(head):
+        raise CheckError(f"git rev-parse HEAD answered {head!r:.100}, which is not a commit id")
+    return head

@@ -7,6 +7,11 @@ and ``exclude_dirs`` decide what counts. Findings below the ``confidence`` thres
 dropped; findings below the ``severity`` threshold are kept (and counted in ``low``,
 ``medium``, ``high``) but are not ``issues``. A file bandit cannot scan means the check could
 not measure: that is an error, never a pass.
+
+bandit's report is recognized before it is believed: a ``results`` list of findings, an
+``errors`` list, and ``metrics`` with its ``_totals`` and an entry for every file it scanned.
+A file given to bandit that it did not scan is an error, unless ``[tool.bandit]`` excludes
+files (``exclude_dirs``, ``exclude``), which bandit then leaves out of its metrics.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pydantic import Field
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.gates.tools import parse_json, require_tool, run_tool
+from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
 
@@ -115,8 +120,8 @@ def _at_least(findings: list[Finding], severity: str) -> list[Finding]:
 
 def _suppressed(report: dict[str, Any]) -> int:
     """How many lines bandit skipped for a ``# nosec`` comment."""
-    totals = (report.get("metrics") or {}).get("_totals") or {}
-    return int(totals.get("nosec", 0))
+    totals = report["metrics"]["_totals"]
+    return int(expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec"))
 
 
 def _counts(
@@ -144,8 +149,35 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
     report = parse_json("bandit", run.stdout)
     if not isinstance(report, dict) or not isinstance(report.get("results"), list):
         raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
-    _refuse_unscanned(ctx, report.get("errors") or [])
+    for entry in report["results"]:
+        expect("bandit", entry, dict, "a result")
+        expect("bandit", entry.get("test_id"), str, "a result's test_id")
+        expect("bandit", entry.get("filename"), str, "a result's filename")
+        expect("bandit", entry.get("issue_severity"), str, "a result's issue_severity")
+    _refuse_unscanned(ctx, expect("bandit", report.get("errors", []), list, "errors"))
+    _refuse_missing(ctx, report, files)
     return report
+
+
+def _refuse_missing(ctx: CheckContext, report: dict[str, Any], files: Sequence[Path]) -> None:
+    """A CheckError when bandit's metrics do not show it scanned the files it was given."""
+    metrics = expect("bandit", report.get("metrics"), dict, "metrics")
+    expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
+    scanned = {
+        ctx.project.relative(ctx.project.root / name) for name in metrics if name != "_totals"
+    }
+    missing = [ctx.project.relative(path) for path in files]
+    missing = [name for name in missing if name not in scanned]
+    settings = ctx.project.pyproject.get("tool", {}).get("bandit", {})
+    excludes = isinstance(settings, dict) and bool(
+        settings.get("exclude_dirs") or settings.get("exclude")
+    )
+    if missing and not excludes:
+        raise CheckError(
+            f"bandit's report shows {len(files) - len(missing)} of the {len(files)} files it "
+            f"was given as scanned (first missing: {missing[0]}), so their security is unknown",
+            fix="run `python -m bandit -f json` on the file to see why",
+        )
 
 
 def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:

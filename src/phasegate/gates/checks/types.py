@@ -11,6 +11,12 @@ mypy exits with 1 when it found errors, which is a measurement, not a failure of
 with 2 it either met a blocking error it still reports as JSON (a syntax error: a finding like
 any other) or could not run at all (a CheckError with what it printed).
 
+mypy's JSON output says nothing when it finds nothing, so silence alone cannot be told from a
+mypy that did not run. mypy is also asked for its JUnit report (``--junit-xml``, into a
+temporary folder), which it writes when it finished: ``failures="0"`` for a clean run, else
+the messages it printed. The check passes only when that report exists, says mypy ran without
+an error of its own, and agrees with the JSON lines (as many, and none when it says clean).
+
 Severities: an error is ``medium``; an error meaning the code fails as soon as it runs
 (``syntax``, ``name-defined``) is ``high``; a note (``reveal_type``, an unchecked body) is
 ``low``.
@@ -18,6 +24,8 @@ Severities: an error is ``medium``; an error meaning the code fails as soon as i
 
 from __future__ import annotations
 
+import tempfile
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -70,14 +78,26 @@ class TypesCheck:
                 new_code_metrics={"errors": 0, "notes": 0},
             )
         cache = ctx.store.root / "cache" / "mypy"
-        run = run_tool(
-            "mypy",
-            ["-O", "json", "--cache-dir", str(cache), *(str(path) for path in targets)],
-            cwd=ctx.project.root,
-            timeout_s=ctx.timeout_s,
-            ok_codes=(0, 1, 2),
-        )
-        findings = [_finding(ctx, entry) for entry in _entries(run)]
+        with tempfile.TemporaryDirectory(prefix="phasegate-mypy-") as folder:
+            junit = Path(folder) / "junit.xml"
+            run = run_tool(
+                "mypy",
+                [
+                    "-O",
+                    "json",
+                    "--cache-dir",
+                    str(cache),
+                    "--junit-xml",
+                    str(junit),
+                    *(str(path) for path in targets),
+                ],
+                cwd=ctx.project.root,
+                timeout_s=ctx.timeout_s,
+                ok_codes=(0, 1, 2),
+            )
+            entries = _entries(run)
+            _agree(run, entries, _junit_summary(junit, run))
+        findings = [_finding(ctx, entry) for entry in entries]
         errors = [f for f in findings if f.severity is not Severity.LOW]
         new_errors = [f for f in errors if f.new]
         notes = len(findings) - len(errors)
@@ -109,6 +129,47 @@ def _entries(run: ToolRun) -> list[Any]:
         fix="run `python -m mypy` in the project to see the whole output; "
         "JSON output needs mypy 1.11 or later",
     )
+
+
+def _junit_summary(path: Path, run: ToolRun) -> tuple[int, int, str]:
+    """``(errors, failures, failure text)`` of mypy's JUnit report; a CheckError without one."""
+    try:
+        # mypy's own report, written just now into a private temporary folder.
+        root = ElementTree.parse(path).getroot()  # noqa: S314
+    except (OSError, ElementTree.ParseError) as exc:
+        text = (run.stderr.strip() or run.stdout.strip() or "(no output)")[-600:]
+        raise CheckError(
+            f"mypy exited with status {run.returncode} without writing its report, so it did "
+            f"not finish checking: {text}",
+            fix="run `python -m mypy` in the project to see the whole output",
+        ) from exc
+    try:
+        errors, failures = int(root.get("errors", "")), int(root.get("failures", ""))
+    except ValueError:
+        raise CheckError(f"mypy wrote a JUnit report of an unknown shape: {root.attrib}") from None
+    text = "\n".join(node.text or "" for node in root.iter("failure"))
+    return errors, failures, text
+
+
+def _agree(run: ToolRun, entries: list[Any], summary: tuple[int, int, str]) -> None:
+    """A CheckError unless mypy's exit status, JSON lines and JUnit report tell one story."""
+    errors, failures, text = summary
+    if errors:
+        raise CheckError(
+            f"mypy could not check the project: {text.strip()[-1500:] or '(no message)'}",
+            fix="run `python -m mypy` in the project to see the whole output",
+        )
+    reported = [line for line in text.splitlines() if line.startswith("{")]
+    clean = failures == 0
+    consistent = (clean and not entries and run.returncode == 0) or (
+        not clean and bool(entries) and (not reported or len(reported) == len(entries))
+    )
+    if not consistent:
+        raise CheckError(
+            f"mypy's output does not add up: exit status {run.returncode}, {len(entries)} JSON "
+            f"message(s), and a report of {failures} failure(s) with {len(reported)} message(s)",
+            fix="run `python -m mypy` in the project to see the whole output",
+        )
 
 
 def _finding(ctx: CheckContext, entry: Any) -> Finding:

@@ -1,0 +1,103 @@
+"""Every tool a check runs, replaced by a fake that misbehaves: the gate must fail closed.
+
+A fake is a package put first on the children's PYTHONPATH, so ``python -m <tool>`` runs it.
+Each one crashes, hangs (with a grandchild holding the pipes), exits with a status the tool
+never uses, prints nothing, prints garbage, or prints a valid document of the wrong shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from phasegate.model.gate import CheckStatus
+from tests.faults.conftest import Tried
+from tests.faults.kit import HANG, all_dead, fake_module, judge, refused, small_project
+
+#: check id -> the module the check runs with ``python -m``.
+TOOLS = {
+    "lint": "ruff",
+    "security": "bandit",
+    "types": "mypy",
+    "complexity": "radon",
+    "deps": "pip",
+    "build": "build",
+}
+
+#: check id -> a document the tool could print, valid JSON (or text) of the wrong shape.
+WRONG_SHAPES = {
+    "lint": 'print(\'[{"code": "E1", "filename": 3, "message": "m", "location": {}}]\')',
+    "security": 'print(\'{"results": [], "errors": []}\')',
+    "types": 'print(\'{"file": "src/small/__init__.py", "line": 1, "message": "m"}\')',
+    "complexity": 'print(\'{"src/small/__init__.py": "fine", "src/small/more.py": 1}\')',
+    "deps": 'print("Everything is fine.")',
+    "build": 'print("Successfully built small-1.0.tar.gz and small-1.0-py3-none-any.whl")',
+}
+
+FAULTS = {
+    "crashes": 'raise RuntimeError("the fake tool crashed")',
+    "exits with status 3": 'import sys\nprint("half a report")\nsys.exit(3)',
+    "prints nothing": "",
+    "prints garbage": 'print("}{ this is not what the tool prints \\u26a0")',
+    "prints {}": 'print("{}")',
+}
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return small_project(tmp_path_factory.mktemp("small"))
+
+
+def _copy(source: Path, into: Path) -> Path:
+    import shutil
+
+    shutil.copytree(source, into, symlinks=True)
+    return into
+
+
+@pytest.mark.parametrize("check_id", sorted(TOOLS))
+@pytest.mark.parametrize("fault", [*FAULTS, "prints a valid document of the wrong shape"])
+def test_a_misbehaving_tool_is_an_error_never_a_pass(
+    check_id: str,
+    fault: str,
+    committed: Path,
+    fake_modules: Path,
+    tmp_path: Path,
+    tried: Tried,
+) -> None:
+    module = TOOLS[check_id]
+    script = WRONG_SHAPES[check_id] if fault not in FAULTS else FAULTS[fault]
+    fake_module(fake_modules, module, script)
+    root = _copy(committed, tmp_path / "project")
+    with tried("tools", f"{module} ({check_id}) {fault}"):
+        verdict, result = judge(root, check_id)
+        if check_id == "build" and fault == "crashes":
+            # A build that fails is what the build check measures: failed, not passed.
+            assert verdict.verdict == "insufficient"
+            assert result.status is CheckStatus.FAILED, result.reasoning
+            assert "the fake tool crashed" in result.reasoning
+        else:
+            refused(verdict, result)
+
+
+@pytest.mark.parametrize("check_id", sorted(TOOLS))
+def test_a_hung_tool_is_stopped_with_everything_it_started(
+    check_id: str,
+    committed: Path,
+    fake_modules: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tried: Tried,
+) -> None:
+    module = TOOLS[check_id]
+    fake_module(fake_modules, module, HANG)
+    pids = tmp_path / "pids.txt"
+    monkeypatch.setenv("FAKE_PIDS", str(pids))
+    root = _copy(committed, tmp_path / "project")
+    with tried("tools", f"{module} ({check_id}) hangs, with a child holding its output"):
+        verdict, result = judge(root, check_id, timeout_s=3.0)
+        refused(verdict, result, "did not finish within 3s")
+        started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
+        assert started, "the fake never ran"
+        assert all_dead(started), f"left running: {started}"
