@@ -146,10 +146,12 @@ def test_an_edited_or_missing_module_makes_the_cache_stale(tmp_path: Path) -> No
     module.write_text("RULE = 1\n")
     status = module.stat()
     path = tmp_path / "config.json"
-    entry = [str(module), status.st_mtime_ns, status.st_size]
-    cached = {"key": "k", "modules": [entry], "values": {"a": 1}}
-    path.write_text(json.dumps({"format": 2, "entries": [cached]}))
-    assert config_cache.lookup(path, "k") == {"a": 1}
+    values = dict(config_cache.LIGHT_DEFAULTS)
+    config_cache.save(path, "k", values)
+    data = json.loads(path.read_text())
+    data["entries"][0]["modules"] = [[str(module), status.st_mtime_ns, status.st_size]]
+    path.write_text(json.dumps(data))
+    assert config_cache.lookup(path, "k") == values
     assert config_cache.lookup(path, "other") is None
     module.write_text("RULE = 22\n")
     assert config_cache.lookup(path, "k") is None

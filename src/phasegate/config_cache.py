@@ -22,11 +22,17 @@ move its entry, which would cost a write on every run), so that runs that altern
 between settings (``pytest --gate=record`` and ``pytest --gate=twelve-check``, or ``phasegate
 gate run`` and the pytest run it starts) each find their own.
 
-Only a table that validated is cached, so a bad key fails the same way on every run. A cache
-file that cannot be read or does not match is a miss and is replaced: it holds derived data,
-not state, so nothing is lost. Hand-written (some fifty lines over the standard library)
-because the check-result cache (:mod:`phasegate.gates.cache`) keys by file contents and is
-itself built on pydantic, which is what this cache exists to avoid.
+Only a table that validated is cached, so a bad key fails the same way on every run. A file
+of another format is a miss and is replaced. An entry is believed only if it is intact: its
+values carry their own SHA-256, the keys a plain recording run reads (``artifacts_dir``,
+``gate``, ``plugins``, ``max_traceback_chars``) have the types and values the table and the
+flags give (or their defaults), and every key the table gives is in the values as written
+(strict validation never changes a value). A poisoned file (unreadable, or an entry that is not
+intact) is moved aside (``config.json.corrupt-<time>``) and the settings are validated again;
+values that still fail to build the model later are handled the same way by
+:class:`~phasegate.loaded_config.LoadedConfig`. Hand-written (some hundred lines over the
+standard library) because the check-result cache (:mod:`phasegate.gates.cache`) keys by file
+contents and is itself built on pydantic, which is what this cache exists to avoid.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import math
 import os
 import sys
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -46,24 +53,53 @@ from phasegate import __version__
 from phasegate.canonical import typed
 from phasegate.store import write_atomically
 
-__all__ = ["CACHE_FILE", "ENTRIES", "cache_path", "cacheable", "input_key", "lookup", "save"]
+__all__ = [
+    "CACHE_FILE",
+    "ENTRIES",
+    "LIGHT_DEFAULTS",
+    "cache_path",
+    "cacheable",
+    "input_key",
+    "lookup",
+    "save",
+    "set_aside",
+]
 
 #: The cache's path inside the artifacts folder.
 CACHE_FILE = "cache/settings/config.json"
-_FORMAT = 2
+_FORMAT = 3
 #: How many settings (keys) the file keeps, the most recently validated first.
 ENTRIES = 8
 _DEFAULT_ARTIFACTS_DIR = ".phasegate"
 #: Top-level packages whose loaded modules decide what a valid setting is.
 _VALIDATING_PACKAGES = ("phasegate", "pydantic", "pydantic_core")
+#: The keys a run that only records reads from the values, and their defaults (a test keeps
+#: them in step with :class:`phasegate.config.PhasegateConfig`).
+LIGHT_DEFAULTS: Mapping[str, Any] = {
+    "artifacts_dir": ".phasegate",
+    "gate": "default",
+    "plugins": [],
+    "max_traceback_chars": 4000,
+}
 
 
-def cache_path(project_root: Path, table: Mapping[str, Any], overrides: Mapping[str, Any]) -> Path:
-    """Where the cache of these settings lives: the artifacts folder they name."""
+def cache_path(
+    project_root: Path, table: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> Path | None:
+    """Where the cache of these settings lives: the artifacts folder they name.
+
+    ``None`` when the table names a folder outside the project root: such settings are
+    validated every time (and refused).
+    """
     folder = overrides.get("artifacts_dir", table.get("artifacts_dir"))
     if not isinstance(folder, str) or not folder:
         folder = _DEFAULT_ARTIFACTS_DIR  # a bad value is never cached: validation rejects it
-    return project_root / folder / CACHE_FILE
+    path = project_root / folder / CACHE_FILE
+    if "artifacts_dir" not in overrides:
+        root = project_root.resolve()
+        if root not in path.resolve().parents:
+            return None
+    return path
 
 
 def cacheable(value: object) -> bool:
@@ -95,13 +131,28 @@ def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def lookup(path: Path, key: str) -> dict[str, Any] | None:
-    """The validated settings cached for ``key``, or ``None`` (no file, no such key, stale)."""
-    for entry in _entries(path):
+def lookup(
+    path: Path,
+    key: str,
+    table: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """The validated settings cached for ``key``, or ``None`` (no file, no such key, stale).
+
+    A file or an entry that is not intact (see the module doc) is moved aside: ``None``.
+    """
+    entries = _entries(path)
+    for entry in entries:
         if entry.get("key") != key:
             continue
         values, modules = entry.get("values"), entry.get("modules")
         if not isinstance(values, dict) or not isinstance(modules, list):
+            set_aside(path, "an entry of it has no values")
+            return None
+        if entry.get("sha256") != _digest(values) or not _agrees_with(
+            values, table or {}, overrides or {}
+        ):
+            set_aside(path, "an entry of it does not match the settings it was made from")
             return None
         for module in modules:
             try:
@@ -115,12 +166,71 @@ def lookup(path: Path, key: str) -> dict[str, Any] | None:
     return None
 
 
+def set_aside(path: Path, why: str) -> None:
+    """Move a poisoned cache file to ``<name>.corrupt-<UTC time>`` and say so on stderr."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        return  # gone already, or another run moved it: the next save writes a fresh one
+    print(
+        f"phasegate: warning: the settings cache {path} could not be used ({why}); kept as "
+        f"{aside.name}, the settings are validated again",
+        file=sys.stderr,
+    )
+
+
+def _digest(values: Any) -> str:
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _agrees_with(
+    values: Mapping[str, Any], table: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> bool:
+    """Whether cached values say what the table and flags say, where they say it."""
+    for name, default in LIGHT_DEFAULTS.items():
+        expected = overrides.get(name, table.get(name, default))
+        if not _same(expected, values.get(name)):
+            return False
+    return _same({k: v for k, v in table.items() if k not in overrides}, values, subset=True)
+
+
+def _same(given: Any, cached: Any, *, subset: bool = False) -> bool:
+    """``given`` as validation keeps it: the same value of the same type (an int may have
+    become a float); with ``subset``, tables in ``cached`` may hold more keys (defaults)."""
+    if isinstance(given, dict):
+        return (
+            isinstance(cached, dict)
+            and (subset or given.keys() == cached.keys())
+            and all(
+                name in cached and _same(item, cached[name], subset=subset)
+                for name, item in given.items()
+            )
+        )
+    if isinstance(given, list):
+        return (
+            isinstance(cached, list)
+            and len(given) == len(cached)
+            and all(_same(a, b, subset=subset) for a, b in zip(given, cached, strict=True))
+        )
+    if type(given) is int and type(cached) is float:
+        return given == cached
+    return type(given) is type(cached) and given == cached
+
+
 def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
     """Cache ``values`` for ``key`` first, keeping the other keys' entries up to :data:`ENTRIES`.
 
     A folder that cannot be written is left alone.
     """
-    entry = {"key": key, "modules": _validating_modules(), "values": values}
+    entry = {
+        "key": key,
+        "modules": _validating_modules(),
+        "values": values,
+        "sha256": _digest(values),
+    }
     others = [other for other in _entries(path) if other.get("key") != key]
     payload = {"format": _FORMAT, "entries": [entry, *others][:ENTRIES]}
     try:
@@ -131,17 +241,26 @@ def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
 
 
 def _entries(path: Path) -> list[dict[str, Any]]:
-    """The entries of the cache file; none if it is missing, unreadable or of another format."""
+    """The entries of the cache file; none if it is missing or of another format.
+
+    A file that is not JSON, or of this format but not a list of entries, is set aside.
+    """
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        raw = path.read_bytes()
+    except OSError:
+        return []
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        set_aside(path, "it is not valid JSON")
         return []
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
-        return []
+        return []  # another format: replaced by the next save, as a miss
     entries = data.get("entries")
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        set_aside(path, "its entries are not a list of tables")
         return []
-    return [entry for entry in entries if isinstance(entry, dict)]
+    return entries
 
 
 def _validating_modules() -> list[tuple[str, int, int]]:

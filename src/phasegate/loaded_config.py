@@ -5,13 +5,18 @@ module imports only when it validates: with ``cache=True`` (the pytest plugin) a
 validated by the same code is read back from :mod:`phasegate.config_cache`, and a run that
 only records its tests never loads pydantic. :attr:`LoadedConfig.values` holds the validated
 settings as plain values for such readers; :attr:`LoadedConfig.config` is the model, built on
-first use.
+first use. Cached values that do not build the model (a poisoned cache) are set aside and the
+table is validated again: a bad table is then a usage error, never an INTERNALERROR.
+
+Paths read from the settings are confined to the project root (:meth:`LoadedConfig.inside`):
+``artifacts_dir = "../x"`` is refused, naming the file and the key. A folder given on the
+command line (``--phasegate-dir``) is the user's own choice and is not confined.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -41,38 +46,94 @@ class LoadedConfig:
     values: Mapping[str, Any]
     project_root: Path
     source: Path | None
+    #: ``{key: (flag, value)}`` given on the command line.
+    overrides: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    #: The settings cache :attr:`values` were read from, and the table they were made of.
+    cache_file: Path | None = None
+    table: Mapping[str, Any] | None = None
 
     @classmethod
     def from_model(
-        cls, config: PhasegateConfig, project_root: Path, source: Path | None
+        cls,
+        config: PhasegateConfig,
+        project_root: Path,
+        source: Path | None,
+        overrides: Mapping[str, tuple[str, Any]] | None = None,
     ) -> LoadedConfig:
         """The loaded configuration of a validated model."""
-        loaded = cls(config.model_dump(mode="json"), project_root, source)
+        loaded = cls(config.model_dump(mode="json"), project_root, source, dict(overrides or {}))
         loaded.__dict__["config"] = config  # what the cached property would build
         return loaded
 
     @cached_property
     def config(self) -> PhasegateConfig:
         """The settings as a model (built from :attr:`values` on first use)."""
+        from pydantic import ValidationError
+
         from phasegate.config import PhasegateConfig
 
-        return PhasegateConfig.model_validate(self.values)
+        try:
+            return PhasegateConfig.model_validate(self.values)
+        except ValidationError:
+            if self.cache_file is None:
+                raise
+            return self._validated_again().config
 
     def section(self, key: str, model: type[SectionT]) -> SectionT:
         """The table ``key`` as its model, without building the whole configuration.
 
         A feature that needs one table (``tdd``, say) spares the run the other tables' models.
         """
+        from pydantic import ValidationError
+
         if "config" in self.__dict__:
             found = getattr(self.config, key)
             if isinstance(found, model):
                 return found
-        return model.model_validate(self.values[key])
+        try:
+            return model.model_validate(self.values[key])
+        except (ValidationError, KeyError):
+            if self.cache_file is None:
+                raise
+            return self._validated_again().section(key, model)
 
     @property
     def artifacts_path(self) -> Path:
-        """The artifacts folder as an absolute path."""
-        return (self.project_root / str(self.values["artifacts_dir"])).resolve()
+        """The artifacts folder as an absolute path (inside the root unless given by flag)."""
+        value = str(self.values["artifacts_dir"])
+        if "artifacts_dir" in self.overrides:
+            return (self.project_root / value).resolve()
+        return self.inside("artifacts_dir", value)
+
+    def inside(self, key: str, value: str) -> Path:
+        """``value`` of ``key`` (dotted, under ``[tool.phasegate]``) resolved inside the root.
+
+        A path that leaves the project root, through ``..`` or a symbolic link, is a
+        :class:`ConfigError` naming the file, the key and the value.
+        """
+        root = self.project_root.resolve()
+        path = (root / value).resolve()
+        if path != root and root not in path.parents:
+            where = self.source or self.project_root / "pyproject.toml"
+            raise ConfigError(
+                f"{where}: key {CONFIG_TABLE}.{key} = {value!r} is not allowed: it resolves to "
+                f"{path}, outside the project root {root}; a folder named in the settings must "
+                "stay inside the project"
+            )
+        return path
+
+    def _validated_again(self) -> LoadedConfig:
+        """Cached values that do not validate: set the cache aside, validate the table."""
+        if self.cache_file is not None:
+            config_cache.set_aside(self.cache_file, "its values do not validate")
+        loaded = LoadedConfig.from_model(
+            _validate(dict(self.table or {}), self.source), self.project_root, self.source
+        )
+        if self.overrides:
+            loaded = loaded.with_overrides(self.overrides)
+        object.__setattr__(self, "values", loaded.values)
+        object.__setattr__(self, "cache_file", None)
+        return loaded
 
     def with_overrides(self, overrides: Mapping[str, tuple[str, Any]]) -> LoadedConfig:
         """A copy with ``{key: (flag, value)}`` applied, each checked like the file is."""
@@ -92,7 +153,8 @@ class LoadedConfig:
                 exc, model=PhasegateConfig, where="command line", table=CONFIG_TABLE, flags=flags
             )
             raise ConfigError(message) from exc
-        return LoadedConfig.from_model(config, self.project_root, self.source)
+        given = {**self.overrides, **overrides}
+        return LoadedConfig.from_model(config, self.project_root, self.source, given)
 
 
 def find_project_root(start: Path) -> Path:
@@ -126,16 +188,18 @@ def load_config(
         and config_cache.cacheable(table)
         and config_cache.cacheable(override_values)
     )
-    if cache:
-        path = config_cache.cache_path(project_root, table, override_values)
+    path = config_cache.cache_path(project_root, table, override_values) if cache else None
+    if path is not None:
         key = config_cache.input_key(table, override_values)
-        values = config_cache.lookup(path, key)
+        values = config_cache.lookup(path, key, table, override_values)
         if values is not None:
-            return LoadedConfig(values, project_root, source)
+            return LoadedConfig(
+                values, project_root, source, dict(overrides or {}), cache_file=path, table=table
+            )
     loaded = LoadedConfig.from_model(_validate(table, source), project_root, source)
     if overrides:
         loaded = loaded.with_overrides(overrides)
-    if cache:
+    if path is not None:
         config_cache.save(path, key, loaded.values)
     return loaded
 

@@ -1,6 +1,8 @@
 """Settings people write by hand (``[tool.phasegate]``, gate files): strict models, clear errors.
 
-Every table is a :class:`Section`, which forbids unknown keys. :func:`describe_errors` turns a
+Every table is a :class:`Section`, which forbids unknown keys and takes values as written, in
+pydantic's strict mode: ``"4000"`` is not a number, ``"off"`` and ``1`` are not booleans, and a
+number that is not finite (``inf``, ``nan``) is refused. :func:`describe_errors` turns a
 pydantic ``ValidationError`` into one line per problem, naming the file, the dotted key, the
 bad value and what is allowed, with a "did you mean" for a misspelt key.
 """
@@ -19,9 +21,12 @@ __all__ = ["Section", "describe_errors"]
 
 
 class Section(BaseModel):
-    """Base of every hand-written table: unknown keys are an error."""
+    """Base of every hand-written table: unknown keys, coerced types and non-finite numbers are
+    errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, strict=True, allow_inf_nan=False
+    )
 
 
 def describe_errors(
@@ -37,9 +42,36 @@ def describe_errors(
     ``flags`` maps top-level keys to the command-line flag that set them, so an error in a
     value that came from a flag names the flag.
     """
+    merged: dict[tuple[str, ...], Any] = {}
+    for error in exc.errors():
+        # A value that matches no member of a union gets one error per member, located
+        # under the member's name: one line for the key, each member's message joined.
+        loc = tuple(_field_path(model, [str(part) for part in error["loc"]]))
+        if loc in merged and merged[loc]["type"] != "extra_forbidden":
+            merged[loc]["msg"] += f", or {error['msg'][:1].lower()}{error['msg'][1:]}"
+        else:
+            merged[loc] = {**error, "loc": loc}
     return "\n".join(
-        _describe_one(error, model, where, table, flags or {}) for error in exc.errors()
+        _describe_one(error, model, where, table, flags or {}) for error in merged.values()
     )
+
+
+def _field_path(model: type[BaseModel], loc: list[str]) -> list[str]:
+    """``loc`` up to the key it names: the parts after a plain value name union members."""
+    annotation: Any = model
+    for index, part in enumerate(loc):
+        section = _section_type(annotation)
+        if section is not None:
+            field = section.model_fields.get(part)
+            if field is None:
+                return loc  # an unknown key: named as it is
+            annotation = field.annotation
+            continue
+        inner = _container_value(annotation)
+        if inner is None:
+            return loc[:index]
+        annotation = inner  # ``part`` was a dict key or a list index
+    return loc
 
 
 def _describe_one(

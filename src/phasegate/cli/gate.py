@@ -105,6 +105,7 @@ def _explain(args: argparse.Namespace) -> int:
         loaded.project_root,
         gate_paths=loaded.config.gate_paths,
         overrides=loaded.config.checks,
+        overrides_file=loaded.source,
     )
     registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
     plan = plan_gate(gate, source, registry, in_pull_request=args.pull_request)
@@ -184,17 +185,24 @@ def _check_settings_and_gate(root: Path, name: str) -> str:
 
     Also imports what :func:`_finish` needs, while pytest runs rather than after it.
     """
+    from phasegate.extensions import make_plugin_manager
     from phasegate.gates.definition import load_gate
+    from phasegate.gates.registry import CheckRegistry
+    from phasegate.gates.runner import plan_gate
     from phasegate.model.gate import GateVerdict  # noqa: F401 - imported for _finish, now
     from phasegate.model.run import RunReport  # noqa: F401 - imported for _finish, now
 
     loaded = load_config(root)
-    gate, _ = load_gate(
+    gate, source = load_gate(
         name,
         loaded.project_root,
         gate_paths=loaded.config.gate_paths,
         overrides=loaded.config.checks,
+        overrides_file=loaded.source,
     )
+    # Planning finds what only the checks know: unknown check ids, thresholds of the wrong type.
+    registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
+    plan_gate(gate, source, registry, in_pull_request=False)
     return gate.name
 
 

@@ -41,7 +41,13 @@ def make_runner(
     """The runner of gate ``name`` for the project, its settings and this environment."""
     settings = loaded.config
     root = loaded.project_root
-    gate, source = load_gate(name, root, gate_paths=settings.gate_paths, overrides=settings.checks)
+    gate, source = load_gate(
+        name,
+        root,
+        gate_paths=settings.gate_paths,
+        overrides=settings.checks,
+        overrides_file=loaded.source,
+    )
     context = CheckContext(
         project=Project(
             root,

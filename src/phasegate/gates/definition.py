@@ -17,7 +17,9 @@ A gate file looks like this (the built-in ones are in the ``gates/`` folder)::
 Conditions are stated as failures: the check fails when ``actual <op> value`` holds. A
 project tunes any gate from ``[tool.phasegate.checks.<id>]`` with the same keys, and adds its
 own gate files through ``gate_paths``. A malformed file is a usage error (exit code 4) that
-names the file and the key.
+names the file and the key. A gate remembers which keys of each check the project's table
+replaced (:meth:`GateDefinition.blame`), so that a bad value found when the gate is planned
+(an unknown check id, a threshold of the wrong type for its metric) names the file it is in.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
 from phasegate import tomlfile
 from phasegate.errors import UsageError
@@ -100,6 +102,25 @@ class GateDefinition(Section):
     description: str = ""
     checks: dict[str, CheckSpec] = Field(min_length=1, description="the checks, by id")
 
+    #: Per check id of ``[tool.phasegate.checks]``: the keys the project's table gave.
+    _overridden: dict[str, frozenset[str]] = PrivateAttr(default_factory=dict)
+    #: The file that table is in.
+    _overrides_file: str = PrivateAttr(default="pyproject.toml")
+
+    @property
+    def overridden_checks(self) -> list[str]:
+        """Every check id ``[tool.phasegate.checks]`` names, in the gate or not."""
+        return sorted(self._overridden)
+
+    def blame(self, check_id: str, key: str, gate_file: Path) -> tuple[str, str]:
+        """``(file, dotted key)`` where ``checks.<check_id>.<key>...`` was written."""
+        parts = key.split(".")
+        given = self._overridden.get(check_id, frozenset())
+        if key == "" or parts[0] in given or ".".join(parts[:2]) in given:
+            dotted = f"tool.phasegate.checks.{check_id}" + (f".{key}" if key else "")
+            return self._overrides_file, dotted
+        return str(gate_file), f"checks.{check_id}.{key}"
+
 
 @dataclass(frozen=True)
 class GateSource:
@@ -115,8 +136,15 @@ def find_gates(project_root: Path, gate_paths: Iterable[str] = ()) -> dict[str, 
     from phasegate.resources import bundled_path
 
     found: dict[str, GateSource] = {}
+    root = project_root.resolve()
     for folder in gate_paths:
-        directory = (project_root / folder).resolve()
+        directory = (root / folder).resolve()
+        if directory != root and root not in directory.parents:
+            raise UsageError(
+                f"{project_root / 'pyproject.toml'}: key tool.phasegate.gate_paths = "
+                f"{folder!r} is not allowed: it resolves to {directory}, outside the project "
+                f"root {root}; a folder named in the settings must stay inside the project"
+            )
         for path in sorted(directory.glob("*.toml")):
             found.setdefault(path.stem, GateSource(path.stem, path, "project"))
     for path in sorted(bundled_path("gates").glob("*.toml")):
@@ -130,8 +158,12 @@ def load_gate(
     *,
     gate_paths: Iterable[str] = (),
     overrides: Mapping[str, CheckOverride] | None = None,
+    overrides_file: Path | None = None,
 ) -> tuple[GateDefinition, GateSource]:
-    """The named gate (or the gate file at a path), with the project's overrides applied."""
+    """The named gate (or the gate file at a path), with the project's overrides applied.
+
+    ``overrides_file`` is the file ``overrides`` were read from, named in errors about them.
+    """
     source = _locate(name_or_path, project_root, gate_paths)
     gate = _read(source.path)
     if gate.name != source.name and source.origin != "file":
@@ -139,7 +171,16 @@ def load_gate(
             f"{source.path}: key name = {gate.name!r} must match the file name "
             f"({source.name!r}), which is how the gate is asked for"
         )
-    return _apply_overrides(gate, overrides or {}), source
+    applied = _apply_overrides(gate, overrides or {})
+    applied._overridden = {
+        check_id: frozenset(
+            [key for key in override.model_dump(exclude_none=True) if key != "options"]
+            + [f"options.{name}" for name in override.options or {}]
+        )
+        for check_id, override in (overrides or {}).items()
+    }
+    applied._overrides_file = str(overrides_file or project_root / "pyproject.toml")
+    return applied, source
 
 
 def _locate(name_or_path: str, project_root: Path, gate_paths: Iterable[str]) -> GateSource:

@@ -13,6 +13,7 @@ error naming the gate file and the key.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -328,9 +329,25 @@ def plan_gate(
     in_pull_request: bool,
     default_timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> dict[str, PlannedCheck]:
-    """Resolve every check of the gate; a bad gate is a usage error naming file and key."""
+    """Resolve every check of the gate; a bad gate is a usage error naming file and key.
+
+    ``[tool.phasegate.checks]`` may only name checks that exist, even ones this gate leaves
+    out: a misspelt id would otherwise be ignored in silence.
+    """
+    known = registry.ids()
+    for check_id in gate.overridden_checks:
+        if check_id not in known:
+            where, key = gate.blame(check_id, "", source.path)
+            hint = difflib.get_close_matches(check_id, known, n=1)
+            guess = f"; did you mean {hint[0]!r}?" if hint else ""
+            raise UsageError(
+                f"{where}: unknown key {key}: there is no check {check_id!r}; known checks: "
+                f"{', '.join(known)}{guess}"
+            )
     return {
-        check_id: _plan_check(check_id, spec, source, registry, in_pull_request, default_timeout_s)
+        check_id: _plan_check(
+            check_id, spec, gate, source, registry, in_pull_request, default_timeout_s
+        )
         for check_id, spec in gate.checks.items()
     }
 
@@ -338,33 +355,28 @@ def plan_gate(
 def _plan_check(
     check_id: str,
     spec: CheckSpec,
+    gate: GateDefinition,
     source: GateSource,
     registry: CheckRegistry,
     in_pull_request: bool,
     default_timeout_s: float,
 ) -> PlannedCheck:
-    where = str(source.path)
     try:
         registered = registry.get(check_id)
     except UsageError as exc:
-        raise UsageError(f"{where}: key checks.{check_id}: {exc}") from exc
+        raise UsageError(f"{source.path}: key checks.{check_id}: {exc}") from exc
     check = registered.check
     try:
         options = check.options_model.model_validate(spec.options)
     except ValidationError as exc:
+        first = ".".join(str(part) for part in exc.errors()[0]["loc"])
+        head = "options" + (f".{first}" if first else "")
+        where, key = gate.blame(check_id, head, source.path)
+        table = key[: len(key) - len(head)] + "options"
         raise UsageError(
-            describe_errors(
-                exc, model=check.options_model, where=where, table=f"checks.{check_id}.options"
-            )
+            describe_errors(exc, model=check.options_model, where=where, table=table)
         ) from exc
-    known = {metric.name for metric in check.metrics}
-    for index, condition in enumerate(spec.fail_when or ()):
-        if condition.metric not in known:
-            raise UsageError(
-                f"{where}: key checks.{check_id}.fail_when.{index}.metric = "
-                f"{condition.metric!r}: {check_id} reports no such metric; it reports "
-                f"{', '.join(sorted(known))}"
-            )
+    _refuse_bad_conditions(check, spec, gate, source)
     return PlannedCheck(
         check=check,
         origin=registered.origin,
@@ -373,6 +385,37 @@ def _plan_check(
         requirement=requirement_of(spec, in_pull_request=in_pull_request),
         timeout_s=spec.timeout_s or default_timeout_s,
     )
+
+
+def _refuse_bad_conditions(
+    check: Check, spec: CheckSpec, gate: GateDefinition, source: GateSource
+) -> None:
+    """A usage error for a condition on an unknown metric, or a threshold of the wrong type.
+
+    A threshold must be of its metric's kind: ``true``/``false`` for a yes-or-no metric, a
+    number for the others. A quoted one (``value = "false"``) would never compare equal to
+    what the check reports, and the condition would never fire.
+    """
+    kinds = {metric.name: metric.kind for metric in check.metrics}
+    for index, condition in enumerate(spec.fail_when or ()):
+        where, key = gate.blame(check.id, f"fail_when.{index}", source.path)
+        if condition.metric not in kinds:
+            raise UsageError(
+                f"{where}: key {key}.metric = {condition.metric!r}: {check.id} reports no such "
+                f"metric; it reports {', '.join(sorted(kinds))}"
+            )
+        kind, value = kinds[condition.metric], condition.value
+        if kind == "bool":
+            fits, allowed = isinstance(value, bool), "true or false (unquoted)"
+        else:
+            fits = isinstance(value, int | float) and not isinstance(value, bool)
+            allowed = "a number (unquoted)"
+        if not fits:
+            raise UsageError(
+                f"{where}: key {key}.value = {value!r} is not allowed: {condition.metric} is a "
+                f"{kind} metric, so the threshold must be {allowed}; a value of another type "
+                "never compares equal, and the condition would never fire"
+            )
 
 
 def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:

@@ -51,7 +51,7 @@ def tasks_root(loaded: LoadedConfig) -> Path:
     """The handoff folder of a project: ``tasks_dir``, else ``tasks/`` in the artifacts."""
     settings = loaded.config.workflow
     if settings.tasks_dir:
-        return (loaded.project_root / settings.tasks_dir).resolve()
+        return loaded.inside("workflow.tasks_dir", settings.tasks_dir)
     return loaded.artifacts_path / "tasks"
 
 
