@@ -130,7 +130,7 @@ def test_a_crashed_run_is_recovered_from_the_journal(workspace: Workspace) -> No
         crashed = module.read_bytes()
     module.write_bytes(crashed)
     shutil.move(saved, workspace.journal)
-    messages = recover(workspace.journal)
+    messages = recover(workspace.journal, workspace.project.root)
     assert messages == [f"restored {module}, which an interrupted auto-debug run left changed"]
     assert state(module)[:2] == before[:2]
     assert not workspace.journal.exists()
@@ -143,7 +143,7 @@ def test_recovery_never_overwrites_a_file_edited_since(workspace: Workspace) -> 
         shutil.copy(workspace.journal, saved)
     module.write_text("EDITED_BY_HAND = 1\n")
     shutil.move(saved, workspace.journal)
-    (message,) = recover(workspace.journal)
+    (message,) = recover(workspace.journal, workspace.project.root)
     assert "left as it is" in message
     assert module.read_text() == "EDITED_BY_HAND = 1\n"
     assert workspace.journal.with_name("mod.py.orig").read_bytes() == ORIGINAL

@@ -13,11 +13,14 @@ from phasegate.gates.protocol import CheckContext, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner
 from phasegate.model.gate import BaseInfo, CheckResult, CheckStatus, GateVerdict
+from phasegate.model.run import RunReport
+from phasegate.recording import PhaseReport, build_test_records, count
 from phasegate.store import Store
 from tests.gates.samples import git
 
 __all__ = [
     "HANG",
+    "a_run",
     "all_dead",
     "dead",
     "fake_executable",
@@ -71,6 +74,36 @@ def small_project(root: Path, *, commit: bool = True) -> Path:
     return root
 
 
+def a_run(*tests: tuple[str, str, list[str]]) -> RunReport:
+    """A run report of ``(node id, outcome of the call phase, markers)`` tests."""
+    phases = [
+        PhaseReport(nodeid, "call", outcome, 1.0, (nodeid.split("::")[0], 1, "t"), markers=marks)
+        for nodeid, outcome, marks in tests
+    ]
+    records = build_test_records(phases)
+    now = "2026-01-01T00:00:00Z"
+    return RunReport.model_validate(
+        {
+            "run_id": "r",
+            "started_at": now,
+            "finished_at": now,
+            "duration_s": 1,
+            "environment": {
+                "python": "3",
+                "implementation": "cpython",
+                "platform": "x",
+                "pytest": "9",
+                "phasegate": "0",
+            },
+            "invocation": {"args": [], "invocation_dir": "/", "rootdir": "/"},
+            "exit_status": 0,
+            "counts": count(records, collected=len(records)),
+            "incomplete": False,
+            "tests": records,
+        }
+    )
+
+
 def fake_module(folder: Path, module: str, script: str) -> None:
     """``python -m <module>`` runs ``script`` when ``folder`` is first on PYTHONPATH."""
     package = folder / module
@@ -96,6 +129,7 @@ def judge(
     session: SessionData | None = None,
     timeout_s: float = 5.0,
     new_code: NewCode | None = None,
+    options: dict[str, object] | None = None,
 ) -> tuple[GateVerdict, CheckResult]:
     """The verdict of a gate requiring only ``check_id`` on ``root``, and that check's result."""
     store = Store(root / ".phasegate")
@@ -106,7 +140,8 @@ def judge(
         timeout_s=timeout_s,
         session=session,
     )
-    gate = GateDefinition(name="faults", checks={check_id: CheckSpec(timeout_s=timeout_s)})
+    spec = CheckSpec(timeout_s=timeout_s, options=options or {})
+    gate = GateDefinition(name="faults", checks={check_id: spec})
     runner = GateRunner(
         gate,
         GateSource("faults", root / "faults.toml", "file"),

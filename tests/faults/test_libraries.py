@@ -16,9 +16,8 @@ import griffe
 import pytest
 
 from phasegate.gates.protocol import SessionData
-from phasegate.model.run import RunReport
 from tests.faults.conftest import Tried
-from tests.faults.kit import judge, refused, small_project
+from tests.faults.kit import a_run, judge, refused, small_project
 from tests.gates.samples import git
 
 
@@ -78,30 +77,6 @@ def test_griffe_failing_to_compare_is_an_error(
         refused(verdict, result, "griffe fell over")
 
 
-def _run() -> RunReport:
-    now = "2026-01-01T00:00:00Z"
-    return RunReport.model_validate(
-        {
-            "run_id": "r",
-            "started_at": now,
-            "finished_at": now,
-            "duration_s": 1,
-            "environment": {
-                "python": "3",
-                "implementation": "cpython",
-                "platform": "x",
-                "pytest": "9",
-                "phasegate": "0",
-            },
-            "invocation": {"args": [], "invocation_dir": "/", "rootdir": "/"},
-            "exit_status": 0,
-            "counts": {"collected": 0},
-            "incomplete": False,
-            "tests": [],
-        }
-    )
-
-
 GOOD_FILE = {"executed_lines": [1, 2, 4], "missing_lines": [5], "excluded_lines": []}
 COVERAGE_FAULTS: dict[str, Any] = {
     "no report at all": None,
@@ -132,7 +107,7 @@ def test_a_coverage_report_that_is_not_coverage_pys_is_an_error(
 ) -> None:
     root = small_project(tmp_path / "project")
     session = SessionData(
-        run=_run(),
+        run=a_run(),
         coverage_json=COVERAGE_FAULTS[fault],
         coverage_problem="the measurement broke" if COVERAGE_FAULTS[fault] is None else None,
     )

@@ -2,7 +2,10 @@
 
 A file may be edited only if it is a Python file inside the project root, outside virtual
 environments and tool folders, and not a test file: not matched by a ``test_files`` glob and
-not a file pytest collected tests from.
+not a file pytest collected tests from. The path is resolved first, following symbolic links:
+a file reached through a link (into ``tests/``, out of the root, into a virtual environment or
+anywhere else) is never written, nor a file in a folder that holds a ``pyvenv.cfg`` (a virtual
+environment of any name).
 """
 
 from __future__ import annotations
@@ -107,7 +110,20 @@ class Project:
             return False
         if self.relpath(relpath) != relpath:
             return False
-        return (self.root / relpath).is_file()
+        return self._real_file(relpath)
+
+    def _real_file(self, relpath: str) -> bool:
+        """Whether ``relpath`` is a plain file, reached through no link, outside environments."""
+        real_root = self.root.resolve()
+        target = (self.root / relpath).resolve()
+        if project_path(target, real_root) != relpath or not target.is_file():
+            return False  # a link (or a part of the path that is one) leads elsewhere
+        folder = target.parent
+        while folder != real_root and real_root in folder.parents:
+            if (folder / "pyvenv.cfg").exists():
+                return False
+            folder = folder.parent
+        return True
 
     def why_not_editable(self, relpath: str | None) -> str:
         """One sentence on why :meth:`editable` said no."""
@@ -117,6 +133,11 @@ class Project:
             return f"the fault is in the test file {relpath}, which auto-debug never edits"
         if not relpath.endswith(".py"):
             return f"{relpath} is not a Python file"
+        if self.relpath(relpath) == relpath and (self.root / relpath).is_file():
+            return (
+                f"{relpath} is reached through a symbolic link or lies in a virtual "
+                "environment, which auto-debug never writes"
+            )
         return f"{relpath} is not a file of the project that may be edited"
 
     @cached_property

@@ -9,7 +9,15 @@ touched; :func:`recover` puts them back on the next run, or ``phasegate autodebu
 does on request.
 
 Only files the project allows to be edited are written (see
-:meth:`~phasegate.autodebug.project.Project.editable`): inside the root, not a test file.
+:meth:`~phasegate.autodebug.project.Project.editable`): inside the root, not a test file, not
+through a symbolic link.
+
+The journal names each file by its path relative to the project root. A journal is data on
+disk, so :func:`recover` trusts none of it: every entry must name a Python file that resolves
+inside the root (symbolic links followed), outside ``.git``, virtual environments and tool
+folders, with a base64 original, an integer mode (only permission bits are restored) and
+times; a journal with any other entry is refused whole, restores nothing, and is left in place
+for a person to look at.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from types import FrameType
 from typing import Any
 
 from phasegate.autodebug.diagnosis import FileEdit
+from phasegate.autodebug.live import project_path
 from phasegate.autodebug.project import Project
 from phasegate.errors import PhasegateError
 
@@ -163,7 +172,7 @@ class Workspace:
     def _journal_add(self, trial: Trial, new_bytes: dict[str, bytes]) -> None:
         data = self._read_journal()
         for relpath, original in trial.originals.items():
-            data[str(original.path)] = {
+            data[relpath] = {
                 "original": base64.b64encode(original.data).decode("ascii"),
                 "mode": original.mode,
                 "mtime_ns": original.mtime_ns,
@@ -173,16 +182,26 @@ class Workspace:
 
     def _journal_remove(self, trial: Trial) -> None:
         data = self._read_journal()
-        for original in trial.originals.values():
-            data.pop(str(original.path), None)
+        for relpath in trial.originals:
+            data.pop(relpath, None)
         self._write_journal(data)
 
 
-def recover(journal: Path) -> list[str]:
+@dataclass(frozen=True)
+class _JournalEntry:
+    path: Path
+    original: bytes
+    mode: int
+    mtime_ns: int
+    candidate_sha256: str
+
+
+def recover(journal: Path, root: Path) -> list[str]:
     """Put back every file a crashed run left with a candidate in it; one message per file.
 
     A file that changed since (someone edited it) is left alone and its original is written
-    beside the journal as ``<name>.orig``, so nothing is lost either way.
+    beside the journal as ``<name>.orig``, so nothing is lost either way. A journal that names
+    anything but a Python file of the project (see the module doc) is refused whole.
     """
     try:
         data = json.loads(journal.read_text(encoding="utf-8"))
@@ -190,27 +209,65 @@ def recover(journal: Path) -> list[str]:
         return []
     except (OSError, ValueError) as exc:
         raise PhasegateError(f"the auto-debug journal {journal} cannot be read: {exc}") from exc
+    entries = _vetted(journal, root, data)
     messages = []
-    for name, entry in sorted(data.items()):
-        path = Path(name)
-        original = base64.b64decode(entry["original"])
+    for entry in entries:
+        path = entry.path
         try:
             current = path.read_bytes()
         except FileNotFoundError:
             current = None
-        if current is None or _sha256(current) == entry["candidate_sha256"]:
-            _write_atomically(path, original, int(entry["mode"]))
-            os.utime(path, ns=(int(entry["mtime_ns"]), int(entry["mtime_ns"])))
+        if current is None or _sha256(current) == entry.candidate_sha256:
+            _write_atomically(path, entry.original, entry.mode)
+            os.utime(path, ns=(entry.mtime_ns, entry.mtime_ns))
             messages.append(f"restored {path}, which an interrupted auto-debug run left changed")
         else:
             aside = journal.with_name(f"{path.name}.orig")
-            _write_atomically(aside, original)
+            _write_atomically(aside, entry.original)
             messages.append(
                 f"{path} changed since an interrupted auto-debug run tried a repair on it; "
                 f"left as it is, its original is in {aside}"
             )
     journal.unlink()
     return messages
+
+
+def _vetted(journal: Path, root: Path, data: Any) -> list[_JournalEntry]:
+    """The journal's entries, each checked; a PhasegateError naming the first bad one."""
+
+    def refuse(name: object, why: str) -> PhasegateError:
+        return PhasegateError(
+            f"the auto-debug journal {journal} names {name!r}, which {why}; nothing was "
+            "restored and the journal was left in place: look at it, then delete it"
+        )
+
+    if not isinstance(data, dict):
+        raise refuse(data, "is not a table of files")
+    real_root = root.resolve()
+    entries: list[_JournalEntry] = []
+    for name, entry in sorted(data.items()):
+        path = Path(name) if Path(name).is_absolute() else root / name
+        relative = project_path(path.resolve(), real_root)
+        if relative is None:
+            raise refuse(name, f"is outside the project root {real_root} (or in a tool folder)")
+        if not relative.endswith(".py"):
+            raise refuse(name, "is not a Python file, the only kind auto-debug edits")
+        if not isinstance(entry, dict):
+            raise refuse(name, "has no original recorded")
+        try:
+            original = base64.b64decode(str(entry["original"]), validate=True)
+            mode, mtime_ns = entry["mode"], entry["mtime_ns"]
+            digest = entry["candidate_sha256"]
+        except (KeyError, ValueError) as exc:
+            raise refuse(name, f"has a broken record ({exc})") from exc
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (mode, mtime_ns)):
+            raise refuse(name, "has a mode or time that is not a number")
+        if not isinstance(digest, str):
+            raise refuse(name, "has no digest of the candidate")
+        entries.append(
+            _JournalEntry(real_root / relative, original, mode & 0o777, mtime_ns, digest)
+        )
+    return entries
 
 
 @contextlib.contextmanager

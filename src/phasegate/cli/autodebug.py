@@ -56,6 +56,10 @@ def _store(project: Path) -> Store:
     return Store(loaded.artifacts_path)
 
 
+def _root(project: Path) -> Path:
+    return load_config(find_project_root(project)).project_root
+
+
 def _show(args: argparse.Namespace) -> int:
     store = _store(args.project)
     report = store.read_model(_REPORT, AutodebugReport)
@@ -70,7 +74,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     store = _store(args.project)
-    messages = recover(store.path(_JOURNAL))
+    messages = recover(store.path(_JOURNAL), _root(args.project))
     for message in messages:
         print(message)
     if not messages:

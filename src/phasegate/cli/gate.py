@@ -171,7 +171,11 @@ def _run(args: argparse.Namespace) -> int:
             log_path = store.path(f"gates/{gate_name}.pytest.log")
             os.replace(running_log, log_path)
             print(f"phasegate: gate {gate_name}: running {' '.join(['pytest', *command[3:]])}")
-            returncode = _follow(process, progress, sys.stdout)
+            try:
+                returncode = _follow(process, progress, sys.stdout)
+            except BaseException:  # Ctrl-C: stop pytest too, and let main() say it in a line
+                _stop(process)
+                raise
     return _finish(store, gate_name, returncode, log_path)
 
 

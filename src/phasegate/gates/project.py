@@ -63,6 +63,21 @@ class Project:
         """``path`` relative to the root, with ``/`` separators."""
         return relative_path(path, self.root)
 
+    def inside(self, relpath: str, what: str) -> Path:
+        """``relpath`` (from a setting: ``what`` names it) resolved inside the root.
+
+        A path that leaves the root, through ``..`` or a symbolic link, is a CheckError:
+        nothing read from a file is trusted as a path.
+        """
+        root = self.root.resolve()
+        path = (root / relpath).resolve()
+        if path != root and root not in path.parents:
+            raise CheckError(
+                f"{what} = {relpath!r} resolves to {path}, outside the project root {root}",
+                fix=f"name a file inside the project for {what}",
+            )
+        return path
+
     @cached_property
     def in_git(self) -> bool:
         """Whether the root is inside a git work tree (a CheckError when git cannot tell)."""

@@ -174,7 +174,10 @@ class AutodebugController:
         from phasegate.errors import PhasegateError
 
         try:
-            self.notices = recover(self._recorder.store.path(JOURNAL_FILE))
+            self.notices = recover(
+                self._recorder.store.path(JOURNAL_FILE),
+                self._recorder.loaded_config.project_root,
+            )
         except PhasegateError as exc:
             raise pytest.UsageError(f"phasegate: {exc}") from exc
 
@@ -207,6 +210,14 @@ class AutodebugController:
             self.report = self._run()
             path = self._recorder.store.write_model(REPORT_FILE, self.report)
             self.report_path = _display(path, self._config)
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put every
+            # file back on its way out. One line and pytest's exit status 2, no traceback.
+            self.errors.append(
+                "auto-debug was interrupted; every file it tried a repair on was restored"
+            )
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+            return
         except PhasegateError as exc:
             self.errors.append(str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug here must not lose the run report

@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
+from phasegate.gates.project import Project
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.base import ArtifactModel
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
@@ -84,14 +85,14 @@ class PerfCheck:
     def measure(self, ctx: CheckContext, options: PerfOptions) -> Measurement:
         if ctx.session is None:
             raise CheckError("the perf check needs a test run, and none was given")
-        current = _current_measures(ctx.session.run, ctx.project.root, options)
+        current = _current_measures(ctx.session.run, ctx.project, options)
         if not current:
             return Measurement(
                 summary="nothing to measure",
                 skipped=f"no test is marked @pytest.mark.{PERF_MARKER} and no pytest-benchmark "
                 "results were given (option benchmark_json)",
             )
-        baseline_path = ctx.project.root / options.baseline
+        baseline_path = ctx.project.inside(options.baseline, "the perf option baseline")
         baseline = _read_baseline(baseline_path)
         if baseline is None:
             _write_baseline(baseline_path, current)
@@ -154,14 +155,15 @@ class PerfCheck:
         )
 
 
-def _current_measures(run: RunReport, root: Path, options: PerfOptions) -> dict[str, float]:
+def _current_measures(run: RunReport, project: Project, options: PerfOptions) -> dict[str, float]:
     measures = {
         test.nodeid: test.phases["call"].duration_s
         for test in run.tests
         if PERF_MARKER in test.markers and test.outcome is Outcome.PASSED and "call" in test.phases
     }
     if options.benchmark_json:
-        measures.update(_benchmarks(root / options.benchmark_json))
+        path = project.inside(options.benchmark_json, "the perf option benchmark_json")
+        measures.update(_benchmarks(path))
     return measures
 
 
