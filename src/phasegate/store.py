@@ -4,8 +4,15 @@ Every write goes to a temporary file in the same folder and is renamed over the 
 reader sees the old file or the new one, never half of either. Writers that may run at once
 (several pytest processes, queue workers) take a named lock. Nothing is ever lost: a file that
 cannot be read is moved aside under a timestamped name before anything replaces it, and bad
-lines of a JSONL file are moved to a side file while the good ones stay. A file written by a
-newer major schema version is refused with :class:`~phasegate.errors.SchemaVersionError`.
+lines of a JSONL file are moved to a side file while the good ones stay. "Cannot be read"
+includes valid JSON of the wrong shape: before a model is written over a file, the file is
+validated against that model. A file written by a newer major schema version is refused with
+:class:`~phasegate.errors.SchemaVersionError` and left as it is.
+
+The run report is large, and validating it in full before every run would cost more than
+recording does; so when it is written, its SHA-256 is kept beside it (``cache/written/``), and
+:meth:`Store.vet` parses and validates only a report that is not byte for byte the one
+phasegate wrote.
 
 pydantic is imported only by the methods that read or append models: recording a run writes
 plain JSON and loads no pydantic (see :mod:`phasegate.config_cache`).
@@ -17,6 +24,8 @@ File locking uses the ``filelock`` package (portable, well kept) rather than han
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib
 import json
 import os
 import re
@@ -34,7 +43,14 @@ from phasegate.versioning import SCHEMA_VERSION, schema_major
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT_S", "JsonlRead", "RejectedLine", "Store", "write_atomically"]
+__all__ = [
+    "DEFAULT_LOCK_TIMEOUT_S",
+    "JsonlRead",
+    "RejectedLine",
+    "Store",
+    "check_version",
+    "write_atomically",
+]
 
 M = TypeVar("M", bound="BaseModel")
 
@@ -42,6 +58,8 @@ M = TypeVar("M", bound="BaseModel")
 DEFAULT_LOCK_TIMEOUT_S = 60.0
 
 _ARTIFACT_HEADER = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"(\d+\.\d+)"')
+#: Where the digests of files written with ``keep_digest`` are kept.
+_DIGESTS = "cache/written"
 _GITIGNORE = "# Written by phasegate: its artifacts are build output, not sources.\n*\n"
 
 
@@ -155,12 +173,21 @@ class Store:
 
     # -- whole files -----------------------------------------------------------------------
 
-    def write_text(self, relpath: str | Path, text: str) -> Path:
-        """Write ``text`` atomically and return the absolute path."""
+    def write_text(self, relpath: str | Path, text: str, *, keep_digest: bool = False) -> Path:
+        """Write ``text`` atomically and return the absolute path.
+
+        ``keep_digest`` keeps the SHA-256 of what was written, so that :meth:`vet` can tell
+        the file is still phasegate's own without parsing it.
+        """
         target = self.path(relpath)
+        data = text.encode("utf-8")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(target, text.encode("utf-8"))
+            write_atomically(target, data)
+            if keep_digest:
+                digest = self.path(f"{_DIGESTS}/{_lock_name(relpath)}.sha256")
+                digest.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(digest, hashlib.sha256(data).hexdigest().encode("ascii"))
         except OSError as exc:
             raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
         return target
@@ -178,10 +205,10 @@ class Store:
     def write_model(self, relpath: str | Path, model: BaseModel) -> Path:
         """Write a model as indented JSON, atomically.
 
-        An existing file that cannot be read is moved aside first (never overwritten), and one
-        written by a newer major schema is refused.
+        An existing file that cannot be read as this model is moved aside first (never
+        overwritten), and one written by a newer major schema is refused.
         """
-        self.vet(relpath)
+        self.vet(relpath, type(model))
         return self.write_text(relpath, model.model_dump_json(indent=2) + "\n")
 
     def read_model(self, relpath: str | Path, model_type: type[M]) -> M | None:
@@ -207,15 +234,17 @@ class Store:
             self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
             return None
 
-    def vet(self, relpath: str | Path) -> None:
-        """Make way for a new ``relpath``: move a corrupt file aside, refuse a newer schema.
+    def vet(
+        self, relpath: str | Path, model_type: type[BaseModel] | str | None = None
+    ) -> None:
+        """Make way for a new ``relpath``: move an unreadable file aside, refuse a newer schema.
 
-        Called before a run starts, so a problem shows before the tests spend their time.
-        A file that opens with an artifact header (``{"schema_version": "M.N"``) and ends
-        with its closing brace is one a phasegate wrote whole (writes are atomic, so a torn
-        file cannot have both ends); only its version is read. Anything else is parsed in
-        full, and moved aside if it is not valid JSON. Parsing a large report in full on
-        every run would cost more than the whole recording budget of a test run.
+        Called before a run starts, so a problem shows before the tests spend their time, and
+        again before the file is replaced. ``model_type`` (a class, or ``"module:Class"`` to
+        import only when needed) is what the file must validate as; a file byte for byte as
+        phasegate last wrote it (see ``keep_digest``) is not parsed again. Without a model, a
+        file that opens with an artifact header and ends with its closing brace is taken as
+        whole (writes are atomic) and only its version is read.
         """
         target = self.path(relpath)
         try:
@@ -225,15 +254,33 @@ class Store:
         except OSError:
             return  # unreadable here means the write that follows will say what is wrong
         header = _ARTIFACT_HEADER.match(raw[:200])
-        if header is not None and raw.rstrip().endswith(b"}"):
+        whole = header is not None and raw.rstrip().endswith(b"}")
+        if whole and header is not None and (model_type is None or self._as_written(relpath, raw)):
             self._check_version(target, {"schema_version": header.group(1).decode()})
             return
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             self.move_aside(target, f"it is not valid JSON ({exc})")
             return
         self._check_version(target, data)
+        if model_type is None:
+            return
+        from pydantic import ValidationError
+
+        model = _model_class(model_type)
+        try:
+            model.model_validate(data)
+        except ValidationError as exc:
+            self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
+
+    def _as_written(self, relpath: str | Path, raw: bytes) -> bool:
+        """Whether ``raw`` is what phasegate last wrote to ``relpath`` with ``keep_digest``."""
+        try:
+            digest = self.path(f"{_DIGESTS}/{_lock_name(relpath)}.sha256").read_text("ascii")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return digest.strip() == hashlib.sha256(raw).hexdigest()
 
     def move_aside(self, target: Path, why: str) -> Path:
         """Rename ``target`` to ``<name>.corrupt-<UTC timestamp>`` and say so."""
@@ -364,26 +411,41 @@ class Store:
         return aside
 
     def _check_version(self, target: Path, data: Any, *, line: int | None = None) -> None:
-        if not isinstance(data, dict) or "schema_version" not in data:
-            return  # the model validation that follows reports what is missing
-        version = data["schema_version"]
-        where = f"{target}" if line is None else f"{target} line {line}"
-        try:
-            major = schema_major(str(version))
-        except ValueError:
-            return
-        if major > schema_major(SCHEMA_VERSION):
-            raise SchemaVersionError(
-                f"{where} was written with schema version {version}, newer than the "
-                f"{SCHEMA_VERSION} this phasegate understands; upgrade pytest-phasegate "
-                "or move the file away"
-            )
+        check_version(target if line is None else f"{target} line {line}", data)
 
     def _display(self, target: Path) -> str:
         try:
             return str(target.relative_to(self.root.parent))
         except ValueError:
             return str(target)
+
+
+def check_version(where: Path | str, data: Any) -> None:
+    """Refuse data written with a newer major schema version (:class:`SchemaVersionError`).
+
+    Data without a readable version is left to the model's validation to judge.
+    """
+    if not isinstance(data, dict) or "schema_version" not in data:
+        return  # the model validation that follows reports what is missing
+    version = data["schema_version"]
+    try:
+        major = schema_major(str(version))
+    except ValueError:
+        return
+    if major > schema_major(SCHEMA_VERSION):
+        raise SchemaVersionError(
+            f"{where} was written with schema version {version}, newer than the "
+            f"{SCHEMA_VERSION} this phasegate understands; upgrade pytest-phasegate, or move "
+            "the file away (it was left as it is)"
+        )
+
+
+def _model_class(model_type: type[BaseModel] | str) -> type[BaseModel]:
+    if not isinstance(model_type, str):
+        return model_type
+    module, _, name = model_type.partition(":")
+    found: type[BaseModel] = getattr(importlib.import_module(module), name)
+    return found
 
 
 def write_atomically(target: Path, payload: bytes) -> None:

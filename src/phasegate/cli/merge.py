@@ -21,6 +21,9 @@ from phasegate.gates.build import make_runner
 from phasegate.gates.coverage_run import COVERAGE_DATA, COVERAGE_JSON, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
 from phasegate.gates.protocol import SessionData
+from phasegate.model.gate import GateVerdict
+from phasegate.model.refine import RefinementState
+from phasegate.model.run import RunReport
 from phasegate.refine.state import record_round
 from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
 from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
@@ -67,6 +70,11 @@ def _run(args: argparse.Namespace) -> int:
         return merged.exit_status
     extensions = make_plugin_manager(loaded.config.plugins)
     runner = make_runner(loaded, store, extensions, name, base=args.base, environment=os.environ)
+    # Nothing is written unless everything it replaces may be (newer schemas are refused).
+    store.vet("report.json", RunReport)
+    store.vet(f"gates/{runner.gate.name}.json", GateVerdict)
+    if loaded.config.refine.enabled:
+        store.vet("refinement.json", RefinementState)
     runner.start()
     coverage_json: dict[str, Any] | None = None
     problem: str | None = None

@@ -147,7 +147,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from phasegate.errors import PhasegateError
     from phasegate.extensions import make_plugin_manager
     from phasegate.plugin.annotator import Annotator, WorkerAnnotator
-    from phasegate.plugin.recorder import REPORT_FILE, Recorder
+    from phasegate.plugin.recorder import REPORT_FILE, REPORT_MODEL, Recorder
     from phasegate.store import Store
 
     recorder: Recorder | None = None
@@ -161,7 +161,8 @@ def pytest_configure(config: pytest.Config) -> None:
             loaded = _load(config)
             store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
             store.ensure_writable()
-            store.vet(REPORT_FILE)  # a newer schema or a corrupt file shows before tests run
+            # A newer schema or a corrupt file shows before the tests run.
+            store.vet(REPORT_FILE, REPORT_MODEL)
             extensions = make_plugin_manager(loaded.values["plugins"])
         except PhasegateError as exc:
             raise pytest.UsageError(f"phasegate: {exc}") from exc

@@ -25,9 +25,11 @@ from phasegate.recording import (
     to_microsecond,
 )
 
-__all__ = ["collection_error", "phase_report", "rows_from_reports"]
+__all__ = ["PHASES", "collection_error", "phase_report", "rows_from_reports"]
 
 _SKIPPED_PREFIX = "Skipped: "
+#: The phases a test report may have; pytest-xdist reports a worker that died with ``"???"``.
+PHASES = frozenset(("setup", "call", "teardown"))
 _by_nodeid = attrgetter("nodeid")
 #: Attributes a report carries only when there is more to record than a plain pass.
 _UNPLAIN = frozenset((REPORT_ATTRIBUTE, "wasxfail", "worker_id"))
@@ -111,9 +113,12 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
     skip_reason = None
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
         skip_reason = str(report.longrepr[2]).removeprefix(_SKIPPED_PREFIX)
+    # A worker that died mid-test has no phase: its report stands for the test's call (the
+    # recorder marks the run incomplete for it).
+    when = report.when if report.when in PHASES else "call"
     return PhaseReport(
         report.nodeid,
-        report.when,
+        when,
         outcome,
         to_microsecond(max(report.duration, 0.0)),
         report.location,
@@ -153,8 +158,9 @@ def _failure(
     else:
         lines = text.strip().splitlines()
         message, path, line = (lines[-1] if lines else ""), None, None
+    phase = "collect" if isinstance(report, pytest.CollectReport) else report.when
     return {
-        "phase": "collect" if isinstance(report, pytest.CollectReport) else report.when,
+        "phase": phase if phase in PHASES or phase == "collect" else "call",
         "exc_type": "XPASS(strict)" if "[XPASS(strict)]" in text else "unknown",
         "message": message,
         "path": path,

@@ -46,6 +46,11 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
     try:
         runner = build_runner(config, recorder, name)
+        # What the run will replace must be readable, or moved aside, and not of a newer
+        # schema: a problem shows now, before the tests, and exits 4.
+        recorder.store.vet(f"gates/{runner.gate.name}.json", "phasegate.model.gate:GateVerdict")
+        if loaded.config.refine.enabled:
+            recorder.store.vet("refinement.json", "phasegate.model.refine:RefinementState")
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     if not runner.needs_coverage:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from phasegate.errors import PhasegateError
+from phasegate.errors import PhasegateError, SchemaVersionError
 from phasegate.gates.coverage_run import (
     COVERAGE_DATA,
     COVERAGE_JSON,
@@ -76,13 +76,16 @@ class GateSession:
             path = self._recorder.store.write_model(f"gates/{self.verdict.gate}.json", self.verdict)
             self.verdict_path = _shown(path, self._config)
         except PhasegateError as exc:
-            self.errors.append(str(exc))
-        else:
-            self._record_round(report)
+            # The verdict was not written: whatever is on file is not this run's verdict, so
+            # the run must not end as if it were judged (exit 4, as pytest's usage errors).
+            self.errors.append(f"the verdict was not written: {exc}")
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        self._record_round(session, report)
         if self.verdict.verdict == "insufficient":
             self._fail(session)
 
-    def _record_round(self, report: Any) -> None:
+    def _record_round(self, session: pytest.Session, report: Any) -> None:
         refine = self._recorder.loaded_config.config.refine
         if not refine.enabled or self.verdict is None:
             return
@@ -92,6 +95,9 @@ class GateSession:
             self.round = record_round(
                 self._recorder.store, self.verdict, report, refine, os.environ
             )
+        except SchemaVersionError as exc:
+            self.errors.append(f"the refinement round was not recorded: {exc}")
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         except PhasegateError as exc:
             self.errors.append(f"the refinement round was not recorded: {exc}")
 

@@ -30,7 +30,7 @@ from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
-from phasegate.plugin.convert import collection_error, rows_from_reports
+from phasegate.plugin.convert import PHASES, collection_error, rows_from_reports
 from phasegate.recording import check_completeness, count, encode_report, materialize
 from phasegate.store import Store
 from phasegate.versioning import SCHEMA_VERSION
@@ -38,10 +38,12 @@ from phasegate.versioning import SCHEMA_VERSION
 if TYPE_CHECKING:
     from phasegate.model.run import RunReport
 
-__all__ = ["REPORT_FILE", "Recorder", "RunOutcome"]
+__all__ = ["REPORT_FILE", "REPORT_MODEL", "Recorder", "RunOutcome"]
 
 #: The run report's path inside the artifacts folder.
 REPORT_FILE = "report.json"
+#: The model the run report must validate as before it is replaced, imported only if needed.
+REPORT_MODEL = "phasegate.model.run:RunReport"
 
 
 @dataclass
@@ -116,6 +118,8 @@ class Recorder:
         self._collected_ids: list[str] | None = None
         self._deselected = 0
         self._worker_nodes: set[str] = set()
+        #: Why the run cannot be complete though every test has a record (a worker died).
+        self._lost: list[str] = []
         self.outcome = RunOutcome()
 
     @property
@@ -151,6 +155,11 @@ class Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._reports.append(report)
+        if report.when not in PHASES:  # pytest-xdist: the worker running it died
+            self._lost.append(
+                f"a pytest-xdist worker crashed while running {report.nodeid}; its result is "
+                "the crash, not the test's own"
+            )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -165,6 +174,8 @@ class Recorder:
         data = output.get(WORKER_OUTPUT_KEY) or {}
         # Every worker collects (and deselects) the whole suite: the count is the same on each.
         self._deselected = max(self._deselected, int(data.get("deselected", 0)))
+        if error is not None:
+            self._lost.append(f"pytest-xdist worker {node.gateway.id} went down: {error}")
 
     # -- at the end ------------------------------------------------------------------------
 
@@ -193,10 +204,10 @@ class Recorder:
                 report = self.outcome.report
                 self._extensions.hook.phasegate_report_ready(report=report)
             data["warnings"] = list(self._store.notices)
-            self._store.vet(REPORT_FILE)
+            self._store.vet(REPORT_FILE, REPORT_MODEL)
             with _collector_paused():
                 text = encode_report(data)
-            path = self._store.write_text(REPORT_FILE, text)
+            path = self._store.write_text(REPORT_FILE, text, keep_digest=True)
             self.outcome.report_path = _display_path(path, self._config)
         except PhasegateError as exc:
             self.outcome.errors.append(str(exc))
@@ -215,7 +226,7 @@ class Recorder:
             records,
             collection_errors=errors,
             interrupted=_interruption(session),
-        )
+        ) + list(dict.fromkeys(self._lost))
         finished = datetime.now(timezone.utc)
         params = self._config.invocation_params
         git = self._git.result()

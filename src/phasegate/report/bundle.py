@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +24,14 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.run import RunReport
+from phasegate.store import check_version
 
 __all__ = ["Bundle", "load_bundle", "read_artifact"]
 
 M = TypeVar("M", bound=BaseModel)
 
 _REPORT = "report.json"
+_VERSION = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"([^"]*)"')
 _REFINEMENT = "refinement.json"
 
 
@@ -61,11 +64,20 @@ def _collector_paused() -> Iterator[None]:
 
 
 def read_artifact(path: Path, model: type[M]) -> M:
-    """Read one artifact file, or raise a usage error naming the file and the problem."""
+    """Read one artifact file, or raise a usage error naming the file and the problem.
+
+    A file of a newer major schema is refused (:class:`SchemaVersionError`), read no further.
+    """
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    header = _VERSION.match(raw[:200])
+    if header is not None:
+        check_version(path, {"schema_version": header.group(1).decode()})
+    else:  # not JSON at all: the validation below says so
+        with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
+            check_version(path, json.loads(raw))
     try:
         with _collector_paused():
             return model.model_validate_json(raw)

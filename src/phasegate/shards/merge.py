@@ -2,7 +2,9 @@
 
 The checks, each an error that names the folders involved (never a silent pass):
 
-* every folder holds a shard report (``report.json`` with ``shard``);
+* every folder holds a shard report (``report.json`` with ``shard``), of a schema this
+  phasegate reads (a newer major is refused), whose counts agree with its own test records
+  (a report whose counts say more passed than its records hold was edited, or is corrupt);
 * the shards agree on N, on the gate, on the suite (size and digest of its node ids) and on the
   commit; each K from 1 to N appears exactly once (a missing shard would pass its tests unseen,
   a duplicated one would count them twice);
@@ -10,11 +12,13 @@ The checks, each an error that names the folders involved (never a silent pass):
 
 Coverage data files are combined with coverage.py's own ``CoverageData.update``, with each
 shard's file names moved from the shard's project root to this one (CI jobs may check out to
-different folders).
+different folders). A data file coverage.py cannot read (or an empty one) is an error naming
+the shard.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -81,10 +85,39 @@ def read_shards(folders: Sequence[Path]) -> list[Shard]:
                 f"{path} is not a shard's report (it has no shard); run each shard with "
                 "--shard=K/N or PHASEGATE_SHARD=K/N"
             )
+        _check_own_records(path, report)
         shards.append(Shard(folder, report))
     _check_same(shards)
     _check_each_once(shards)
     return sorted(shards, key=lambda s: s.info.index)
+
+
+def _check_own_records(path: Path, report: RunReport) -> None:
+    """A MergeError unless the report's counts are what its own records add up to."""
+    tally = Counter(test.outcome.value for test in report.tests)
+    counts = report.counts
+    expected = {
+        "passed": tally["passed"],
+        "failed": tally["failed"],
+        "errors": tally["error"],
+        "skipped": tally["skipped"],
+        "xfailed": tally["xfailed"],
+        "xpassed": tally["xpassed"],
+        "collection_errors": len(report.collection_errors),
+    }
+    wrong = [
+        f"{name} {getattr(counts, name)} but its records hold {value}"
+        for name, value in expected.items()
+        if getattr(counts, name) != value
+    ]
+    held = len(report.tests)
+    if counts.collected < held or (counts.collected != held and not report.incomplete):
+        wrong.append(f"collected {counts.collected} but its records hold {held} tests")
+    if wrong:
+        raise MergeError(
+            f"{path}: its counts disagree with its own test records ({'; '.join(wrong)}); "
+            "the report was edited or is corrupt: run the shard again"
+        )
 
 
 def _check_same(shards: list[Shard]) -> None:
@@ -272,8 +305,17 @@ def merge_coverage(shards: Sequence[Shard], target: Path, *, rootdir: Path) -> P
         target.unlink()  # a data file is a database: start anew, never merge into an old one
     combined = coverage.CoverageData(basename=str(target))
     for shard in shards:
-        data = coverage.CoverageData(basename=str(shard.folder / COVERAGE_DATA))
-        data.read()
+        path = shard.folder / COVERAGE_DATA
+        data = coverage.CoverageData(basename=str(path))
+        try:
+            if path.stat().st_size == 0:
+                raise MergeError(f"{path} is empty, not a coverage data file")
+            data.read()
+        except (coverage.exceptions.CoverageException, OSError) as exc:
+            raise MergeError(
+                f"the coverage data of shard {shard.label} cannot be read: {exc}; run the "
+                "shard again, or upload its artifacts folder whole"
+            ) from exc
         combined.update(data, map_path=_mover(Path(shard.report.invocation.rootdir), rootdir))
     combined.write()
     return target

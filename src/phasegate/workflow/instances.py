@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from phasegate.errors import StoreError, UsageError
 from phasegate.model.workflow import InstanceState, WorkflowInstance
-from phasegate.store import Store
+from phasegate.store import Store, check_version
 
 __all__ = [
     "INSTANCE_ID",
@@ -88,6 +88,7 @@ class InstanceStore:
             raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
         try:
             data = json.loads(raw)
+            check_version(path, data)  # a newer major is refused and left as it is
             inst = WorkflowInstance.model_validate(data)
         except (ValueError, UnicodeDecodeError) as exc:
             why = _why(exc)

@@ -12,29 +12,38 @@ A task file is named ``<PRIORITY>_<created>_<id>.json``, so a listing of ``queue
 by priority (CRITICAL, HIGH, MEDIUM, LOW) and then by age without opening a file. The folder
 a file is in is the task's status.
 
-Claiming is atomic: a worker renames the task file from ``queue/`` (or ``rejected/``) into
-``running/``. ``os.rename`` of one source succeeds for exactly one caller; every other caller
-finds the source gone and tries the next task, so no two workers ever hold the same task, with
-no lock to leave behind if a worker dies. Every other move is a rename too, so a task is always
-in exactly one folder. The claimant then rewrites the file in ``running/`` (atomically, through
-the store) and appends to its history under the task's lock.
+Every transition (claim, review, complete, reject, fail) goes the same way, with no lock to
+leave behind if a worker dies:
 
-A task rejected or failed more than its retry budget (its own ``max_retries``, from its plan,
-else ``max_task_retries``) moves to ``failed/``. A task is claimed only when every task it
-depends on is in ``completed/`` (:mod:`phasegate.workflow.dependencies`).
+1. the worker *takes* the task: it renames the file from its folder into ``.transit/`` under a
+   name of its own. ``os.rename`` of one source succeeds for exactly one caller; every other
+   caller finds the source gone (a claim tries the next task, a move says someone else moved
+   it), so no two workers ever hold the same task;
+2. it writes the updated record (claimant, retries, feedback) over its private copy, whole;
+3. it *lands* the task: one rename of that complete file into the destination folder.
+
+So a task file in any status folder is always complete and final: a task sent back to
+``queue/`` by ``fail`` is claimable only once it says how many retries it spent, and never
+while it is still being rewritten. A task is in exactly one folder, or in ``.transit/`` while a
+worker holds it (a worker killed in between leaves it there, not lost). Before a task is taken
+it is read: a file of a newer major schema is refused (:class:`SchemaVersionError`) and left
+where it is; an unreadable one is moved aside where it is. Then the history is appended under
+the task's lock.
+
+A task rejected or failed more than ``max_task_retries`` times moves to ``failed/``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from phasegate.errors import StoreError, UsageError
+from phasegate.errors import SchemaVersionError, StoreError, UsageError
 from phasegate.model.workflow import (
     Priority,
     TaskHistory,
@@ -42,14 +51,12 @@ from phasegate.model.workflow import (
     TaskStatus,
     TaskTransition,
 )
-from phasegate.store import Store
-from phasegate.workflow.dependencies import (
-    claim_refusal,
-    unknown_dependencies,
-    unmet_dependencies,
-)
+from phasegate.store import Store, check_version, write_atomically
 
-__all__ = ["CLAIMABLE", "HandoffQueue", "TaskFile", "parse_priority"]
+__all__ = ["CLAIMABLE", "TRANSIT", "HandoffQueue", "TaskFile", "parse_priority"]
+
+#: The folder a task is in while one worker rewrites it between two folders.
+TRANSIT = ".transit"
 
 #: Folders a worker claims from, in this order of preference at equal priority and age.
 CLAIMABLE = (TaskStatus.QUEUE, TaskStatus.REJECTED)
@@ -58,6 +65,7 @@ _TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _FILE = re.compile(
     r"^(CRITICAL|HIGH|MEDIUM|LOW)_(\d{8}T\d{12}Z)_([A-Za-z0-9][A-Za-z0-9_-]*)\.json$"
 )
+_HELD = re.compile(r"^(?P<name>.+\.json)\.held-[A-Za-z0-9-]+$")
 
 
 def parse_priority(value: str) -> Priority:
@@ -88,11 +96,8 @@ class TaskFile:
 class HandoffQueue:
     """One queue folder."""
 
-    def __init__(
-        self, root: Path, *, max_retries: int = 3, clock: Callable[[], datetime] | None = None
-    ) -> None:
+    def __init__(self, root: Path, *, max_retries: int = 3) -> None:
         self.root = Path(os.path.abspath(root))
-        self.clock = clock or _now
         self.store = Store(self.root)
         self.max_retries = max_retries
 
@@ -107,13 +112,8 @@ class HandoffQueue:
         parent: str | None = None,
         body: str = "",
         by: str = "",
-        depends_on: Sequence[str] = (),
-        instance: str | None = None,
-        plan_task: str | None = None,
-        max_retries: int | None = None,
-        estimate_min: float | None = None,
     ) -> TaskRecord:
-        """Put a new task in ``queue/``; the tasks it depends on must exist already."""
+        """Put a new task in ``queue/``."""
         if not title.strip():
             raise UsageError("a task needs a title")
         new_id = task_id or f"t-{secrets.token_hex(4)}"
@@ -122,16 +122,10 @@ class HandoffQueue:
                 f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
                 "starting with a letter or digit"
             )
-        if depends_on:
-            problem = unknown_dependencies(depends_on, list(self.statuses()), new_id)
-            if problem:
-                raise UsageError(problem)
-        now = self.clock()
+        now = _now()
         task = TaskRecord(
-            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body,
-            depends_on=list(depends_on), instance=instance, plan_task=plan_task,
-            max_retries=max_retries, estimate_min=estimate_min,
-        )  # fmt: skip
+            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body
+        )
         with self.store.lock(f"task-{new_id}"):
             existing = self.find(new_id, missing_ok=True)
             if existing is not None:
@@ -146,69 +140,20 @@ class HandoffQueue:
 
     # -- claiming --------------------------------------------------------------------------
 
-    def claim(self, worker: str, task_id: str | None = None) -> TaskRecord | None:
-        """Claim the first task in pickup order whose dependencies are done (or ``task_id``).
-
-        ``None`` when no task is ready; a named task that is not claimable, or whose
-        dependencies are not all completed, is a usage error saying why.
-        """
+    def claim(self, worker: str) -> TaskRecord | None:
+        """Claim the first task in pickup order; ``None`` when nothing is waiting."""
         if not worker.strip():
             raise UsageError("a claim needs the worker's name (--worker)")
-        running = self.store.path(TaskStatus.RUNNING.value)
-        running.mkdir(parents=True, exist_ok=True)
-        candidates = self._candidates(task_id)
-        where: dict[str, TaskStatus] | None = None
-        for candidate in candidates:
-            waiting_task = self._peek(candidate)
-            if waiting_task is None:
-                continue  # another worker claimed it meanwhile
-            if waiting_task.depends_on:
-                where = self.statuses() if where is None else where
-                unmet = unmet_dependencies(waiting_task, where)
-                if unmet and task_id is not None:
-                    raise UsageError(claim_refusal(waiting_task, unmet))
-                if unmet:
-                    continue
-            target = running / candidate.path.name
-            try:
-                os.rename(candidate.path, target)
-            except FileNotFoundError:
+        for candidate in self._claimable():
+            self._peek(candidate)
+            held = self._take(candidate)
+            if held is None:
                 continue  # another worker claimed it first
-            task = self._read(target)
-            task = task.model_copy(update={"claimed_by": worker, "claimed_at": self.clock()})
-            self.store.write_model(target.relative_to(self.root), task)
+            task = self._read_held(held, candidate).model_copy(update={"claimed_by": worker})
+            self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
             self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
             return task
         return None
-
-    def _candidates(self, task_id: str | None) -> list[TaskFile]:
-        """The claimable tasks in pickup order (only ``task_id``'s, if given, or a refusal)."""
-        candidates = self._claimable()
-        if task_id is None:
-            return candidates
-        candidates = [c for c in candidates if c.task_id == task_id]
-        if not candidates:
-            found = self.find(task_id)
-            folder = found.status.value if found else "?"
-            raise UsageError(
-                f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
-            )
-        return candidates
-
-    def blocked(self) -> list[tuple[TaskRecord, list[tuple[str, TaskStatus | None]]]]:
-        """Claimable tasks held back by dependencies not completed, with those dependencies."""
-        where = self.statuses()
-        held = []
-        for candidate in self._claimable():
-            task = self._peek(candidate)
-            waiting = unmet_dependencies(task, where) if task is not None else []
-            if task is not None and waiting:
-                held.append((task, waiting))
-        return held
-
-    def statuses(self) -> dict[str, TaskStatus]:
-        """Where every task is: its id -> its folder."""
-        return {found.task_id: status for status in TaskStatus for found in self._files(status)}
 
     # -- moving ----------------------------------------------------------------------------
 
@@ -230,13 +175,15 @@ class HandoffQueue:
         """review -> rejected with feedback (one retry spent), or failed past the limit."""
         if not feedback.strip():
             raise UsageError(f"rejecting {task_id} needs feedback (--feedback)")
-        return self._retry(task_id, {TaskStatus.REVIEW}, TaskStatus.REJECTED, by, feedback)
+        return self._move(
+            task_id, {TaskStatus.REVIEW}, TaskStatus.REJECTED, by, feedback, retry=True
+        )
 
     def fail(self, task_id: str, *, by: str, error: str) -> TaskRecord:
         """running -> queue again (one retry spent), or failed past the limit."""
         if not error.strip():
             raise UsageError(f"failing {task_id} needs the error (--error)")
-        return self._retry(task_id, {TaskStatus.RUNNING}, TaskStatus.QUEUE, by, error)
+        return self._move(task_id, {TaskStatus.RUNNING}, TaskStatus.QUEUE, by, error, retry=True)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -246,6 +193,12 @@ class HandoffQueue:
             for found in self._files(status):
                 if found.task_id == task_id:
                     return found
+        if self._in_transit(task_id):
+            raise UsageError(
+                f"task {task_id} is being moved by another worker right now (it is in "
+                f"{self.root / TRANSIT}); try again. A worker killed while moving it leaves "
+                "it there"
+            )
         if missing_ok:
             return None
         raise UsageError(f"no task {task_id!r} in {self.root}")
@@ -266,26 +219,11 @@ class HandoffQueue:
                 result.append((folder, self._read(found.path)))
         return result
 
-    def update_history(self, task_id: str, change: Callable[[TaskHistory], None]) -> TaskHistory:
-        """Change a task's history under its lock (a heartbeat, a gate result)."""
-        relpath = f"history/{task_id}.json"
-        with self.store.lock(f"task-history-{task_id}"):
-            history = self.store.read_model(relpath, TaskHistory)
-            if history is None:
-                raise UsageError(f"task {task_id} has no history in {self.root / 'history'}")
-            change(history)
-            self.store.write_model(relpath, history)
-        return history
-
     # -- internals -------------------------------------------------------------------------
 
     def _claimable(self) -> list[TaskFile]:
         found = [f for status in CLAIMABLE for f in self._files(status)]
         return sorted(found, key=lambda f: (*f.order, CLAIMABLE.index(f.status)))
-
-    def _peek(self, candidate: TaskFile) -> TaskRecord | None:
-        """A claimable task's record; ``None`` if it is gone (claimed by another worker)."""
-        return self.store.read_model(candidate.path.relative_to(self.root), TaskRecord)
 
     def _files(self, status: TaskStatus) -> list[TaskFile]:
         folder = self.root / status.value
@@ -317,6 +255,65 @@ class HandoffQueue:
             )
         return task
 
+    def _peek(self, found: TaskFile) -> None:
+        """Refuse a task of a newer schema before anything moves it (it is left in place)."""
+        try:
+            data = json.loads(found.path.read_bytes())
+        except FileNotFoundError:
+            return  # taken meanwhile: the take finds out
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            self._read(found.path)  # moves it aside where it is, and says why
+            return
+        check_version(found.path, data)
+
+    def _take(self, found: TaskFile) -> Path | None:
+        """Move the task file into :data:`TRANSIT` under a private name; None if it is gone."""
+        transit = self.root / TRANSIT
+        transit.mkdir(parents=True, exist_ok=True)
+        held = transit / f"{found.path.name}.held-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            os.rename(found.path, held)
+        except FileNotFoundError:
+            return None
+        return held
+
+    def _read_held(self, held: Path, found: TaskFile) -> TaskRecord:
+        """The record of a taken task; on any problem it goes back where it was taken from."""
+        try:
+            data = json.loads(held.read_bytes())
+            check_version(held, data)
+            return TaskRecord.model_validate(data)
+        except (OSError, ValueError, UnicodeDecodeError, SchemaVersionError):
+            os.rename(held, found.path)
+            self._read(found.path)  # raises, after moving a corrupt file aside in place
+            raise  # it read well just now: the error above stands
+
+    def _land(self, held: Path, task: TaskRecord, to: TaskStatus, name: str) -> Path:
+        """Write the complete record over the private copy, then rename it into ``to``."""
+        try:
+            write_atomically(held, (task.model_dump_json(indent=2) + "\n").encode("utf-8"))
+            target = self.root / to.value / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(held, target)
+        except OSError as exc:
+            raise StoreError(
+                f"task {task.id} could not be moved to {to.value}/: {exc.strerror or exc}; it "
+                f"is kept as {held}"
+            ) from exc
+        return target
+
+    def _in_transit(self, task_id: str) -> bool:
+        try:
+            names = os.listdir(self.root / TRANSIT)
+        except FileNotFoundError:
+            return False
+        for name in names:
+            held = _HELD.match(name)
+            found = _FILE.match(held.group("name")) if held else None
+            if found is not None and found.group(3) == task_id:
+                return True
+        return False
+
     def _move(
         self,
         task_id: str,
@@ -324,8 +321,14 @@ class HandoffQueue:
         to: TaskStatus,
         by: str,
         note: str,
-        **changes: object,
+        *,
+        retry: bool = False,
     ) -> TaskRecord:
+        """Take the task from an allowed folder, update it, and land it in ``to``.
+
+        With ``retry``, one retry is spent: past the limit the task lands in ``failed/``, and
+        ``note`` becomes its feedback.
+        """
         found = self.find(task_id)
         if found is None:  # pragma: no cover - find raises
             raise UsageError(f"no task {task_id!r}")
@@ -334,37 +337,25 @@ class HandoffQueue:
             raise UsageError(
                 f"task {task_id} is in {found.status.value}/; this move needs it in {names}/"
             )
-        target = self.root / to.value / found.path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.rename(found.path, target)
-        except FileNotFoundError:
+        self._peek(found)
+        held = self._take(found)
+        if held is None:
             raise UsageError(
                 f"task {task_id} was moved by someone else meanwhile; run `phasegate task show "
                 f"{task_id}`"
-            ) from None
-        task = self._read(target)
-        if changes:
-            task = task.model_copy(update=changes)
-            self.store.write_model(target.relative_to(self.root), task)
+            )
+        task = self._read_held(held, found)
+        if retry:
+            retries = task.retries + 1
+            if retries > self.max_retries:
+                to = TaskStatus.FAILED
+                note = f"{note} (retry {retries} > {self.max_retries}: failed, for a person)"
+            task = task.model_copy(
+                update={"retries": retries, "feedback": note, "claimed_by": None}
+            )
+        self._land(held, task, to, found.path.name)
         self._history(task, found.status, to, by, note)
         return task
-
-    def _retry(
-        self, task_id: str, allowed: set[TaskStatus], to: TaskStatus, by: str, reason: str
-    ) -> TaskRecord:
-        found = self.find(task_id)
-        if found is None:  # pragma: no cover - find raises
-            raise UsageError(f"no task {task_id!r}")
-        task = self._read(found.path)
-        retries = task.retries + 1
-        limit = self.max_retries if task.max_retries is None else task.max_retries
-        if retries > limit:
-            to = TaskStatus.FAILED
-            reason = f"{reason} (retry {retries} > {limit}: failed, for a person)"
-        return self._move(
-            task_id, allowed, to, by, reason, retries=retries, feedback=reason, claimed_by=None
-        )
 
     def _history(
         self,
@@ -380,9 +371,7 @@ class HandoffQueue:
                 id=task.id, parent=task.parent, status=to
             )
             history.transitions.append(
-                TaskTransition(
-                    at=self.clock(), from_status=from_status, to_status=to, by=by, note=note
-                )
+                TaskTransition(at=_now(), from_status=from_status, to_status=to, by=by, note=note)
             )
             history.status = to
             history.retries = task.retries
