@@ -234,9 +234,7 @@ class Store:
             self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
             return None
 
-    def vet(
-        self, relpath: str | Path, model_type: type[BaseModel] | str | None = None
-    ) -> None:
+    def vet(self, relpath: str | Path, model_type: type[BaseModel] | str | None = None) -> None:
         """Make way for a new ``relpath``: move an unreadable file aside, refuse a newer schema.
 
         Called before a run starts, so a problem shows before the tests spend their time, and

@@ -309,7 +309,7 @@ def merge_coverage(shards: Sequence[Shard], target: Path, *, rootdir: Path) -> P
         data = coverage.CoverageData(basename=str(path))
         try:
             if path.stat().st_size == 0:
-                raise MergeError(f"{path} is empty, not a coverage data file")
+                raise OSError(f"{path} is empty, not a coverage data file")
             data.read()
         except (coverage.exceptions.CoverageException, OSError) as exc:
             raise MergeError(
