@@ -246,8 +246,11 @@ def _vetted(journal: Path, root: Path, data: Any) -> list[_JournalEntry]:
     real_root = root.resolve()
     entries: list[_JournalEntry] = []
     for name, entry in sorted(data.items()):
-        path = Path(name) if Path(name).is_absolute() else root / name
-        relative = project_path(path.resolve(), real_root)
+        try:
+            path = Path(name) if Path(name).is_absolute() else root / name
+            relative = project_path(path.resolve(), real_root)
+        except (OSError, ValueError) as exc:  # a NUL byte, a loop of links...
+            raise refuse(name, f"is not a usable path ({exc})") from exc
         if relative is None:
             raise refuse(name, f"is outside the project root {real_root} (or in a tool folder)")
         if not relative.endswith(".py"):

@@ -278,15 +278,26 @@ class HandoffQueue:
         return held
 
     def _read_held(self, held: Path, found: TaskFile) -> TaskRecord:
-        """The record of a taken task; on any problem it goes back where it was taken from."""
+        """The record of a taken task; on any problem it goes back where it was taken from.
+
+        A record that names another task than its file does is set aside there, as corrupt.
+        """
         try:
             data = json.loads(held.read_bytes())
             check_version(held, data)
-            return TaskRecord.model_validate(data)
+            task = TaskRecord.model_validate(data)
         except (OSError, ValueError, UnicodeDecodeError, SchemaVersionError):
             os.rename(held, found.path)
             self._read(found.path)  # raises, after moving a corrupt file aside in place
             raise  # it read well just now: the error above stands
+        if task.id != found.task_id:
+            os.rename(held, found.path)
+            aside = self.store.move_aside(found.path, f"it holds task {task.id!r}")
+            raise StoreError(
+                f"the task file {found.path.name} holds the task {task.id!r}, not "
+                f"{found.task_id!r}; it was moved aside as {aside.name}"
+            )
+        return task
 
     def _land(self, held: Path, task: TaskRecord, to: TaskStatus, name: str) -> Path:
         """Write the complete record over the private copy, then rename it into ``to``."""
