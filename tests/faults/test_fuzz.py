@@ -115,7 +115,7 @@ config_tables = st.dictionaries(keys, tables, max_size=6)
 
 @FUZZ
 @given(table=config_tables)
-def test_any_settings_table_loads_or_is_a_usage_error(table: dict[str, Any]) -> None:
+def _settings_tables(table: dict[str, Any]) -> None:
     with _folder() as root:
         (root / "pyproject.toml").write_text(_toml(table, "tool.phasegate"), encoding="utf-8")
         answers: list[object] = []
@@ -130,7 +130,7 @@ def test_any_settings_table_loads_or_is_a_usage_error(table: dict[str, Any]) -> 
 
 @FUZZ
 @given(text=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
-def test_any_pyproject_bytes_load_or_are_a_usage_error(text: bytes) -> None:
+def _pyproject_bytes(text: bytes) -> None:
     with _folder() as root:
         (root / "pyproject.toml").write_bytes(text)
         with suppress(PhasegateError):
@@ -139,9 +139,7 @@ def test_any_pyproject_bytes_load_or_are_a_usage_error(text: bytes) -> None:
 
 @FUZZ
 @given(document=config_tables, checks=st.dictionaries(keys, config_tables, max_size=3))
-def test_any_gate_file_loads_and_plans_or_is_a_usage_error(
-    document: dict[str, Any], checks: dict[str, Any]
-) -> None:
+def _gate_files(document: dict[str, Any], checks: dict[str, Any]) -> None:
     with _folder() as root:
         body = _toml(document) + "".join(
             _toml(spec, f"checks.{json.dumps(check_id)}") for check_id, spec in checks.items()
@@ -161,7 +159,7 @@ def test_any_gate_file_loads_and_plans_or_is_a_usage_error(
 
 @FUZZ
 @given(document=config_tables)
-def test_any_workflow_file_reads_or_is_a_usage_error(document: dict[str, Any]) -> None:
+def _workflow_files(document: dict[str, Any]) -> None:
     with _folder() as root:
         path = root / "flow.toml"
         try:
@@ -218,7 +216,7 @@ def test_any_artifact_file_reads_or_is_kept_aside(kind: str, tried: Tried) -> No
 @given(
     raw=st.binary(max_size=300) | config_tables.map(lambda t: json.dumps(t, default=str).encode())
 )
-def test_any_settings_cache_is_a_miss_or_a_hit_never_a_crash(raw: bytes) -> None:
+def _settings_caches(raw: bytes) -> None:
     with _folder() as root:
         (root / "pyproject.toml").write_text('[tool.phasegate]\ngate = "strict"\n')
         path = root / ".phasegate" / config_cache.CACHE_FILE
@@ -248,7 +246,7 @@ journal_entries = st.dictionaries(
 
 @FUZZ
 @given(journal=journal_entries | tables)
-def test_any_autodebug_journal_restores_inside_the_root_or_is_refused(journal: Any) -> None:
+def _journals(journal: Any) -> None:
     with _folder() as folder:
         root = folder / "project"
         (root / "src").mkdir(parents=True)
@@ -268,7 +266,7 @@ def test_any_autodebug_journal_restores_inside_the_root_or_is_refused(journal: A
 
 @FUZZ
 @given(raw=_mutations("task"))
-def test_any_task_file_is_claimed_refused_or_kept_aside_never_lost(raw: bytes) -> None:
+def _task_files(raw: bytes) -> None:
     with _folder() as folder:
         queue = HandoffQueue(folder / "tasks")
         queue.add("first", task_id="t1")
@@ -288,3 +286,23 @@ def test_any_task_file_is_claimed_refused_or_kept_aside_never_lost(raw: bytes) -
         assert claimed is None or claimed.id in ("t1", "t2")
         if claimed is not None and claimed.id == "t2":
             assert any("_t2.json" in p.name for p in (queue.root / "running").iterdir())
+
+
+#: Each loader's fuzzing, by what it is given.
+LOADERS = {
+    "[tool.phasegate] tables of any shape, loaded with and without the settings cache": (
+        _settings_tables
+    ),
+    "pyproject.toml of any bytes": _pyproject_bytes,
+    "gate files of any shape, loaded and planned": _gate_files,
+    "workflow files of any shape": _workflow_files,
+    "settings caches of any content": _settings_caches,
+    "auto-debug journals of any shape, restored": _journals,
+    "task files of any content in the queue, claimed": _task_files,
+}
+
+
+@pytest.mark.parametrize("loader", sorted(LOADERS))
+def test_every_loader_answers_a_value_or_a_usage_error(loader: str, tried: Tried) -> None:
+    with tried("fuzzing", f"hypothesis: {loader} (60 examples)"):
+        LOADERS[loader]()
