@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from phasegate.config import find_project_root, load_config
+from phasegate.errors import UsageError
 from phasegate.model.workflow import HandoffMessage, TaskRecord, TaskStatus
 from phasegate.workflow.engine import default_actor
 from phasegate.workflow.handoff import Handoff
@@ -250,7 +251,10 @@ def _reject(args: argparse.Namespace) -> int:
 
 
 def _where(queue: HandoffQueue, task_id: str) -> str:
-    found = queue.find(task_id, missing_ok=True)
+    try:
+        found = queue.find(task_id, missing_ok=True)
+    except UsageError:  # already being moved on by another worker (claimed again, say)
+        return "moving"
     return found.status.value if found else "unknown"
 
 

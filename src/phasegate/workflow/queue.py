@@ -20,15 +20,16 @@ leave behind if a worker dies:
    caller finds the source gone (a claim tries the next task, a move says someone else moved
    it), so no two workers ever hold the same task;
 2. it writes the updated record (claimant, retries, feedback) over its private copy, whole;
-3. it *lands* the task: one rename of that complete file into the destination folder.
+3. it appends the transition to the task's history, while it still holds the task, so the
+   history lists transitions in the order they happened;
+4. it *lands* the task: one rename of that complete file into the destination folder.
 
 So a task file in any status folder is always complete and final: a task sent back to
 ``queue/`` by ``fail`` is claimable only once it says how many retries it spent, and never
 while it is still being rewritten. A task is in exactly one folder, or in ``.transit/`` while a
 worker holds it (a worker killed in between leaves it there, not lost). Before a task is taken
 it is read: a file of a newer major schema is refused (:class:`SchemaVersionError`) and left
-where it is; an unreadable one is moved aside where it is. Then the history is appended under
-the task's lock.
+where it is; an unreadable one is moved aside where it is.
 
 A task rejected or failed more than ``max_task_retries`` times moves to ``failed/``.
 """
@@ -134,8 +135,9 @@ class HandoffQueue:
                     f"({existing.path}); choose another --id"
                 )
             name = f"{priority.value}_{now.strftime('%Y%m%dT%H%M%S%f')}Z_{new_id}.json"
-            self.store.write_model(f"{TaskStatus.QUEUE.value}/{name}", task)
+            # The history first: once the file is in queue/, a worker may claim it at once.
             self._history(task, None, TaskStatus.QUEUE, by, "added")
+            self.store.write_model(f"{TaskStatus.QUEUE.value}/{name}", task)
         return task
 
     # -- claiming --------------------------------------------------------------------------
@@ -150,8 +152,8 @@ class HandoffQueue:
             if held is None:
                 continue  # another worker claimed it first
             task = self._read_held(held, candidate).model_copy(update={"claimed_by": worker})
-            self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
             self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
+            self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
             return task
         return None
 
@@ -364,8 +366,10 @@ class HandoffQueue:
             task = task.model_copy(
                 update={"retries": retries, "feedback": note, "claimed_by": None}
             )
-        self._land(held, task, to, found.path.name)
+        # Recorded while the task is held: no other transition of it can come in between, so
+        # the history lists the transitions in the order they happened.
         self._history(task, found.status, to, by, note)
+        self._land(held, task, to, found.path.name)
         return task
 
     def _history(
