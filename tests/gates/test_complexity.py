@@ -119,3 +119,19 @@ def test_without_radon_is_an_error_with_the_install_command(
     assert "radon is not installed" in caught.value.reason
     assert caught.value.fix is not None
     assert "pip install radon" in caught.value.fix
+
+
+def test_files_radon_is_configured_to_leave_out_are_not_an_error(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        {
+            "pyproject.toml": '[tool.radon]\nexclude = "*/generated.py"\n',
+            "src/sample/__init__.py": SIMPLE,
+            "src/sample/generated.py": branchy("made", 20),
+        }
+    )
+    monkeypatch.chdir(make_context().project.root)  # radon reads its configuration from here
+    measurement = ComplexityCheck().measure(make_context(), ComplexityOptions())
+    assert measurement.metrics["complex_functions"] == 0
+    assert "generated" not in measurement.summary

@@ -8,13 +8,16 @@ figure is a sum over its methods, which are already counted. A file radon cannot
 the check could not measure: that is an error.
 
 radon's reports are recognized before they are believed: ``radon mi`` names every file it was
-given (a file missing from it, or a file neither report was asked about, is an error), and
+given (a file missing from it, or a file neither report was asked about, is an error; unless
+radon's own configuration excludes or ignores files, which it then leaves out), and
 ``radon cc`` names those with functions, each a list of blocks with a name, lines and a
 complexity.
 """
 
 from __future__ import annotations
 
+import configparser
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,7 +172,7 @@ def _refuse_unmeasured(
     given = {ctx.project.relative(path) for path in files}
     missing = sorted(given - maintainability.keys())
     unknown = sorted((maintainability.keys() | {f.path for f in functions}) - given)
-    if missing:
+    if missing and not _radon_excludes(ctx.project.root, ctx.project.pyproject):
         raise CheckError(
             f"radon mi measured {len(given) - len(missing)} of the {len(given)} files it was "
             f"given (first missing: {missing[0]}), so their complexity is unknown",
@@ -177,6 +180,25 @@ def _refuse_unmeasured(
         )
     if unknown:
         raise CheckError(f"radon reported on a file it was not given: {unknown[0]}")
+
+
+def _radon_excludes(root: Path, pyproject: dict[str, Any]) -> bool:
+    """Whether radon's configuration may leave files out (``exclude`` or ``ignore``).
+
+    radon reads ``RADONCFG``, ``radon.cfg``, ``[tool.radon]``, ``setup.cfg`` and
+    ``~/.radon.cfg``; a file it leaves out on purpose is not a file it failed to measure.
+    """
+    if os.environ.get("RADONCFG"):
+        return True
+    table = pyproject.get("tool", {}).get("radon", {})
+    if isinstance(table, dict) and ("exclude" in table or "ignore" in table):
+        return True
+    parser = configparser.ConfigParser()
+    try:
+        parser.read([root / "radon.cfg", root / "setup.cfg", Path.home() / ".radon.cfg"])
+    except configparser.Error:
+        return True  # radon could not read it either; its own run would have said so
+    return parser.has_option("radon", "exclude") or parser.has_option("radon", "ignore")
 
 
 def _walk(path: str, blocks: list[Any], *, prefix: str) -> Iterator[_Function]:
