@@ -32,6 +32,21 @@ def test_typed_project_passes(write_files: WriteFiles, make_context: MakeContext
     assert not (context.project.root / ".mypy_cache").exists()
 
 
+def test_a_note_about_the_configuration_is_not_a_failure_to_check(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # mypy prints this note as text (not JSON) and counts it in its JUnit report, exit 0.
+    write_files(
+        {
+            "src/sample/__init__.py": TYPED,
+            "setup.cfg": "[mypy]\nwarn_unused_configs = True\n[mypy-nothing.*]\nstrict = True\n",
+        }
+    )
+    measurement = TypesCheck().measure(make_context(), NoOptions())
+    assert measurement.metrics == {"errors": 0, "notes": 0}
+    assert measurement.summary == "mypy found no error in 1 package(s)"
+
+
 def test_type_error_points_at_file_line_and_column(
     write_files: WriteFiles, make_context: MakeContext
 ) -> None:
