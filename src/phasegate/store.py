@@ -142,10 +142,21 @@ class Store:
             ) from exc
 
     def path(self, relpath: str | Path) -> Path:
-        """The absolute path of ``relpath``, refusing anything that escapes the folder."""
+        """The absolute path of ``relpath``, refusing anything that escapes the folder.
+
+        Symbolic links are followed: a link inside the folder that leads out of it (a
+        ``gates`` folder linked to somewhere else) is refused like a ``..`` would be.
+        """
         candidate = Path(os.path.abspath(self.root / relpath))
         if candidate != self.root and self.root not in candidate.parents:
             raise StoreError(f"{relpath} is outside the artifacts folder {self.root}")
+        real_root = self.root.resolve()
+        real = candidate.resolve()
+        if real != real_root and real_root not in real.parents:
+            raise StoreError(
+                f"{relpath} leads out of the artifacts folder {self.root} through a symbolic "
+                f"link (to {real}); phasegate writes nothing through it"
+            )
         return candidate
 
     @contextlib.contextmanager

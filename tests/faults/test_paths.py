@@ -188,3 +188,23 @@ def test_a_perf_file_named_outside_the_root_is_refused(
         )
         refused(verdict, result, "outside the project root")
         assert not outside.exists()
+
+
+@pytest.mark.parametrize("link", ["gates", "cache", "report.json"])
+def test_a_link_inside_the_artifacts_folder_leading_out_is_refused(
+    link: str, tmp_path: Path, tried: Tried
+) -> None:
+    from phasegate.errors import StoreError
+    from phasegate.store import Store
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    store = Store(tmp_path / "project" / ".phasegate")
+    store.root.mkdir(parents=True)
+    target = outside / "x.json" if link.endswith(".json") else outside
+    (store.root / link).symlink_to(target)
+    relpath = link if link.endswith(".json") else f"{link}/x.json"
+    with tried("paths", f"a symbolic link .phasegate/{link} leading out of the root"):
+        with pytest.raises(StoreError, match="symbolic link"):
+            store.write_text(relpath, "{}")
+        assert not any(outside.iterdir())
