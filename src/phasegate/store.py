@@ -37,8 +37,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from phasegate.errors import SchemaVersionError, StoreError
-from phasegate.versioning import SCHEMA_VERSION, schema_major
+from phasegate.errors import StoreError
+from phasegate.versioning import check_version
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -48,7 +48,6 @@ __all__ = [
     "JsonlRead",
     "RejectedLine",
     "Store",
-    "check_version",
     "write_atomically",
 ]
 
@@ -427,26 +426,6 @@ class Store:
             return str(target.relative_to(self.root.parent))
         except ValueError:
             return str(target)
-
-
-def check_version(where: Path | str, data: Any) -> None:
-    """Refuse data written with a newer major schema version (:class:`SchemaVersionError`).
-
-    Data without a readable version is left to the model's validation to judge.
-    """
-    if not isinstance(data, dict) or "schema_version" not in data:
-        return  # the model validation that follows reports what is missing
-    version = data["schema_version"]
-    try:
-        major = schema_major(str(version))
-    except ValueError:
-        return
-    if major > schema_major(SCHEMA_VERSION):
-        raise SchemaVersionError(
-            f"{where} was written with schema version {version}, newer than the "
-            f"{SCHEMA_VERSION} this phasegate understands; upgrade pytest-phasegate, or move "
-            "the file away (it was left as it is)"
-        )
 
 
 def _model_class(model_type: type[BaseModel] | str) -> type[BaseModel]:

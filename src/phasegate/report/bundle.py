@@ -24,7 +24,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.run import RunReport
-from phasegate.store import check_version
+from phasegate.versioning import check_version
 
 __all__ = ["Bundle", "load_bundle", "read_artifact"]
 

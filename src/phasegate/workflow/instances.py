@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from phasegate.errors import StoreError, UsageError
 from phasegate.model.workflow import InstanceState, WorkflowInstance
-from phasegate.store import Store, check_version
+from phasegate.store import Store
+from phasegate.versioning import check_version
 
 __all__ = [
     "INSTANCE_ID",

@@ -19,10 +19,10 @@ leave behind if a worker dies:
    name of its own. ``os.rename`` of one source succeeds for exactly one caller; every other
    caller finds the source gone (a claim tries the next task, a move says someone else moved
    it), so no two workers ever hold the same task;
-2. it writes the updated record (claimant, retries, feedback) over its private copy, whole;
-3. it appends the transition to the task's history, while it still holds the task, so the
-   history lists transitions in the order they happened;
-4. it *lands* the task: one rename of that complete file into the destination folder.
+2. it appends the transition to the task's history while it holds the task, so the history
+   lists transitions in the order they happened;
+3. it writes the updated record (claimant, retries, feedback) over its private copy, whole,
+   and *lands* the task: one rename of that complete file into the destination folder.
 
 So a task file in any status folder is always complete and final: a task sent back to
 ``queue/`` by ``fail`` is claimable only once it says how many retries it spent, and never
@@ -52,7 +52,8 @@ from phasegate.model.workflow import (
     TaskStatus,
     TaskTransition,
 )
-from phasegate.store import Store, check_version, write_atomically
+from phasegate.store import Store, write_atomically
+from phasegate.versioning import check_version
 
 __all__ = ["CLAIMABLE", "TRANSIT", "HandoffQueue", "TaskFile", "parse_priority"]
 
