@@ -20,6 +20,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -51,6 +52,20 @@ AREAS = {
     "fuzzing": "hypothesis over every loader: settings tables and bytes, gate files, "
     "workflow files, every artifact kind, settings caches, journals, task files",
 }
+
+
+#: What the suite does not show, said plainly.
+LIMITS = [
+    "- A forgery made to look complete is believed: a fake tool printing the whole, valid",
+    "  report a clean run of the real tool would print passes, as would a check-result or",
+    "  settings cache entry written with the right key and digest. Recognition refuses",
+    "  what is missing, empty, garbled or of another shape; it does not authenticate.",
+    "- Process groups are POSIX: on Windows a timeout stops the tool, not what it started.",
+    "- A worker killed while it moves a task leaves the task in the queue's `.transit/`",
+    "  folder, where `task show` says it is being moved; nothing yet moves it back by itself.",
+    "- `report.json` byte for byte as phasegate wrote it (its SHA-256 is kept) is not parsed",
+    "  again before it is replaced; any other content is.",
+]
 
 
 def run_suite(workers: str) -> tuple[list[dict[str, object]], int, float, float]:
@@ -119,7 +134,8 @@ def document(records: list[dict[str, object]], wall: float, cpu: float) -> str:
         *table(records),
         "",
         "A fault *held* when the test that tried it saw what fail-closed means for it: the",
-        "check an `error` (never `passed`) and the verdict insufficient; the bad setting",
+        "check an `error` (a build that crashes is a `failed` build), never `passed`, and the",
+        "verdict insufficient; the bad setting",
         "refused with exit 4 naming the file, the key, the value and what is allowed; the",
         "unreadable file kept aside byte for byte, or the newer one left untouched; no task",
         "claimed twice or lost; no process left running; nothing written outside the root.",
@@ -131,12 +147,14 @@ def document(records: list[dict[str, object]], wall: float, cpu: float) -> str:
     for record in records:
         by_area[str(record["area"])].append(str(record["fault"]))
     for area, what in AREAS.items():
-        lines += [f"### {area}", "", f"{what[0].upper()}{what[1:]}.", ""]
+        lines += [f"### {area}", "", *textwrap.wrap(f"{what[0].upper()}{what[1:]}.", 96), ""]
         faults = sorted(set(by_area.get(area, [])))
         shown = faults if len(faults) <= 40 else [*faults[:40], f"... and {len(faults) - 40} more"]
         lines += [f"- {fault}" for fault in shown] + [""]
     if failed_open:
         lines += ["## Fail-open", ""] + [f"- {r['area']}: {r['fault']}" for r in failed_open]
+        lines.append("")
+    lines += ["## What this does not claim", "", *LIMITS]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -211,13 +212,22 @@ def _check_settings_and_gate(root: Path, name: str) -> str:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    """End a pytest run that was started for nothing, and reap it."""
-    process.terminate()
-    try:
-        process.wait(timeout=_STOP_WAIT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """End a pytest run that was started for nothing (or interrupted), and reap it.
+
+    pytest is asked as Ctrl-C asks it (SIGINT), so that it stops the static checks' process
+    and the tools that started; then told (SIGTERM), then killed.
+    """
+    for stop in (_interrupt, subprocess.Popen.terminate, subprocess.Popen.kill):
+        if process.poll() is not None:
+            return
+        stop(process)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=_STOP_WAIT_S)
+    process.wait()
+
+
+def _interrupt(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGINT if sys.platform != "win32" else signal.SIGTERM)
 
 
 def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> int:
