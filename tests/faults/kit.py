@@ -181,14 +181,14 @@ def all_dead(pids: list[int], *, within_s: float = 30.0) -> bool:
 
 def dead(pid: int) -> bool:
     """Whether the process ``pid`` has ended (gone, or a zombie nobody reaped yet)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-    except OSError:  # pragma: no cover - no /proc: ask the kernel
+    if not Path("/proc/self").exists():  # pragma: no cover - no /proc: ask the kernel
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
         return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
