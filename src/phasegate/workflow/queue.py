@@ -31,7 +31,9 @@ worker holds it (a worker killed in between leaves it there, not lost). Before a
 it is read: a file of a newer major schema is refused (:class:`SchemaVersionError`) and left
 where it is; an unreadable one is moved aside where it is.
 
-A task rejected or failed more than ``max_task_retries`` times moves to ``failed/``.
+A task rejected or failed more than its retry budget (its own ``max_retries``, from its plan,
+else ``max_task_retries``) moves to ``failed/``. A task is claimed only when every task it
+depends on is in ``completed/`` (:mod:`phasegate.workflow.dependencies`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -54,6 +57,11 @@ from phasegate.model.workflow import (
 )
 from phasegate.store import Store, write_atomically
 from phasegate.versioning import check_version
+from phasegate.workflow.dependencies import (
+    claim_refusal,
+    unknown_dependencies,
+    unmet_dependencies,
+)
 
 __all__ = ["CLAIMABLE", "TRANSIT", "HandoffQueue", "TaskFile", "parse_priority"]
 
@@ -98,10 +106,13 @@ class TaskFile:
 class HandoffQueue:
     """One queue folder."""
 
-    def __init__(self, root: Path, *, max_retries: int = 3) -> None:
+    def __init__(
+        self, root: Path, *, max_retries: int = 3, clock: Callable[[], datetime] | None = None
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.store = Store(self.root)
         self.max_retries = max_retries
+        self.clock = clock or _now
 
     # -- adding ----------------------------------------------------------------------------
 
@@ -114,8 +125,13 @@ class HandoffQueue:
         parent: str | None = None,
         body: str = "",
         by: str = "",
+        depends_on: Sequence[str] = (),
+        instance: str | None = None,
+        plan_task: str | None = None,
+        max_retries: int | None = None,
+        estimate_min: float | None = None,
     ) -> TaskRecord:
-        """Put a new task in ``queue/``."""
+        """Put a new task in ``queue/``; the tasks it depends on must exist already."""
         if not title.strip():
             raise UsageError("a task needs a title")
         new_id = task_id or f"t-{secrets.token_hex(4)}"
@@ -124,10 +140,16 @@ class HandoffQueue:
                 f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
                 "starting with a letter or digit"
             )
-        now = _now()
+        if depends_on:
+            problem = unknown_dependencies(depends_on, list(self.statuses()), new_id)
+            if problem:
+                raise UsageError(problem)
+        now = self.clock()
         task = TaskRecord(
-            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body
-        )
+            id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body,
+            depends_on=list(depends_on), instance=instance, plan_task=plan_task,
+            max_retries=max_retries, estimate_min=estimate_min,
+        )  # fmt: skip
         with self.store.lock(f"task-{new_id}"):
             existing = self.find(new_id, missing_ok=True)
             if existing is not None:
@@ -143,20 +165,66 @@ class HandoffQueue:
 
     # -- claiming --------------------------------------------------------------------------
 
-    def claim(self, worker: str) -> TaskRecord | None:
-        """Claim the first task in pickup order; ``None`` when nothing is waiting."""
+    def claim(self, worker: str, task_id: str | None = None) -> TaskRecord | None:
+        """Claim the first task in pickup order whose dependencies are done (or ``task_id``).
+
+        ``None`` when no task is ready; a named task that is not claimable, or whose
+        dependencies are not all completed, is a usage error saying why.
+        """
         if not worker.strip():
             raise UsageError("a claim needs the worker's name (--worker)")
-        for candidate in self._claimable():
+        where: dict[str, TaskStatus] | None = None
+        for candidate in self._candidates(task_id):
             self._peek(candidate)
+            waiting_task = self._waiting(candidate)
+            if waiting_task is None:
+                continue  # another worker claimed it meanwhile
+            if waiting_task.depends_on:
+                where = self.statuses() if where is None else where
+                unmet = unmet_dependencies(waiting_task, where)
+                if unmet and task_id is not None:
+                    raise UsageError(claim_refusal(waiting_task, unmet))
+                if unmet:
+                    continue
             held = self._take(candidate)
             if held is None:
                 continue  # another worker claimed it first
-            task = self._read_held(held, candidate).model_copy(update={"claimed_by": worker})
+            task = self._read_held(held, candidate).model_copy(
+                update={"claimed_by": worker, "claimed_at": self.clock()}
+            )
             self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
             self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
             return task
         return None
+
+    def _candidates(self, task_id: str | None) -> list[TaskFile]:
+        """The claimable tasks in pickup order (only ``task_id``'s, if given, or a refusal)."""
+        candidates = self._claimable()
+        if task_id is None:
+            return candidates
+        candidates = [c for c in candidates if c.task_id == task_id]
+        if not candidates:
+            found = self.find(task_id)
+            folder = found.status.value if found else "?"
+            raise UsageError(
+                f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
+            )
+        return candidates
+
+    def blocked(self) -> list[tuple[TaskRecord, list[tuple[str, TaskStatus | None]]]]:
+        """Claimable tasks held back by dependencies not completed, with those dependencies."""
+        where = self.statuses()
+        held = []
+        for candidate in self._claimable():
+            task = self._waiting(candidate)
+            waiting = unmet_dependencies(task, where) if task is not None else []
+            if task is not None and waiting:
+                held.append((task, waiting))
+        return held
+
+    def statuses(self) -> dict[str, TaskStatus]:
+        """Where every task is: its id -> its folder."""
+        return {found.task_id: status for status in TaskStatus for found in self._files(status)}
 
     # -- moving ----------------------------------------------------------------------------
 
@@ -222,6 +290,17 @@ class HandoffQueue:
                 result.append((folder, self._read(found.path)))
         return result
 
+    def update_history(self, task_id: str, change: Callable[[TaskHistory], None]) -> TaskHistory:
+        """Change a task's history under its lock (a heartbeat, a gate result)."""
+        relpath = f"history/{task_id}.json"
+        with self.store.lock(f"task-history-{task_id}"):
+            history = self.store.read_model(relpath, TaskHistory)
+            if history is None:
+                raise UsageError(f"task {task_id} has no history in {self.root / 'history'}")
+            change(history)
+            self.store.write_model(relpath, history)
+        return history
+
     # -- internals -------------------------------------------------------------------------
 
     def _claimable(self) -> list[TaskFile]:
@@ -268,6 +347,10 @@ class HandoffQueue:
             self._read(found.path)  # moves it aside where it is, and says why
             return
         check_version(found.path, data)
+
+    def _waiting(self, candidate: TaskFile) -> TaskRecord | None:
+        """A claimable task's record; ``None`` if it is gone (claimed by another worker)."""
+        return self.store.read_model(candidate.path.relative_to(self.root), TaskRecord)
 
     def _take(self, found: TaskFile) -> Path | None:
         """Move the task file into :data:`TRANSIT` under a private name; None if it is gone."""
@@ -361,9 +444,10 @@ class HandoffQueue:
         task = self._read_held(held, found)
         if retry:
             retries = task.retries + 1
-            if retries > self.max_retries:
+            limit = self.max_retries if task.max_retries is None else task.max_retries
+            if retries > limit:
                 to = TaskStatus.FAILED
-                note = f"{note} (retry {retries} > {self.max_retries}: failed, for a person)"
+                note = f"{note} (retry {retries} > {limit}: failed, for a person)"
             task = task.model_copy(
                 update={"retries": retries, "feedback": note, "claimed_by": None}
             )
@@ -387,7 +471,9 @@ class HandoffQueue:
                 id=task.id, parent=task.parent, status=to
             )
             history.transitions.append(
-                TaskTransition(at=_now(), from_status=from_status, to_status=to, by=by, note=note)
+                TaskTransition(
+                    at=self.clock(), from_status=from_status, to_status=to, by=by, note=note
+                )
             )
             history.status = to
             history.retries = task.retries
