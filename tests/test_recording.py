@@ -304,3 +304,66 @@ def test_durations_are_kept_to_the_microsecond_and_written_short() -> None:
     assert to_microsecond(0.0) == 0.0
     for micros in (1, 7, 123, 99_999, 1_000_001, 123_456_789):
         assert json.dumps(to_microsecond(micros / 1_000_000 + 1e-9)) == repr(micros / 1_000_000)
+
+
+def test_a_failed_subtest_fails_a_test_whose_call_passed() -> None:
+    subtest_failure = {**failure("call"), "message": "1 != 0"}
+    (record,) = build_test_records(
+        [
+            phase("t", "setup", "passed"),
+            phase("t", "call", "passed", subtest="(i=0)"),
+            phase("t", "call", "failed", subtest="(i=1)", failure=subtest_failure),
+            phase("t", "call", "failed", subtest="(i=2)", failure=failure("call")),
+            phase("t", "call", "passed"),  # unittest leaves the test's own call passed
+            phase("t", "teardown", "passed"),
+        ]
+    )
+    assert record["outcome"] == "failed"
+    assert record["failure"] == subtest_failure  # the first failed subtest's
+    assert record["failed_subtests"] == ["(i=1)", "(i=2)"]
+    assert record["phases"]["call"] == {"outcome": "passed", "duration_s": 0.25}
+    assert count([record], collected=1)["failed"] == 1
+
+
+def test_a_failed_subtest_replaces_the_failure_pytest_gave_without_an_exception() -> None:
+    # The subtests fixture: pytest marks the call failed ("contains 1 failed subtest").
+    unknown = {**failure("call"), "exc_type": "unknown", "message": "contains 1 failed subtest"}
+    (record,) = build_test_records(
+        [
+            phase("t", "call", "failed", subtest="[odd] (i=1)", failure=failure("call")),
+            phase("t", "call", "failed", failure=unknown),
+        ]
+    )
+    assert (record["outcome"], record["failure"]) == ("failed", failure("call"))
+    assert record["failed_subtests"] == ["[odd] (i=1)"]
+
+
+def test_passed_and_expected_subtest_failures_leave_a_test_passed() -> None:
+    (record,) = build_test_records(
+        [
+            phase("t", "call", "passed", subtest="(i=0)"),
+            phase("t", "call", "skipped", subtest="(i=1)", wasxfail="known"),
+            phase("t", "call", "passed"),
+        ]
+    )
+    assert (record["outcome"], record["failed_subtests"]) == ("passed", [])
+
+
+def test_many_failed_subtests_are_named_up_to_a_bound() -> None:
+    phases = [
+        phase("t", "call", "failed", subtest=f"(i={i})", failure=failure("call")) for i in range(25)
+    ]
+    (record,) = build_test_records([*phases, phase("t", "call", "passed")])
+    assert len(record["failed_subtests"]) == 21
+    assert record["failed_subtests"][-1] == "... and 5 more"
+
+
+def test_failures_pytest_counted_and_no_record_shows_make_the_run_incomplete() -> None:
+    records = build_test_records([phase("a", "call", "passed")])
+    assert check_completeness(["a"], records, pytest_failures=0) == []
+    assert check_completeness(["a"], records, pytest_failures=4) == [
+        "pytest counted 4 failure(s) that no test record shows: "
+        "phasegate did not recognise how they were reported"
+    ]
+    failed = build_test_records([phase("a", "call", "failed", failure=failure("call"))])
+    assert check_completeness(["a"], failed, pytest_failures=4) == []

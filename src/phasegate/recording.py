@@ -29,6 +29,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = [
+    "MAX_SUBTESTS_NAMED",
     "PassedRecord",
     "PassedRow",
     "PhaseReport",
@@ -69,6 +70,13 @@ class PhaseReport:
     failure: dict[str, Any] | None = None
     markers: Sequence[str] | None = None
     worker: str | None = None
+    #: Set on the report of one subtest (``self.subTest(...)`` or the ``subtests`` fixture):
+    #: how pytest names it, e.g. ``[message] (i=1)``.
+    subtest: str | None = None
+
+
+#: How many failed subtests a record names before it says how many more failed.
+MAX_SUBTESTS_NAMED = 20
 
 
 def to_microsecond(seconds: float) -> float:
@@ -146,6 +154,7 @@ def passed_record(
         reason=None,
         failure=None,
         worker=None,
+        failed_subtests=[],
     )
 
 
@@ -171,29 +180,44 @@ def materialize(rows: Iterable[TestRow]) -> list[dict[str, Any]]:
 def build_record(
     nodeid: str, bucket: Sequence[PhaseReport], known_markers: Mapping[str, Sequence[str]]
 ) -> dict[str, Any]:
-    """The ``TestRecord``-shaped dict of one test from its phases, in the order they came."""
+    """The ``TestRecord``-shaped dict of one test from its phases, in the order they came.
+
+    A subtest's report is not a phase of its own: a failed subtest fails the test, as it
+    fails pytest's run, even when the test's own call passed (unittest's ``subTest`` leaves
+    the call passed; the ``subtests`` fixture has pytest mark it failed without an exception).
+    The first failed subtest's failure is the test's, unless the call raised one itself.
+    """
     phases: dict[str, dict[str, Any]] = {}
     by_when: dict[str, PhaseReport] = {}
     total = 0.0
     plain = True  # every phase passed, none under xfail: the common case needs no rules
     markers: Sequence[str] | None = None
     worker = None
+    failed_subtests: list[PhaseReport] = []
     for phase in bucket:
+        if phase.markers is not None:
+            markers = phase.markers
+        if phase.worker is not None:
+            worker = phase.worker
+        if phase.subtest is not None:
+            if phase.outcome == "failed" and phase.wasxfail is None:
+                failed_subtests.append(phase)
+            continue
         by_when[phase.when] = phase
         phases[phase.when] = {"outcome": phase.outcome, "duration_s": phase.duration_s}
         total += phase.duration_s
         if phase.outcome != "passed" or phase.wasxfail is not None:
             plain = False
-        if phase.markers is not None:
-            markers = phase.markers
-        if phase.worker is not None:
-            worker = phase.worker
-    if plain and "call" in by_when:
+    if plain and "call" in by_when and not failed_subtests:
         outcome, reason, failure = "passed", None, None
     else:
         outcome, decisive = _outcome(by_when)
         reason = _reason(decisive, outcome)
         failure = decisive.failure if decisive is not None else None
+        if failed_subtests and outcome in ("passed", "failed", "xpassed"):
+            if outcome != "failed" or failure is None or failure.get("exc_type") == "unknown":
+                failure = failed_subtests[0].failure  # pytest's own call failure says less
+            outcome, reason = "failed", None
     path, line, domain = bucket[0].location
     return {
         "nodeid": nodeid,
@@ -205,7 +229,15 @@ def build_record(
         "reason": reason,
         "failure": failure,
         "worker": worker,
+        "failed_subtests": _subtest_names(failed_subtests),
     }
+
+
+def _subtest_names(failed: Sequence[PhaseReport]) -> list[str]:
+    names = [str(phase.subtest) for phase in failed[:MAX_SUBTESTS_NAMED]]
+    if len(failed) > MAX_SUBTESTS_NAMED:
+        names.append(f"... and {len(failed) - MAX_SUBTESTS_NAMED} more")
+    return names
 
 
 def _outcome(phases: dict[str, PhaseReport]) -> tuple[str, PhaseReport | None]:
@@ -272,14 +304,23 @@ def check_completeness(
     *,
     collection_errors: Sequence[Mapping[str, Any]] = (),
     interrupted: str | None = None,
+    pytest_failures: int = 0,
 ) -> list[str]:
     """Why the run's report does not cover exactly the tests collected (empty if it does).
 
-    ``records`` may hold :data:`PassedRow` tuples too.
+    ``records`` may hold :data:`PassedRow` tuples too. ``pytest_failures`` is how many
+    failures pytest itself counted (``session.testsfailed``, what its exit status follows):
+    when pytest failed the run and no record shows a failure, the records missed something,
+    and the run cannot be judged by them.
     """
     reasons: list[str] = []
     if interrupted:
         reasons.append(interrupted)
+    if pytest_failures > 0 and not collection_errors and not _any_failed(records):
+        reasons.append(
+            f"pytest counted {pytest_failures} failure(s) that no test record shows: "
+            f"phasegate did not recognise how they were reported"
+        )
     if collection_errors:
         names = ", ".join(error["nodeid"] for error in collection_errors[:_IDS_SHOWN])
         reasons.append(f"{len(collection_errors)} collection error(s): {names}")
@@ -300,6 +341,13 @@ def check_completeness(
             f"{len(unexpected)} result(s) for tests that were not collected: {_ids(unexpected)}"
         )
     return reasons
+
+
+def _any_failed(records: Sequence[TestRow] | Sequence[Mapping[str, Any]]) -> bool:
+    return any(
+        not isinstance(record, tuple) and record["outcome"] in ("failed", "error")
+        for record in records
+    )
 
 
 def encode_report(report: Mapping[str, Any]) -> str:
@@ -362,7 +410,8 @@ def encode_record(record: Mapping[str, Any]) -> str:
         f'"markers":[{",".join([_encode_string(name) for name in record["markers"]])}],'
         f'"reason":{"null" if reason is None else _encode(reason)},'
         f'"failure":{"null" if failure is None else _encode(failure)},'
-        f'"worker":{"null" if worker is None else _encode(worker)}}}'
+        f'"worker":{"null" if worker is None else _encode(worker)},'
+        f'"failed_subtests":{_encode(record["failed_subtests"])}}}'
     )
 
 
@@ -383,7 +432,7 @@ def encode_passed_row(row: PassedRow) -> str:
         f'"line":{"null" if line is None else int(line) + 1},'
         f'"domain":{_encode_string(domain)}}},'
         f'"markers":[{",".join([_encode_string(name) for name in markers]) if markers else ""}],'
-        '"reason":null,"failure":null,"worker":null}'
+        '"reason":null,"failure":null,"worker":null,"failed_subtests":[]}'
     )
 
 
@@ -393,7 +442,7 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circ
 _encode_string = encode_basestring
 #: A finite float as JSON writes it (durations are never infinite or NaN).
 _float = float.__repr__
-_PASSED_KEYS = 9
+_PASSED_KEYS = 10
 
 
 def _ids(nodeids: Sequence[str]) -> str:

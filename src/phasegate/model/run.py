@@ -81,6 +81,11 @@ class TestRecord(Model):
     reason: str | None = Field(default=None, description="why it was skipped or xfailed")
     failure: Failure | None = None
     worker: str | None = Field(default=None, description="the pytest-xdist worker that ran it")
+    failed_subtests: list[str] = Field(
+        default_factory=list,
+        description="the subtests that failed (unittest's subTest or the subtests fixture), "
+        "as pytest names them; any of them fails the test",
+    )
 
 
 class CollectionError(Model):

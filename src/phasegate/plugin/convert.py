@@ -32,7 +32,7 @@ _SKIPPED_PREFIX = "Skipped: "
 PHASES = frozenset(("setup", "call", "teardown"))
 _by_nodeid = attrgetter("nodeid")
 #: Attributes a report carries only when there is more to record than a plain pass.
-_UNPLAIN = frozenset((REPORT_ATTRIBUTE, "wasxfail", "worker_id"))
+_UNPLAIN = frozenset((REPORT_ATTRIBUTE, "wasxfail", "worker_id", "context"))
 
 
 def rows_from_reports(
@@ -99,7 +99,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
     attributes = report.__dict__
     extra: dict[str, Any] | None = attributes.get(REPORT_ATTRIBUTE)
     outcome = report.outcome
-    if extra is None and outcome == "passed":  # the common case, kept short
+    if extra is None and outcome == "passed" and "context" not in attributes:  # the common case
         return PhaseReport(
             report.nodeid,
             report.when,
@@ -110,6 +110,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
             worker=attributes.get("worker_id"),
         )
     extra = extra or {}
+    subtest = _subtest_name(attributes.get("context"))
     skip_reason = None
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
         skip_reason = str(report.longrepr[2]).removeprefix(_SKIPPED_PREFIX)
@@ -127,7 +128,24 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
         _failure(report, extra, root, traceback_limit) if outcome == "failed" else None,
         extra.get("markers"),
         attributes.get("worker_id"),
+        subtest,
     )
+
+
+def _subtest_name(context: Any) -> str | None:
+    """How pytest names a subtest (``[msg] (i=1)``), when the report is a subtest's.
+
+    pytest's ``SubtestReport`` (and pytest-subtests' ``SubTestReport`` before pytest 9) carry
+    a ``context`` with the subtest's ``msg`` and ``kwargs``; other reports have none.
+    """
+    if context is None or not hasattr(context, "kwargs") or not hasattr(context, "msg"):
+        return None
+    parts = []
+    if context.msg is not None:
+        parts.append(f"[{context.msg}]")
+    if context.kwargs:
+        parts.append("(" + ", ".join(f"{k}={v}" for k, v in context.kwargs.items()) + ")")
+    return " ".join(parts) or "(<subtest>)"
 
 
 def collection_error(

@@ -226,6 +226,7 @@ class Recorder:
             records,
             collection_errors=errors,
             interrupted=_interruption(session),
+            pytest_failures=int(session.testsfailed),
         ) + list(dict.fromkeys(self._lost))
         finished = datetime.now(timezone.utc)
         params = self._config.invocation_params
