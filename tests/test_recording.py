@@ -367,3 +367,8 @@ def test_failures_pytest_counted_and_no_record_shows_make_the_run_incomplete() -
     ]
     failed = build_test_records([phase("a", "call", "failed", failure=failure("call"))])
     assert check_completeness(["a"], failed, pytest_failures=4) == []
+
+
+def test_a_negative_duration_from_a_frozen_clock_is_kept_as_zero() -> None:
+    assert to_microsecond(-1326506543.714745) == 0.0
+    assert to_microsecond(-0.0000004) == 0.0

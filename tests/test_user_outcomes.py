@@ -7,6 +7,7 @@ frozen by freezegun, a plugin whose failures phasegate cannot see.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -106,3 +107,55 @@ def test_failures_pytest_counted_but_phasegate_did_not_see_fail_the_gate(
     check = check_of(project)
     assert check["status"] == "failed"
     assert "pytest counted 2 failure(s) that no test record shows" in check["reasoning"]
+
+
+FROZEN_SUITE = """
+import datetime
+
+import pytest
+from freezegun import freeze_time
+
+
+@freeze_time("2018-03-06")
+def test_frozen_by_a_decorator():
+    assert datetime.date.today() == datetime.date(2018, 3, 6)
+
+
+@pytest.fixture
+def frozen():
+    with freeze_time("2012-01-14 03:21:34") as clock:
+        yield clock
+
+
+def test_frozen_from_setup_to_teardown(frozen):
+    assert datetime.datetime.now().year == 2012
+
+
+def test_a_freeze_that_leaks_to_the_end_of_the_session():
+    freeze_time("2001-01-01").start()  # never stopped: phasegate's clock must not care
+    assert datetime.datetime.now().year == 2001
+"""
+
+
+@pytest.mark.slow
+def test_a_frozen_clock_changes_no_outcome_and_no_timing_of_the_run(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_frozen=FROZEN_SUITE)
+    before = datetime.now(timezone.utc)
+    # A new process: phasegate's models are not loaded yet when the first freeze starts.
+    result = project.runpytest_subprocess("--gate=only-tests", "-p", "no:cacheprovider")
+    after = datetime.now(timezone.utc)
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    report = read_report(project)
+    started = datetime.fromisoformat(report["started_at"].replace("Z", "+00:00"))
+    finished = datetime.fromisoformat(report["finished_at"].replace("Z", "+00:00"))
+    assert before - timedelta(seconds=1) <= started <= finished <= after + timedelta(seconds=1)
+    assert 0 <= report["duration_s"] <= (after - before).total_seconds() + 1
+    check = check_of(project)
+    assert check["status"] == "passed"
+    verdict = json.loads((project.path / ".phasegate/gates/only-tests.json").read_text())
+    judged = datetime.fromisoformat(verdict["finished_at"].replace("Z", "+00:00"))
+    assert started <= judged <= after + timedelta(seconds=1)

@@ -85,8 +85,12 @@ def to_microsecond(seconds: float) -> float:
     Five times cheaper than ``round(seconds, 6)``, which goes through a decimal string; the
     quotient of a whole number of microseconds by 10**6 is the double nearest that decimal,
     so it is written as the same short text.
+
+    A negative duration is 0: pytest times phases with :func:`time.perf_counter`, which a test
+    that freezes the clock (freezegun) fakes from setup to teardown, so pytest can report a
+    phase that ended years before it began.
     """
-    return int(seconds * 1_000_000 + 0.5) / 1_000_000
+    return int(seconds * 1_000_000 + 0.5) / 1_000_000 if seconds > 0 else 0.0
 
 
 def bound_text(text: str, limit: int) -> tuple[str, bool]:

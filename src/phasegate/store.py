@@ -33,10 +33,10 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from phasegate import clock
 from phasegate.errors import StoreError
 from phasegate.versioning import check_version
 
@@ -73,7 +73,7 @@ _FILE_MODE = 0o666 & ~_current_umask()
 
 
 def _timestamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    return clock.utc_now().strftime("%Y%m%dT%H%M%S%fZ")
 
 
 def _stderr_notice(message: str) -> None:

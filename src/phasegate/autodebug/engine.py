@@ -17,12 +17,11 @@ localized together in one extra run with per-test coverage (:mod:`.localize`).
 from __future__ import annotations
 
 import difflib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Literal
 
+from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
 from phasegate.autodebug.patterns.base import Pattern
@@ -116,7 +115,7 @@ class Engine:
 
     def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
         """Work on every failure and return the report (diffs are written on the way)."""
-        started = datetime.now(timezone.utc)
+        started = clock.utc_now()
         groups = _group(failed)
         entries: list[AutodebugFailure] = []
         for index, group in enumerate(groups):
@@ -129,7 +128,7 @@ class Engine:
                 continue
             entries.append(self._work_on(entry_id, group))
         self._localize(groups, entries)
-        finished = datetime.now(timezone.utc)
+        finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
             mode=self.mode,
@@ -147,7 +146,7 @@ class Engine:
     # -- one failure ------------------------------------------------------------------------
 
     def _work_on(self, entry_id: str, group: _Group) -> AutodebugFailure:
-        started = time.perf_counter()
+        started = clock.perf_counter()
         diagnosis = group.diagnosis
         if self._fixed_already(group):
             entry = self._entry(entry_id, group, "fixed-by-another-repair", None, [], 0.0)
@@ -168,7 +167,7 @@ class Engine:
             if attempt.status == "kept":
                 kept = candidate
                 break
-        elapsed = time.perf_counter() - started
+        elapsed = clock.perf_counter() - started
         if kept is not None:
             entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
             diff = attempts[-1].diff
@@ -212,7 +211,7 @@ class Engine:
         return list(unique.values())
 
     def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
-        started = time.perf_counter()
+        started = clock.perf_counter()
         diff = "".join(
             unified_diff(edit.path, self.project.read(edit.path) or "", edit.text)
             for edit in candidate.edits
@@ -237,7 +236,7 @@ class Engine:
             )
         except EditRefused as exc:
             return CandidateAttempt(
-                **base, status="error", reason=str(exc), duration_s=time.perf_counter() - started
+                **base, status="error", reason=str(exc), duration_s=clock.perf_counter() - started
             )
         if verdict.passed and self.mode == "apply" and verdict.suite is not None:
             self.baseline.update(verdict.suite)
@@ -248,7 +247,7 @@ class Engine:
             status="kept" if verdict.passed else "rejected",
             reason=verdict.reason,
             stages=verdict.stages,
-            duration_s=round(time.perf_counter() - started, 3),
+            duration_s=round(clock.perf_counter() - started, 3),
         )
 
     def _fixed_already(self, group: _Group) -> bool:

@@ -18,10 +18,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from phasegate import clock
 
 __all__ = ["CHILD_ENV", "RunResult", "TestRunner"]
 
@@ -88,7 +89,7 @@ class TestRunner:
             "console_output_style=classic",
         ]
         child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-        started = time.perf_counter()
+        started = clock.perf_counter()
         result = RunResult()
         process = subprocess.Popen(
             command,
@@ -108,7 +109,7 @@ class TestRunner:
         except BaseException:
             _stop(process)
             raise
-        result.duration_s = time.perf_counter() - started
+        result.duration_s = clock.perf_counter() - started
         result.exit_status = process.returncode
         try:
             if result.error is None:

@@ -15,10 +15,10 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate
 from phasegate.autodebug.runner import RunResult, TestRunner
 from phasegate.autodebug.workspace import Workspace
@@ -137,7 +137,7 @@ def validate(
     With ``keep`` false (suggest mode) a candidate that passes is restored all the same; the
     files are restored byte for byte whenever it does not pass.
     """
-    started = time.perf_counter()
+    started = clock.perf_counter()
     modules = sorted({_module(target) for target in targets})
     with workspace.trial(candidate.edits) as trial:
         first = runner.run([str(workspace.project.root / module) for module in modules])
@@ -150,6 +150,6 @@ def validate(
             return Verdict(False, whole.detail, [stage, whole])
         if keep:
             trial.keep()
-    elapsed = time.perf_counter() - started
+    elapsed = clock.perf_counter() - started
     reason = f"the failing tests pass and the whole run shows nothing new failing ({elapsed:.1f}s)"
     return Verdict(True, reason, [stage, whole], suite)

@@ -15,16 +15,15 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import threading
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
+from phasegate import clock
 from phasegate.errors import UsageError
 from phasegate.gates.cache import CheckCache, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
@@ -109,7 +108,7 @@ class GateRunner:
         self._threads: dict[str, int] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._static_process: StaticChecksProcess | None = None
-        self._started_at = datetime.now(timezone.utc)
+        self._started_at = clock.utc_now()
 
     @property
     def project(self) -> Project:
@@ -133,7 +132,7 @@ class GateRunner:
 
     def start(self, static_process: StaticChecksProcess | None = None) -> None:
         """Start every static check in the background: in threads, or in ``static_process``."""
-        self._started_at = datetime.now(timezone.utc)
+        self._started_at = clock.utc_now()
         pool = self._pool = ThreadPoolExecutor(
             max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
         )
@@ -185,7 +184,7 @@ class GateRunner:
             conditions.extend(judgement.conditions)
         pool.shutdown(wait=False, cancel_futures=True)
         verdict, score, reasons = verdict_of(results, {c: p.spec for c, p in self.plan.items()})
-        finished = datetime.now(timezone.utc)
+        finished = clock.utc_now()
         run = session.run if session is not None else None
         return GateVerdict(
             gate=self.gate.name,
@@ -209,7 +208,7 @@ class GateRunner:
         process = self._static_process
         if process is None:
             return {}
-        started = time.perf_counter()
+        started = clock.perf_counter()
         try:
             found = process.judgements()
         except CheckError as exc:
@@ -225,14 +224,14 @@ class GateRunner:
         return found
 
     def _submit(self, pool: ThreadPoolExecutor, check_id: str, context: CheckContext) -> None:
-        self._submitted[check_id] = time.monotonic()
+        self._submitted[check_id] = clock.monotonic()
         self._futures[check_id] = pool.submit(self._execute, check_id, context)
 
     def _execute(self, check_id: str, context: CheckContext) -> Judgement:
         self._threads[check_id] = threading.get_ident()
         planned = self.plan[check_id]
         check = planned.check
-        started = time.perf_counter()
+        started = clock.perf_counter()
         self._emit(ProgressEvent(check_id, "started"))
         context = dataclasses.replace(context, timeout_s=planned.timeout_s)
         cached = False
@@ -252,7 +251,7 @@ class GateRunner:
                 planned.spec,
                 measurement,
                 requirement=planned.requirement,
-                duration_s=time.perf_counter() - started,
+                duration_s=clock.perf_counter() - started,
                 cached=cached,
             )
         except CheckError as exc:
@@ -291,10 +290,10 @@ class GateRunner:
 
     def _collect(self, check_id: str, planned: PlannedCheck) -> Judgement:
         future = self._futures[check_id]
-        started = time.perf_counter()
+        started = clock.perf_counter()
         deadline = self._submitted[check_id] + planned.timeout_s
         try:
-            return future.result(timeout=max(0.0, deadline - time.monotonic()))
+            return future.result(timeout=max(0.0, deadline - clock.monotonic()))
         except FutureTimeout:
             thread = self._threads.get(check_id)
             if thread is not None:
@@ -312,7 +311,7 @@ class GateRunner:
             planned.check.title,
             error,
             requirement=planned.requirement,
-            duration_s=time.perf_counter() - started,
+            duration_s=clock.perf_counter() - started,
         )
         return Judgement(result, [])
 

@@ -24,13 +24,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
 from pydantic import TypeAdapter
 
+from phasegate import clock
 from phasegate.gates.evaluation import Judgement
 from phasegate.gates.protocol import CheckError
 from phasegate.model.base import Model
@@ -102,7 +102,7 @@ class StaticChecksProcess:
         ]
         if self._base:
             command += ["--base", self._base]
-        self._started = time.monotonic()
+        self._started = clock.monotonic()
         with open(self._log, "wb") as log:
             self._process = start_in_group(
                 command, cwd=self._root, stdout=subprocess.DEVNULL, stderr=log.fileno()
@@ -113,7 +113,7 @@ class StaticChecksProcess:
         process = self._process
         if process is None:
             raise CheckError("the static checks were never started")
-        remaining = max(0.0, self._started + self._timeout_s - time.monotonic())
+        remaining = max(0.0, self._started + self._timeout_s - clock.monotonic())
         try:
             returncode = process.wait(timeout=remaining)
         except subprocess.TimeoutExpired:

@@ -6,7 +6,8 @@ export (``phasegate schema --out DIR``).
 
 The names are loaded on first use: building a pydantic model costs a few milliseconds, and
 a run that records tests only needs the run report's, not the workflow's, TDD's or
-auto-debug's.
+auto-debug's. ``dir()`` lists only the names loaded so far (``__all__`` lists them all), so
+that a tool scanning every module's names does not load them.
 """
 
 from __future__ import annotations
@@ -309,4 +310,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    # Only what is loaded: tools that scan every module (freezegun's freeze_time reads each
+    # name dir() lists) must not load the models, least of all while a test fakes datetime.
+    return sorted(globals())

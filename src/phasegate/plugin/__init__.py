@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+# Imported as pytest starts, before any test can freeze or mock the clock (see its docstring).
+from phasegate import clock  # noqa: F401
+
 if TYPE_CHECKING:
     from phasegate.loaded_config import LoadedConfig
     from phasegate.plugin.recorder import Recorder

@@ -104,7 +104,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
             report.nodeid,
             report.when,
             outcome,
-            to_microsecond(report.duration),  # a perf_counter difference: never negative
+            to_microsecond(report.duration),
             report.location,
             attributes.get("wasxfail"),
             worker=attributes.get("worker_id"),
@@ -121,7 +121,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
         report.nodeid,
         when,
         outcome,
-        to_microsecond(max(report.duration, 0.0)),
+        to_microsecond(report.duration),
         report.location,
         attributes.get("wasxfail"),
         skip_reason,

@@ -19,13 +19,14 @@ import gc
 import secrets
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 import pytest
 
+from phasegate import clock
 from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
@@ -107,7 +108,8 @@ class Recorder:
         self._loaded = loaded
         self._store = store
         self._extensions = extensions
-        self._started = datetime.now(timezone.utc)
+        self._started = clock.utc_now()
+        self._started_monotonic = clock.monotonic()
         self._run_id = f"{self._started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
         # git answers while the tests run; its answer is read at the end.
         self._git = GitQuery(config.rootpath)
@@ -183,22 +185,23 @@ class Recorder:
     # own wrapper prints the summary, and after every plain implementation (the features).
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
-        try:
-            with _collector_paused():
-                self.outcome.keep(self._build_report(session))
-        except PhasegateError as exc:
-            self.outcome.errors.append(str(exc))
-        try:
-            return (yield)
-        finally:
-            self._write(session)
+        with clock.real_datetime_classes():  # a freeze a test leaked must not reach here
+            try:
+                with _collector_paused():
+                    self.outcome.keep(self._build_report(session))
+            except PhasegateError as exc:
+                self.outcome.errors.append(str(exc))
+            try:
+                return (yield)
+            finally:
+                self._write(session)
 
     def _write(self, session: pytest.Session) -> None:
         data = self.outcome.document
         if data is None:
             return
         data["exit_status"] = int(session.exitstatus)
-        data["finished_at"] = _timestamp(datetime.now(timezone.utc))
+        data["finished_at"] = _timestamp(clock.utc_now())
         try:
             if self._extensions.hook.phasegate_report_ready.get_hookimpls():
                 report = self.outcome.report
@@ -228,7 +231,7 @@ class Recorder:
             interrupted=_interruption(session),
             pytest_failures=int(session.testsfailed),
         ) + list(dict.fromkeys(self._lost))
-        finished = datetime.now(timezone.utc)
+        finished = clock.utc_now()
         params = self._config.invocation_params
         git = self._git.result()
         environment = describe_environment(pytest.__version__, _plugin_versions(self._config))
@@ -238,7 +241,7 @@ class Recorder:
             "run_id": self._run_id,
             "started_at": _timestamp(self._started),
             "finished_at": _timestamp(finished),
-            "duration_s": (finished - self._started).total_seconds(),
+            "duration_s": clock.monotonic() - self._started_monotonic,
             "environment": environment,
             "git": git,
             "invocation": {

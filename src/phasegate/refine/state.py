@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
+from phasegate import clock
 from phasegate.config import RefineConfig
 from phasegate.model.autodebug import AutodebugReport
 from phasegate.model.gate import GateVerdict
@@ -72,7 +73,7 @@ def record_round(
     now: datetime | None = None,
 ) -> RoundOutcome:
     """Add this verdict as a round, choose the next action, write state and metrics."""
-    moment = now or datetime.now(timezone.utc)
+    moment = now or clock.utc_now()
     settings = LoopSettings(
         threshold=config.threshold,
         alpha=config.alpha,

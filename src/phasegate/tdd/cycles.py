@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from phasegate import clock
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
     AcceptEntry,
@@ -53,7 +54,7 @@ _TESTS = TypeAdapter(list[LedgerTest])
 
 def utc_now() -> datetime:
     """The current time, in UTC."""
-    return datetime.now(timezone.utc)
+    return clock.utc_now()
 
 
 def check_cycle_name(name: str, *, flag: str = "--tdd-cycle") -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from pydantic import Field, ValidationError
 
+from phasegate import clock
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.project import Project
@@ -196,7 +197,5 @@ def _read_baseline(path: Path) -> PerfBaseline | None:
 def _write_baseline(path: Path, measures: dict[str, float]) -> None:
     from phasegate.store import Store
 
-    model = PerfBaseline(
-        recorded_at=datetime.now(timezone.utc), measures=dict(sorted(measures.items()))
-    )
+    model = PerfBaseline(recorded_at=clock.utc_now(), measures=dict(sorted(measures.items())))
     Store(path.parent).write_text(path.name, model.model_dump_json(indent=2) + "\n")
