@@ -93,6 +93,33 @@ def test_each_breaking_change_is_a_finding(repo: Path, make_context: MakeContext
     assert "since main" in measurement.summary
 
 
+@pytest.mark.parametrize("cwd", ["root", "elsewhere"])
+def test_a_flat_layout_compares_the_base_not_the_work_tree_twice(
+    tmp_path: Path,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    monkeypatch: pytest.MonkeyPatch,
+    cwd: str,
+) -> None:
+    # The package beside pyproject.toml, and the gate run from the project root: a folder
+    # of the package's name in the current directory must not stand in for the base.
+    project = tmp_path / "project"
+    project.mkdir()
+    write_files({"project/hello/__init__.py": API_V1, "project/pyproject.toml": "[project]\n"})
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "feat: v1")
+    source = project / "hello/__init__.py"
+    source.write_text(API_V1.replace("def greet(name, punctuation", "def greet(who, punctuation"))
+    git(project, "commit", "-qam", "refactor: rename a parameter")
+    monkeypatch.chdir(project if cwd == "root" else tmp_path)
+    measurement = BreakingCheck().measure(make_context(project, base="HEAD~1"), NoOptions())
+    rules = sorted(finding.rule for finding in measurement.findings)
+    assert rules == ["parameter-added-required", "parameter-removed"]
+    assert measurement.metrics == {"breaking_changes": 2}
+    assert "compatible" not in measurement.summary
+
+
 def test_latest_tag_is_the_base_without_a_run_base(repo: Path, make_context: MakeContext) -> None:
     git(repo, "tag", "v1.0", "main")
     source = repo / "src/hello/__init__.py"

@@ -49,6 +49,9 @@ def load_package(package: Path) -> griffe.Module:
         loaded = griffe.load(
             name,
             search_paths=[package.parent],
+            # Not a path relative to the current folder: from a flat layout's root that would
+            # be the work tree's package, whichever folder was asked for.
+            try_relative_path=False,
             allow_inspection=False,
             resolve_aliases=False,
         )
