@@ -149,6 +149,13 @@ def test_an_unknown_base_is_a_usage_error(project: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*--base 'nope' is not a commit in this repository*"])
 
 
+def test_a_base_outside_git_is_a_usage_error(project: pytest.Pytester) -> None:
+    result = project.runpytest("--gate=small", "--base=main")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--base 'main' needs a git work tree*"])
+    assert not (project.path / ".phasegate" / "gates" / "small.json").exists()
+
+
 def test_record_evaluates_no_gate(project: pytest.Pytester) -> None:
     project.makepyfile(sloppy="import os\n")
     result = project.runpytest("--gate=record")

@@ -92,6 +92,14 @@ def test_unknown_base_is_a_usage_error(repo: Path) -> None:
         resolve_new_code(repo, "nope", {})
 
 
+def test_a_base_outside_git_is_a_usage_error_and_no_base_is_not(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--base 'main' needs a git work tree"):
+        resolve_new_code(tmp_path, "main", {})
+    assert resolve_new_code(tmp_path, None, {}).all_new
+    # A pull request's base is the environment's, not the user's: it only notes.
+    assert resolve_new_code(tmp_path, None, {"GITHUB_BASE_REF": "main"}).all_new
+
+
 def test_unfetched_pull_request_base_says_how_to_fetch(repo: Path) -> None:
     new = resolve_new_code(repo, None, {"GITHUB_BASE_REF": "release"})
     assert new.all_new

@@ -104,6 +104,12 @@ def parse_unified_diff(text: str) -> dict[str, frozenset[int]]:
 def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str]) -> NewCode:
     """Find the base and the changed lines; a base given but unknown is a usage error."""
     if _git(root, ["rev-parse", "--is-inside-work-tree"]) != "true":
+        if base:
+            raise UsageError(
+                f"--base {base!r} needs a git work tree, and {root} is not in one: run the "
+                "gate inside the project's git repository, or leave out --base (and base in "
+                "[tool.phasegate]) to treat all code as new code"
+            )
         return NewCode(BaseInfo(note="not a git work tree: all code is treated as new code"))
     ref, origin = _choose_ref(root, base, environment)
     if ref is None:
