@@ -118,3 +118,19 @@ def test_a_round_records_the_phase_auto_debugs_iterations_and_the_context_querie
     assert metrics["context_queries"] == report["context"]["queries"] >= 1
     assert metrics["avg_context_latency_ms"] > 0
     assert len(metrics["context_relevance_scores"]) == metrics["context_queries"]
+
+
+def test_without_a_loop_configured_the_round_shows_only_with_verbose(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.phasegate]\ngate_paths = ["ci"]\n')
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "small.toml").write_text(GATE)
+    pytester.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2\n")
+    quiet = pytester.runpytest("--gate=small")
+    assert quiet.ret == pytest.ExitCode.OK
+    quiet.stdout.no_fnmatch_line("round 1 of *")
+    quiet.stdout.no_fnmatch_line("next: *")
+    assert (pytester.path / ".phasegate" / "refinement.json").is_file()  # still recorded
+    verbose = pytester.runpytest("--gate=small", "-v")
+    verbose.stdout.fnmatch_lines(["round * of small@* moving average *", "next: proceed: *"])

@@ -24,7 +24,7 @@ from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.run import RunReport
-from phasegate.refine.state import record_round
+from phasegate.refine.state import loop_configured, record_round
 from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
 from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
 from phasegate.store import Store
@@ -94,6 +94,7 @@ def _run(args: argparse.Namespace) -> int:
     refine = loaded.config.refine
     if refine.enabled:
         outcome = record_round(store, verdict, merged, refine, os.environ)
-        for text, _markup in round_lines(outcome.state, verbosity=0):
-            print(text)
+        if loop_configured(runner.project.pyproject):
+            for text, _markup in round_lines(outcome.state, verbosity=0):
+                print(text)
     return 1 if verdict.verdict == "insufficient" else 0

@@ -115,9 +115,14 @@ class GateSession:
             self.verdict, self.verdict_path, verbosity=verbosity, width=width
         ):
             terminalreporter.write_line(text, **markup)
-        if self.round is not None:
+        if self.round is not None and (verbosity > 0 or self._loop_configured()):
             for text, markup in round_lines(self.round.state, verbosity=verbosity):
                 terminalreporter.write_line(text, **markup)
+
+    def _loop_configured(self) -> bool:
+        from phasegate.refine.state import loop_configured  # loaded for the round already
+
+        return loop_configured(self._runner.project.pyproject)
 
     def _coverage(self) -> tuple[dict[str, Any] | None, str | None]:
         if not self._runner.needs_coverage:

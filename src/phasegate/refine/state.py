@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from phasegate import clock
 from phasegate.config import RefineConfig
@@ -30,6 +31,7 @@ __all__ = [
     "RoundOutcome",
     "default_task",
     "load_state",
+    "loop_configured",
     "record_round",
 ]
 
@@ -56,6 +58,17 @@ def default_task(gate: str, run: RunReport | None, environment: Mapping[str, str
     if branch is None and run is not None and run.git is not None:
         branch = run.git.branch or (run.git.sha[:12] if run.git.sha else None)
     return f"{gate}@{branch or 'unknown'}"
+
+
+def loop_configured(pyproject: Mapping[str, Any]) -> bool:
+    """Whether the project set up the loop (``[tool.phasegate.refine]``).
+
+    Every judged run is recorded as a round; only a project that configured the loop (or a
+    ``-v`` run) is shown the round and the router's next action after the table.
+    """
+    tool = pyproject.get("tool")
+    phasegate = tool.get("phasegate") if isinstance(tool, Mapping) else None
+    return isinstance(phasegate, Mapping) and "refine" in phasegate
 
 
 def load_state(store: Store) -> RefinementState | None:

@@ -75,8 +75,11 @@ def gate_lines(
 ) -> list[Line]:
     """The gate's table: one row per check, one actionable sentence each.
 
-    ``-q`` prints the verdict line only (with the reasons when insufficient); ``-v`` prints
-    every sentence whole instead of cutting it to the terminal's width.
+    ``-q`` prints the verdict line only (with the reasons when insufficient). The sentence of
+    a check that failed or could not run is printed whole at any width, wrapped under its row
+    (it names the threshold that failed); a passing check's sentence is cut to the terminal's
+    width unless ``-v``. An optional check that did not pass is shown as a ``warning``: it
+    does not decide the verdict, and a sufficient table should not say "failed".
     """
     sufficient = verdict.verdict == "sufficient"
     headline = (
@@ -90,16 +93,21 @@ def gate_lines(
     name_width = max((len(check.id) for check in verdict.checks), default=5)
     for check in verdict.checks:
         status = check.status.value
-        optional = "" if check.requirement == "required" else "optional: "
+        required = check.requirement == "required"
+        shown = status if required or status in ("passed", "skipped") else "warning"
+        optional = "" if required else "optional: "
         cached = " cached" if check.cached else ""
-        prefix = f"  {check.id:<{name_width}}  {status:<7} {check.duration_s:>6.1f}s{cached}  "
+        prefix = f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
         sentence = optional + check.reasoning
         if check.fix:
             sentence += f" Fix: {check.fix}"
-        if verbosity <= 0 and len(prefix) + len(sentence) > width:
-            sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
-        style = _STATUS_STYLE[status] if not optional else {"yellow": True}
-        lines.append((prefix + sentence, style))
+        style = _STATUS_STYLE[status] if required else {"yellow": True}
+        if status in ("failed", "error"):
+            lines.extend((text, style) for text in _wrapped(prefix, sentence, width))
+        else:
+            if verbosity <= 0 and len(prefix) + len(sentence) > width:
+                sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
+            lines.append((prefix + sentence, style))
         if verbosity > 0:
             for finding in check.findings[:20]:
                 where = f"{finding.path}:{finding.line}" if finding.path else "-"
@@ -110,6 +118,25 @@ def gate_lines(
     if verdict_path:
         lines.append((f"verdict: {verdict_path}", {}))
     return lines
+
+
+def _wrapped(prefix: str, sentence: str, width: int) -> list[str]:
+    """``prefix + sentence`` in lines of ``width``, the rest indented under the sentence.
+
+    Words are never cut, so a long path or number stays whole; a narrow terminal gets the
+    continuation lines indented less, never fewer words.
+    """
+    import textwrap
+
+    indent = " " * min(len(prefix), max(4, width // 3))
+    return textwrap.wrap(
+        sentence,
+        width=max(width, len(prefix) + 20),
+        initial_indent=prefix,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [prefix.rstrip()]
 
 
 _RED = {"red": True, "bold": True}
