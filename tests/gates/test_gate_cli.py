@@ -88,6 +88,14 @@ def test_gate_run_with_a_malformed_gate_exits_4(project: Path) -> None:
     assert not list((project / ".phasegate" / "gates").glob(".running-*"))
 
 
+@pytest.mark.slow
+def test_gate_run_with_a_base_outside_git_exits_4_and_says_why(project: Path) -> None:
+    completed = phasegate(project, "gate", "run", "--gate", "small", "--base", "main")
+    assert completed.returncode == 4
+    assert "--base 'main' needs a git work tree" in completed.stderr
+    assert not list((project / ".phasegate" / "gates").glob(".running-*"))
+
+
 def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
     # With the settings cached (as the pytest plugin leaves them), `gate run` starts pytest
     # at once; the gate and the full settings are checked while pytest starts up.

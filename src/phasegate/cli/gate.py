@@ -161,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
                 stderr=subprocess.STDOUT,
             )
             try:
-                gate_name = _check_settings_and_gate(root, name)
+                gate_name = _check_settings_and_gate(root, name, args.base)
             except BaseException:  # a bad gate or setting, Ctrl-C, or a crash: no run is wanted
                 _stop(process)
                 log.close()
@@ -185,19 +185,22 @@ _RECORD_ONLY_REFUSED = (
 )
 
 
-def _check_settings_and_gate(root: Path, name: str) -> str:
-    """Validate the settings and load the gate ``name``; return the gate's own name.
+def _check_settings_and_gate(root: Path, name: str, base: str | None) -> str:
+    """Validate the settings, the base and the gate ``name``; return the gate's own name.
 
     Also imports what :func:`_finish` needs, while pytest runs rather than after it.
     """
     from phasegate.extensions import make_plugin_manager
     from phasegate.gates.definition import load_gate
+    from phasegate.gates.newcode import require_base
     from phasegate.gates.registry import CheckRegistry
     from phasegate.gates.runner import plan_gate
     from phasegate.model.gate import GateVerdict  # noqa: F401 - imported for _finish, now
     from phasegate.model.run import RunReport  # noqa: F401 - imported for _finish, now
 
     loaded = load_config(root)
+    if base:
+        require_base(root, base)
     gate, source = load_gate(
         name,
         loaded.project_root,

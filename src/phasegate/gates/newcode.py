@@ -23,7 +23,7 @@ from phasegate.gates.git import git_environment
 from phasegate.model.gate import BaseInfo
 from phasegate.processes import GroupTimeout, run_in_group
 
-__all__ = ["NewCode", "parse_unified_diff", "resolve_new_code"]
+__all__ = ["NewCode", "parse_unified_diff", "require_base", "resolve_new_code"]
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _GIT_TIMEOUT_S = 60.0
@@ -105,11 +105,7 @@ def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str
     """Find the base and the changed lines; a base given but unknown is a usage error."""
     if _git(root, ["rev-parse", "--is-inside-work-tree"]) != "true":
         if base:
-            raise UsageError(
-                f"--base {base!r} needs a git work tree, and {root} is not in one: run the "
-                "gate inside the project's git repository, or leave out --base (and base in "
-                "[tool.phasegate]) to treat all code as new code"
-            )
+            require_base(root, base)
         return NewCode(BaseInfo(note="not a git work tree: all code is treated as new code"))
     ref, origin = _choose_ref(root, base, environment)
     if ref is None:
@@ -139,15 +135,26 @@ def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str
     return NewCode(info, changed, whole)
 
 
+def require_base(root: Path, base: str) -> None:
+    """A usage error unless ``base`` names a commit of the git work tree ``root`` is in."""
+    if _git(root, ["rev-parse", "--is-inside-work-tree"]) != "true":
+        raise UsageError(
+            f"--base {base!r} needs a git work tree, and {root} is not in one: run the "
+            "gate inside the project's git repository, or leave out --base (and base in "
+            "[tool.phasegate]) to treat all code as new code"
+        )
+    if _git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]) is None:
+        raise UsageError(
+            f"--base {base!r} is not a commit in this repository; fetch it first "
+            "(in GitHub Actions: actions/checkout with fetch-depth: 0)"
+        )
+
+
 def _choose_ref(
     root: Path, base: str | None, environment: Mapping[str, str]
 ) -> tuple[str | None, str]:
     if base:
-        if _git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]) is None:
-            raise UsageError(
-                f"--base {base!r} is not a commit in this repository; fetch it first "
-                "(in GitHub Actions: actions/checkout with fetch-depth: 0)"
-            )
+        require_base(root, base)
         return base, "the base given"
     pull_request_base = environment.get("GITHUB_BASE_REF", "")
     if pull_request_base:
