@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -45,6 +46,7 @@ def test_gate_run_shows_progress_then_the_table(project: Path) -> None:
     assert "phasegate: gate small: running pytest --gate=small -p no:cacheprovider" in out
     assert "  lint: started" in out
     assert "  lint: passed in " in out
+    assert "  pytest: 1 of 1 tests run\n" in out  # the tests' progress, not only the checks'
     assert "gate small: SUFFICIENT" in out
     assert "pytest output: " in out
     log = project / ".phasegate" / "gates" / "small.pytest.log"
@@ -115,3 +117,36 @@ def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
         [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "pydantic loaded: False ['--gate=small']"
+
+
+def test_the_tests_progress_is_shown_in_a_log_as_lines() -> None:
+    from phasegate.cli.gate import _Display
+
+    out = io.StringIO()
+    display = _Display(out, interactive=False, started=0.0)
+    display.event('{"tests": {"collected": 4, "done": 0, "failed": 0}}')
+    display.event('{"check": "lint", "state": "started"}')
+    display.event("not json")  # a torn line is not a crash
+    display.event('{"tests": {"collected": 4, "done": 4, "failed": 1}}')
+    display.event('{"tests": {"collected": 4, "done": 4, "failed": 1}}')  # said once
+    display.close()
+    assert out.getvalue().splitlines() == [
+        "  pytest: 0 of 4 tests run",
+        "  lint: started",
+        "  pytest: 4 of 4 tests run, 1 failed",
+    ]
+
+
+def test_the_tests_progress_is_written_for_gate_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyprojecttoml('[tool.phasegate]\ngate_paths = ["ci"]\n')
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "only-tests.toml").write_text('name = "only-tests"\n[checks.tests]\n')
+    pytester.makepyfile(test_a="def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
+    events = pytester.path / "events.jsonl"
+    monkeypatch.setenv("PHASEGATE_PROGRESS_FILE", str(events))
+    pytester.runpytest("--gate=only-tests")
+    tests = [e["tests"] for e in map(json.loads, events.read_text().splitlines()) if "tests" in e]
+    assert tests[0] == {"collected": 2, "done": 0, "failed": 0}
+    assert tests[-1] == {"collected": 2, "done": 2, "failed": 1}

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from phasegate import clock
 from phasegate.errors import UsageError
 from phasegate.gates import RECORD_ONLY
 from phasegate.loaded_config import LoadedConfig, find_project_root, load_config
@@ -27,6 +29,8 @@ from phasegate.store import Store
 __all__ = ["register"]
 
 _POLL_S = 0.2
+#: In a log (not a terminal), how often ``gate run`` prints how far the tests are.
+_TESTS_LINE_S = 5.0
 #: How long a pytest run stopped for a bad gate may take to end before it is killed.
 _STOP_WAIT_S = 10.0
 
@@ -233,51 +237,102 @@ def _interrupt(process: subprocess.Popen[bytes]) -> None:
     process.send_signal(signal.SIGINT if sys.platform != "win32" else signal.SIGTERM)
 
 
+@dataclass
+class _Display:
+    """What ``gate run`` shows while pytest runs: checks in progress and how far the tests are.
+
+    On a terminal one status line is redrawn; in a log (CI), each event is a line of its own,
+    the tests' counts at most every :data:`_TESTS_LINE_S` seconds and when they are done.
+    """
+
+    out: TextIO
+    interactive: bool
+    started: float
+    running: set[str] = field(default_factory=set)
+    tests: dict[str, int] | None = None
+    tests_shown_at: float | None = None
+    tests_final_shown: bool = False
+
+    def event(self, line: str) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(event, dict):
+            return
+        if isinstance(event.get("tests"), dict):
+            self._tests(event["tests"])
+        elif "check" in event:
+            self._check(event)
+
+    def status(self) -> None:
+        if not self.interactive:
+            return
+        busy = ", ".join(sorted(self.running)) or "-"
+        tests = f"pytest: {self._tests_phrase()}  " if self.tests else ""
+        self.out.write(
+            f"\r  {clock.monotonic() - self.started:6.1f}s  {tests}checks running: {busy}\x1b[K"
+        )
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.interactive:
+            self.out.write("\r\x1b[K")
+        elif self.tests and not self.tests_final_shown:
+            self._write(f"  pytest: {self._tests_phrase()}\n")
+
+    def _tests(self, counts: dict[str, Any]) -> None:
+        self.tests = {key: int(counts.get(key) or 0) for key in ("collected", "done", "failed")}
+        if self.interactive or self.tests_final_shown:
+            return
+        now = clock.monotonic()
+        finished = 0 < self.tests["collected"] <= self.tests["done"]
+        due = self.tests_shown_at is None or now - self.tests_shown_at >= _TESTS_LINE_S
+        if due or finished:
+            self._write(f"  pytest: {self._tests_phrase()}\n")
+            self.tests_shown_at, self.tests_final_shown = now, finished
+
+    def _tests_phrase(self) -> str:
+        counts = self.tests or {}
+        failed = f", {counts['failed']} failed" if counts.get("failed") else ""
+        return f"{counts.get('done', 0)} of {counts.get('collected', 0)} tests run{failed}"
+
+    def _check(self, event: dict[str, Any]) -> None:
+        check = str(event.get("check"))
+        if event.get("state") == "started":
+            self.running.add(check)
+            if not self.interactive:
+                self._write(f"  {check}: started\n")
+            return
+        self.running.discard(check)
+        cached = " (cached)" if event.get("cached") else ""
+        duration = event.get("duration_s") or 0.0
+        prefix = "\r\x1b[K" if self.interactive else ""
+        self._write(f"{prefix}  {check}: {event.get('status')} in {duration:.1f}s{cached}\n")
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+
 def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> int:
-    """Show check events as they arrive until pytest exits; return its exit code."""
-    started = time.monotonic()
+    """Show check and test events as they arrive until pytest exits; return its exit code."""
+    display = _Display(out, out.isatty(), clock.monotonic())
     seen = 0
-    running: set[str] = set()
-    interactive = out.isatty()
     while True:
         returncode = process.poll()
         lines = progress.read_text(encoding="utf-8").splitlines()
         for line in lines[seen:]:
-            _show_event(line, running, out, interactive)
+            display.event(line)
         seen = len(lines)
         if returncode is not None:
             break
-        if interactive:
-            busy = ", ".join(sorted(running)) or "tests"
-            out.write(f"\r  {time.monotonic() - started:6.1f}s  running: {busy}\x1b[K")
-            out.flush()
+        display.status()
         # Waiting on the process, not on a timer: its end is seen at once, not at the next tick.
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=_POLL_S)
-    if interactive:
-        out.write("\r\x1b[K")
+    display.close()
     return returncode
-
-
-def _show_event(line: str, running: set[str], out: TextIO, interactive: bool) -> None:
-    import json
-
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return
-    check = str(event.get("check"))
-    if event.get("state") == "started":
-        running.add(check)
-        if not interactive:
-            out.write(f"  {check}: started\n")
-        return
-    running.discard(check)
-    cached = " (cached)" if event.get("cached") else ""
-    duration = event.get("duration_s") or 0.0
-    prefix = "\r\x1b[K" if interactive else ""
-    out.write(f"{prefix}  {check}: {event.get('status')} in {duration:.1f}s{cached}\n")
-    out.flush()
 
 
 def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:

@@ -40,6 +40,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     if name == RECORD_ONLY:
         run_coverage.stop_unneeded(config)
         return
+    from phasegate.gates.progress import PROGRESS_ENV
     from phasegate.gates.static_process import StaticChecksProcess
     from phasegate.plugin.gate_session import GateSession, ShardGateSession
     from phasegate.plugin.shard import requested as requested_shard
@@ -64,6 +65,11 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         return
     session = GateSession(config, recorder, runner)
     config.pluginmanager.register(session, "phasegate-gate")
+    progress = os.environ.get(PROGRESS_ENV)
+    if progress:
+        from phasegate.plugin.progress import TestProgress
+
+        config.pluginmanager.register(TestProgress(Path(progress)), "phasegate-progress")
     runner.start(
         StaticChecksProcess(
             root=loaded.project_root,

@@ -1,0 +1,66 @@
+"""How far the tests are, for ``phasegate gate run``, which shows it while pytest runs.
+
+``gate run`` keeps pytest's own output in a log file; without this, a long suite would run in
+silence. Registered by the gate feature in the process that records (a serial run, or the
+pytest-xdist controller) when ``PHASEGATE_PROGRESS_FILE`` is set. A test counts as done when
+its teardown is reported, and as failed when any of its reports failed (a subtest too). An
+event is written at most every :data:`INTERVAL_S` seconds, and once more at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from phasegate import clock
+from phasegate.gates.progress import append_event, tests_event
+
+__all__ = ["INTERVAL_S", "TestProgress"]
+
+#: The shortest time between two test progress events.
+INTERVAL_S = 0.5
+
+
+class TestProgress:
+    """Counts collected, ended and failed tests; appends the counts to the progress file."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(self, path: Path) -> None:
+        self._path: Path | None = path
+        self._collected = 0
+        self._done = 0
+        self._failed: set[str] = set()
+        self._written_at = clock.monotonic()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._collected = len(session.items)
+        self._write()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self._collected:
+            self._collected = len(ids)
+            self._write()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self._failed.add(report.nodeid)
+        if report.when == "teardown":
+            self._done += 1
+            if clock.monotonic() - self._written_at >= INTERVAL_S:
+                self._write()
+
+    def pytest_sessionfinish(self) -> None:
+        self._write()
+
+    def _write(self) -> None:
+        self._written_at = clock.monotonic()
+        if self._path is None:
+            return
+        try:
+            append_event(self._path, tests_event(self._collected, self._done, len(self._failed)))
+        except OSError:
+            self._path = None  # only a display's feed: the run goes on without it
