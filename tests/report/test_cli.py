@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from phasegate.cli import main
+from tests.report.conftest import sample_verdict
 
 
 def test_markdown_for_a_comment_and_a_summary(
@@ -70,15 +72,24 @@ def test_github_publishes_summary_outputs_and_the_pull_request(
     assert "::error file=tests/test_core.py" in capsys.readouterr().out
 
 
-def test_two_verdicts_need_a_choice(artifacts: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (artifacts / "gates" / "strict.json").write_text(
-        (artifacts / "gates" / "default.json").read_text()
-    )
-    assert main(["report", "markdown", "--dir", str(artifacts)]) == 4
-    assert "holds several verdicts (default, strict); choose one with --gate NAME" in (
-        capsys.readouterr().err
-    )
+def test_without_gate_the_verdict_of_the_latest_run_is_used(
+    artifacts: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two gates ran in this folder; report.json is the latest run's (run-1, judged by
+    # default), and an older strict verdict of another run must not stand in for it.
+    older = sample_verdict().model_copy(update={"gate": "strict", "run_id": "run-0"})
+    (artifacts / "gates" / "strict.json").write_text(older.model_dump_json())
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
+    assert "phasegate gate `default`" in capsys.readouterr().out
     assert main(["report", "markdown", "--dir", str(artifacts), "--gate", "strict"]) == 0
+    assert "phasegate gate `strict`" in capsys.readouterr().out
+    # Without a report, the newest verdict.
+    (artifacts / "report.json").unlink()
+    newer = older.model_copy(update={"finished_at": older.finished_at + timedelta(hours=1)})
+    (artifacts / "gates" / "strict.json").write_text(newer.model_dump_json())
+    assert main(["report", "sarif", "--dir", str(artifacts)]) == 0
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
+    assert "phasegate gate `strict`" in capsys.readouterr().out
 
 
 def test_a_corrupt_verdict_is_named(artifacts: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,17 +93,18 @@ def read_artifact(path: Path, model: type[M]) -> M:
 def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
     """Read the artifacts of ``folder`` (a ``.phasegate`` folder).
 
-    ``gate`` picks the verdict (``gates/<gate>.json``); without it, the folder's only verdict
-    is used, and several are an error listing them.
+    ``gate`` picks the verdict (``gates/<gate>.json``); without it, the verdict of the latest
+    run is used: the one that judged ``report.json``, else the most recent.
     """
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the artifacts folder (.phasegate)")
     bundle = Bundle(source=folder)
-    verdict_path = _verdict_path(folder, gate)
-    if verdict_path is not None:
-        bundle.verdict = read_artifact(verdict_path, GateVerdict)
     if (folder / _REPORT).is_file():
         bundle.run = read_artifact(folder / _REPORT, RunReport)
+    if gate is not None:
+        bundle.verdict = read_artifact(_named_verdict(folder, gate), GateVerdict)
+    else:
+        bundle.verdict = _latest_verdict(folder, bundle.run)
     if bundle.verdict is None and bundle.run is None:
         raise UsageError(
             f"{folder} holds neither a run report ({_REPORT}) nor a verdict (gates/*.json); "
@@ -117,21 +118,35 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
     return bundle
 
 
-def _verdict_path(folder: Path, gate: str | None) -> Path | None:
+def _named_verdict(folder: Path, gate: str) -> Path:
+    path = folder / "gates" / f"{gate}.json"
+    if not path.is_file():
+        known = [p.stem for p in _verdict_files(folder)]
+        raise UsageError(
+            f"{path} does not exist; verdicts in {folder}: {', '.join(known) or 'none'}"
+        )
+    return path
+
+
+def _latest_verdict(folder: Path, run: RunReport | None) -> GateVerdict | None:
+    """The verdict of the latest run: the one that judged ``report.json``, else the newest.
+
+    A folder keeps one verdict per gate ever run in it; the report is of the last run, so the
+    verdict that read it is the one a reader of "the report" means.
+    """
+    verdicts = [read_artifact(path, GateVerdict) for path in _verdict_files(folder)]
+    if not verdicts:
+        return None
+    if run is not None:
+        for verdict in verdicts:
+            if verdict.run_id == run.run_id:
+                return verdict
+    return max(verdicts, key=lambda verdict: (verdict.finished_at, verdict.gate))
+
+
+def _verdict_files(folder: Path) -> list[Path]:
     gates = folder / "gates"
-    if gate is not None:
-        path = gates / f"{gate}.json"
-        if not path.is_file():
-            known = sorted(p.stem for p in gates.glob("*.json")) if gates.is_dir() else []
-            raise UsageError(
-                f"{path} does not exist; verdicts in {folder}: {', '.join(known) or 'none'}"
-            )
-        return path
-    found = sorted(gates.glob("*.json")) if gates.is_dir() else []
-    if len(found) > 1:
-        names = ", ".join(p.stem for p in found)
-        raise UsageError(f"{gates} holds several verdicts ({names}); choose one with --gate NAME")
-    return found[0] if found else None
+    return sorted(gates.glob("*.json")) if gates.is_dir() else []
 
 
 def _reviews(path: Path) -> list[ReviewRecord]:
