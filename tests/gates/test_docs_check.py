@@ -160,3 +160,26 @@ def test_without_griffe_is_an_error_with_the_install_command(
     assert "griffe is not installed" in caught.value.reason
     assert caught.value.fix is not None
     assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix
+
+
+def test_a_public_function_the_stubs_all_does_not_list_yet_is_counted(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # more-itertools' layout: mod.py and its typed stub mod.pyi, each with an __all__; a new
+    # function is added to the source and its __all__, and the stub has not caught up.
+    root = write_files(
+        {
+            "src/pkg/__init__.py": '"""Pkg."""\nfrom .mod import *\n',
+            "src/pkg/__init__.pyi": "from .mod import *\n",
+            "src/pkg/mod.py": (
+                '"""Mod."""\n__all__ = ["old", "new"]\n\n\ndef old():\n    """Old."""\n\n\n'
+                "def new(x):\n    return x\n"
+            ),
+            "src/pkg/mod.pyi": '__all__ = ["old"]\n\ndef old() -> None: ...\n',
+        }
+    )
+    measurement = DocsCheck().measure(make_context(root), NoOptions())
+    assert [finding.message for finding in measurement.findings] == [
+        "public function pkg.mod.new has no docstring"
+    ]
+    assert measurement.metrics["missing"] == 1

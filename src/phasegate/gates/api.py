@@ -6,6 +6,11 @@ every file is parsed first and a file that does not parse is a
 :class:`~phasegate.gates.protocol.CheckError`: an API read without it would be wrong. What
 griffe returns is recognized too: a module, read from the package asked for (not one found
 elsewhere).
+
+griffe merges a module's stub (``mod.pyi`` beside ``mod.py``) into it, and the stub's
+``__all__`` then replaces the source's. A stub lags behind its source (a new function is
+added to ``mod.py`` and its ``__all__`` first), so the public names are those of either
+``__all__``: what the code exports at run time counts, whether the stub caught up or not.
 """
 
 from __future__ import annotations
@@ -73,4 +78,29 @@ def load_package(package: Path) -> griffe.Module:
             f"griffe loaded {name!r} from {found}, not from {package}",
             fix="check that the folder holds an importable package ([tool.phasegate] packages)",
         )
+    _export_what_the_source_exports(loaded)
     return loaded
+
+
+def _export_what_the_source_exports(module: griffe.Module) -> None:
+    """Add the names the ``.py`` source's ``__all__`` exports and the stub's does not."""
+    import griffe
+
+    filepath = module.filepath
+    if (
+        isinstance(filepath, Path)
+        and filepath.suffix == ".py"
+        and module.exports is not None
+        and filepath.with_suffix(".pyi").is_file()
+    ):
+        try:
+            source = griffe.visit(module.name, filepath, filepath.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+            raise CheckError(f"{filepath} cannot be read for its __all__: {exc}") from exc
+        known = {str(name) for name in module.exports}
+        extra = [name for name in source.exports or () if str(name) not in known]
+        if extra:
+            module.exports = [*module.exports, *extra]
+    for submodule in module.modules.values():
+        if isinstance(submodule, griffe.Module):
+            _export_what_the_source_exports(submodule)
