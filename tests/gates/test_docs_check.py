@@ -183,3 +183,23 @@ def test_a_public_function_the_stubs_all_does_not_list_yet_is_counted(
         "public function pkg.mod.new has no docstring"
     ]
     assert measurement.metrics["missing"] == 1
+
+
+def test_a_package_that_re_exports_a_sibling_package_is_loaded_with_it(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # attrs' layout: `attrs` re-exports `attr.field`, and its stub declares `field`'s
+    # overloads; griffe resolves the name only with `attr` loaded beside it, whatever the order.
+    root = write_files(
+        {
+            "src/core/__init__.py": '"""Core."""\n\n\ndef field():\n    """A field."""\n',
+            "src/api/__init__.py": '"""Api."""\nfrom core import field\n\n__all__ = ["field"]\n',
+            "src/api/__init__.pyi": (
+                "from typing import overload\n\n@overload\ndef field(x: int) -> int: ...\n"
+                "@overload\ndef field(x: str) -> str: ...\n\n__all__ = ['field']\n"
+            ),
+        }
+    )
+    measurement = DocsCheck().measure(make_context(root), NoOptions())
+    assert measurement.metrics == {"docstring_rate": 1.0, "missing": 0}
+    assert measurement.summary.startswith("3 of 3 public objects have a docstring")

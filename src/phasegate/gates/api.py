@@ -16,7 +16,7 @@ added to ``mod.py`` and its ``__all__`` first), so the public names are those of
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ from phasegate.gates.protocol import CheckError
 if TYPE_CHECKING:
     import griffe
 
-__all__ = ["load_package", "package_name", "require_parseable"]
+__all__ = ["load_package", "load_packages", "package_name", "require_parseable"]
 
 
 def package_name(package: Path) -> str:
@@ -47,19 +47,66 @@ def require_parseable(files: Iterable[Path], *, what: str) -> None:
 
 def load_package(package: Path) -> griffe.Module:
     """The package at ``package`` (a folder or a ``.py`` file), from its folder only."""
+    return load_packages([package])[0]
+
+
+def load_packages(packages: Sequence[Path]) -> list[griffe.Module]:
+    """The packages at ``packages`` (folders or ``.py`` files), in that order, loaded together.
+
+    One package may re-export another's names (attrs' ``attrs.field`` is ``attr.field``), and
+    griffe resolves such a name only when the other package is in the same collection: so they
+    share one, and a package whose names point into one not loaded yet is loaded after it.
+    """
+    import griffe
+
+    modules = griffe.ModulesCollection()
+    lines = griffe.LinesCollection()
+    search_paths = list(dict.fromkeys(package.parent for package in packages))
+    loaded: dict[Path, griffe.Module] = {}
+    waiting: dict[Path, Exception] = dict.fromkeys(packages, RuntimeError("not loaded"))
+    while waiting:
+        before = len(waiting)
+        for package in list(waiting):
+            try:
+                loaded[package] = _load(package, search_paths, modules, lines)
+            except (griffe.AliasResolutionError, griffe.CyclicAliasError) as exc:
+                waiting[package] = exc  # it may need a package loaded later in this round
+            else:
+                del waiting[package]
+        if len(waiting) == before:
+            stuck, problem = next(iter(waiting.items()))
+            raise CheckError(
+                f"griffe could not load the package {package_name(stuck)!r} from "
+                f"{stuck.parent}: {problem}",
+                fix="check that the folder holds an importable package ([tool.phasegate] "
+                "packages), and that every package it re-exports names from is listed there",
+            ) from problem
+    return [loaded[package] for package in packages]
+
+
+def _load(
+    package: Path,
+    search_paths: list[Path],
+    modules: griffe.ModulesCollection,
+    lines: griffe.LinesCollection,
+) -> griffe.Module:
     import griffe
 
     name = package_name(package)
     try:
         loaded = griffe.load(
             name,
-            search_paths=[package.parent],
+            search_paths=search_paths,
             # Not a path relative to the current folder: from a flat layout's root that would
             # be the work tree's package, whichever folder was asked for.
             try_relative_path=False,
             allow_inspection=False,
             resolve_aliases=False,
+            modules_collection=modules,
+            lines_collection=lines,
         )
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        raise
     except (ImportError, OSError, griffe.GriffeError) as exc:
         raise CheckError(
             f"griffe could not load the package {name!r} from {package.parent}: {exc}",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from phasegate.gates.api import load_package, package_name, require_parseable
+from phasegate.gates.api import load_packages, package_name, require_parseable
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
 from phasegate.gates.git import git_bytes, git_text, git_toplevel
@@ -91,17 +91,19 @@ class BreakingCheck:
             return _skipped(NO_BASE)
         require_parseable(ctx.project.source_files, what="the public API")
         findings: list[Finding] = []
-        compared: list[str] = []
         with tempfile.TemporaryDirectory(prefix="phasegate-breaking-") as folder:
             old_tree = Path(folder)
+            pairs: list[tuple[Path, Path]] = []  # (at the base, in the work tree)
             for package in ctx.project.package_dirs:
                 inside = Path(os.path.relpath(package.resolve(), toplevel))
-                if not _export(toplevel, base, inside, old_tree, ctx.timeout_s):
-                    continue  # new since the base: nothing of it can break
-                compared.append(package_name(package))
-                old = load_package(old_tree / inside)
-                new = load_package(package)
-                findings.extend(_findings(ctx, old, new, old_tree, toplevel))
+                if _export(toplevel, base, inside, old_tree, ctx.timeout_s):
+                    pairs.append((old_tree / inside, package))
+                # else: new since the base, nothing of it can break
+            compared = [package_name(new) for _old, new in pairs]
+            olds = load_packages([old for old, _new in pairs])
+            news = load_packages([new for _old, new in pairs])
+            for old_module, new_module in zip(olds, news, strict=True):
+                findings.extend(_findings(ctx, old_module, new_module, old_tree, toplevel))
         count = len(findings)
         return Measurement(
             summary=_summary(findings, compared, base),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from phasegate.gates.api import load_package, package_name, require_parseable
+from phasegate.gates.api import load_packages, package_name, require_parseable
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec, NoOptions
@@ -77,8 +77,9 @@ class DocsCheck:
         """Load each package with griffe and count its public objects with a docstring."""
         require_parseable(ctx.project.source_files, what="the public API")
         objects: dict[str, PublicObject] = {}
-        for package in ctx.project.package_dirs:
-            for found in public_objects(load_package(package), package_name(package)):
+        packages = ctx.project.package_dirs
+        for package, module in zip(packages, load_packages(packages), strict=True):
+            for found in public_objects(module, package_name(package)):
                 objects.setdefault(found.path, found)
         everything = list(objects.values())
         new = [
