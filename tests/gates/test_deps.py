@@ -107,6 +107,45 @@ def test_undeclared_imports_are_findings_at_their_lines(
     assert "src/sample/extra.py:2" in measurement.summary
 
 
+@pytest.mark.parametrize(
+    ("requires_python", "undeclared"),
+    [(">=3.9", []), (None, []), (">=3.9,<3.14", ["annotationlib"])],
+)
+def test_a_module_of_a_later_pythons_standard_library_is_not_third_party(
+    clean: Path,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    requires_python: str | None,
+    undeclared: list[str],
+) -> None:
+    # attrs: `import annotationlib` (standard library from Python 3.14) under a version check.
+    pyproject = PYPROJECT.replace(
+        'version = "1.0"', f'version = "1.0"\nrequires-python = "{requires_python}"'
+    )
+    write_files(
+        {
+            "pyproject.toml": pyproject if requires_python else PYPROJECT,
+            "src/sample/compat.py": (
+                '"""Compat."""\nimport sys\n\nif sys.version_info >= (3, 14):\n'
+                "    import annotationlib\n"
+            ),
+        },
+        clean,
+    )
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    found = sorted({f.message.split("'")[1] for f in measurement.findings})
+    assert found == undeclared
+
+
+def test_a_malformed_requires_python_is_an_error_naming_it(
+    clean: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    pyproject = PYPROJECT.replace('version = "1.0"', 'version = "1.0"\nrequires-python = "3.10+"')
+    write_files({"pyproject.toml": pyproject}, clean)
+    with pytest.raises(CheckError, match=r"requires-python '3\.10\+' is not a version specifier"):
+        DepsCheck().measure(make_context(clean), NoOptions())
+
+
 def test_only_imports_on_changed_lines_are_new(
     clean: Path, write_files: WriteFiles, make_context: MakeContext
 ) -> None:

@@ -9,14 +9,22 @@ Two measurements:
   error.
 * Every module the package source imports (found by walking its syntax trees, not by running
   it) must come from a distribution declared in ``[project].dependencies`` or any
-  ``[project.optional-dependencies]`` group. Relative imports, the standard library
-  (``sys.stdlib_module_names``), the project's own packages, imports under
+  ``[project.optional-dependencies]`` group. Relative imports, the standard library, the
+  project's own packages, imports under
   ``if TYPE_CHECKING:`` and imports guarded by ``try: ... except ImportError:`` (they are
   written to work without the module) are left out. Import names become distributions through
   ``importlib.metadata.packages_distributions()``; a declared distribution that installs no
   module of its own (a meta-package such as ``griffe``, which installs ``griffelib``) counts
   its own requirements as declared. An import that no installed distribution provides and no
   declared name matches is a finding too, saying it is not installed.
+
+The standard library is that of every Python the project supports, not only the one running
+the gate: a module new in Python 3.14 (``annotationlib``), imported under a version check,
+is no third-party import on 3.11. The lists of each version's modules come from
+`stdlib-list <https://pypi.org/project/stdlib-list/>`_; the supported versions are those
+``[project].requires-python`` allows (without it, the running one and every later one).
+Without stdlib-list installed, only the running Python's list is known, so such an import
+is a finding: the check errs on the side of failing, never of passing.
 
 When ``pyproject.toml`` has no static ``[project].dependencies`` (a ``setup.py`` project, or
 ``dynamic = ["dependencies"]``), the declared dependencies are read from the installed
@@ -34,6 +42,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
 
 from phasegate.gates.definition import ConditionSpec
@@ -43,7 +52,7 @@ from phasegate.gates.protocol import CheckContext, CheckError, Measurement, Metr
 from phasegate.gates.tools import require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
-__all__ = ["DepsCheck", "Import", "third_party_imports"]
+__all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
 
 _PIP_CLEAN = "No broken requirements found."
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
@@ -96,10 +105,13 @@ class DepsCheck:
         provided = importlib.metadata.packages_distributions()
         accepted = _with_meta_requirements(declared, provided)
         own = ctx.project.top_level_names
+        project = ctx.project.pyproject.get("project")
+        requires_python = project.get("requires-python") if isinstance(project, dict) else None
+        stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
         findings = list(pip_findings)
         undeclared: set[str] = set()
         new_undeclared: set[str] = set()
-        for found in third_party_imports(ctx.project.source_files, own):
+        for found in third_party_imports(ctx.project.source_files, own, stdlib):
             problem = _problem(found.module, provided, accepted, source)
             if problem is None:
                 continue
@@ -161,8 +173,36 @@ class DepsCheck:
         ]
 
 
-def third_party_imports(files: Iterable[Path], own: set[str]) -> Iterator[Import]:
-    """Absolute imports of modules that are neither standard library nor the project's."""
+def standard_library(requires_python: str | None) -> frozenset[str]:
+    """The top-level modules of the standard library of every Python 3 the project supports."""
+    names = set(sys.stdlib_module_names)
+    try:
+        import stdlib_list
+    except ImportError:
+        return frozenset(names)
+    running = f">={sys.version_info[0]}.{sys.version_info[1]}"
+    try:
+        supported = SpecifierSet(requires_python or running)
+    except InvalidSpecifier as exc:
+        raise CheckError(
+            f"pyproject.toml: [project].requires-python {requires_python!r} is not a version "
+            f"specifier, so the Pythons the project supports are unknown: {exc}",
+            fix="write it as a PEP 440 specifier, e.g. '>=3.10'",
+        ) from exc
+    for version in stdlib_list.short_versions:
+        if version.startswith("3.") and supported.contains(f"{version}.0", prereleases=True):
+            names.update(name for name in stdlib_list.stdlib_list(version) if "." not in name)
+    return frozenset(names)
+
+
+def third_party_imports(
+    files: Iterable[Path], own: set[str], stdlib: frozenset[str] | None = None
+) -> Iterator[Import]:
+    """Absolute imports of modules that are neither standard library nor the project's.
+
+    ``stdlib`` is the standard library's top-level modules (default: the running Python's).
+    """
+    standard = stdlib if stdlib is not None else frozenset(sys.stdlib_module_names)
     for path in files:
         try:
             tree = ast.parse(path.read_bytes(), filename=str(path))
@@ -172,7 +212,7 @@ def third_party_imports(files: Iterable[Path], own: set[str]) -> Iterator[Import
                 fix="make the file parse (see the syntax check)",
             ) from exc
         for node, line in _imports(tree.body, guarded=False):
-            if node not in sys.stdlib_module_names and node not in own and node != "__main__":
+            if node not in standard and node not in own and node != "__main__":
                 yield Import(node, path, line)
 
 
