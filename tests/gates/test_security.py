@@ -42,6 +42,7 @@ def test_clean_project_has_no_issues(write_files: WriteFiles, make_context: Make
         "medium": 0,
         "low": 0,
         "suppressed": 0,
+        "ruff_ignored": 0,
     }
     assert measurement.new_code_metrics["issues"] == 0
     assert measurement.findings == []
@@ -86,6 +87,50 @@ def test_projects_bandit_config_is_honoured(
     measurement = SecurityCheck().measure(make_context(), SecurityOptions())
     assert "B602" not in {finding.rule for finding in measurement.findings}
     assert measurement.metrics["issues"] == 0
+
+
+EVAL = '"""Evaluates."""\n\n\ndef run(text: str) -> object:\n    return eval(text)\n'
+
+
+@pytest.mark.parametrize(
+    ("ruff", "left_out"),
+    [
+        ('[tool.ruff.lint]\nignore = ["S307"]\n', 1),  # attrs: "eval FTW"
+        ('[tool.ruff.lint.per-file-ignores]\n"src/sample/evaluate.py" = ["S307"]\n', 1),
+        ('[tool.ruff.lint.per-file-ignores]\n"src/other.py" = ["S307"]\n', 0),
+        ('[tool.ruff.lint]\nignore = ["S"]\n', 0),  # a whole family is not a policy on eval
+    ],
+)
+def test_a_rule_the_projects_ruff_settings_ignore_is_left_out_and_counted(
+    write_files: WriteFiles, make_context: MakeContext, ruff: str, left_out: int
+) -> None:
+    write_files(
+        {
+            **CLEAN,
+            "pyproject.toml": CLEAN["pyproject.toml"] + "\n" + ruff,
+            "src/sample/evaluate.py": EVAL,
+        }
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics["ruff_ignored"] == left_out
+    assert measurement.metrics["issues"] == 1 - left_out
+    assert ("B307" in {f.rule for f in measurement.findings}) == (not left_out)
+    if left_out:
+        assert (
+            "1 finding(s) left out as [tool.ruff] in pyproject.toml ignores their rule (S307)"
+            in (measurement.summary)
+        )
+
+
+def test_a_ruff_toml_is_read_before_pyproject(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {**CLEAN, "ruff.toml": '[lint]\nextend-ignore = ["S307"]\n', "src/sample/e.py": EVAL}
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics["ruff_ignored"] == 1
+    assert "as ruff.toml ignores" in measurement.summary
 
 
 def test_nosec_lines_are_counted_as_suppressed(

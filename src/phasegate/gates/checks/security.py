@@ -12,6 +12,11 @@ bandit's report is recognized before it is believed: a ``results`` list of findi
 ``errors`` list, and ``metrics`` with its ``_totals`` and an entry for every file it scanned.
 A file given to bandit that it did not scan is an error, unless ``[tool.bandit]`` excludes
 files (``exclude_dirs``, ``exclude``), which bandit then leaves out of its metrics.
+
+A project that tells ruff to ignore one of its flake8-bandit rules (``S307``, in ``ignore`` or
+``per-file-ignores``) has stated its policy on bandit's twin test (``B307``): such findings are
+left out and counted in ``ruff_ignored`` (see :mod:`phasegate.gates.ruff_policy`, which also
+says why a whole family such as ``S`` is not taken).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pydantic import Field
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -66,6 +72,11 @@ class SecurityCheck:
             "suppressed",
             "lines bandit skipped for a '# nosec' comment (overall only: None on new code)",
         ),
+        MetricSpec(
+            "ruff_ignored",
+            "findings left out because the project's ruff settings ignore their rule "
+            "(S307 for B307; overall only: None on new code)",
+        ),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
         ConditionSpec(metric="issues", scope="new", op=">", value=0),
@@ -76,9 +87,10 @@ class SecurityCheck:
         return require_tool("bandit", "bandit")
 
     def cache_inputs(self, ctx: CheckContext, options: SecurityOptions) -> Sequence[Path] | None:
-        """The package source and pyproject.toml (where [tool.bandit] lives)."""
-        config = ctx.project.root / "pyproject.toml"
-        return [*ctx.project.source_files, *([config] if config.is_file() else [])]
+        """The package source, pyproject.toml ([tool.bandit], [tool.ruff]) and ruff.toml."""
+        root = ctx.project.root
+        configs = [root / name for name in ("pyproject.toml", "ruff.toml", ".ruff.toml")]
+        return [*ctx.project.source_files, *(path for path in configs if path.is_file())]
 
     def measure(self, ctx: CheckContext, options: SecurityOptions) -> Measurement:
         """Run bandit once over the package source and count what it finds."""
@@ -87,18 +99,34 @@ class SecurityCheck:
             empty: dict[str, int | None] = dict.fromkeys(("issues", "high", "medium", "low"), 0)
             return Measurement(
                 summary="no package source files for bandit to scan",
-                metrics={**empty, "suppressed": 0},
-                new_code_metrics={**empty, "suppressed": None},
+                metrics={**empty, "suppressed": 0, "ruff_ignored": 0},
+                new_code_metrics={**empty, "suppressed": None, "ruff_ignored": None},
             )
         report = _scan(ctx, files)
-        findings = _findings(ctx, report, options.confidence)
+        policy = read_ruff_policy(ctx.project.root, ctx.project.pyproject)
+        found = _findings(ctx, report, options.confidence)
+        findings = [f for f in found if not _ignored(policy, f)]
+        ignored = [f for f in found if _ignored(policy, f)]
         issues = _at_least(findings, options.severity)
         new_issues = [f for f in issues if f.new]
+        summary = _summary(issues, new_issues, len(files), options)
+        if ignored:
+            codes = ", ".join(sorted({_ruff_code(f.rule) for f in ignored}))
+            summary += (
+                f"; {len(ignored)} finding(s) left out as {policy.source} ignores their rule "
+                f"({codes})"
+            )
         return Measurement(
-            summary=_summary(issues, new_issues, len(files), options),
+            summary=summary,
             score=score_from_count(len(new_issues), scale=2),
-            metrics=_counts(findings, issues, suppressed=_suppressed(report)),
-            new_code_metrics=_counts([f for f in findings if f.new], new_issues, suppressed=None),
+            metrics={
+                **_counts(findings, issues, suppressed=_suppressed(report)),
+                "ruff_ignored": len(ignored),
+            },
+            new_code_metrics={
+                **_counts([f for f in findings if f.new], new_issues, suppressed=None),
+                "ruff_ignored": None,
+            },
             findings=findings,
         )
 
@@ -111,6 +139,15 @@ def _findings(ctx: CheckContext, report: dict[str, Any], confidence: str) -> lis
         for entry in report["results"]
         if _LEVELS.get(str(entry.get("issue_confidence", "")).lower(), 0) >= floor
     ]
+
+
+def _ruff_code(bandit_id: str) -> str:
+    """ruff's code for a bandit test: ``B307`` is ``S307``."""
+    return "S" + bandit_id[1:] if bandit_id.startswith("B") else bandit_id
+
+
+def _ignored(policy: RuffPolicy, finding: Finding) -> bool:
+    return policy.ignores(_ruff_code(finding.rule), finding.path or "")
 
 
 def _at_least(findings: list[Finding], severity: str) -> list[Finding]:
