@@ -9,7 +9,6 @@ imports neither pytest nor pytest-bdd.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
 from phasegate.optional import is_available
 from phasegate.processes import GroupTimeout, run_in_group
@@ -72,7 +72,7 @@ def find_bindings(
     with tempfile.TemporaryDirectory(prefix="phasegate-bdd-") as folder:
         out = Path(folder) / "bindings.json"
         environment = {
-            **os.environ,
+            **helper_environment(),
             "PHASEGATE_BDD_PROBE_OUT": str(out),
             "PHASEGATE_BDD_PROBE_FEATURES": json.dumps([str(p) for p in features]),
         }

@@ -32,6 +32,7 @@ from pydantic import TypeAdapter
 
 from phasegate import clock
 from phasegate.gates.evaluation import Judgement
+from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
 from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
@@ -105,7 +106,11 @@ class StaticChecksProcess:
         self._started = clock.monotonic()
         with open(self._log, "wb") as log:
             self._process = start_in_group(
-                command, cwd=self._root, stdout=subprocess.DEVNULL, stderr=log.fileno()
+                command,
+                cwd=self._root,
+                stdout=subprocess.DEVNULL,
+                stderr=log.fileno(),
+                env=helper_environment(),  # not measured by the project's coverage settings
             )
 
     def judgements(self) -> dict[str, Judgement]:

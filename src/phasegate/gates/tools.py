@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
 from phasegate.model.gate import ToolInfo
 from phasegate.processes import GroupTimeout, run_in_group
@@ -76,6 +77,7 @@ def run_tool(
             cwd=cwd,
             timeout_s=timeout_s,
             input=stdin.encode("utf-8") if stdin is not None else None,
+            env=helper_environment(),  # not measured by the project's coverage settings
         )
     except GroupTimeout as exc:
         raise CheckError(
