@@ -102,6 +102,12 @@ class PhasegateConfig(Section):
         min_length=1,
         description="git ref new code is measured against (else a pull request's base)",
     )
+    baseline: str = Field(
+        default="phasegate-baseline.json",
+        min_length=1,
+        description="the file of accepted findings, relative to the project root, that "
+        "`phasegate baseline record` writes: what it holds is not new code",
+    )
     gate_paths: list[str] = Field(
         default_factory=list,
         description="folders of the project's own gate files, searched before the built-in gates",

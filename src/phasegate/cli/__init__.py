@@ -28,6 +28,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = (
     "demo",
     "gate",
+    "baseline",
     "merge",
     "metrics",
     "phase",

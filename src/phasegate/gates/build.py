@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 import pluggy
 
 from phasegate.config import LoadedConfig
+from phasegate.gates.baseline import baseline_path, load_baseline
 from phasegate.gates.cache import CheckCache
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import resolve_new_code
@@ -70,4 +71,6 @@ def make_runner(
         cache=CheckCache(store) if settings.cache else None,
         on_event=on_event,
         default_timeout_s=settings.check_timeout_s,
+        baseline=load_baseline(baseline_path(root, settings.baseline)),
+        baseline_name=settings.baseline,
     )

@@ -89,6 +89,7 @@ def judge(
         "duration_s": duration_s,
         "tool": measurement.tool,
         "cached": cached,
+        "baseline_accepted": measurement.baseline_accepted,
     }
     if measurement.skipped is not None:
         result = CheckResult(

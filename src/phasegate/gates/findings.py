@@ -25,7 +25,10 @@ def locate(
     line: int | None = None,
     column: int | None = None,
 ) -> Finding:
-    """A finding with its path made relative to the project and its new-code flag set."""
+    """A finding with its path made relative to the project and its new-code flag set.
+
+    A finding the project's baseline accepts is not new (:mod:`phasegate.gates.baseline`).
+    """
     relative = project.relative(path) if path is not None else None
     return Finding(
         rule=rule,
@@ -34,7 +37,7 @@ def locate(
         path=relative,
         line=line,
         column=column,
-        new=new_code.contains(relative, line),
+        new=new_code.is_new_finding(rule, relative, line),
     )
 
 

@@ -17,11 +17,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from phasegate.errors import UsageError
 from phasegate.gates.git import git_environment
 from phasegate.model.gate import BaseInfo
 from phasegate.processes import GroupTimeout, run_in_group
+
+if TYPE_CHECKING:
+    from phasegate.gates.baseline import AcceptedFindings
 
 __all__ = ["NewCode", "parse_unified_diff", "require_base", "resolve_new_code"]
 
@@ -36,6 +40,9 @@ class NewCode:
     base: BaseInfo
     changed: Mapping[str, frozenset[int]] | None = None
     whole_files: frozenset[str] = frozenset()
+    #: The baseline's accepted findings of the check this view is for (see
+    #: :mod:`phasegate.gates.baseline`): what it accepts is not new code.
+    accepted: AcceptedFindings | None = None
 
     @property
     def all_new(self) -> bool:
@@ -53,6 +60,14 @@ class NewCode:
         if line is None:
             return path in self.changed
         return line in self.changed.get(path, frozenset())
+
+    def is_new_finding(self, rule: str, path: str | None, line: int | None) -> bool:
+        """Whether a finding of ``rule`` at ``path:line`` is on new code and not accepted."""
+        return self.contains(path, line) and not self.accepts(rule, path, line)
+
+    def accepts(self, rule: str, path: str | None, line: int | None) -> bool:
+        """Whether the baseline accepts this finding (each accepted finding counts once)."""
+        return self.accepted is not None and self.accepted.accept(rule, path, line)
 
     def touches(self, path: str, first: int, last: int) -> bool:
         """Whether any line from ``first`` to ``last`` of ``path`` is new code."""
@@ -77,6 +92,8 @@ class NewCode:
                 hasher.update(f"{path}:{sorted(self.changed[path])}".encode())
         for path in sorted(self.whole_files):
             hasher.update(f"+{path}".encode())
+        if self.accepted is not None:
+            hasher.update(f"baseline:{self.accepted.digest()}".encode())
         return hasher.hexdigest()[:16]
 
 

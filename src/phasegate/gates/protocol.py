@@ -79,6 +79,8 @@ class Measurement(Model):
     findings: list[Finding] = Field(default_factory=list)
     tool: ToolInfo | None = None
     skipped: str | None = None
+    #: Findings the project's baseline accepted, so not counted as new (set by the runner).
+    baseline_accepted: int = Field(default=0, ge=0)
 
 
 @dataclass

@@ -25,12 +25,14 @@ from pydantic import ValidationError
 
 from phasegate import clock
 from phasegate.errors import UsageError
+from phasegate.gates.baseline import BASELINE_CHECKS, DEFAULT_BASELINE, AcceptedFindings
 from phasegate.gates.cache import CheckCache, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
 from phasegate.gates.project import Project
-from phasegate.gates.protocol import Check, CheckContext, CheckError, SessionData
+from phasegate.gates.protocol import Check, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
+from phasegate.model.baseline import Baseline
 from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
 from phasegate.processes import kill_running_groups
 from phasegate.settings import describe_errors
@@ -87,8 +89,12 @@ class GateRunner:
         cache: CheckCache | None = None,
         on_event: Callable[[ProgressEvent], None] | None = None,
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
+        baseline: Baseline | None = None,
+        baseline_name: str = DEFAULT_BASELINE,
     ) -> None:
         self.gate = gate
+        self._baseline = baseline
+        self._baseline_name = baseline_name
         self.source = source
         self._context = context
         self._cache = cache
@@ -234,6 +240,10 @@ class GateRunner:
         started = clock.perf_counter()
         self._emit(ProgressEvent(check_id, "started"))
         context = dataclasses.replace(context, timeout_s=planned.timeout_s)
+        accepted = self._accepted(check_id, context)
+        if accepted is not None:
+            new_code = dataclasses.replace(context.new_code, accepted=accepted)
+            context = dataclasses.replace(context, new_code=new_code)
         cached = False
         try:
             tool = check.tool_info()
@@ -244,6 +254,8 @@ class GateRunner:
                 measurement = check.measure(context, planned.options)
                 if measurement.tool is None:
                     measurement = measurement.model_copy(update={"tool": tool})
+                if accepted is not None and accepted.accepted:
+                    measurement = self._with_accepted(measurement, accepted.accepted)
                 if self._cache and key:
                     self._cache.put(check_id, key, measurement)
             judgement = judge(
@@ -272,6 +284,20 @@ class GateRunner:
             )
         )
         return judgement
+
+    def _accepted(self, check_id: str, context: CheckContext) -> AcceptedFindings | None:
+        """The baseline's entries for a code check, fresh for one measurement; else None."""
+        if self._baseline is None or check_id not in BASELINE_CHECKS:
+            return None
+        entries = [entry for entry in self._baseline.entries if entry.check == check_id]
+        return AcceptedFindings(context.project.root, check_id, entries) if entries else None
+
+    def _with_accepted(self, measurement: Measurement, count: int) -> Measurement:
+        summary = (
+            f"{measurement.summary}; {count} finding(s) accepted in the baseline "
+            f"{self._baseline_name} are not counted as new"
+        )
+        return measurement.model_copy(update={"summary": summary, "baseline_accepted": count})
 
     def _key(self, planned: PlannedCheck, context: CheckContext, tool: Any) -> str | None:
         if self._cache is None:

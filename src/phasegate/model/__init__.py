@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         ValidationStage,
     )
     from phasegate.model.base import SCHEMA_VERSION, ArtifactModel, Model, schema_major
+    from phasegate.model.baseline import Baseline, BaselineEntry
     from phasegate.model.gate import (
         BaseInfo,
         CheckResult,
@@ -115,6 +116,8 @@ __all__ = [
     "AutodebugFailure",
     "AutodebugReport",
     "BaseInfo",
+    "Baseline",
+    "BaselineEntry",
     "CandidateAttempt",
     "CheckResult",
     "CheckStatus",
@@ -201,6 +204,8 @@ _WHERE: dict[str, str] = {
     "SuspiciousFunction": "autodebug",
     "ValidationStage": "autodebug",
     "ArtifactModel": "base",
+    "Baseline": "baseline",
+    "BaselineEntry": "baseline",
     "Model": "base",
     "SCHEMA_VERSION": "base",
     "schema_major": "base",
@@ -277,6 +282,7 @@ _WHERE: dict[str, str] = {
 _ARTIFACT_NAMES = (
     "RunReport",
     "GateVerdict",
+    "Baseline",
     "ReviewRecord",
     "WorkflowInstance",
     "WorkflowEvent",

@@ -98,6 +98,11 @@ class CheckResult(Model):
     duration_s: float = Field(ge=0)
     tool: ToolInfo | None = None
     cached: bool = Field(default=False, description="reused from .phasegate/cache/")
+    baseline_accepted: int = Field(
+        default=0,
+        ge=0,
+        description="findings the project's baseline file accepted: not counted as new code",
+    )
 
 
 class ConditionResult(Model):

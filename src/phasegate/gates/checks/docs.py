@@ -16,6 +16,7 @@ when its first line did, which includes a new file).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,10 @@ from phasegate.model.gate import Finding, Severity, ToolInfo
 if TYPE_CHECKING:
     import griffe
 
-__all__ = ["DocsCheck", "PublicObject", "public_objects"]
+__all__ = ["RULE", "DocsCheck", "PublicObject", "public_objects"]
+
+#: The rule of a finding: a public object without a docstring.
+RULE = "missing-docstring"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class DocsCheck:
             item
             for item in everything
             if ctx.new_code.touches(ctx.project.relative(item.file), item.first, item.last)
+            and not (item.documented is False and _accepted(ctx, item))
         ]
         findings = [
             _finding(ctx, item, new=item in new) for item in everything if not item.documented
@@ -175,11 +180,16 @@ def _kind(obj: griffe.Object) -> str | None:
     return "method" if parent is not None and parent.is_class else "function"
 
 
+def _accepted(ctx: CheckContext, item: PublicObject) -> bool:
+    """Whether the project's baseline accepts this object's missing docstring."""
+    return ctx.new_code.accepts(RULE, ctx.project.relative(item.file), item.first)
+
+
 def _finding(ctx: CheckContext, item: PublicObject, *, new: bool) -> Finding:
     located = locate(
         ctx.project,
-        ctx.new_code,
-        rule="missing-docstring",
+        dataclasses.replace(ctx.new_code, accepted=None),  # the baseline was asked already
+        rule=RULE,
         severity=Severity.LOW,
         message=f"public {item.kind} {item.path} has no docstring",
         path=item.file,
