@@ -37,7 +37,10 @@ def test_unknown_key_names_file_key_value_and_the_allowed_keys(tmp_path: Path) -
     message = str(caught.value)
     assert str(path) in message
     assert "unknown key tool.phasegate.artifact_dir = 'x'" in message
-    assert "allowed keys in [tool.phasegate]: artifacts_dir, autodebug, base, baseline, cache," in message
+    assert (
+        "allowed keys in [tool.phasegate]: artifacts_dir, autodebug, base, baseline, cache,"
+        in message
+    )
     assert "did you mean 'artifacts_dir'?" in message
 
 

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from phasegate.errors import UsageError
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.workflow.reviews import parse_status, read_github_event
 
@@ -46,6 +47,15 @@ def register(subparsers: Any) -> None:
     imported.add_argument("--instance", help="a workflow instance to apply the outcome to")
     imported.add_argument("--json", action="store_true")
     imported.set_defaults(handler=_import_github)
+
+    pulled = commands.add_parser(
+        "import-pr",
+        help="record the reviews of a pull request, read from GitHub (for the review check in CI)",
+    )
+    pulled.add_argument(
+        "--pr", type=int, help="the pull request's number (default: the pull_request event's)"
+    )
+    pulled.set_defaults(handler=_import_pr)
 
     listing = commands.add_parser("list", help="the reviews recorded")
     listing.add_argument("--subject")
@@ -125,4 +135,36 @@ def _list(args: argparse.Namespace) -> int:
         )
     if not reviews:
         print("no reviews recorded")
+    return 0
+
+
+def _import_pr(args: argparse.Namespace) -> int:
+    """Read the pull request's reviews from GitHub's API; record the new outcomes."""
+    import os
+
+    from phasegate.cli.report import _pull_number
+    from phasegate.gates.pull_request_reviews import fetch_reviews, import_reviews
+    from phasegate.loaded_config import find_project_root, load_config
+    from phasegate.report.comment import GitHubClient
+    from phasegate.store import Store
+
+    environment = os.environ
+    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
+    repository = environment.get("GITHUB_REPOSITORY")
+    if not token or not repository:
+        raise UsageError(
+            "review import-pr needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment"
+        )
+    args.pr_file = None
+    number = _pull_number(args, environment)
+    client = GitHubClient(
+        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
+    )
+    records = fetch_reviews(client, number)
+    loaded = load_config(find_project_root(Path.cwd()))
+    added = import_reviews(Store(loaded.artifacts_path), records)
+    print(
+        f"phasegate: pull request #{number}: {len(records)} review(s) with an outcome, "
+        f"{len(added)} newly recorded"
+    )
     return 0

@@ -1,8 +1,11 @@
 """review: the recorded peer-review outcome for the commit under check.
 
-Reviews are lines of ``.phasegate/reviews.jsonl`` (``phasegate review record``, or imported
-from a GitHub ``pull_request_review`` event). The latest review of the current commit decides:
-``approved`` passes; ``changes_requested`` and ``rejected`` fail; no review fails.
+Reviews are lines of ``.phasegate/reviews.jsonl`` (``phasegate review record``, imported from
+a GitHub ``pull_request_review`` event, or from a pull request's reviews by ``phasegate
+review import-pr``, which the GitHub Action runs in a pull request). The latest review of the
+current commit decides: ``approved`` passes; ``changes_requested`` and ``rejected`` fail; no
+review fails. In a pull request the current commit is the merge GitHub made of it, and the
+reviews of its second parent, the pull request's head, count as its own.
 """
 
 from __future__ import annotations
@@ -52,9 +55,20 @@ class ReviewCheck:
                 "repository with a commit",
                 fix="run the gate in a git work tree",
             )
+        reviewed = [commit]
+        if ctx.in_pull_request:
+            # actions/checkout checks out the pull request merged into its base: the commit
+            # reviewers approved is that merge's second parent, the pull request's head.
+            head = _head(ctx.project.root, "HEAD^2")
+            if head is not None:
+                reviewed.append(head)
         read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
         mine = sorted(
-            (review for review in read.entries if _same_commit(review.commit, commit)),
+            (
+                review
+                for review in read.entries
+                if any(_same_commit(review.commit, one) for one in reviewed)
+            ),
             key=lambda review: review.recorded_at,
         )
         latest = mine[-1] if mine else None
@@ -100,17 +114,20 @@ def _same_commit(recorded: str | None, head: str) -> bool:
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _head(root: Path) -> str | None:
-    """HEAD's commit; None outside a repository or before the first commit.
+def _head(root: Path, revision: str = "HEAD") -> str | None:
+    """The commit ``revision`` names; None outside a repository, before the first commit, or
+    when it names nothing (``HEAD^2`` of a commit that is not a merge).
 
     Any other failure of git, or an answer that is not a commit id, is a CheckError.
     """
     head = git_text(
         root,
-        ["rev-parse", "--verify", "HEAD"],
+        ["rev-parse", "--verify", f"{revision}^{{commit}}"],
         timeout_s=30,
         none_when=(*NOT_A_REPOSITORY, *NO_SUCH_REVISION),
     )
     if head is not None and not _SHA.fullmatch(head):
-        raise CheckError(f"git rev-parse HEAD answered {head!r:.100}, which is not a commit id")
+        raise CheckError(
+            f"git rev-parse {revision} answered {head!r:.100}, which is not a commit id"
+        )
     return head
