@@ -103,6 +103,8 @@ def test_a_passing_project(
     assert run.outputs["report-path"].endswith("workspace/.phasegate")
     assert "### \u2705 phasegate gate `small`: **sufficient**" in run.summary
     assert "phasegate: the gate is sufficient" in run.steps[-1].stdout
+    imported = run.step("Import the pull request's reviews")
+    assert "pull request #7: 0 review(s) with an outcome, 0 newly recorded" in imported.stdout
     (comment,) = fake.comments
     assert comment["body"].startswith("<!-- phasegate:report -->")
     assert "[workflow run](https://github.example/octo/app/actions/runs/99)" in comment["body"]

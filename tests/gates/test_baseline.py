@@ -150,7 +150,10 @@ def test_record_then_only_new_findings_count(
     after = judge()
     lint, docs = after["lint"], after["docs"]
     assert (lint.status.value, lint.baseline_accepted) == ("passed", 1)
-    assert "1 finding(s) accepted in the baseline phasegate-baseline.json" in lint.reasoning
+    assert (
+        "1 finding(s) accepted by the baseline phasegate-baseline.json, not counted as new"
+        in lint.reasoning
+    )
     assert lint.metrics["violations"] == 1  # all code still shows it
     assert (docs.status.value, docs.baseline_accepted) == ("passed", 1)
 

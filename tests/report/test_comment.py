@@ -24,9 +24,12 @@ class FakeGitHub:
         self.comments: list[dict[str, Any]] = []
         self.requests: list[tuple[str, str]] = []
         self.refuse_writes = False
+        self.reviews: list[dict[str, Any]] = []
 
     def handle(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         self.requests.append((method, path.split("?")[0]))
+        if method == "GET" and path.startswith("/repos/octo/app/pulls/7/reviews"):
+            return 200, self.reviews
         if method == "GET" and path == "/repos/octo/app/pulls/7":
             return 200, {"number": 7, "head": {"sha": self.head}}
         if method == "GET" and path.startswith("/repos/octo/app/issues/7/comments"):

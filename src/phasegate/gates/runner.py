@@ -293,9 +293,10 @@ class GateRunner:
         return AcceptedFindings(context.project.root, check_id, entries) if entries else None
 
     def _with_accepted(self, measurement: Measurement, count: int) -> Measurement:
+        # First, so that a sentence cut to the terminal's width still says it.
         summary = (
-            f"{measurement.summary}; {count} finding(s) accepted in the baseline "
-            f"{self._baseline_name} are not counted as new"
+            f"{count} finding(s) accepted by the baseline {self._baseline_name}, not counted "
+            f"as new; {measurement.summary}"
         )
         return measurement.model_copy(update={"summary": summary, "baseline_accepted": count})
 
