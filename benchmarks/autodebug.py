@@ -19,6 +19,11 @@ what CPython's own "did you mean" suggested for the same failure (recorded live 
 auto-debug) and says how many faults that alone would have repaired correctly.
 
     python benchmarks/autodebug.py [--only CLASS ...] [--json results.json]
+
+With ``--real``, the faults are injected into real projects instead (``real_bench.py``):
+
+    python benchmarks/autodebug.py --real --half dev      # the half to tune on
+    python benchmarks/autodebug.py --real --half report   # the half to report
 """
 
 from __future__ import annotations
@@ -212,7 +217,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=CLASSES, help="classes to run")
     parser.add_argument("--json", type=Path, help="also write every result to this file")
+    parser.add_argument("--real", action="store_true", help="faults in real projects instead")
+    parser.add_argument(
+        "--half", choices=("dev", "report"), default="report", help="with --real: which half"
+    )
+    parser.add_argument(
+        "--per-class", type=int, default=3, help="with --real: faults per project, class and half"
+    )
+    parser.add_argument("--projects", nargs="*", help="with --real: projects to use")
+    parser.add_argument("--limit", type=int, help="with --real: run only the first N faults")
+    parser.add_argument(
+        "--verbose", action="store_true", help="with --real: explain each fault of the report half"
+    )
     args = parser.parse_args()
+    if args.real:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import real_bench
+
+        return real_bench.main(args)
     classes = args.only or list(CLASSES)
     folders = [f for c in classes for f in sorted((CORPUS / c).iterdir()) if f.is_dir()]
     results: list[Result] = []

@@ -91,6 +91,36 @@ PROJECTS: dict[str, RealProject] = {
             notes="src layout, two packages; coverage patch = subprocess in its config",
             tags=frozenset({"src"}),
         ),
+        RealProject(
+            name="cachetools",
+            version="8.0.0",
+            filename="cachetools-8.0.0.tar.gz",
+            sha256="5ed01bd676800d51f0025605e4fd8ad0891550513e7b0a4c3da478463764e5c3",
+            layout="src",
+            packages=("cachetools",),
+            notes="src layout; classes with dunder protocols, decorators; unittest-style suite",
+            tags=frozenset({"src", "unittest"}),
+        ),
+        RealProject(
+            name="toolz",
+            version="1.2.0",
+            filename="toolz-1.2.0.tar.gz",
+            sha256="9667a038e9d6ecba37995e26cb2f59ec6420b6ad8dd9677de59db9b956b08490",
+            layout="flat",
+            packages=("toolz", "tlz"),
+            notes="flat layout; the tests live inside the package (toolz/tests/)",
+            tags=frozenset({"flat"}),
+        ),
+        RealProject(
+            name="inflection",
+            version="0.5.1",
+            filename="inflection-0.5.1.tar.gz",
+            sha256="1a29730d366e996aaacffb2f1f1cb9593dc38e2ddd30c91250c6dde09ea9b417",
+            layout="flat",
+            packages=("inflection",),
+            notes="flat layout; one package module and one test module beside it",
+            tags=frozenset({"flat"}),
+        ),
     )
 }
 

@@ -1,0 +1,537 @@
+"""Auto-debug on faults injected into real projects: a development half and a report half.
+
+``python benchmarks/autodebug.py --real`` runs this. For every project of
+``tests/realprojects.py`` (sdists frozen by version and sha256, cached offline):
+
+1. **Set-up, once per project** (cached under ``~/.cache/phasegate/real-faults/``): the sdist
+   is unpacked as a git repository, its suite is run once with one coverage context per test
+   (``phasegate.plugin.contexts``, the ``ctrace`` core), and the tests that fail on the
+   untouched project are deselected from then on (``--deselect`` in ``PYTEST_ADDOPTS``).
+2. **Faults**: every mutant of every class (``real_faults.py``), in an order fixed by the seed
+   (each operator's mutants shuffled, the operators taken in turn), is *screened*: the tests
+   that run the mutated function (or module) are run with it, and it is kept only if one of
+   them fails, and at most one fault per line. Screening stops at ``--per-class`` x 2 faults
+   per project and class. The faults found are dealt alternately to the development half and
+   the report half, in that order, so the split is fixed by the seed, not by any result.
+3. **Runs**: each fault of the chosen half is injected into a fresh copy and
+   ``pytest --autodebug=apply SELECTION`` is run, where the selection is the tests that run
+   the mutated code (the tests that matter, not the whole suite, to keep a run affordable);
+   a plain ``pytest SELECTION`` of the untouched copy is timed just before, as the yardstick.
+   Each result is filed as in the hand-written corpus's benchmark: ``correct`` (every source
+   file has the original's syntax tree), ``plausible`` (kept; the fault's tests and the whole
+   suite pass, but the code differs), ``wrong-kept``, ``escalated`` (the tree is then checked
+   byte for byte), ``not-triggered``.
+
+Tune on ``--half dev``; report ``--half report``. The report half prints no per-fault
+explanations unless ``--verbose``, so that tuning never reads them.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import random
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tests"))
+
+from real_faults import CLASSES, Mutant, mutants  # noqa: E402
+
+import realprojects  # noqa: E402
+
+SEED = "phasegate-real-faults-1"
+OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
+#: The most tests (after folding parametrized ones) a fault's selection names one by one.
+MAX_SELECTED = 150
+#: Mutants screened per project and class before giving up on finding more.
+MAX_SCREENED = 40
+#: Options some suites need to run at all here (a marker of a plugin that is not installed).
+EXTRA_OPTIONS = {"python-dateutil": ["-W", "ignore::pytest.PytestUnknownMarkWarning"]}
+SETTINGS = "\n[tool.phasegate.autodebug]\ntimeout_s = 300\n"
+
+
+def cache_root() -> Path:
+    configured = os.environ.get("PHASEGATE_REAL_FAULTS_CACHE")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".cache" / "phasegate" / "real-faults"
+
+
+def _is_test(relpath: str) -> bool:
+    parts = Path(relpath).parts
+    name = parts[-1]
+    return (
+        "tests" in parts
+        or "test" in parts
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    skipped = {".phasegate", "__pycache__", ".git", ".hypothesis", ".pytest_cache"}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not skipped.intersection(p.relative_to(root).parts)
+    }
+
+
+# -- one project --------------------------------------------------------------------------------
+
+
+@dataclass
+class Setup:
+    """A project ready for faults: its pristine copy, how to run it, what covers what."""
+
+    name: str
+    pristine: Path
+    source_root: Path
+    env: dict[str, str]
+    tests: list[str]
+    #: relpath -> line -> indexes into ``tests``
+    coverage: dict[str, dict[int, list[int]]]
+
+    def run(
+        self, root: Path, args: Sequence[str], *, timeout: float = 1800
+    ) -> tuple[int | None, float, str]:
+        """``python -m pytest ARGS`` in ``root``: exit status (None on timeout), seconds, tail."""
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", *args],
+                cwd=root,
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, time.perf_counter() - started, "timeout"
+        tail = (done.stdout.strip().splitlines() or [""])[-1]
+        return done.returncode, time.perf_counter() - started, tail
+
+    def sources(self) -> list[str]:
+        """The project's Python source files (not tests, docs or build scripts)."""
+        found = []
+        for path in sorted(self.source_root.rglob("*.py")):
+            relpath = str(path.relative_to(self.pristine))
+            if not _is_test(relpath):
+                found.append(relpath)
+        return found
+
+
+def _env(project: realprojects.RealProject, root: Path, deselect: Iterable[str]) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTEST_", "PHASEGATE_", "COV_CORE"))
+    }
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if project.layout == "src":
+        env["PYTHONPATH"] = str(root / "src")
+    options = ["-p", "no:cacheprovider", *EXTRA_OPTIONS.get(project.name, [])]
+    for nodeid in deselect:
+        options += ["--deselect", nodeid]
+    env["PYTEST_ADDOPTS"] = shlex.join(options)
+    return env
+
+
+def setup(name: str, log: Any = print) -> Setup:
+    """Unpack ``name`` and map its coverage once; later calls read the cache."""
+    project = realprojects.PROJECTS[name]
+    folder = cache_root() / f"{project.name}-{project.version}"
+    done = folder / "setup.json"
+    if done.is_file():
+        data = json.loads(done.read_text())
+        pristine = Path(data["pristine"])
+        return Setup(
+            name,
+            pristine,
+            pristine / data["source_root"],
+            _env(project, pristine, data["deselect"]),
+            data["tests"],
+            {f: {int(k): v for k, v in lines.items()} for f, lines in data["coverage"].items()},
+        )
+    log(f"setting up {name} {project.version} (once): unpacking and mapping coverage")
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    pristine = realprojects.unpack(name, folder / "unpacked", commit=False)
+    pyproject = pristine / "pyproject.toml"
+    old = pyproject.read_text() if pyproject.is_file() else ""
+    pyproject.write_text(old + SETTINGS)
+    realprojects._git(pristine, "init", "-q", "-b", "main")
+    realprojects.git_commit(pristine, f"chore: import {project.name} {project.version}")
+    package = project.packages[0]
+    source_root = pristine / "src" if project.layout == "src" else pristine / package
+    if not source_root.is_dir():
+        source_root = pristine
+    env = _env(project, pristine, [])
+    data_file = folder / "contexts.coverage"
+    record = folder / "record"
+    env_contexts = {
+        **env,
+        "PHASEGATE_CONTEXTS_DATA": str(data_file),
+        "PHASEGATE_CONTEXTS_SOURCE": str(pristine),
+    }
+    subprocess.run(
+        [
+            sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "phasegate.plugin.contexts",
+            "--gate=record", f"--phasegate-dir={record}",
+        ],
+        cwd=pristine, env=env_contexts, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    report = json.loads((record / "report.json").read_text())
+    failing = sorted(t["nodeid"] for t in report["tests"] if t["outcome"] in ("failed", "error"))
+    from coverage import CoverageData
+
+    coverage_data = CoverageData(basename=str(data_file))
+    coverage_data.read()
+    tests: dict[str, int] = {}
+    coverage: dict[str, dict[int, list[int]]] = {}
+    for filename in coverage_data.measured_files():
+        relpath = os.path.relpath(filename, pristine)
+        if relpath.startswith("..") or _is_test(relpath):
+            continue
+        lines: dict[int, list[int]] = {}
+        for line, contexts in coverage_data.contexts_by_lineno(filename).items():
+            ids = sorted(tests.setdefault(c, len(tests)) for c in contexts if c)
+            if ids:
+                lines[line] = ids
+        coverage[relpath] = lines
+    shutil.rmtree(record, ignore_errors=True)
+    for leftover in folder.glob("contexts.coverage*"):
+        leftover.unlink()
+    ordered = sorted(tests, key=tests.__getitem__)
+    done.write_text(
+        json.dumps(
+            {
+                "pristine": str(pristine),
+                "source_root": str(source_root.relative_to(pristine)),
+                "deselect": failing,
+                "tests": ordered,
+                "coverage": coverage,
+            }
+        )
+    )
+    log(f"  {len(ordered)} tests cover the code; {len(failing)} failing already, deselected")
+    return setup(name, log)
+
+
+# -- which tests a fault needs ----------------------------------------------------------------
+
+
+def _fold(nodeid: str) -> str:
+    """A parametrized test's node id without its parameters (all of them run)."""
+    return nodeid.split("[", 1)[0]
+
+
+def selection(project: Setup, mutant: Mutant) -> list[str]:
+    """The tests that run the mutated code, as pytest arguments."""
+    covered = project.coverage.get(mutant.file, {})
+    lines: set[int] = set()
+    if mutant.scope is not None:
+        lines.update(range(mutant.scope[0], mutant.scope[1] + 1))
+    elif mutant.names:
+        lines.update(_lines_using(project.pristine / mutant.file, set(mutant.names)))
+    if not lines or not any(line in covered for line in lines):
+        lines = set(covered)
+    chosen = sorted({_fold(project.tests[i]) for line in lines for i in covered.get(line, [])})
+    if len(chosen) > MAX_SELECTED:
+        step = len(chosen) / MAX_SELECTED
+        chosen = [chosen[int(i * step)] for i in range(MAX_SELECTED)]
+    return chosen
+
+
+def _lines_using(path: Path, names: set[str]) -> set[int]:
+    """Every line of the functions that read one of ``names``."""
+    tree = ast.parse(path.read_text())
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)
+        ):
+            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
+# -- screening and the split ------------------------------------------------------------------
+
+
+@dataclass
+class Fault:
+    project: str
+    mutant: Mutant
+    tests: list[str]
+    half: str = ""
+
+
+def _digest(mutant: Mutant) -> str:
+    return hashlib.sha256(f"{mutant.id}\0{mutant.text}".encode()).hexdigest()[:16]
+
+
+def _ordered(project: Setup, error_class: str) -> list[Mutant]:
+    """Every mutant of the class, each operator's shuffled by the seed, operators in turn."""
+    by_operator: dict[str, list[Mutant]] = {}
+    for relpath in project.sources():
+        text = (project.pristine / relpath).read_text(encoding="utf-8")
+        for operator, found in mutants(relpath, text, error_class, SEED).items():
+            by_operator.setdefault(operator, []).extend(found)
+    queues = []
+    for operator in sorted(by_operator):
+        queue = sorted(by_operator[operator], key=lambda m: m.id)
+        random.Random(f"{SEED}:{project.name}:{operator}").shuffle(queue)
+        queues.append(queue)
+    order: list[Mutant] = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                order.append(queue.pop(0))
+    return order
+
+
+def faults(project: Setup, error_class: str, per_class: int, log: Any = print) -> list[Fault]:
+    """Screened faults of one class, dealt alternately to ``dev`` and ``report``."""
+    cache_file = project.pristine.parent.parent / f"screen-{SEED}.json"
+    cache: dict[str, Any] = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
+    found: list[Fault] = []
+    lines: set[tuple[str, int]] = set()
+    screened = 0
+    work: Path | None = None
+    try:
+        for mutant in _ordered(project, error_class):
+            if len(found) >= 2 * per_class or screened >= MAX_SCREENED:
+                break
+            if (mutant.file, mutant.line) in lines:
+                continue
+            tests = selection(project, mutant)
+            if not tests:
+                continue
+            key = _digest(mutant)
+            if key not in cache:
+                if work is None:
+                    work = Path(tempfile.mkdtemp(prefix="phasegate-screen-"))
+                    shutil.copytree(project.pristine, work / "p", symlinks=True)
+                cache[key] = _screen(project, work / "p", mutant, tests)
+                cache_file.write_text(json.dumps(cache))
+            screened += 1
+            if cache[key] == "caught":
+                lines.add((mutant.file, mutant.line))
+                found.append(Fault(project.name, mutant, tests))
+    finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+    for index, fault in enumerate(found):
+        fault.half = "dev" if index % 2 == 0 else "report"
+    log(f"  {project.name} {error_class}: {len(found)} faults from {screened} mutants screened")
+    return found
+
+
+def _screen(project: Setup, work: Path, mutant: Mutant, tests: list[str]) -> str:
+    target = work / mutant.file
+    original = target.read_bytes()
+    target.write_text(mutant.text, encoding="utf-8")
+    try:
+        status, _, _ = project.run(work, ["--tb=no", "-x", *tests], timeout=300)
+    finally:
+        target.write_bytes(original)
+    if status is None:
+        return "timeout"
+    return "caught" if status in (1, 2) else "missed" if status == 0 else f"exit {status}"
+
+
+# -- one run ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    fault: str
+    project: str
+    error_class: str
+    operator: str
+    half: str
+    outcome: str
+    wall_s: float
+    autodebug_s: float
+    reference_s: float
+    tests_modified: int
+    tree_changed_unkept: bool
+    failures: int
+    candidates_tried: int
+    description: str
+    explanations: list[str] = field(default_factory=list)
+
+
+def _same_sources(project: Setup, root: Path) -> bool:
+    for relpath in project.sources():
+        mine, theirs = root / relpath, project.pristine / relpath
+        if not mine.is_file():
+            return False
+        try:
+            if ast.dump(ast.parse(mine.read_text())) != ast.dump(ast.parse(theirs.read_text())):
+                return False
+        except SyntaxError:
+            return False
+    return True
+
+
+def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
+    mutant = fault.mutant
+    root = scratch / "p"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(project.pristine, root, symlinks=True)
+    _, reference, _ = project.run(root, ["--tb=no", *fault.tests])
+    (root / mutant.file).write_text(mutant.text, encoding="utf-8")
+    before = _hashes(root)
+    _, wall, _ = project.run(root, ["--autodebug=apply", *fault.tests])
+    report_path = root / ".phasegate" / "autodebug.json"
+    report = json.loads(report_path.read_text()) if report_path.is_file() else {"failures": []}
+    after = _hashes(root)
+    touched = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    repaired = [f for f in report["failures"] if f["outcome"] == "repaired"]
+    if not report["failures"]:
+        outcome = "not-triggered"
+    elif not repaired:
+        outcome = "escalated"
+    elif _same_sources(project, root):
+        outcome = "correct"
+    else:
+        status, _, _ = project.run(root, ["--tb=no", *fault.tests])
+        whole = project.run(root, ["--tb=no"])[0] if status == 0 else None
+        outcome = "plausible" if status == 0 and whole == 0 else "wrong-kept"
+    return Result(
+        fault=f"{fault.project}:{mutant.id}",
+        project=fault.project,
+        error_class=mutant.error_class,
+        operator=mutant.operator,
+        half=fault.half,
+        outcome=outcome,
+        wall_s=round(wall, 2),
+        autodebug_s=round(float(report.get("duration_s") or 0.0), 2),
+        reference_s=round(reference, 2),
+        tests_modified=sum(1 for p in touched if _is_test(p)),
+        tree_changed_unkept=not repaired and bool(touched),
+        failures=len(report["failures"]),
+        candidates_tried=int(report.get("counts", {}).get("candidates_tried", 0)),
+        description=mutant.description,
+        explanations=[f"{f['outcome']}: {f['explanation']}" for f in report["failures"]][:4],
+    )
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+
+def _row(name: str, results: list[Result]) -> str:
+    counts = {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
+    share = f"{100 * counts['correct'] / len(results):.0f}%" if results else "-"
+    ratios = [r.autodebug_s / r.reference_s for r in results if r.reference_s > 0]
+    ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
+    return (
+        f"{name:<10} {len(results):>6} {counts['correct']:>8} {share:>5} {counts['plausible']:>9} "
+        f"{counts['escalated']:>9} {counts['wrong-kept']:>10} {counts['not-triggered']:>13} "
+        f"{sum(r.tests_modified for r in results):>9} {ratio:>12}"
+    )
+
+
+def table(results: list[Result], classes: Sequence[str], suites: dict[str, float]) -> None:
+    print(
+        f"{'class':<10} {'faults':>6} {'correct':>8} {'%':>5} {'plausible':>9} {'escalated':>9} "
+        f"{'wrong-kept':>10} {'not-triggered':>13} {'tests mod':>9} {'x selection':>12}"
+    )
+    for name in classes:
+        print(_row(name, [r for r in results if r.error_class == name]))
+    print(_row("all", results))
+    easy = [r for r in results if r.error_class in ("syntax", "name", "attribute", "import")]
+    hard = [r for r in results if r.error_class in ("type", "none")]
+    targets = (("syntax/name/attribute/import", easy, 90), ("type/none", hard, 60))
+    for label, group, target in targets:
+        for name in sorted({r.error_class for r in group}, key=CLASSES.index):
+            members = [r for r in group if r.error_class == name]
+            share = 100 * sum(r.outcome == "correct" for r in members) / len(members)
+            verdict = "met" if share >= target else "MISSED"
+            print(f"  {name}: {share:.0f}% correct (target {target}% for {label}: {verdict})")
+    print(f"wrong repairs kept: {sum(r.outcome == 'wrong-kept' for r in results)} (must be 0)")
+    print(f"test files modified: {sum(r.tests_modified for r in results)} (must be 0)")
+    changed = sum(r.tree_changed_unkept for r in results)
+    print(f"trees changed although nothing was kept: {changed} (must be 0)")
+    if results:
+        own = statistics.median(r.autodebug_s for r in results)
+        wall = statistics.median(r.wall_s for r in results)
+        ratio = statistics.median(r.autodebug_s / r.reference_s for r in results if r.reference_s)
+        print(
+            f"median per fault: auto-debug's own time {own:.1f}s, the whole pytest --autodebug "
+            f"run {wall:.1f}s; auto-debug's time / one plain run of the same tests: {ratio:.2f} "
+            "(target <= 2)"
+        )
+        versus = [r.autodebug_s / suites[r.project] for r in results if suites.get(r.project)]
+        if versus:
+            print(
+                "auto-debug's time / one plain run of the project's whole suite, median: "
+                f"{statistics.median(versus):.2f}; suites: "
+                + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in sorted(suites.items()))
+            )
+
+
+def main(args: Any) -> int:
+    classes = args.only or list(CLASSES)
+    names = args.projects or list(realprojects.PROJECTS)
+    missing = [n for n in names if realprojects.cached(realprojects.PROJECTS[n]) is None]
+    if missing:
+        print(f"not cached: {', '.join(missing)}; run: python tests/realprojects.py fetch")
+        return 2
+    setups = {name: setup(name) for name in names}
+    chosen: list[Fault] = []
+    for name in names:
+        for error_class in classes:
+            found = faults(setups[name], error_class, args.per_class)
+            chosen += [f for f in found if f.half == args.half]
+    if args.limit:
+        chosen = chosen[: args.limit]
+    print(f"{len(chosen)} faults in the {args.half} half; seed {SEED!r}")
+    suites: dict[str, float] = {}
+    results: list[Result] = []
+    shown = args.half == "dev" or args.verbose
+    with tempfile.TemporaryDirectory(prefix="phasegate-real-bench-") as scratch:
+        for name in sorted({f.project for f in chosen}):
+            _, seconds, _ = setups[name].run(setups[name].pristine, ["--tb=no"])
+            suites[name] = seconds
+        for number, fault in enumerate(chosen, start=1):
+            result = run_fault(setups[fault.project], fault, Path(scratch))
+            results.append(result)
+            line = (
+                f"[{number:>3}/{len(chosen)}] {result.project:<16} {result.error_class:<9} "
+                f"{result.outcome:<13} {result.autodebug_s:>6.1f}s/{result.reference_s:>5.1f}s"
+            )
+            if shown:
+                line += f"  {fault.mutant.id}: {fault.mutant.description}"
+                for explanation in result.explanations:
+                    line += f"\n        {explanation[:220]}"
+            print(line, flush=True)
+    print()
+    print(
+        f"Python {sys.version.split()[0]}; {len(results)} faults, {args.half} half; "
+        f"pytest --autodebug=apply on the tests that run each fault"
+    )
+    table(results, classes, suites)
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    return 0
