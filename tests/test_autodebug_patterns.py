@@ -605,6 +605,61 @@ def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     assert restores(candidates[0], original)
 
 
+UNITTEST_DOUBLE = """\
+import unittest
+
+from ut_cmp import double
+
+
+class TestDouble(unittest.TestCase):
+    def test_two(self):
+        self.assertEqual(double(2), 4)
+
+    def test_three(self):
+        self.assertEqual(6, double(3))
+"""
+
+
+def test_a_unittest_assertion_on_a_function_that_returns_nothing_is_a_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = "def double(x):\n    result = x * 2\n    return result\n"
+    faulty = original.replace("    return result\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ut_cmp.py": faulty, "testing/test_ut.py": UNITTEST_DOUBLE},
+        "from testing.test_ut import TestDouble; TestDouble('test_two').test_two()",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("none", "none-compared")
+    assert (diagnosis.path, diagnosis.facts["expr"]) == ("testing/test_ut.py", "double(2)")
+    assert restores(candidates[0], original)
+
+
+def test_two_tests_of_one_function_without_return_are_one_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = "def double(x):\n    result = x * 2\n"
+    files = {
+        "ut_one.py": faulty,
+        "testing/test_one.py": UNITTEST_DOUBLE.replace("ut_cmp", "ut_one"),
+    }
+    two = classify_in(
+        tmp_path,
+        files,
+        "from testing.test_one import TestDouble; TestDouble('test_two').test_two()",
+        monkeypatch,
+    )
+    three = classify_in(
+        tmp_path,
+        files,
+        "from testing.test_one import TestDouble; TestDouble('test_three').test_three()",
+        monkeypatch,
+    )
+    assert two.line != three.line
+    assert two.root_cause() == three.root_cause()
+
+
 def test_an_assertion_that_can_be_false_for_other_reasons_stays_an_assertion(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

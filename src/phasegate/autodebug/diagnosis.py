@@ -60,7 +60,16 @@ class Diagnosis:
         return cls(**known)
 
     def root_cause(self) -> tuple[Any, ...]:
-        """What failures with the same cause share: several tests hitting one typo."""
+        """What failures with the same cause share: several tests hitting one typo.
+
+        A None traced to where it came from (a function without ``return``, a variable set
+        to None) has that place as its cause, however many places it is used in.
+        """
+        source = self.facts.get("source")
+        if isinstance(source, dict) and source.get("path"):
+            line = source.get("line") or source.get("function_line")
+            if line is not None:
+                return (self.pattern, "origin", source.get("how"), source["path"], line)
         return (
             self.pattern,
             self.kind,

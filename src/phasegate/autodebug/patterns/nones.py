@@ -89,22 +89,17 @@ class NonePattern:
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
 
     def _compared(self, failure: LiveFailure) -> Diagnosis | None:
-        """``assert f(x) == value`` where ``f`` can only return None: a None, not an assertion.
+        """``assert f(x) == value`` (or ``self.assertEqual(f(x), value)``) where ``f`` can only
+        return None: a None, not an assertion.
 
         Only when the code proves it: the project function has no ``return`` with a value
         (or returns a name it bound to an in-place method's result), and the assertion does
         not compare with None on purpose.
         """
-        frame = failure.innermost
-        node = failure.node_at(frame, (ast.Assert,)) if frame is not None else None
-        if frame is None or not isinstance(node, ast.Assert):
+        found = _compared_sides(failure)
+        if found is None:
             return None
-        test = node.test
-        if not isinstance(test, ast.Compare) or not all(
-            isinstance(op, (ast.Eq, ast.NotEq)) for op in test.ops
-        ):
-            return None
-        sides = [test.left, *test.comparators]
+        frame, sides = found
         if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
             return None
         for side in sides:
@@ -157,6 +152,54 @@ class NonePattern:
 
 
 # -- which expression was None ---------------------------------------------------------------
+
+#: unittest's assertions that compare two values for equality, as ``assert a == b`` does.
+_EQUALITY_ASSERTIONS = frozenset(
+    {
+        "assertEqual",
+        "assertEquals",
+        "assertNotEqual",
+        "assertListEqual",
+        "assertTupleEqual",
+        "assertDictEqual",
+        "assertSetEqual",
+        "assertSequenceEqual",
+        "assertCountEqual",
+        "assertMultiLineEqual",
+        "assertAlmostEqual",
+    }
+)
+
+
+def _compared_sides(failure: LiveFailure) -> tuple[LiveFrame, list[ast.expr]] | None:
+    """The innermost project frame's equality assertion and the values it compares.
+
+    ``assert a == b`` raises in the test's own frame; ``self.assertEqual(a, b)`` raises inside
+    unittest, so the frames outside the project are passed over first.
+    """
+    frame = failure.project_frame
+    if frame is None:
+        return None
+    node = failure.node_at(frame, (ast.Assert,))
+    if isinstance(node, ast.Assert):
+        test = node.test
+        if isinstance(test, ast.Compare) and all(
+            isinstance(op, (ast.Eq, ast.NotEq)) for op in test.ops
+        ):
+            return frame, [test.left, *test.comparators]
+        return None
+    if frame is failure.innermost:
+        return None  # an AssertionError the project raised itself
+    call = failure.node_at(frame, (ast.Call,))
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in _EQUALITY_ASSERTIONS
+        and len(call.args) >= 2
+    ):
+        return frame, list(call.args[:2])
+    return None
+
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
