@@ -125,8 +125,11 @@ class Setup:
             )
         except subprocess.TimeoutExpired:
             return None, time.perf_counter() - started, "timeout"
-        tail = (done.stdout.strip().splitlines() or [""])[-1]
-        return done.returncode, time.perf_counter() - started, tail
+        lines = (done.stdout + done.stderr).strip().splitlines() or [""]
+        status = done.returncode
+        if status == 4 and any(line.startswith("ERROR: found no collectors") for line in lines):
+            status = 2  # a module failed to import, so the tests named in it were not found
+        return status, time.perf_counter() - started, lines[-1]
 
     def sources(self) -> list[str]:
         """The project's Python source files (not tests, docs or build scripts)."""
