@@ -141,7 +141,7 @@ class Setup:
         return found
 
 
-def _env(project: realprojects.RealProject, root: Path, deselect: Iterable[str]) -> dict[str, str]:
+def _env(project: realprojects.RealProject, deselect: Iterable[str]) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -149,7 +149,8 @@ def _env(project: realprojects.RealProject, root: Path, deselect: Iterable[str])
     }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if project.layout == "src":
-        env["PYTHONPATH"] = str(root / "src")
+        # Relative: the copy a run is in, not the pristine one; then what the caller set.
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, ["src", os.environ.get("PYTHONPATH")]))
     options = ["-p", "no:cacheprovider", *EXTRA_OPTIONS.get(project.name, [])]
     for nodeid in deselect:
         options += ["--deselect", nodeid]
@@ -169,7 +170,7 @@ def setup(name: str, log: Any = print) -> Setup:
             name,
             pristine,
             pristine / data["source_root"],
-            _env(project, pristine, data["deselect"]),
+            _env(project, data["deselect"]),
             data["tests"],
             {f: {int(k): v for k, v in lines.items()} for f, lines in data["coverage"].items()},
         )
@@ -187,7 +188,7 @@ def setup(name: str, log: Any = print) -> Setup:
     source_root = pristine / "src" if project.layout == "src" else pristine / package
     if not source_root.is_dir():
         source_root = pristine
-    env = _env(project, pristine, [])
+    env = _env(project, [])
     data_file = folder / "contexts.coverage"
     record = folder / "record"
     env_contexts = {

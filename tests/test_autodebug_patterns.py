@@ -589,6 +589,58 @@ def test_calls_that_do_not_fit(
     assert restores(candidates[0], original)
 
 
+@pytest.mark.parametrize(
+    ("name", "original", "old", "new", "code"),
+    [
+        (
+            "loop_variable",
+            "class Bag:\n    def __init__(self):\n        self.items = []\n\n"
+            "    def add(self, item):\n        self.items.append(item)\n\n"
+            "    def extend(self, it):\n        for o in it:\n            self.add(o)\n",
+            "self.add(o)",
+            "self.add()",
+            "Bag().extend([1])",
+        ),
+        (
+            "middle_argument",
+            "def box(width, height, depth):\n    return width * height * depth\n\n\n"
+            "def volume(width, height, depth):\n    return box(width, height, depth)\n",
+            "return box(width, height, depth)",
+            "return box(width, depth)",
+            "volume(1, 2, 3)",
+        ),
+        (
+            "attribute_other_calls_pass",
+            "def clip(value, limit):\n    return min(value, limit)\n\n\n"
+            "class Meter:\n    def __init__(self, limit):\n        self.limit = limit\n\n"
+            "    def low(self, value):\n        return clip(value, self.limit)\n\n"
+            "    def high(self, value):\n        return clip(value * 2, self.limit)\n",
+            "return clip(value, self.limit)",
+            "return clip(value)",
+            "Meter(3).low(5)",
+        ),
+    ],
+)
+def test_a_left_out_argument_is_found_in_scope(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    original: str,
+    old: str,
+    new: str,
+    code: str,
+) -> None:
+    module = f"ma_{name}"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {f"{module}.py": original.replace(old, new)},
+        f"import {module}; {module}.{code}",
+        monkeypatch,
+    )
+    assert diagnosis.kind == "missing-argument"
+    assert restores(candidates[0], original)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,8 +32,8 @@ __all__ = [
     "find_call",
     "find_def",
     "keyword_candidates",
-    "missing_candidates",
     "operand_candidates",
+    "without_item",
 ]
 
 _NUMBERS = ("int", "float")
@@ -183,7 +183,7 @@ def _free_names(function: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Mo
     ]
 
 
-def _without_item(text: str, items: list[ast.AST], index: int) -> str | None:
+def without_item(text: str, items: list[ast.AST], index: int) -> str | None:
     """``text`` with ``items[index]`` (an argument or parameter) and one comma removed."""
     lines = split_lines(text)
     spans = [node_span(item, lines) for item in items]
@@ -264,7 +264,7 @@ def extra_candidates(
     if call_text is not None and call is not None and extra == 1 and diagnosis.path is not None:
         items: list[ast.AST] = [*call.args, *call.keywords]
         for rank, index in enumerate(reversed(range(len(call.args)))):
-            new = _without_item(call_text, items, index)
+            new = without_item(call_text, items, index)
             if new is not None:
                 candidates.append(
                     Candidate(
@@ -323,88 +323,6 @@ def _with_parameters(
     return replace_span(
         text, (function.lineno, opening + 1, function.lineno, opening + 1), addition + separator
     )
-
-
-def missing_candidates(
-    diagnosis: Diagnosis,
-    call_text: str | None,
-    call: ast.Call | None,
-    def_text: str | None,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    def_path: str | None,
-) -> list[Candidate]:
-    facts = diagnosis.facts
-    missing: list[str] = facts.get("missing", [])
-    candidates: list[Candidate] = []
-    if def_text is not None and function is not None and def_path is not None and len(missing) == 1:
-        wanted = missing[0]
-        params: list[ast.AST] = [*function.args.posonlyargs, *function.args.args]
-        index = next(
-            (i for i, a in enumerate(params) if isinstance(a, ast.arg) and a.arg == wanted), None
-        )
-        used = any(isinstance(n, ast.Name) and n.id == wanted for n in ast.walk(function))
-        if index is not None and not used:
-            new = _without_item(def_text, params, index)
-            if new is not None:
-                candidates.append(
-                    Candidate(
-                        "remove-parameter",
-                        f"remove the parameter `{wanted}` of `{function.name}` in {def_path} "
-                        "(its body never uses it)",
-                        [FileEdit(def_path, new)],
-                        0.88,
-                    )
-                )
-    if call_text is not None and call is not None and diagnosis.path is not None and missing:
-        positional = [
-            p["name"] for p in facts.get("params", []) if p["kind"].startswith("POSITIONAL")
-        ]
-        where = positional.index(missing[0]) if missing[0] in positional else len(call.args)
-        order = [where, *(i for i in range(len(call.args) + 1) if i != where)]
-        lines = split_lines(call_text)
-        for rank, name in enumerate(facts.get("alike", [])[:2]):
-            for offset, index in enumerate(order[:2]):
-                if index > len(call.args):
-                    continue
-                if index < len(call.args):
-                    anchor = node_span(call.args[index], lines)
-                    at = (anchor[0], anchor[1]) if anchor else None
-                    insert = f"{name}, "
-                else:
-                    anchor = node_span(call.args[-1], lines) if call.args else None
-                    at = (anchor[2], anchor[3]) if anchor else None
-                    insert = f", {name}"
-                if at is None:
-                    continue
-                new = replace_span(call_text, (at[0], at[1], at[0], at[1]), insert)
-                candidates.append(
-                    Candidate(
-                        "add-argument",
-                        f"pass `{name}` (a value of the same type in scope) as argument "
-                        f"{index + 1} of `{facts['callee']['text']}()` at "
-                        f"{diagnosis.path}:{diagnosis.line}",
-                        [FileEdit(diagnosis.path, new)],
-                        0.7 - 0.05 * rank - 0.02 * offset,
-                    )
-                )
-    if call_text is not None and call is not None and diagnosis.path is not None:
-        for name in facts.get("in_scope", []):
-            span = node_span(call, split_lines(call_text))
-            if span is None:
-                continue
-            closing = (span[2], span[3] - 1, span[2], span[3] - 1)
-            separator = ", " if call.args or call.keywords else ""
-            new = replace_span(call_text, closing, f"{separator}{name}={name}")
-            candidates.append(
-                Candidate(
-                    "add-argument",
-                    f"pass `{name}={name}` to `{facts['callee']['text']}()` "
-                    f"at {diagnosis.path}:{span[0]}",
-                    [FileEdit(diagnosis.path, new)],
-                    0.75,
-                )
-            )
-    return candidates
 
 
 def operand_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:

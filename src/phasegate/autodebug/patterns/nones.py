@@ -201,7 +201,6 @@ def _compared_sides(failure: LiveFailure) -> tuple[LiveFrame, list[ast.expr]] | 
     return None
 
 
-
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 

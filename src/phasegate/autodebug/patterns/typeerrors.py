@@ -27,9 +27,9 @@ from phasegate.autodebug.patterns.call_repairs import (
     find_call,
     find_def,
     keyword_candidates,
-    missing_candidates,
     operand_candidates,
 )
+from phasegate.autodebug.patterns.missing_args import missing_candidates, visible_values
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
@@ -92,7 +92,7 @@ class TypePattern:
             candidates += extra_candidates(diagnosis, call_text, call, def_text, function, def_path)
         else:
             candidates += missing_candidates(
-                diagnosis, call_text, call, def_text, function, def_path
+                diagnosis, call_text, call, def_text, function, def_path, project
             )
         return sorted(candidates, key=lambda c: -c.score)
 
@@ -174,21 +174,6 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
     )
     code = getattr(target, "__code__", None)
     scope = {*frame.frame.f_locals, *frame.frame.f_globals}
-    passed_types = {_type_of(failure, frame, arg) for arg in call.args} - {None}
-    used = {ast.unparse(arg) for arg in call.args}
-    visible = dict(frame.frame.f_locals)
-    if frame.function.startswith("<") and frame.function != "<module>":
-        # A lambda or comprehension reads the names of the function around it.
-        outer = [
-            f for f in failure.frames[: failure.frames.index(frame)] if f.filename == frame.filename
-        ]
-        if outer:
-            visible = {**outer[-1].frame.f_locals, **visible}
-    alike = sorted(
-        name
-        for name, value in visible.items()
-        if name not in used and type(value).__name__ in passed_types and not name.startswith(".")
-    )
     return {
         "kind": kind,
         "callee": {
@@ -197,14 +182,7 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
             "path": project_path(code.co_filename, failure.root) if code is not None else None,
             "line": code.co_firstlineno if code is not None else None,
         },
-        "params": [
-            {
-                "name": p.name,
-                "kind": p.kind.name,
-                "default": p.default is not inspect.Parameter.empty,
-            }
-            for p in params
-        ],
+        "params": [_parameter_facts(p) for p in params],
         "positional": passed,
         "accepts": len(positional),
         "keywords": keywords,
@@ -212,8 +190,23 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
         "extra": extra,
         "missing": missing,
         "in_scope": sorted(name for name in missing if name in scope),
-        "alike": alike[:4],
+        "scope": visible_values(failure, frame) if kind == "missing-argument" else [],
         "keyword_names": keyword_names,
+    }
+
+
+def _parameter_facts(parameter: inspect.Parameter) -> dict[str, Any]:
+    """A parameter as plain data: its name, kind, and what its default and annotation say."""
+    empty = inspect.Parameter.empty
+    annotation = parameter.annotation
+    if annotation is not empty and not isinstance(annotation, str):
+        annotation = getattr(annotation, "__name__", None) or repr(annotation)
+    return {
+        "name": parameter.name,
+        "kind": parameter.kind.name,
+        "default": parameter.default is not empty,
+        "default_type": None if parameter.default is empty else type(parameter.default).__name__,
+        "annotation": None if annotation is empty else str(annotation)[:80],
     }
 
 

@@ -1,0 +1,407 @@
+"""Candidates for a call that leaves out a required argument: which value, and where it goes.
+
+CPython names the parameter that ended up without a value, which is the *last* one when an
+argument in the middle was left out, so every place the argument could go is weighed, with
+every value that could fill it:
+
+* the names in scope where the call is made: the frame's locals (a comprehension's or lambda's
+  enclosing function's too) and ``self``'s attributes, read where the test ran
+  (:func:`visible_values`);
+* the arguments the project's other calls of the same function pass at that place.
+
+A pair (place, value) is scored by how well the value fits the parameter it would fill: the
+same name or the same words (``key`` for ``key``, ``cache_key`` for ``key``), the variable of
+the loop or comprehension the call is in, what other calls pass there, the type the
+parameter's default or annotation names; and by how well the arguments after it still line up
+with the parameters they then reach. The tests decide among the best few.
+
+Hand-written: these are signals of auto-debug's own (names, loops, call sites of one project),
+which no library ranks.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from phasegate.autodebug.context_index import split_identifier
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.distance import max_distance, osa_distance
+from phasegate.autodebug.patterns.call_repairs import without_item
+from phasegate.autodebug.source import node_span, parse, replace_span, split_lines
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.project import Project
+
+__all__ = ["missing_candidates", "visible_values"]
+
+#: Values proposed per failure: the tests decide among the best few.
+_KEPT = 6
+_SELF_ATTRIBUTES = 40
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+# -- where the test ran -----------------------------------------------------------------------
+
+
+def visible_values(failure: LiveFailure, frame: LiveFrame) -> list[dict[str, Any]]:
+    """The values the failing call could have passed, with their types' names.
+
+    The frame's local names (with the enclosing function's, for a lambda or comprehension),
+    and ``self.<attribute>`` for each attribute ``self`` holds, written as the calling code
+    would write it (``self.__data`` for the mangled ``_Cache__data`` inside ``Cache``).
+    """
+    visible = dict(frame.frame.f_locals)
+    if frame.function.startswith("<") and frame.function != "<module>":
+        outer = [
+            f for f in failure.frames[: failure.frames.index(frame)] if f.filename == frame.filename
+        ]
+        if outer:
+            visible = {**outer[-1].frame.f_locals, **visible}
+    found = [
+        {"name": name, "type": type(value).__name__}
+        for name, value in sorted(visible.items())
+        if name.isidentifier() and not (name.startswith("__") and name.endswith("__"))
+    ]
+    owner = visible.get("self")
+    try:
+        attributes = inspect.getattr_static(owner, "__dict__") if owner is not None else {}
+    except AttributeError:
+        attributes = {}
+    if isinstance(attributes, dict):
+        qualname = getattr(frame.frame.f_code, "co_qualname", frame.function)
+        for name, value in sorted(attributes.items())[:_SELF_ATTRIBUTES]:
+            written = _as_written(str(name), qualname)
+            if written is not None:
+                found.append({"name": f"self.{written}", "type": type(value).__name__})
+    return found
+
+
+def _as_written(attribute: str, qualname: str) -> str | None:
+    """``__data`` for ``_Cache__data`` when the calling code is inside class ``Cache``."""
+    if not attribute.startswith("_") or "__" not in attribute[1:]:
+        return attribute if attribute.isidentifier() else None
+    owner, _, rest = attribute[1:].partition("__")
+    if owner and rest and owner in qualname.split("."):
+        return f"__{rest}"
+    return attribute
+
+
+# -- the candidates ---------------------------------------------------------------------------
+
+
+def missing_candidates(
+    diagnosis: Diagnosis,
+    call_text: str | None,
+    call: ast.Call | None,
+    def_text: str | None,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    def_path: str | None,
+    project: Project,
+) -> list[Candidate]:
+    """The call given its missing argument, or the definition rid of an unused parameter."""
+    candidates = _unused_parameter(diagnosis, def_text, function, def_path)
+    missing: list[str] = diagnosis.facts.get("missing", [])
+    path = diagnosis.path
+    if call_text is None or call is None or path is None or not missing:
+        return candidates
+    tree = parse(call_text)
+    if tree is None:
+        return candidates
+    params: list[dict[str, Any]] = diagnosis.facts.get("params", [])
+    positional = [p for p in params if p["kind"] in _POSITIONAL]
+    callee = str(diagnosis.facts.get("callee", {}).get("text", ""))
+    sites = _call_sites(project, callee.rpartition(".")[2], path, call)
+    pool = _pool(diagnosis, tree, sites)
+    loops = _loop_variables(tree, call)
+    passed = [ast.unparse(arg) for arg in call.args]
+    given = {k.arg for k in call.keywords}
+    wanted = next((i for i, p in enumerate(positional) if p["name"] == missing[0]), None)
+    scored: list[tuple[float, int, str]] = []
+    for position in range(min(len(call.args), len(positional) - 1) + 1):
+        param = positional[position]
+        if param["name"] in given:
+            break  # the parameters from here on are passed by keyword
+        align = _alignment(call.args, positional, position)
+        bonus = 0.05 if position == wanted else 0.0
+        for value, kind in pool.items():
+            fit = _fit(value, kind, param, sites.get(position, Counter()), loops, passed)
+            scored.append((fit + align + bonus, position, value))
+    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    lines = split_lines(call_text)
+    for rank, (score, position, value) in enumerate(scored[:_KEPT]):
+        new = _inserted(call_text, lines, call, position, value)
+        if new is None:
+            continue
+        candidates.append(
+            Candidate(
+                "add-argument",
+                f"pass `{value}` as argument {position + 1} of `{callee}()` at "
+                f"{path}:{diagnosis.line}",
+                [FileEdit(path, new)],
+                round(0.5 + 0.4 * min(1.0, max(0.0, score) / 2.0) - 0.001 * rank, 4),
+            )
+        )
+    candidates += _keyword_only(diagnosis, call_text, call, params, pool, path)
+    return candidates
+
+
+def _unused_parameter(
+    diagnosis: Diagnosis,
+    def_text: str | None,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    def_path: str | None,
+) -> list[Candidate]:
+    """The definition without the missing parameter, when its body never reads it."""
+    missing: list[str] = diagnosis.facts.get("missing", [])
+    if def_text is None or function is None or def_path is None or len(missing) != 1:
+        return []
+    wanted = missing[0]
+    params: list[ast.AST] = [*function.args.posonlyargs, *function.args.args]
+    index = next(
+        (i for i, a in enumerate(params) if isinstance(a, ast.arg) and a.arg == wanted), None
+    )
+    used = any(isinstance(n, ast.Name) and n.id == wanted for n in ast.walk(function))
+    new = without_item(def_text, params, index) if index is not None and not used else None
+    if new is None:
+        return []
+    return [
+        Candidate(
+            "remove-parameter",
+            f"remove the parameter `{wanted}` of `{function.name}` in {def_path} "
+            "(its body never uses it)",
+            [FileEdit(def_path, new)],
+            0.88,
+        )
+    ]
+
+
+def _keyword_only(
+    diagnosis: Diagnosis,
+    call_text: str,
+    call: ast.Call,
+    params: list[dict[str, Any]],
+    pool: dict[str, str | None],
+    path: str,
+) -> list[Candidate]:
+    """``name=value`` for a missing keyword-only parameter, or a name in scope spelt alike."""
+    span = node_span(call, split_lines(call_text))
+    if span is None:
+        return []
+    missing = set(diagnosis.facts.get("missing", []))
+    candidates = []
+    for param in params:
+        name = param["name"]
+        if name not in missing or (param["kind"] != "KEYWORD_ONLY" and name not in pool):
+            continue
+        best = sorted(
+            pool, key=lambda value: -_fit(value, pool[value], param, Counter(), set(), [])
+        )
+        for rank, value in enumerate(best[:2]):
+            closing = (span[2], span[3] - 1, span[2], span[3] - 1)
+            separator = ", " if call.args or call.keywords else ""
+            candidates.append(
+                Candidate(
+                    "add-argument",
+                    f"pass `{name}={value}` to `{diagnosis.facts['callee']['text']}()` "
+                    f"at {path}:{span[0]}",
+                    [
+                        FileEdit(
+                            path, replace_span(call_text, closing, f"{separator}{name}={value}")
+                        )
+                    ],
+                    (0.75 if value == name else 0.6) - 0.01 * rank,
+                )
+            )
+    return candidates
+
+
+# -- evidence ------------------------------------------------------------------------------------
+
+
+def _call_sites(
+    project: Project, name: str, path: str, failing: ast.Call
+) -> dict[int, Counter[str]]:
+    """What the project's other calls of ``name`` pass at each position (their source text)."""
+    found: dict[int, Counter[str]] = {}
+    if not name:
+        return found
+    for relpath in project.python_files:
+        text = project.read(relpath)
+        if text is None or name not in text:
+            continue
+        tree = parse(text)
+        for node in ast.walk(tree) if tree is not None else ():
+            if not isinstance(node, ast.Call) or _called(node) != name:
+                continue
+            if relpath == path and (node.lineno, node.col_offset) == (
+                failing.lineno,
+                failing.col_offset,
+            ):
+                continue
+            for position, arg in enumerate(node.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                found.setdefault(position, Counter())[ast.unparse(arg)] += 1
+    return found
+
+
+def _called(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def _pool(
+    diagnosis: Diagnosis, tree: ast.Module, sites: dict[int, Counter[str]]
+) -> dict[str, str | None]:
+    """Every value that could be passed: the names in scope, and what other calls pass that
+    the call's place can name too."""
+    pool: dict[str, str | None] = {
+        entry["name"]: entry.get("type") for entry in diagnosis.facts.get("scope", [])
+    }
+    module_names = _module_names(tree)
+    for counter in sites.values():
+        for text in counter:
+            if text in pool:
+                continue
+            value = parse(text)
+            expr = value.body[0].value if value and isinstance(value.body[0], ast.Expr) else None
+            root = expr
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and (
+                root.id in module_names or root.id in pool or hasattr(builtins, root.id)
+            ):
+                pool[text] = None
+    return pool
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
+    """The variables of the loops and comprehensions the call is inside."""
+    where = (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
+
+    def holds(nodes: list[ast.AST]) -> bool:
+        return any(
+            isinstance(child, ast.Call)
+            and (child.lineno, child.col_offset, child.end_lineno, child.end_col_offset) == where
+            for node in nodes
+            for child in ast.walk(node)
+        )
+
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            inside = holds(list(node.body))
+            target: ast.AST = node.target
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inside = holds([node])
+            target = ast.Tuple(elts=[g.target for g in node.generators], ctx=ast.Load())
+        else:
+            continue
+        if inside:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _last_word(value: str) -> str:
+    return value.rpartition(".")[2].strip("_")
+
+
+def _fit(
+    value: str,
+    kind: str | None,
+    param: dict[str, Any],
+    sites: Counter[str],
+    loops: set[str],
+    passed: list[str],
+) -> float:
+    """How well ``value`` fits the parameter ``param`` (about 0 to 2.5)."""
+    word, wanted = _last_word(value), str(param["name"]).strip("_")
+    score = 0.0
+    if word == wanted:
+        score += 1.0
+    elif word and wanted:
+        ours, theirs = set(split_identifier(word)), set(split_identifier(wanted))
+        if ours and theirs:
+            score += 0.6 * len(ours & theirs) / len(ours | theirs)
+        distance = osa_distance(word, wanted)
+        if distance <= max_distance(wanted):
+            score += 0.4 * (1 - distance / (len(wanted) + 1))
+    if value in loops:
+        score += 0.35
+    if sites:
+        score += 0.8 * sites[value] / sum(sites.values())
+    score += _type_fit(kind, param)
+    if value in passed:
+        score -= 0.4
+    if value in ("self", "cls"):
+        score -= 0.3
+    return score
+
+
+def _type_fit(kind: str | None, param: dict[str, Any]) -> float:
+    if kind is None:
+        return 0.0
+    default = param.get("default_type")
+    if default not in (None, "NoneType"):
+        return 0.15 if default == kind else -0.2
+    annotation = str(param.get("annotation") or "").lower()
+    return 0.15 if annotation and kind.lower() in annotation else 0.0
+
+
+def _alignment(args: list[ast.expr], positional: list[dict[str, Any]], position: int) -> float:
+    """How well the call's arguments name the parameters they reach once one is inserted."""
+    names = [str(p["name"]).strip("_") for p in positional]
+    score = 0.0
+    for index, arg in enumerate(args):
+        if not isinstance(arg, (ast.Name, ast.Attribute)):
+            continue
+        word = _last_word(ast.unparse(arg))
+        reached = index + (index >= position)
+        if reached < len(names) and word == names[reached]:
+            score += 0.25
+        elif word in names:
+            score -= 0.25
+    return score
+
+
+def _inserted(text: str, lines: list[str], call: ast.Call, position: int, value: str) -> str | None:
+    """The call with ``value`` inserted as its positional argument number ``position``."""
+    if position < len(call.args):
+        span = node_span(call.args[position], lines)
+        return None if span is None else replace_span(text, (*span[:2], *span[:2]), f"{value}, ")
+    if call.args:
+        span = node_span(call.args[-1], lines)
+        return None if span is None else replace_span(text, (*span[2:], *span[2:]), f", {value}")
+    if call.keywords:
+        span = node_span(call.keywords[0], lines)
+        return None if span is None else replace_span(text, (*span[:2], *span[:2]), f"{value}, ")
+    func = node_span(call.func, lines)
+    if func is None:
+        return None
+    after = func[2:]
+    line = lines[after[0] - 1]
+    column = line.find("(", after[1])
+    if column < 0:
+        return None
+    return replace_span(text, (after[0], column + 1, after[0], column + 1), value)
