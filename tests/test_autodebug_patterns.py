@@ -159,6 +159,21 @@ def test_a_syntax_error_gets_the_edit_that_restores_the_code(
     assert explain(diagnosis, candidates[0]).startswith(("SyntaxError", "IndentationError"))
 
 
+def test_a_bracket_lost_in_the_middle_of_a_line_is_put_back_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "def pairs(word):\n    return [\n        (word.lower(), len(word)),\n"
+        "        (word.upper(), len(word)),\n    ]\n"
+    )
+    faulty = original.replace("(word.lower(), len", "(word.lower(, len")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {"sx_middle.py": faulty}, "import sx_middle", monkeypatch
+    )
+    assert diagnosis.error_class == "syntax"
+    assert any(restores(candidate, original) for candidate in candidates[:5])
+
+
 # -- attributes ------------------------------------------------------------------------------
 
 CART = """

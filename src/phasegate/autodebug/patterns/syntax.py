@@ -252,6 +252,28 @@ def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
                     f"before the ',' of line {number}",
                 )
             yield _insert(lines, number, end, closer), description
+    # The bracket may have been lost in the middle of a line (`f(g(x, y)` for `f(g(x), y)`):
+    # after every token of the lines the opener spans, left to right.
+    for open_line, _open_col, opener in openers[:1]:
+        closer = _OPENERS[opener]
+        for number, col_after in _token_ends(text, open_line, max(line, open_line) + 3):
+            yield (
+                _insert(lines, number, col_after, closer),
+                f"close a '{opener}' at {number}:{col_after + 1}",
+            )
+
+
+def _token_ends(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
+    """Where each token of lines ``first`` to ``last`` ends (before the line's last token)."""
+    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[0] > last:
+                return
+            if token.type not in skip and token.end[0] >= first:
+                yield token.end
+    except (tokenize.TokenError, SyntaxError):
+        return
 
 
 def _missing_comma(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
