@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from phasegate.autodebug.runner import RunResult
-from phasegate.autodebug.validate import Baseline, judge
+from phasegate.autodebug.validate import Baseline, judge, target_selection
 
 BASELINE = Baseline(
     {
@@ -102,3 +106,28 @@ def test_the_baseline_moves_on_after_a_kept_repair() -> None:
     baseline.update(run({"tests/test_a.py::test_fixed": "passed"}))
     assert baseline.outcomes == {"tests/test_a.py::test_fixed": "passed"}
     assert baseline.collection_errors == set()
+
+
+@pytest.mark.parametrize(
+    ("base_args", "expected", "whole"),
+    [
+        # The run named the failing module itself: the targets stage is the whole run.
+        (["tests/test_a.py"], ["tests/test_a.py"], True),
+        # It named tests one by one: only those run, and that is the whole run.
+        (
+            ["tests/test_a.py::test_one", "tests/test_a.py::test_two[1]"],
+            ["tests/test_a.py::test_one", "tests/test_a.py::test_two[1]"],
+            True,
+        ),
+        # Another module too: the failing module's named tests, then the whole run.
+        (["tests/test_a.py::test_one", "tests/test_b.py"], ["tests/test_a.py::test_one"], False),
+        # Everything (no paths): the module, then the whole run.
+        ([], ["<root>/tests/test_a.py"], False),
+    ],
+)
+def test_the_targets_stage_runs_what_the_run_named_of_the_failing_module(
+    tmp_path: Path, base_args: list[str], expected: list[str], whole: bool
+) -> None:
+    selection, whole_run = target_selection(base_args, ["tests/test_a.py"], tmp_path, tmp_path)
+    assert selection == [item.replace("<root>", str(tmp_path)) for item in expected]
+    assert whole_run is whole

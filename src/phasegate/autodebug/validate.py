@@ -3,11 +3,12 @@
 A candidate is applied (:mod:`~phasegate.autodebug.workspace`) and the tests are re-run in
 two stages, each in a fresh subprocess (:mod:`~phasegate.autodebug.runner`):
 
-1. ``targets``: the failing tests' modules. Every failing test must now pass (a module that
-   failed to collect must collect, and all its tests pass), and no test of those modules that
-   passed before may fail.
+1. ``targets``: the failing tests' modules (as much of them as the original run named).
+   Every failing test must now pass (a module that failed to collect must collect, and all
+   its tests pass), and no test of those modules that passed before may fail.
 2. ``suite``: the whole original run, again with no test that passed before failing, and no
-   new collection error.
+   new collection error. When the original run named nothing outside the targets' modules,
+   the targets stage was that run, and is judged again as the whole.
 
 Only then is the candidate kept; otherwise the files are restored byte for byte. "Passed
 before" is the :class:`Baseline`: the run being debugged, updated after each kept repair.
@@ -15,8 +16,10 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate
@@ -24,7 +27,7 @@ from phasegate.autodebug.runner import RunResult, TestRunner
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import ValidationStage
 
-__all__ = ["OK_OUTCOMES", "Baseline", "Verdict", "judge", "validate"]
+__all__ = ["OK_OUTCOMES", "Baseline", "Verdict", "judge", "target_selection", "validate"]
 
 #: Outcomes that count as "not failing".
 OK_OUTCOMES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
@@ -123,6 +126,31 @@ def judge(
     )
 
 
+def target_selection(
+    base_args: list[str], modules: list[str], root: Path, cwd: Path
+) -> tuple[list[str], bool]:
+    """What the targets stage runs, and whether that is the whole original run too.
+
+    The failing tests' modules, but only as much of them as the original run asked for: when
+    it named tests one by one (``tests/test_a.py::test_x``), those tests. When every path the
+    run named lies in those modules, the targets stage runs the whole run, and the suite stage
+    need not run it again.
+    """
+    wanted = {os.path.normpath(root / module): module for module in modules}
+    chosen: list[str] = []
+    named: set[str] = set()
+    outside = not base_args
+    for arg in base_args:
+        module = wanted.get(os.path.normpath(cwd / arg.split("::", 1)[0]))
+        if module is None:
+            outside = True
+            continue
+        chosen.append(arg)
+        named.add(module)
+    chosen += [str(root / module) for module in modules if module not in named]
+    return chosen, not outside and named == set(modules)
+
+
 def validate(
     candidate: Candidate,
     targets: list[str],
@@ -139,13 +167,19 @@ def validate(
     """
     started = clock.perf_counter()
     modules = sorted({_module(target) for target in targets})
+    root = workspace.project.root
+    selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
     with workspace.trial(candidate.edits) as trial:
-        first = runner.run([str(workspace.project.root / module) for module in modules])
+        first = runner.run(selection)
         stage = judge(first, targets, baseline, stage="targets", modules=set(modules))
         if not stage.passed:
             return Verdict(False, stage.detail, [stage])
-        suite = runner.run(None)
+        # When the targets were all the run asked for, that run was the whole run already.
+        suite = first if whole_run else runner.run(None)
         whole = judge(suite, targets, baseline, stage="suite")
+        if whole_run:
+            whole.detail += " (the targets stage ran the whole run)"
+            whole.duration_s = 0.0
         if not whole.passed:
             return Verdict(False, whole.detail, [stage, whole])
         if keep:
