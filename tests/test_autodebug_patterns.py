@@ -176,6 +176,25 @@ def test_a_bracket_lost_in_the_middle_of_a_line_is_put_back_there(
 
 # -- attributes ------------------------------------------------------------------------------
 
+
+def test_a_misspelt_private_attribute_is_spelt_as_written_not_as_mangled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "class Gauge:\n    def __init__(self):\n        self.__limit = 3\n\n"
+        "    def full(self, n):\n        return n >= self.__limit\n"
+    )
+    faulty = original.replace("n >= self.__limit", "n >= self.__limti")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"at_private.py": faulty},
+        "import at_private; at_private.Gauge().full(2)",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["name"]) == ("attribute", "__limti")
+    assert restores(candidates[0], original)
+
+
 CART = """
 class Cart:
     def __init__(self):

@@ -50,17 +50,27 @@ class AttributePattern:
             return None
         frame = failure.innermost
         node = failure.node_at(frame, (ast.Attribute,)) if frame is not None else None
-        if not (isinstance(node, ast.Attribute) and node.attr == name):
+        prefix = ""
+        if isinstance(node, ast.Attribute) and node.attr != name and _mangles(node.attr, name):
+            prefix = name[: len(name) - len(node.attr)]  # `self.__x` in class C is `_C__x`
+        elif not (isinstance(node, ast.Attribute) and node.attr == name):
             node = None
         kind_of = (
             "module" if inspect.ismodule(obj) else "class" if isinstance(obj, type) else "instance"
         )
         owner = obj if kind_of != "instance" else type(obj)
+        matches = _matches(obj, name, kind_of, failure)
+        if prefix:
+            matches = [
+                {**m, "name": m["name"][len(prefix) :]}
+                for m in matches
+                if m["name"].startswith(f"{prefix}__")
+            ]
         facts: dict[str, Any] = {
-            "name": name,
+            "name": name[len(prefix) :],
             "object": kind_of,
             "type": getattr(owner, "__name__", type(owner).__name__),
-            "matches": _matches(obj, name, kind_of, failure),
+            "matches": matches,
         }
         return diagnose(self, failure, frame, kind="typo", facts=facts, node=node)
 
@@ -136,6 +146,17 @@ class AttributePattern:
         if candidate.kind == "rename-definition":
             return f"{head}; `{other}` ({described}) looks like its misspelt definition: rename it"
         return f"{head}; did you mean `{other}` ({described})?"
+
+
+def _mangles(written: str, name: str) -> bool:
+    """Whether ``name`` is the private ``written`` (``__x``) as Python mangles it (``_C__x``)."""
+    return (
+        written.startswith("__")
+        and not written.endswith("__")
+        and name.endswith(written)
+        and name.startswith("_")
+        and not name.startswith("__")
+    )
 
 
 def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list[dict[str, Any]]:
