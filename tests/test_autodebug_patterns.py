@@ -86,6 +86,44 @@ def test_a_missing_import_of_a_project_symbol_comes_from_the_index(
     assert "defined in nm_d/text.py:1" in explain(diagnosis, candidates[0])
 
 
+def test_a_deleted_from_import_comes_back_with_every_name_it_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shapes = "class Circle:\n    pass\n\n\nclass Square:\n    pass\n"
+    original = (
+        '"""Drawing."""\n\n__all__ = ["draw"]\n\nimport math\n\n'
+        "from .shapes import Circle, Square\n\n\n"
+        "def draw(kind):\n    made = Circle() if kind == 'c' else Square()\n"
+        "    return math.floor(1), made\n"
+    )
+    files = {
+        "nm_f/__init__.py": "",
+        "nm_f/shapes.py": shapes,
+        "nm_f/draw.py": original.replace("from .shapes import Circle, Square\n\n", ""),
+        "nm_f/other.py": "from .shapes import Circle\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_f.draw import draw; draw('c')", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from .shapes import Circle, Square"
+    assert restores(candidates[0], original)
+
+
+def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "from collections import deque\nfrom functools import partial, reduce\nimport operator\n"
+        "\n\ndef total(values):\n    add = partial(operator.add)\n"
+        "    return reduce(add, deque(values))\n"
+    )
+    faulty = original.replace("from functools import partial, reduce\n", "")
+    _, candidates, _ = diagnose(
+        tmp_path, {"nm_g.py": faulty}, "import nm_g; nm_g.total([1, 2])", monkeypatch
+    )
+    assert restores(candidates[0], original)
+
+
 def test_a_name_used_before_assignment_gets_no_candidate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

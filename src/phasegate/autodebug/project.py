@@ -192,7 +192,19 @@ class Project:
     @cached_property
     def imported_modules(self) -> Counter[str]:
         """How many project files import each module: the project's own habits."""
+        return self._import_habits[0]
+
+    @cached_property
+    def relative_imports(self) -> bool:
+        """Whether the project's source files import their own package relatively, mostly."""
+        relative, absolute = self._import_habits[1]
+        return relative > absolute
+
+    @cached_property
+    def _import_habits(self) -> tuple[Counter[str], tuple[int, int]]:
         counts: Counter[str] = Counter()
+        relative = absolute = 0
+        own = {name.split(".")[0] for name in self.modules}
         for relpath in self.python_files:
             text = self.read(relpath)
             if text is None:
@@ -202,13 +214,17 @@ class Project:
             except (SyntaxError, ValueError):
                 continue
             seen: set[str] = set()
+            source = relpath not in self.test_files
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     seen.update(alias.name for alias in node.names)
                 elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     seen.add(node.module)
+                    absolute += source and node.module.split(".")[0] in own
+                elif isinstance(node, ast.ImportFrom) and node.level:
+                    relative += source
             counts.update(seen)
-        return counts
+        return counts, (relative, absolute)
 
     @cached_property
     def test_vocabulary(self) -> Counter[str]:

@@ -11,7 +11,7 @@ import ast
 import io
 import tokenize
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Literal
 
 __all__ = [
@@ -150,6 +150,38 @@ def _import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
     return (1 if is_stdlib_module(module.split(".")[0]) else 2, 0, module.lower())
 
 
+def _plain_import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
+    """isort's order with ``force_sort_within_sections``: by module, ``import`` or ``from``."""
+    section, _kind, module = _import_key(stmt)
+    return (section, 0, module.lstrip("."))
+
+
+def _sorted_by(
+    header: list[ast.Import | ast.ImportFrom],
+    key: Callable[[ast.Import | ast.ImportFrom], tuple[int, int, str]],
+) -> bool:
+    keys = [key(stmt) for stmt in header]
+    return keys == sorted(keys)
+
+
+def _is_dunder_assignment(stmt: ast.stmt) -> bool:
+    """``__all__ = ...``, ``__version__ = ...``: what may sit among a module's imports."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+    return bool(targets) and all(
+        isinstance(t, ast.Name) and t.id.startswith("__") and t.id.endswith("__") for t in targets
+    )
+
+
+def _imports_follow(body: list[ast.stmt]) -> bool:
+    """Whether imports come after the leading dunder assignments of ``body``."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return True
+        if not _is_dunder_assignment(stmt):
+            return False
+    return False
+
+
 def _name_key(alias: ast.alias) -> tuple[int, str]:
     """isort's order of imported names: CONSTANTS, Classes, functions."""
     name = alias.name
@@ -193,9 +225,12 @@ def insert_import(text: str, statement: str) -> str | None:
         )
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             header.append(stmt)
-        elif not docstring:
+        elif _is_dunder_assignment(stmt) and (header or not _imports_follow(tree.body[index:])):
+            break  # `__all__ = ...` after the imports, or with none after it, ends them
+        elif not docstring and not _is_dunder_assignment(stmt):
             break
-        after = stmt.end_lineno or stmt.lineno
+        if not _is_dunder_assignment(stmt) or not header:
+            after = stmt.end_lineno or stmt.lineno
     if isinstance(new, ast.ImportFrom):
         for stmt in header:
             if (
@@ -211,9 +246,12 @@ def insert_import(text: str, statement: str) -> str | None:
                 indent = line_indent(lines[stmt.lineno - 1])
                 rebuilt = _from_statement(stmt, sorted(merged, key=_name_key), indent)
                 return replace_span(text, span, rebuilt)
-    wanted = _import_key(new)
+    # As the file orders its imports already: isort's default, or by module alone.
+    plain = not _sorted_by(header, _import_key) and _sorted_by(header, _plain_import_key)
+    key = _plain_import_key if plain else _import_key
+    wanted = key(new)
     for stmt in header:
-        if _import_key(stmt) > wanted:
+        if key(stmt) > wanted:
             return insert_lines(text, stmt.lineno, [statement])
     if header:
         return insert_lines(text, (header[-1].end_lineno or header[-1].lineno) + 1, [statement])

@@ -20,7 +20,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["StdlibModule", "is_stdlib_module", "modules_defining", "stdlib_modules"]
+__all__ = ["StdlibModule", "is_stdlib_module", "modules_defining", "offers", "stdlib_modules"]
 
 # Importing these does something (opens a browser, prints, needs a display) or warns that
 # the module is deprecated (PEP 594); they are never suggested.
@@ -112,6 +112,11 @@ def _offer(module_name: str, symbol: str) -> tuple[int, bool, bool] | None:
     if not (listed or own):
         return None  # imported from elsewhere for the module's own use
     return id(value), own, listed
+
+
+def offers(module_name: str, symbol: str) -> bool:
+    """Whether the standard-library module ``module_name`` offers ``symbol`` publicly."""
+    return not symbol.startswith("_") and _offer(module_name, symbol) is not None
 
 
 def modules_defining(symbol: str) -> list[str]:

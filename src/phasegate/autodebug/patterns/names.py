@@ -14,6 +14,7 @@ missing name. Candidates, best first:
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import TYPE_CHECKING, Any
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -37,13 +38,13 @@ from phasegate.autodebug.source import (
     segment,
     split_lines,
 )
-from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining
+from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining, offers
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
     from phasegate.autodebug.project import Project
 
-__all__ = ["NamePattern", "import_candidates"]
+__all__ = ["NamePattern", "import_candidates", "unbound_names"]
 
 _SCOPE_WEIGHT = {"local": 1.0, "enclosing": 0.97, "global": 0.94, "builtin": 0.85}
 _MATCHES_KEPT = 8
@@ -275,12 +276,61 @@ def _module_as_written(text: str, path: str, module: str, project: Project) -> s
             if ".".join([*base, node.module or ""]).strip(".") == module:
                 return "." * node.level + (node.module or "")
     parts, own = module.split("."), package.split(".") if package else []
-    if not relative or not own or parts[0] != own[0]:
+    if not own or parts[0] != own[0]:
+        return module
+    if not relative and not _imports_own_package(tree, own[0]):
+        relative = project.relative_imports  # nothing to go by in the file: the project's habit
+    if not relative:
         return module
     common = 0
     while common < min(len(parts), len(own)) and parts[common] == own[common]:
         common += 1
     return "." * (len(own) - common + 1) + ".".join(parts[common:])
+
+
+def _imports_own_package(tree: ast.Module | None, top: str) -> bool:
+    return tree is not None and any(
+        isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == top
+        for node in ast.walk(tree)
+    )
+
+
+def unbound_names(text: str) -> list[str]:
+    """The names ``text`` reads that nothing in it binds and no builtin supplies, in order."""
+    tree = parse(text)
+    if tree is None:
+        return []
+    bound: set[str] = set(dir(builtins))
+    loaded: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.setdefault(node.id, node.lineno)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+    return sorted((n for n in loaded if n not in bound), key=lambda n: (loaded[n], n))
+
+
+def _names(names: list[str]) -> str:
+    """Imported names in isort's order: CONSTANTS, Classes, functions, each alphabetical."""
+
+    def key(name: str) -> tuple[int, str]:
+        kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+        return (kind, name.lower())
+
+    return ", ".join(sorted(dict.fromkeys(names), key=key))
 
 
 def import_candidates(
@@ -310,11 +360,19 @@ def import_candidates(
             for rank, (d, _s) in enumerate(project.index.query(missing, context, k=50))
         }
         exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
+    # A deleted `from m import a, b` leaves every name it bound unbound: they come back together.
+    unbound = unbound_names(text)
     for rank, definition in enumerate(exact[:3]):
         written = _module_as_written(text, path, definition.module, project)
+        names = [missing] + [
+            name
+            for name in unbound
+            if name != missing
+            and any(d.module == definition.module for d in project.index.exact(name))
+        ]
         statements.append(
             (
-                f"from {written} import {missing}",
+                f"from {written} import {_names(names)}",
                 0.87 - 0.01 * rank,
                 f"defined in {definition.path}:{definition.line}",
             )
@@ -324,8 +382,9 @@ def import_candidates(
         enumerate(modules_defining(missing)[:4]), key=lambda item: (-habits[item[1]], item[0])
     )
     for rank, (_order, module) in enumerate(stdlib):
+        names = [missing] + [n for n in unbound if n != missing and offers(module, n)]
         statements.append(
-            (f"from {module} import {missing}", 0.8 - 0.01 * rank, "standard library")
+            (f"from {module} import {_names(names)}", 0.8 - 0.01 * rank, "standard library")
         )
     candidates: list[Candidate] = []
     for statement, score, where in statements:
