@@ -691,6 +691,23 @@ def test_calls_that_do_not_fit(
             "return clip(value)",
             "Meter(3).low(5)",
         ),
+        (
+            "private_method",
+            "class Store:\n    def __init__(self):\n        self.data = {}\n\n"
+            "    def __put(self, key, value):\n        self.data[key] = value\n\n"
+            "    def put(self, key, value):\n        self.__put(key, value)\n",
+            "self.__put(key, value)",
+            "self.__put(value)",
+            "Store().put('a', 1)",
+        ),
+        (
+            "lambda_enclosing",
+            "def wrap(inner, cache, key):\n    return inner(cache, key)\n\n\n"
+            "def make(cache, key):\n    return lambda inner: wrap(inner, cache, key)\n",
+            "lambda inner: wrap(inner, cache, key)",
+            "lambda inner: wrap(inner, key)",
+            "make({}, 'k')(lambda c, k: (c, k))",
+        ),
     ],
 )
 def test_a_left_out_argument_is_found_in_scope(

@@ -198,7 +198,7 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
         if not ok:
             return False, None
         try:
-            value = inspect.getattr_static(base, node.attr)
+            value = _getattr_static(base, node.attr)
         except AttributeError:
             return False, None
         if isinstance(value, (staticmethod, classmethod)):
@@ -214,6 +214,24 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
                 return True, value.__get__(base, type(base))
         return True, value
     return False, None
+
+
+def _getattr_static(base: Any, name: str) -> Any:
+    """``inspect.getattr_static``, with a private ``__name`` looked up as Python mangles it
+    (``_Cache__name``) in each class of the object's MRO."""
+    try:
+        return inspect.getattr_static(base, name)
+    except AttributeError:
+        if not name.startswith("__") or name.endswith("__"):
+            raise
+    classes = base.__mro__ if isinstance(base, type) else type(base).__mro__
+    for cls in classes:
+        mangled = f"_{cls.__name__.lstrip('_')}{name}"
+        try:
+            return inspect.getattr_static(base, mangled)
+        except AttributeError:
+            continue
+    raise AttributeError(name)
 
 
 def cpython_suggestion(exc: BaseException) -> str | None:

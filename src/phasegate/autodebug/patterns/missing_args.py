@@ -266,6 +266,9 @@ def _pool(
     pool: dict[str, str | None] = {
         entry["name"]: entry.get("type") for entry in diagnosis.facts.get("scope", [])
     }
+    # A lambda only sees the enclosing names it still reads: the one left out is not among them.
+    for name in _enclosing_names(tree, diagnosis.line):
+        pool.setdefault(name, None)
     module_names = _module_names(tree)
     for counter in sites.values():
         for text in counter:
@@ -281,6 +284,28 @@ def _pool(
             ):
                 pool[text] = None
     return pool
+
+
+def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
+    """The parameters and local names of the functions (and lambdas) around ``line``."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if line is None or not node.lineno <= line <= (node.end_lineno or node.lineno):
+            continue
+        arguments = node.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+        names += [a.arg for a in every]
+        body = node.body if isinstance(node.body, list) else [node.body]
+        names += [
+            n.id
+            for statement in body
+            for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        ]
+    return list(dict.fromkeys(names))
 
 
 def _module_names(tree: ast.Module) -> set[str]:
