@@ -692,6 +692,23 @@ def test_calls_that_do_not_fit(
             "Meter(3).low(5)",
         ),
         (
+            "alike_names",
+            "def group(key, seq):\n    return {key(x): x for x in seq}\n\n\n"
+            "def join(leftkey, leftseq, rightkey, rightseq):\n"
+            "    return group(leftkey, leftseq), group(rightkey, rightseq)\n",
+            "return group(leftkey, leftseq), group",
+            "return group(leftseq), group",
+            "join(len, ['a'], len, ['b'])",
+        ),
+        (
+            "same_name_by_position",
+            "def count(func, sigspec):\n    return (func, sigspec)\n\n\n"
+            "def run(func, sigspec=None):\n    return count(func, sigspec)\n",
+            "return count(func, sigspec)",
+            "return count(func)",
+            "run(len)",
+        ),
+        (
             "private_method",
             "class Store:\n    def __init__(self):\n        self.data = {}\n\n"
             "    def __put(self, key, value):\n        self.data[key] = value\n\n"

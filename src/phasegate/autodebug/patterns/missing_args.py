@@ -127,7 +127,7 @@ def missing_candidates(
         if param["name"] in given:
             break  # the parameters from here on are passed by keyword
         align = _alignment(call.args, positional, position)
-        bonus = 0.05 if position == wanted else 0.0
+        bonus = 0.02 if position == wanted else 0.0
         for value, kind in pool.items():
             fit = _fit(value, kind, param, sites.get(position, Counter()), loops, passed)
             scored.append((fit + align + bonus, position, value))
@@ -198,6 +198,7 @@ def _keyword_only(
         name = param["name"]
         if name not in missing or (param["kind"] != "KEYWORD_ONLY" and name not in pool):
             continue
+        keyword_only = param["kind"] == "KEYWORD_ONLY"
         best = sorted(
             pool, key=lambda value: -_fit(value, pool[value], param, Counter(), set(), [])
         )
@@ -214,7 +215,7 @@ def _keyword_only(
                             path, replace_span(call_text, closing, f"{separator}{name}={value}")
                         )
                     ],
-                    (0.75 if value == name else 0.6) - 0.01 * rank,
+                    (0.75 if keyword_only else 0.55) - (0 if value == name else 0.1) - 0.01 * rank,
                 )
             )
     return candidates
@@ -352,6 +353,22 @@ def _last_word(value: str) -> str:
     return value.rpartition(".")[2].strip("_")
 
 
+def _similarity(word: str, wanted: str) -> float:
+    """How alike two names are, 0 to 1: equal, sharing words, or a letter or two apart."""
+    if word == wanted:
+        return 1.0
+    if not word or not wanted:
+        return 0.0
+    score = 0.0
+    ours, theirs = set(split_identifier(word)), set(split_identifier(wanted))
+    if ours and theirs:
+        score += 0.6 * len(ours & theirs) / len(ours | theirs)
+    distance = osa_distance(word, wanted)
+    if distance <= max_distance(wanted):
+        score += 0.4 * (1 - distance / (len(wanted) + 1))
+    return min(score, 0.9)
+
+
 def _fit(
     value: str,
     kind: str | None,
@@ -360,18 +377,9 @@ def _fit(
     loops: set[str],
     passed: list[str],
 ) -> float:
-    """How well ``value`` fits the parameter ``param`` (about 0 to 2.5)."""
-    word, wanted = _last_word(value), str(param["name"]).strip("_")
-    score = 0.0
-    if word == wanted:
-        score += 1.0
-    elif word and wanted:
-        ours, theirs = set(split_identifier(word)), set(split_identifier(wanted))
-        if ours and theirs:
-            score += 0.6 * len(ours & theirs) / len(ours | theirs)
-        distance = osa_distance(word, wanted)
-        if distance <= max_distance(wanted):
-            score += 0.4 * (1 - distance / (len(wanted) + 1))
+    """How well ``value`` fits the parameter ``param`` (about -0.7 to 2.5)."""
+    word = _last_word(value)
+    score = _similarity(word, str(param["name"]).strip("_"))
     if value in loops:
         score += 0.35
     if sites:
@@ -381,6 +389,11 @@ def _fit(
         score -= 0.4
     if value in ("self", "cls"):
         score -= 0.3
+    # Arguments are often named alike (`leftkey, leftseq`): words shared with the others.
+    others = {w for text in passed for w in split_identifier(_last_word(text))}
+    ours = set(split_identifier(word))
+    if others and ours and value not in passed:
+        score += 0.1 * len(ours & others) / len(ours)
     return score
 
 
@@ -403,10 +416,9 @@ def _alignment(args: list[ast.expr], positional: list[dict[str, Any]], position:
             continue
         word = _last_word(ast.unparse(arg))
         reached = index + (index >= position)
-        if reached < len(names) and word == names[reached]:
-            score += 0.25
-        elif word in names:
-            score -= 0.25
+        here = _similarity(word, names[reached]) if reached < len(names) else 0.0
+        elsewhere = max((_similarity(word, n) for n in names), default=0.0)
+        score += 0.25 * (here if here >= elsewhere else here - elsewhere)
     return score
 
 
