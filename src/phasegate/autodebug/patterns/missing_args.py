@@ -31,7 +31,13 @@ from phasegate.autodebug.context_index import split_identifier
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import max_distance, osa_distance
 from phasegate.autodebug.patterns.call_repairs import without_item
-from phasegate.autodebug.source import node_span, parse, replace_span, split_lines
+from phasegate.autodebug.source import (
+    enclosing_function,
+    node_span,
+    parse,
+    replace_span,
+    split_lines,
+)
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
@@ -231,6 +237,13 @@ def _call_sites(
     found: dict[int, Counter[str]] = {}
     if not name:
         return found
+    own_tree = parse(project.read(path) or "")
+    function = enclosing_function(own_tree, failing.lineno) if own_tree is not None else None
+    own = (
+        (function.lineno, function.end_lineno or function.lineno)
+        if function is not None
+        else (failing.lineno, failing.end_lineno or failing.lineno)
+    )
     for relpath in project.python_files:
         text = project.read(relpath)
         if text is None or name not in text:
@@ -239,11 +252,8 @@ def _call_sites(
         for node in ast.walk(tree) if tree is not None else ():
             if not isinstance(node, ast.Call) or _called(node) != name:
                 continue
-            if relpath == path and (node.lineno, node.col_offset) == (
-                failing.lineno,
-                failing.col_offset,
-            ):
-                continue
+            if relpath == path and own[0] <= node.lineno <= own[1]:
+                continue  # calls beside it pass other values, or it would not need two
             for position, arg in enumerate(node.args):
                 if isinstance(arg, ast.Starred):
                     break
@@ -359,10 +369,7 @@ def _similarity(word: str, wanted: str) -> float:
         return 1.0
     if not word or not wanted:
         return 0.0
-    score = 0.0
-    ours, theirs = set(split_identifier(word)), set(split_identifier(wanted))
-    if ours and theirs:
-        score += 0.6 * len(ours & theirs) / len(ours | theirs)
+    score = 0.6 * _shared(word, wanted)
     distance = osa_distance(word, wanted)
     if distance <= max_distance(wanted):
         score += 0.4 * (1 - distance / (len(wanted) + 1))
@@ -389,12 +396,24 @@ def _fit(
         score -= 0.4
     if value in ("self", "cls"):
         score -= 0.3
-    # Arguments are often named alike (`leftkey, leftseq`): words shared with the others.
-    others = {w for text in passed for w in split_identifier(_last_word(text))}
-    ours = set(split_identifier(word))
-    if others and ours and value not in passed:
-        score += 0.1 * len(ours & others) / len(ours)
+    # Arguments are often named alike (`leftkey, leftseq`): what it shares with the others.
+    if value not in passed:
+        score += 0.1 * max((_shared(word, _last_word(text)) for text in passed), default=0.0)
     return score
+
+
+def _shared(word: str, other: str) -> float:
+    """How much two names share, 0 to 1: their words (``cache_key``, ``key``), or else a
+    common beginning or end of three letters or more (``leftkey``, ``leftseq``)."""
+    ours, theirs = set(split_identifier(word)), set(split_identifier(other))
+    if not ours or not theirs:
+        return 0.0
+    words = len(ours & theirs) / len(ours | theirs)
+    a, b = word.lower(), other.lower()
+    affix = max(_common_start(a, b), _common_start(a[::-1], b[::-1]))
+    if affix >= 3:
+        return max(words, 0.5 * affix / max(len(a), len(b)) + 0.25)
+    return words
 
 
 def _type_fit(kind: str | None, param: dict[str, Any]) -> float:
@@ -442,3 +461,12 @@ def _inserted(text: str, lines: list[str], call: ast.Call, position: int, value:
     if column < 0:
         return None
     return replace_span(text, (after[0], column + 1, after[0], column + 1), value)
+
+
+def _common_start(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        count += 1
+    return count
