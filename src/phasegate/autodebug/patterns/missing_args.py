@@ -465,7 +465,7 @@ def _inserted(text: str, lines: list[str], call: ast.Call, position: int, value:
 
 def _common_start(a: str, b: str) -> int:
     count = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         count += 1
