@@ -747,6 +747,87 @@ def test_a_left_out_argument_is_found_in_scope(
     assert restores(candidates[0], original)
 
 
+GUARDED = """\
+def check(spec, func):
+    if spec is None:
+        return None, len(func)
+    return spec, None
+
+
+def count(func, spec=None):
+    spec, rv = check(spec, func)
+    if spec is None:
+        return rv
+    return spec.count
+
+
+def size(func, spec=None):
+    \"\"\"The size.\"\"\"
+    spec, rv = check(spec, func)
+    if spec is None:
+        return rv
+    return spec.size
+
+
+class Clock:
+    def __init__(self):
+        self.now = 5
+
+    def timer(self):
+        return self.now
+
+    def expired(self, at, time=None):
+        if time is None:
+            time = self.timer()
+        return time > at
+
+    def remaining(self, at, time=None):
+        \"\"\"What is left.\"\"\"
+        if time is None:
+            time = self.timer()
+        return at - time
+
+
+def pair(text):
+    value, fallback = (None, text) if text.isdigit() else (text, text)
+    if value is None:
+        return fallback
+    return value.upper()
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "guard", "code"),
+    [
+        ("sibling", "    if spec is None:\n        return rv\n    return spec.size", "size('ab')"),
+        (
+            "method",
+            "        if time is None:\n            time = self.timer()\n        return at - time",
+            "Clock().remaining(9)",
+        ),
+        (
+            "co_set",
+            "    if value is None:\n        return fallback\n    return value.upper",
+            "pair('1')",
+        ),
+    ],
+)
+def test_a_deleted_none_guard_is_put_back_as_the_code_guards_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, guard: str, code: str
+) -> None:
+    use = guard.rpartition("\n")[2]
+    module = f"ng_{name}"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {f"{module}.py": GUARDED.replace(guard, use, 1)},
+        f"import {module}; {module}.{code}",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert candidates
+    assert restores(candidates[0], GUARDED)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import project_path, resolve_expr
 from phasegate.autodebug.patterns.base import diagnose, short
+from phasegate.autodebug.patterns.none_guards import guard_synthesis
 from phasegate.autodebug.patterns.none_repairs import (
     INPLACE_METHODS,
     empty_values,
@@ -116,17 +117,26 @@ class NonePattern:
         source: dict[str, Any] = diagnosis.facts.get("source") or {}
         how = source.get("how")
         empties = empty_values(diagnosis.kind, diagnosis.facts.get("usage"))
+        candidates: list[Candidate] = []
         if how in ("call", "decorator"):
-            return return_candidates(diagnosis, project, source)
-        if how == "inplace":
-            return inplace_candidates(diagnosis, project, source)
-        if how in ("literal", "attribute"):
-            return literal_candidates(project, source, empties)
-        if how == "parameter":
-            return guard_candidates(diagnosis, project, source, empties)
-        if how == "dict-get":
-            return get_candidates(project, source, typed(empties, source.get("value_type")))
-        return []
+            candidates = return_candidates(diagnosis, project, source)
+        elif how == "inplace":
+            candidates = inplace_candidates(diagnosis, project, source)
+        elif how in ("literal", "attribute"):
+            candidates = literal_candidates(project, source, empties)
+        elif how == "parameter":
+            candidates = guard_candidates(diagnosis, project, source, empties)
+        elif how == "dict-get":
+            candidates = get_candidates(project, source, typed(empties, source.get("value_type")))
+        if diagnosis.kind in ("none-compared", "none-other"):
+            return candidates
+        guards = guard_synthesis(diagnosis, project, empties)
+        if candidates and how != "parameter":
+            # The None's origin is a fault of its own (a lost `return`...): a guard where it is
+            # used would hide it, so it comes after the repairs of the origin.
+            for guard in guards:
+                guard.score *= 0.8
+        return [*candidates, *guards]
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
         facts = diagnosis.facts
@@ -152,6 +162,8 @@ class NonePattern:
 
 
 # -- which expression was None ---------------------------------------------------------------
+
+_ORDERINGS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 #: unittest's assertions that compare two values for equality, as ``assert a == b`` does.
 _EQUALITY_ASSERTIONS = frozenset(
@@ -265,6 +277,12 @@ def _none_expression(
         none = _is_none(failure, frame, container)
         if none or (none is None and says_none):
             return "none-iterated", container, None
+    if isinstance(node, ast.Compare) and says_none:
+        # `time < link.expires` with `time` None: an ordering has no meaning for None.
+        operands = [node.left, *node.comparators]
+        for operand in operands:
+            if _is_none(failure, frame, operand):
+                return "none-operand", operand, _ORDERINGS.get(type(node.ops[0]), "<")
     parent = parents.get(id(node))
     if (
         isinstance(parent, (ast.For, ast.comprehension))

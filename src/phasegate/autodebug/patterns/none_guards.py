@@ -1,0 +1,302 @@
+"""Guards for a None that reached code which cannot take it: ``if x is None: ...`` put back.
+
+A deleted guard leaves no trace where the None is used, so the guard is synthesized from what
+the code does elsewhere:
+
+* **the project's own guards** of the same value (``if sigspec is None: return rv`` in the
+  functions beside it), the likeliest, those of the same file first;
+* **an early return**: of the other value the statement that set it also set
+  (``sigspec, rv = check(...)``), of what the function's other ``return`` statements give when
+  that is a constant, or of nothing;
+* **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
+  default, or the empty value the use calls for (``[]`` before ``.append``).
+
+Each goes right after the statement that last set the value (or at the top of the function,
+after its docstring, for a parameter), and right before the failing statement. Which guard is
+right is decided by the tests; a guard is never placed in a test file.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.source import (
+    enclosing_function,
+    insert_lines,
+    line_indent,
+    parse,
+    split_lines,
+)
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.project import Project
+
+__all__ = ["guard_synthesis"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_MAX_BODIES = 6
+
+
+def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
+    """``if <value> is None: <body>`` before the failing use, for each likely body and place."""
+    path, line = diagnosis.path, diagnosis.line
+    subject = str(diagnosis.facts.get("expr") or "")
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None or line is None or not _simple(subject):
+        return []
+    function = enclosing_function(tree, line)
+    if function is None:
+        return []
+    places = _places(function, subject, line)
+    bodies = _bodies(project, path, function, subject, line, empties)
+    lines = split_lines(text)
+    candidates: list[Candidate] = []
+    for rank, (body, score, why) in enumerate(bodies[:_MAX_BODIES]):
+        for offset, (at, anchor) in enumerate(places):
+            indent = line_indent(lines[anchor - 1])
+            block = [f"{indent}if {subject} is None:"]
+            block += [f"{indent}    {part}" for part in body.split("\n")]
+            where = "after it is set" if offset == 0 else "before its use"
+            candidates.append(
+                Candidate(
+                    "none-guard",
+                    f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
+                    f"`{function.name}` at {path}:{at} ({why}, {where})",
+                    [FileEdit(path, insert_lines(text, at, block))],
+                    round(score - 0.01 * rank - 0.03 * offset, 4),
+                )
+            )
+    return candidates
+
+
+def _simple(subject: str) -> bool:
+    """A name or an attribute chain (``x``, ``self.items``): what a guard tests."""
+    tree = parse(subject)
+    node = tree.body[0].value if tree and tree.body and isinstance(tree.body[0], ast.Expr) else None
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+# -- where -------------------------------------------------------------------------------------
+
+
+def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int]]:
+    """``(line to insert before, line whose indentation to take)``: after the value was last
+    set (or the top of the body), then before the failing statement."""
+    chain = _statements_around(function, line)
+    places: list[tuple[int, int]] = []
+    setter = _setter(function, subject, line)
+    if setter is not None:
+        after = (setter.end_lineno or setter.lineno) + 1
+        places.append((after, setter.lineno))
+    elif subject.split(".")[0] in _parameters(function):
+        first = _first_statement(function)
+        places.append((first.lineno, first.lineno))
+    failing = chain[-1] if chain else None
+    if failing is not None and all(at != failing.lineno for at, _ in places):
+        places.append((failing.lineno, failing.lineno))
+    return places
+
+
+def _setter(function: _Function, subject: str, line: int) -> ast.stmt | None:
+    """The statement that last set ``subject`` before ``line``, in the blocks around it."""
+    setter = None
+    for statement in _statements_around(function, line):
+        if statement.lineno < line and _sets(statement, subject):
+            setter = statement
+    return setter
+
+
+def _statements_around(function: _Function, line: int) -> list[ast.stmt]:
+    """The statements of the blocks that hold ``line``, up to the one holding it, in order."""
+    found: list[ast.stmt] = []
+    block: list[ast.stmt] = function.body
+    while block:
+        holding = None
+        for statement in block:
+            if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+                holding = statement
+                break
+            if statement.lineno < line:
+                found.append(statement)
+        if holding is None:
+            break
+        found.append(holding)
+        inner = [
+            getattr(holding, name)
+            for name in ("body", "orelse", "finalbody")
+            if isinstance(getattr(holding, name, None), list)
+        ]
+        inner += [handler.body for handler in getattr(holding, "handlers", [])]
+        block = next(
+            (b for b in inner if b and b[0].lineno <= line <= (b[-1].end_lineno or b[-1].lineno)),
+            [],
+        )
+        if isinstance(holding, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break
+    return found
+
+
+def _sets(statement: ast.stmt, subject: str) -> bool:
+    targets: list[ast.expr] = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [statement.target]
+    return any(ast.unparse(node) == subject for t in targets for node in ast.walk(t))
+
+
+def _parameters(function: _Function) -> set[str]:
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None}
+
+
+def _first_statement(function: _Function) -> ast.stmt:
+    """The first statement after the docstring (the docstring if it is all there is)."""
+    first = function.body[0]
+    docstring = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    return function.body[1] if docstring and len(function.body) > 1 else first
+
+
+# -- what --------------------------------------------------------------------------------------
+
+
+def _bodies(
+    project: Project, path: str, function: _Function, subject: str, line: int, empties: list[str]
+) -> list[tuple[str, float, str]]:
+    """``(body, score, why)`` of the likely guards, best first, without repeats."""
+    found: list[tuple[str, float, str]] = []
+    setter = _setter(function, subject, line)
+    setter_text = ast.unparse(setter) if setter is not None else None
+    templates, defaults = _elsewhere(project, path, function, subject, setter_text)
+    total = sum(templates.values())
+    for body, count in templates.most_common(3):
+        found.append((body, 0.86 + 0.04 * count / total, "as the project guards it elsewhere"))
+    for value in _co_set(function, subject, line):
+        found.append((f"return {value}", 0.8, "returning what was set with it"))
+    for value, _count in defaults.most_common(2):
+        found.append((f"{subject} = {value}", 0.78, "the value the project gives it elsewhere"))
+    found += _early_returns(function)
+    if "." not in subject:
+        found += [
+            (f"{subject} = {value}", 0.7, "the empty value its use calls for") for value in empties
+        ]
+    unique: dict[str, tuple[str, float, str]] = {}
+    for body, score, why in sorted(found, key=lambda item: -item[1]):
+        unique.setdefault(body, (body, score, why))
+    return list(unique.values())
+
+
+def _elsewhere(
+    project: Project, path: str, function: _Function, subject: str, setter: str | None
+) -> tuple[Counter[str], Counter[str]]:
+    """The bodies of the project's other ``if <subject> is None:`` guards, and the values it
+    assigns to ``<subject>`` or gives it as a default.
+
+    A guard counts more in the same file, and more again after the same statement as the one
+    that set the value here (``spec, rv = check(spec, func)``).
+    """
+    templates: Counter[str] = Counter()
+    defaults: Counter[str] = Counter()
+    name = subject.rpartition(".")[2]
+    inside = (function.lineno, function.end_lineno or function.lineno)
+    for relpath in project.source_files:
+        text = project.read(relpath)
+        if text is None or name not in text:
+            continue
+        tree = parse(text)
+        for node in ast.walk(tree) if tree is not None else ():
+            if relpath == path and inside[0] <= getattr(node, "lineno", 0) <= inside[1]:
+                continue
+            for block in _blocks_of(node):
+                for previous, statement in zip([None, *block], block, strict=False):
+                    if not isinstance(statement, ast.If) or not _is_guard(statement, subject):
+                        continue
+                    body = "\n".join(ast.unparse(s) for s in statement.body)
+                    weight = 2 if relpath == path else 1
+                    if setter is not None and previous is not None:
+                        weight += 2 * (ast.unparse(previous) == setter)
+                    templates[body] += weight
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in subject:
+                for arg, default in _defaults(node):
+                    if arg == subject and not _is_none(default):
+                        defaults[ast.unparse(default)] += 1
+    return templates, defaults
+
+
+def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
+    return [
+        block
+        for name in ("body", "orelse", "finalbody")
+        if isinstance(block := getattr(node, name, None), list)
+        and block
+        and isinstance(block[0], ast.stmt)
+    ]
+
+
+def _is_guard(node: ast.AST, subject: str) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and isinstance(node.test, ast.Compare)
+        and len(node.test.ops) == 1
+        and isinstance(node.test.ops[0], ast.Is)
+        and _is_none(node.test.comparators[0])
+        and ast.unparse(node.test.left) == subject
+    )
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _defaults(function: _Function) -> list[tuple[str, ast.expr]]:
+    args = function.args
+    plain = [*args.posonlyargs, *args.args]
+    pairs = list(
+        zip([a.arg for a in plain[len(plain) - len(args.defaults) :]], args.defaults, strict=True)
+    )
+    pairs += [
+        (a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return pairs
+
+
+def _co_set(function: _Function, subject: str, line: int) -> list[str]:
+    """The other names the statement that last set ``subject`` set (``spec, rv = f()``)."""
+    found: list[str] = []
+    for statement in _statements_around(function, line):
+        if isinstance(statement, ast.Assign) and _sets(statement, subject):
+            found = [
+                node.id
+                for target in statement.targets
+                for node in ast.walk(target)
+                if isinstance(node, ast.Name) and node.id != subject
+            ]
+    return found
+
+
+def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
+    """``return`` of the constant the function's other returns give, else of nothing."""
+    values: Counter[str] = Counter()
+    bare = 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                bare += 1
+            elif isinstance(node.value, ast.Constant):
+                values[ast.unparse(node.value)] += 1
+    found = [(f"return {value}", 0.74, "as the function's other returns do") for value in values]
+    plain = ("return", 0.73 if bare else 0.72, "returning nothing")
+    none = ("return None", 0.72 if bare else 0.73, "returning None")
+    return [*found, plain, none]
