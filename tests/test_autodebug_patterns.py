@@ -283,6 +283,33 @@ def test_a_misspelt_method_called_from_a_test_is_renamed_where_it_is_defined(
     assert restores(candidates[0], CART)
 
 
+def test_a_test_that_misspells_a_method_the_code_uses_is_the_culprit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test = "from at_t import Cart\n\ndef test_total():\n    assert Cart().totl() == 0\n"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"at_t.py": CART, "testing/test_cart.py": test},
+        "from testing.test_cart import test_total; test_total()",
+        monkeypatch,
+    )
+    assert candidates == []
+    assert "the test is the likely culprit" in explain(diagnosis, None)
+
+
+def test_a_test_that_misspells_a_keyword_the_docs_use_is_the_culprit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = "def box(width, height=1):\n    return width * height\n"
+    test = "from ty_t import box\n\ndef test_box():\n    assert box(widht=2) == 2\n"
+    files = {"ty_t.py": code, "testing/test_box.py": test, "README.md": "Call `box(width=2)`.\n"}
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, files, "from testing.test_box import test_box; test_box()", monkeypatch
+    )
+    assert [c.kind for c in candidates if c.kind == "rename-parameter"] == []
+    assert "the test is the likely culprit" in explain(diagnosis, None)
+
+
 def test_a_misspelt_module_attribute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     original = "import math\n\n\ndef hyp(a, b):\n    return math.sqrt(a * a + b * b)\n"
     diagnosis, candidates, _ = diagnose(

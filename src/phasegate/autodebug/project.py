@@ -235,6 +235,46 @@ class Project:
                 counts.update(_IDENTIFIER.findall(self.read(relpath) or ""))
         return counts
 
+    # -- spellings --------------------------------------------------------------------------
+
+    def spelling_counts(
+        self, names: Iterable[str], *, skip: tuple[str, int, int] | None = None
+    ) -> Counter[str]:
+        """How often each identifier occurs in the project's Python files (tests included)
+        and its documentation, leaving out the lines ``skip`` = ``(path, first, last)``."""
+        from phasegate.autodebug.source import count_names
+
+        wanted = list(dict.fromkeys(names))
+        counts: Counter[str] = Counter(dict.fromkeys(wanted, 0))
+        for relpath in self.python_files:
+            text = self.read(relpath)
+            if text is None:
+                continue
+            for name in wanted:
+                if name not in text:
+                    continue
+                counts[name] += count_names(text, name)
+                if skip is not None and relpath == skip[0]:
+                    counts[name] -= count_names(text, name, first_line=skip[1], last_line=skip[2])
+        for relpath in self.documents:
+            text = self.read(relpath) or ""
+            for name in wanted:
+                counts[name] += len(re.findall(rf"\b{re.escape(name)}\b", text))
+        return counts
+
+    @cached_property
+    def documents(self) -> list[str]:
+        """The project's prose: README and the files of ``docs/`` (Markdown, reST, text)."""
+        found = [p.name for p in sorted(self.root.glob("README*")) if p.is_file()]
+        docs = self.root / "docs"
+        if docs.is_dir():
+            for path in sorted(docs.rglob("*")):
+                if path.suffix in (".md", ".rst", ".txt") and path.is_file():
+                    relpath = self.relpath(path)
+                    if relpath is not None:
+                        found.append(relpath)
+        return found
+
     # -- dependencies -----------------------------------------------------------------------
 
     @cached_property

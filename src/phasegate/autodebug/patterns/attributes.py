@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -19,9 +20,11 @@ from phasegate.autodebug.distance import closest
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
     closeness,
+    culprit_sentence,
     definition_is_misspelt,
     diagnose,
     short,
+    test_is_culprit,
 )
 from phasegate.autodebug.source import count_names, rename_names, replace_span, segment
 
@@ -104,6 +107,8 @@ class AttributePattern:
             renamed = rename_names(text, other, name, role=role)
             if renamed is None:
                 continue
+            if span is None and _contract_holds(diagnosis, project, defined_in, text, other):
+                continue
             asked = count_names(text, name, role=role)
             if use_text is not None and defined_in != diagnosis.path:
                 asked += count_names(use_text, name, role=role)
@@ -135,6 +140,9 @@ class AttributePattern:
             else f"`{facts.get('type')}` {facts.get('object')}"
         )
         head = f"{short(diagnosis.exc_type)}: {what} has no attribute `{facts.get('name')}`"
+        culprit = facts.get("test_culprit")
+        if candidate is None and culprit:
+            return f"{head}; {culprit_sentence(culprit, 'attribute')}"
         if candidate is None:
             return f"{head}, and none of its attributes is close to that name"
         other, origin = candidate.detail["replacement"], candidate.detail["origin"]
@@ -146,6 +154,28 @@ class AttributePattern:
         if candidate.kind == "rename-definition":
             return f"{head}; `{other}` ({described}) looks like its misspelt definition: rename it"
         return f"{head}; did you mean `{other}` ({described})?"
+
+
+def _contract_holds(
+    diagnosis: Diagnosis, project: Project, path: str, text: str, defined: str
+) -> bool:
+    """Whether a public attribute asked for otherwise by a test keeps its name (contract first):
+    the code, the other tests or the docs use its spelling more than the test's."""
+    asked = str(diagnosis.facts["name"])
+    if defined.startswith("_"):
+        return False
+    lines = [
+        number + 1
+        for number, line in enumerate(text.splitlines())
+        if re.match(rf"\s*(async\s+)?(def|class)\s+{re.escape(defined)}\b", line)
+        or re.match(rf"\s*(self\.)?{re.escape(defined)}\s*(:[^=]*)?=", line)
+    ]
+    if len(lines) != 1:
+        return False
+    if not test_is_culprit(project, asked, defined, definition=(path, lines[0], lines[0])):
+        return False
+    diagnosis.facts["test_culprit"] = {"asked": asked, "defined": defined}
+    return True
 
 
 def _mangles(written: str, name: str) -> bool:

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Pattern",
     "closeness",
+    "culprit_sentence",
     "definition_is_misspelt",
     "diagnose",
     "lines_apart",
     "short",
+    "test_is_culprit",
 ]
 
 
@@ -130,3 +132,26 @@ def definition_is_misspelt(
     if tests[asked] != tests[defined]:
         return tests[asked] > tests[defined]
     return definitions == 1 and asked_uses >= 2
+
+
+def test_is_culprit(
+    project: Project, asked: str, defined: str, *, definition: tuple[str, int, int]
+) -> bool:
+    """Whether a test asking for ``asked`` is likelier wrong than the definition ``defined``.
+
+    Contract first: a public name or parameter is not renamed to fit a test when the rest of
+    the project (other code, other tests, the docs) spells it as defined more often than as
+    the test does. ``definition`` is ``(path, first line, last line)`` of the definition,
+    whose own uses do not count; the failing use counts once less.
+    """
+    counts = project.spelling_counts((asked, defined), skip=definition)
+    return counts[defined] > max(0, counts[asked] - 1)
+
+
+def culprit_sentence(culprit: dict[str, str], what: str) -> str:
+    """Why the code was left alone when a test spells a name otherwise than the code does."""
+    return (
+        f"the test is the likely culprit: it asks for `{culprit['asked']}`, while the code, "
+        f"the other tests and the docs spell the {what} `{culprit['defined']}`; the code is "
+        "left as it is"
+    )

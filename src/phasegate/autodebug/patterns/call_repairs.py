@@ -14,7 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
-from phasegate.autodebug.patterns.base import closeness, definition_is_misspelt
+from phasegate.autodebug.patterns.base import (
+    closeness,
+    definition_is_misspelt,
+    test_is_culprit,
+)
 from phasegate.autodebug.source import (
     node_span,
     parse,
@@ -116,6 +120,10 @@ def keyword_candidates(
                     last_line=function.end_lineno,
                     role="name",
                 )
+                if renamed is not None and _test_is_culprit(
+                    diagnosis, project, wrong, match.name, function, def_path
+                ):
+                    renamed = None  # contract first: the test is the likely culprit
                 if renamed is not None:
                     # The call is in a test, or the tests spell the keyword as the call does.
                     misspelt = call_text is None or definition_is_misspelt(
@@ -148,6 +156,24 @@ def keyword_candidates(
                     )
                 )
     return candidates
+
+
+def _test_is_culprit(
+    diagnosis: Diagnosis,
+    project: Project,
+    wrong: str,
+    right: str,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    def_path: str,
+) -> bool:
+    """Whether a public parameter must keep its name: the project spells it so elsewhere."""
+    if function.name.startswith("_") and not function.name.endswith("__"):
+        return False
+    span = (def_path, function.lineno, function.end_lineno or function.lineno)
+    if not test_is_culprit(project, wrong, right, definition=span):
+        return False
+    diagnosis.facts["test_culprit"] = {"asked": wrong, "defined": right}
+    return True
 
 
 def _free_names(function: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[str]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import project_path, resolve_expr
 from phasegate.autodebug.patterns.base import (
+    culprit_sentence,
     diagnose,
     short,
 )
@@ -111,6 +112,9 @@ class TypePattern:
             f"{facts.get('right_type')}` is not defined",
         }
         head = heads.get(diagnosis.kind, f"{exc}: {diagnosis.message}")
+        culprit = facts.get("test_culprit")
+        if candidate is None and culprit:
+            return f"{head}; {culprit_sentence(culprit, 'parameter')}"
         if candidate is None:
             return f"{head}; no repair found"
         return f"{head}; {candidate.description}"
