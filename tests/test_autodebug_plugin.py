@@ -156,6 +156,33 @@ def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytes
 
 
 @pytest.mark.slow
+def test_two_faults_that_one_test_meets_are_repaired_one_after_the_other(
+    pytester: pytest.Pytester,
+) -> None:
+    # test_both fails on the first fault, and on the second once the first is repaired: the
+    # first repair is kept all the same, and the second repair must make test_both pass.
+    code = (
+        "def mean(values):\n    total = sum(values)\n    return total / len(values)\n\n\n"
+        "def double(x):\n    value = x * 2\n    return value\n"
+    )
+    tests = (
+        "from stats import double, mean\n\n\ndef test_mean():\n    assert mean([1, 3]) == 2\n"
+        "\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_both():\n    assert double(mean([2])) == 4\n"
+    )
+    faulty = code.replace("return total /", "return totl /").replace("return value", "return valeu")
+    make_project(pytester, {"src/stats.py": faulty, "tests/test_stats.py": tests})
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["01-name repaired: *`totl`*", "02-name repaired: *`valeu`*"])
+    assert (pytester.path / "src/stats.py").read_text() == code
+    first, second = read(pytester)["failures"]
+    assert "tests/test_stats.py::test_both" in first["tests"]
+    assert "now fail on another failure of this run" in first["attempts"][-1]["reason"]
+    assert "tests/test_stats.py::test_both" in second["tests"]
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+@pytest.mark.slow
 def test_a_fault_in_a_test_file_is_escalated_and_assertions_are_localized(
     pytester: pytest.Pytester,
 ) -> None:

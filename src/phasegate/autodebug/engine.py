@@ -28,7 +28,7 @@ from phasegate.autodebug.patterns.base import Pattern
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
-from phasegate.autodebug.validate import OK_OUTCOMES, Baseline, validate
+from phasegate.autodebug.validate import OK_OUTCOMES, Baseline, failure_key, validate
 from phasegate.autodebug.workspace import EditRefused, Workspace
 from phasegate.model.autodebug import (
     AutodebugCounts,
@@ -112,11 +112,16 @@ class Engine:
         self.localize_args = list(localize_args)
         self.warnings: list[str] = []
         self._changed: dict[str, list[tuple[str, str]]] = {}
+        self._causes: dict[str, _Group] = {}
 
     def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
         """Work on every failure and return the report (diffs are written on the way)."""
         started = clock.utc_now()
         groups = _group(failed)
+        self._causes = {
+            failure_key(group.diagnosis.exc_type, group.diagnosis.message): group
+            for group in groups
+        }
         entries: list[AutodebugFailure] = []
         for index, group in enumerate(groups):
             entry_id = f"{index + 1:02d}-{group.diagnosis.error_class}"
@@ -233,11 +238,16 @@ class Engine:
                 runner=self.runner,
                 baseline=self.baseline,
                 keep=self.mode == "apply",
+                elsewhere=[key for key, other in self._causes.items() if other is not group],
             )
         except EditRefused as exc:
             return CandidateAttempt(
                 **base, status="error", reason=str(exc), duration_s=clock.perf_counter() - started
             )
+        for test, key in verdict.moved.items() if verdict.passed else ():
+            other = self._causes[key]  # that cause is now this test's failure too
+            if test not in other.tests:
+                other.tests.append(test)
         if verdict.passed and self.mode == "apply" and verdict.suite is not None:
             self.baseline.update(verdict.suite)
             for edit in candidate.edits:

@@ -17,7 +17,7 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +27,15 @@ from phasegate.autodebug.runner import RunResult, TestRunner
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import ValidationStage
 
-__all__ = ["OK_OUTCOMES", "Baseline", "Verdict", "judge", "target_selection", "validate"]
+__all__ = [
+    "OK_OUTCOMES",
+    "Baseline",
+    "Verdict",
+    "failure_key",
+    "judge",
+    "target_selection",
+    "validate",
+]
 
 #: Outcomes that count as "not failing".
 OK_OUTCOMES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
@@ -49,12 +57,37 @@ class Baseline:
 
 @dataclass
 class Verdict:
-    """Whether a candidate passed both stages, and what each stage showed."""
+    """Whether a candidate passed both stages, and what each stage showed.
+
+    ``moved`` are failing tests that now fail on another known cause instead (see
+    :func:`validate`).
+    """
 
     passed: bool
     reason: str
     stages: list[ValidationStage]
     suite: RunResult | None = None
+    moved: dict[str, str] = field(default_factory=dict)
+
+
+def failure_key(exc_type: str, message: str) -> str:
+    """A failure as compared across runs: the exception's class and its message's start."""
+    return f"{exc_type.rpartition('.')[2]}: {message.strip()[:150]}"
+
+
+def _moved(run: RunResult, targets: list[str], elsewhere: Collection[str]) -> dict[str, str]:
+    """Failing tests that, in ``run``, fail on one of the other known causes ``elsewhere``
+    (with the :func:`failure_key` of that cause)."""
+    moved: dict[str, str] = {}
+    for target in targets:
+        text = run.failures.get(target) or run.collection_errors.get(target)
+        if text is None or _target_passes(run, target):
+            continue
+        exc_type, _, message = text.partition(": ")
+        key = failure_key(exc_type, message)
+        if key in elsewhere:
+            moved[target] = key
+    return moved
 
 
 def _module(nodeid: str) -> str:
@@ -159,11 +192,17 @@ def validate(
     runner: TestRunner,
     baseline: Baseline,
     keep: bool,
+    elsewhere: Collection[str] = (),
 ) -> Verdict:
     """Apply ``candidate``, run both stages, and keep it (if ``keep``) only if both pass.
 
     With ``keep`` false (suggest mode) a candidate that passes is restored all the same; the
     files are restored byte for byte whenever it does not pass.
+
+    One root cause at a time: a failing test that a second fault failed too now fails on
+    that other cause (its :func:`failure_key` is in ``elsewhere``, the other failures of the
+    run). It no longer counts against this candidate, as long as some of the candidate's own
+    failing tests pass; the verdict names it in ``moved``.
     """
     started = clock.perf_counter()
     modules = sorted({_module(target) for target in targets})
@@ -171,6 +210,10 @@ def validate(
     selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
     with workspace.trial(candidate.edits) as trial:
         first = runner.run(selection)
+        moved = _moved(first, targets, elsewhere) if elsewhere else {}
+        if len(moved) == len(targets):
+            moved = {}  # nothing of its own was fixed: that is no progress
+        targets = [target for target in targets if target not in moved]
         stage = judge(first, targets, baseline, stage="targets", modules=set(modules))
         if not stage.passed:
             return Verdict(False, stage.detail, [stage])
@@ -186,4 +229,9 @@ def validate(
             trial.keep()
     elapsed = clock.perf_counter() - started
     reason = f"the failing tests pass and the whole run shows nothing new failing ({elapsed:.1f}s)"
-    return Verdict(True, reason, [stage, whole], suite)
+    if moved:
+        reason += (
+            f"; {len(moved)} of them now fail on another failure of this run: "
+            f"{_listing(list(moved))}"
+        )
+    return Verdict(True, reason, [stage, whole], suite, moved)
