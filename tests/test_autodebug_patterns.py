@@ -124,6 +124,24 @@ def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_i
     assert restores(candidates[0], original)
 
 
+def test_a_name_imported_from_the_wrong_project_module_is_found_with_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = "from .text import slugify\n\n\ndef url(title):\n    return '/' + slugify(title)\n"
+    files = {
+        "nm_h/__init__.py": "",
+        "nm_h/text.py": "def slugify(title):\n    return title.lower()\n",
+        "nm_h/util.py": "def shout(word):\n    return word.upper()\n",
+        "nm_h/web.py": original.replace("from .text import", "from .util import"),
+    }
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, files, "from nm_h.web import url; url('A')", monkeypatch
+    )
+    assert diagnosis.kind == "cannot-import-name"
+    assert candidates[0].kind == "moved-import"
+    assert restores(candidates[0], original)
+
+
 def test_a_name_used_before_assignment_gets_no_candidate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

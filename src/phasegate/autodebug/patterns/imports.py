@@ -23,9 +23,11 @@ from phasegate.autodebug.distance import closest
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
     closeness,
+    culprit_sentence,
     definition_is_misspelt,
     diagnose,
     short,
+    test_is_culprit,
 )
 from phasegate.autodebug.source import (
     count_names,
@@ -148,6 +150,8 @@ class ImportPattern:
             head = f"{exc}: no module named `{module}`"
         if candidate is not None:
             return f"{head}; did you mean {candidate.detail.get('meaning', candidate.description)}?"
+        if facts.get("test_culprit"):
+            return f"{head}; {culprit_sentence(facts['test_culprit'], 'name')}"
         if diagnosis.kind == "module-not-found" and module and not facts.get("in_project"):
             return f"{head}; {missing_dependency(module, facts.get('declared'))}"
         return f"{head}, and nothing close to it exists"
@@ -388,6 +392,13 @@ def _name_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
             renamed = rename_names(module_text, other, wanted, role="name")
             if renamed is None:
                 continue
+            if importer is None and not other.startswith("_"):
+                definition = _definition_line(module_text, other)
+                if definition is not None and test_is_culprit(
+                    project, wanted, other, definition=(module_path, definition, definition)
+                ):
+                    facts["test_culprit"] = {"asked": wanted, "defined": other}
+                    continue  # contract first: the test misspells a public name
             asked = count_names(importer_text or "", wanted, role="name")
             prefer = importer is None or definition_is_misspelt(
                 project,
@@ -409,4 +420,78 @@ def _name_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
                     },
                 )
             )
+    candidates += _moved_candidates(diagnosis, project, importer, importer_text)
     return sorted(candidates, key=lambda c: -c.score)
+
+
+def _definition_line(text: str, name: str) -> int | None:
+    """The line of the top-level ``def``, ``class`` or assignment that defines ``name``."""
+    tree = parse(text)
+    for node in tree.body if tree is not None else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return node.lineno
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return node.lineno
+    return None
+
+
+def _moved_candidates(
+    diagnosis: Diagnosis, project: Project, importer: str | None, text: str | None
+) -> list[Candidate]:
+    """``from m import name`` where another project module defines ``name`` (found with the
+    context index): import it from there."""
+    module = diagnosis.facts.get("module")
+    statement = diagnosis.facts.get("statement")
+    if importer is None or text is None or not module or not statement:
+        return []
+    parsed = parse(statement)
+    node = parsed.body[0] if parsed is not None and parsed.body else None
+    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
+        return []
+    wanted = node.names[0].name
+    found, span = _statement(text, diagnosis)
+    if found is None or span is None or not isinstance(found, ast.ImportFrom):
+        return []
+    candidates = []
+    for rank, definition in enumerate(project.index.exact(wanted)[:3]):
+        if definition.module == module or definition.path == importer:
+            continue
+        written = _relative_to(definition.module, project.package_of(importer), found.level)
+        new = _rewrite(
+            text,
+            span,
+            found.module or "",
+            written.lstrip("."),
+            dots=len(written) - len(written.lstrip(".")),
+        )
+        if new is None:
+            continue
+        candidates.append(
+            Candidate(
+                "moved-import",
+                f"import `{wanted}` from `{written}`, which defines it, in {importer}:{span[0]}",
+                [FileEdit(importer, new)],
+                0.8 - 0.02 * rank,
+                {
+                    "name": wanted,
+                    "replacement": written,
+                    "meaning": f"`{wanted}` of `{definition.module}` "
+                    f"({definition.path}:{definition.line})",
+                },
+            )
+        )
+    return candidates
+
+
+def _relative_to(module: str, package: str, level: int) -> str:
+    """``module`` written relatively from ``package`` when the import was relative."""
+    if not level or not package or module.split(".")[0] != package.split(".")[0]:
+        return module
+    parts, own = module.split("."), package.split(".")
+    common = 0
+    while common < min(len(parts), len(own)) and parts[common] == own[common]:
+        common += 1
+    return "." * (len(own) - common + 1) + ".".join(parts[common:])
