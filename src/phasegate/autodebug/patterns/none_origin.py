@@ -1,0 +1,323 @@
+"""Where a None came from, traced through the code from the expression that was None.
+
+Read where the test ran, from the live frame and the syntax around it, never by running the
+user's code. The origin decides the repair (:mod:`.none_repairs`): ``call`` (a project
+function that can end without ``return``), ``decorator`` (one that returns nothing, so the
+decorated name is None), ``inplace`` (``x = x.sort()``), ``literal`` and ``attribute`` (set to
+None), ``parameter`` (a default of None) and ``dict-get`` (``d.get(key)``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from phasegate.autodebug.live import project_path, resolve_expr
+from phasegate.autodebug.patterns.none_repairs import INPLACE_METHODS
+from phasegate.autodebug.source import enclosing_function, node_span
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
+
+__all__ = ["always_none", "origin"]
+
+
+def _function_at(
+    tree: ast.Module, frame: LiveFrame
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return enclosing_function(tree, frame.line) if frame.function != "<module>" else None
+
+
+def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dict[str, Any] | None:
+    ok, callee = resolve_expr(failure, frame, func)
+    if not ok and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        # `Tokenizer(text).vocabulary()`: the method is looked up on the class called.
+        made, cls = resolve_expr(failure, frame, func.value.func)
+        if made and isinstance(cls, type):
+            import inspect
+
+            try:
+                callee, ok = inspect.getattr_static(cls, func.attr), True
+            except AttributeError:
+                ok = False
+    target = getattr(callee, "__func__", callee) if ok else None
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    return {
+        "callee": ast.unparse(func),
+        "path": project_path(code.co_filename, failure.root),
+        "line": code.co_firstlineno,
+        "function": code.co_name,
+    }
+
+
+def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str, Any]:
+    tree = failure.tree(frame.filename)
+    if tree is None:
+        return {}
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == "get"
+    ):
+        return _get_origin(failure, frame, expr)
+    if isinstance(expr, ast.Call):
+        facts = _callee_facts(failure, frame, expr.func)
+        return {"how": "call", **facts} if facts and facts["path"] else {}
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return _attribute_origin(failure, frame, expr)
+    if not isinstance(expr, ast.Name):
+        return {}
+    found = failure.lookup(frame, expr.id)
+    scope_node: ast.AST | None = (
+        _function_at(tree, frame) if found and found[0] == "local" else tree
+    )
+    if scope_node is None:
+        return {}
+    if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parameter = _none_default(scope_node, expr.id)
+        if parameter:
+            return {
+                "how": "parameter",
+                "name": expr.id,
+                "path": frame.path,
+                "function_line": scope_node.lineno,
+            }
+    if isinstance(scope_node, ast.Module):
+        decorated = _decorator_origin(failure, frame, expr.id, scope_node)
+        if decorated:
+            return decorated
+    assignment = _last_assignment(scope_node, expr.id, frame.line)
+    if assignment is None:
+        return {}
+    value = assignment.value
+    where = {"path": frame.path, "line": assignment.lineno}
+    if isinstance(value, ast.Constant) and value.value is None:
+        span = node_span(value, failure_lines(failure, frame))
+        return {
+            "how": "literal",
+            **where,
+            "span": list(span) if span else None,
+            "name": expr.id,
+        }
+    if isinstance(value, ast.Call):
+        facts = _callee_facts(failure, frame, value.func)
+        if facts and facts["path"]:
+            return {"how": "call", **facts}
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in INPLACE_METHODS:
+            return {"how": "inplace", **where, "method": value.func.attr, "target": expr.id}
+        if value.func.attr == "get" and len(value.args) == 1:
+            return _get_origin(failure, frame, value)
+    if isinstance(value, ast.Call):
+        facts = _callee_facts(failure, frame, value.func)
+        if facts and facts["path"]:
+            return {"how": "call", **facts}
+    return {}
+
+
+def _decorator_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, module: ast.Module
+) -> dict[str, Any]:
+    """A module-level name that is None because its decorator returns nothing.
+
+    The decorated definition is in this module, or in the module it was imported from
+    (followed through re-exports, as ``from .shapes import f`` in a package's ``__init__``).
+    """
+    return _decorated(failure, frame.frame.f_globals, name, module, depth=0)
+
+
+def _decorated(
+    failure: LiveFailure, namespace: dict[str, Any], name: str, tree: ast.Module | None, depth: int
+) -> dict[str, Any]:
+    import importlib.util
+    import sys
+
+    if tree is None or depth > 5:
+        return {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+            for decorator in stmt.decorator_list:
+                func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                value = namespace.get(func.id) if isinstance(func, ast.Name) else None
+                code = getattr(value, "__code__", None)
+                path = project_path(code.co_filename, failure.root) if code else None
+                if code is not None and path is not None:
+                    return {
+                        "how": "decorator",
+                        "callee": ast.unparse(func),
+                        "path": path,
+                        "line": code.co_firstlineno,
+                        "function": code.co_name,
+                    }
+            return {}
+        if not isinstance(stmt, ast.ImportFrom):
+            continue
+        for alias in stmt.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            try:
+                module_name = importlib.util.resolve_name(
+                    "." * stmt.level + (stmt.module or ""), namespace.get("__package__")
+                )
+            except (ImportError, ValueError):
+                return {}
+            source = sys.modules.get(module_name)
+            filename = getattr(source, "__file__", None)
+            if source is None or filename is None:
+                return {}
+            return _decorated(failure, vars(source), alias.name, failure.tree(filename), depth + 1)
+    return {}
+
+
+def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a function body, without those of nested functions and classes."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+    """Where a project function called here gets its None from, if it can return nothing else."""
+    facts = _callee_facts(failure, frame, call.func)
+    if not facts or not facts["path"]:
+        return {}
+    tree = failure.tree(str(failure.root / facts["path"]))
+    if tree is None:
+        return {}
+    function = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == facts["function"]
+            and node.lineno <= facts["line"] <= (node.body[0].lineno if node.body else node.lineno)
+        ),
+        None,
+    )
+    if function is None:
+        return {}
+    nodes = _own_nodes(function.body)
+    if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
+        return {}
+    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    values = [r.value for r in returns if not (r.value is None or _is_none_literal(r.value))]
+    if not values:
+        return {"how": "call", **facts}
+    names = {v.id for v in values if isinstance(v, ast.Name)}
+    if len(names) != 1 or len(values) != len(returns):
+        return {}
+    (name,) = names
+    assignment = _last_assignment(function, name, returns[-1].lineno)
+    value = assignment.value if assignment is not None else None
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in INPLACE_METHODS
+        and assignment is not None
+    ):
+        return {
+            "how": "inplace",
+            "path": facts["path"],
+            "line": assignment.lineno,
+            "method": value.func.attr,
+            "target": name,
+        }
+    return {}
+
+
+def _is_none_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _get_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+    """``mapping.get(key)`` gave None; note the type the mapping's values have, if one."""
+    span = node_span(call, failure_lines(failure, frame))
+    found: dict[str, Any] = {"how": "dict-get", "path": frame.path, "line": call.lineno}
+    found["span"] = list(span) if span else None
+    if isinstance(call.func, ast.Attribute):
+        ok, mapping = resolve_expr(failure, frame, call.func.value)
+        if ok and isinstance(mapping, dict) and mapping:
+            types = {type(v).__name__ for v in mapping.values()}
+            found["value_type"] = types.pop() if len(types) == 1 else None
+    return found
+
+
+def failure_lines(failure: LiveFailure, frame: LiveFrame) -> list[str]:
+    """The source lines of the frame's file, as the AST sees them."""
+    import linecache
+
+    del failure
+    return linecache.getlines(frame.filename)
+
+
+def _none_default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    args = function.args
+    plain = [*args.posonlyargs, *args.args]
+    pairs = list(zip(plain[len(plain) - len(args.defaults) :], args.defaults, strict=True))
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return any(a.arg == name and isinstance(d, ast.Constant) and d.value is None for a, d in pairs)
+
+
+def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast.AnnAssign | None:
+    best: ast.Assign | ast.AnnAssign | None = None
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        if node.lineno >= before or not any(
+            isinstance(t, ast.Name) and t.id == name for t in targets
+        ):
+            continue
+        if best is None or node.lineno > best.lineno:
+            best = node
+    return best
+
+
+def _attribute_origin(
+    failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute
+) -> dict[str, Any]:
+    """``self.items`` is None: find ``self.items = None`` in the class's file."""
+    ok, base = resolve_expr(failure, frame, expr.value)
+    if not ok:
+        return {}
+    import inspect
+
+    try:
+        filename = inspect.getsourcefile(type(base))
+    except (TypeError, OSError):
+        return {}
+    path = project_path(filename, failure.root) if filename else None
+    tree = failure.tree(filename) if filename else None
+    if path is None or tree is None or filename is None:
+        return {}
+    import linecache
+
+    lines = linecache.getlines(filename)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is None
+            and any(isinstance(t, ast.Attribute) and t.attr == expr.attr for t in node.targets)
+        ):
+            span = node_span(node.value, lines)
+            return {
+                "how": "attribute",
+                "name": expr.attr,
+                "path": path,
+                "line": node.lineno,
+                "span": list(span) if span else None,
+            }
+    return {}
