@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import pkgutil
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -24,19 +23,13 @@ from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
     closeness,
     culprit_sentence,
-    definition_is_misspelt,
     diagnose,
     short,
-    test_is_culprit,
 )
-from phasegate.autodebug.source import (
-    count_names,
-    node_span,
-    parse,
-    rename_names,
-    replace_span,
-    segment,
-    split_lines,
+from phasegate.autodebug.patterns.import_names import (
+    import_statement,
+    name_candidates,
+    rewrite_module,
 )
 from phasegate.autodebug.stdlib import is_stdlib_module, stdlib_modules
 
@@ -113,13 +106,13 @@ class ImportPattern:
             diagnosis.facts["declared"] = _declared(module, project)
             diagnosis.facts["in_project"] = module.split(".")[0] in project.modules
         if diagnosis.kind == "cannot-import-name":
-            return _name_candidates(diagnosis, project)
+            return name_candidates(diagnosis, project)
         if not project.editable(path) or path is None:
             return []
         text = project.read(path)
         if text is None:
             return []
-        statement, span = _statement(text, diagnosis)
+        statement, span = import_statement(text, diagnosis)
         if statement is None or span is None:
             return []
         candidates: list[Candidate] = []
@@ -194,37 +187,6 @@ def _module_matches(missing: str) -> list[dict[str, Any]]:
     ]
 
 
-def _statement(
-    text: str, diagnosis: Diagnosis
-) -> tuple[ast.Import | ast.ImportFrom | None, tuple[int, int, int, int] | None]:
-    tree = parse(text)
-    if tree is None or diagnosis.line is None:
-        return None, None
-    lines = split_lines(text)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            end = node.end_lineno or node.lineno
-            if node.lineno <= diagnosis.line <= end:
-                return node, node_span(node, lines)
-    return None, None
-
-
-def _rewrite(
-    text: str, span: tuple[int, int, int, int], old: str, new: str, dots: int | None = None
-) -> str | None:
-    """The statement at ``span`` with the dotted module ``old`` written as ``new``.
-
-    ``dots`` sets the number of leading dots (the relative level); None keeps them.
-    """
-    source = segment(text, span)
-    found = re.search(rf"(\bfrom\s+|\bimport\s+)(\.*)\s*{re.escape(old)}\b", source)
-    if found is None:
-        return None
-    level = "." * (len(found.group(2)) if dots is None else dots)
-    rewritten = source[: found.start()] + found.group(1) + level + new + source[found.end() :]
-    return replace_span(text, span, rewritten)
-
-
 def _typo_candidates(
     text: str,
     path: str,
@@ -243,7 +205,7 @@ def _typo_candidates(
         new_written = _respell(written, last, match["part"])
         if new_written is None:
             continue
-        new = _rewrite(text, span, written, new_written)
+        new = rewrite_module(text, span, written, new_written)
         if new is None:
             continue
         what = "standard library module" if is_stdlib_module(match["name"]) else "module"
@@ -339,7 +301,7 @@ def _relocation_candidates(
             options.append((0, full, full))
     candidates = []
     for level, module_text, full in options:
-        new = _rewrite(text, span, statement.module, module_text, dots=level)
+        new = rewrite_module(text, span, statement.module, module_text, dots=level)
         if new is None:
             continue
         written = "." * level + module_text
@@ -358,140 +320,3 @@ def _relocation_candidates(
             )
         )
     return candidates
-
-
-def _name_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-    facts = diagnosis.facts
-    importer = diagnosis.path if project.editable(diagnosis.path) else None
-    importer_text = project.read(importer) if importer else None
-    module_path = facts.get("module_path")
-    module_text = project.read_editable(module_path)
-    candidates: list[Candidate] = []
-    for wanted, matches in facts.get("matches", {}).items():
-        for match in matches:
-            other = match["name"]
-            score = 0.95 * closeness(match["distance"], wanted)
-            if importer is not None and importer_text is not None:
-                renamed = rename_names(importer_text, wanted, other, role="name")
-                if renamed is not None:
-                    candidates.append(
-                        Candidate(
-                            "typo",
-                            f"import `{other}` instead of `{wanted}` in {importer}",
-                            [FileEdit(importer, renamed)],
-                            score,
-                            {
-                                "name": wanted,
-                                "replacement": other,
-                                "meaning": f"`{other}`, which `{facts.get('module')}` defines",
-                            },
-                        )
-                    )
-            if module_text is None or module_path is None:
-                continue
-            renamed = rename_names(module_text, other, wanted, role="name")
-            if renamed is None:
-                continue
-            if importer is None and not other.startswith("_"):
-                definition = _definition_line(module_text, other)
-                if definition is not None and test_is_culprit(
-                    project, wanted, other, definition=(module_path, definition, definition)
-                ):
-                    facts["test_culprit"] = {"asked": wanted, "defined": other}
-                    continue  # contract first: the test misspells a public name
-            asked = count_names(importer_text or "", wanted, role="name")
-            prefer = importer is None or definition_is_misspelt(
-                project,
-                wanted,
-                other,
-                asked_uses=asked,
-                definitions=count_names(module_text, other, role="name"),
-            )
-            candidates.append(
-                Candidate(
-                    "rename-definition",
-                    f"rename `{other}` to `{wanted}` in {module_path}",
-                    [FileEdit(module_path, renamed)],
-                    score * (1.02 if prefer else 0.8),
-                    {
-                        "name": wanted,
-                        "replacement": wanted,
-                        "meaning": f"`{other}` of {module_path}, misspelt where it is defined",
-                    },
-                )
-            )
-    candidates += _moved_candidates(diagnosis, project, importer, importer_text)
-    return sorted(candidates, key=lambda c: -c.score)
-
-
-def _definition_line(text: str, name: str) -> int | None:
-    """The line of the top-level ``def``, ``class`` or assignment that defines ``name``."""
-    tree = parse(text)
-    for node in tree.body if tree is not None else []:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                return node.lineno
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return node.lineno
-    return None
-
-
-def _moved_candidates(
-    diagnosis: Diagnosis, project: Project, importer: str | None, text: str | None
-) -> list[Candidate]:
-    """``from m import name`` where another project module defines ``name`` (found with the
-    context index): import it from there."""
-    module = diagnosis.facts.get("module")
-    statement = diagnosis.facts.get("statement")
-    if importer is None or text is None or not module or not statement:
-        return []
-    parsed = parse(statement)
-    node = parsed.body[0] if parsed is not None and parsed.body else None
-    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
-        return []
-    wanted = node.names[0].name
-    found, span = _statement(text, diagnosis)
-    if found is None or span is None or not isinstance(found, ast.ImportFrom):
-        return []
-    candidates = []
-    for rank, definition in enumerate(project.index.exact(wanted)[:3]):
-        if definition.module == module or definition.path == importer:
-            continue
-        written = _relative_to(definition.module, project.package_of(importer), found.level)
-        new = _rewrite(
-            text,
-            span,
-            found.module or "",
-            written.lstrip("."),
-            dots=len(written) - len(written.lstrip(".")),
-        )
-        if new is None:
-            continue
-        candidates.append(
-            Candidate(
-                "moved-import",
-                f"import `{wanted}` from `{written}`, which defines it, in {importer}:{span[0]}",
-                [FileEdit(importer, new)],
-                0.8 - 0.02 * rank,
-                {
-                    "name": wanted,
-                    "replacement": written,
-                    "meaning": f"`{wanted}` of `{definition.module}` "
-                    f"({definition.path}:{definition.line})",
-                },
-            )
-        )
-    return candidates
-
-
-def _relative_to(module: str, package: str, level: int) -> str:
-    """``module`` written relatively from ``package`` when the import was relative."""
-    if not level or not package or module.split(".")[0] != package.split(".")[0]:
-        return module
-    parts, own = module.split("."), package.split(".")
-    common = 0
-    while common < min(len(parts), len(own)) and parts[common] == own[common]:
-        common += 1
-    return "." * (len(own) - common + 1) + ".".join(parts[common:])
