@@ -67,7 +67,7 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
                     f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
                     f"`{function.name}` at {path}:{at} ({why}, {where})",
                     [FileEdit(path, insert_lines(text, at, block))],
-                    round(score - 0.01 * rank - 0.03 * offset, 4),
+                    round(score - 0.01 * rank - 0.05 * offset, 4),
                 )
             )
     return candidates
@@ -186,10 +186,20 @@ def _bodies(
         found.append((f"return {value}", 0.8, "returning what was set with it"))
     for value, _count in defaults.most_common(2):
         found.append((f"{subject} = {value}", 0.78, "the value the project gives it elsewhere"))
-    found += _early_returns(function)
+    # A parameter that may be None is more often given a value than returned early on.
+    parameter = setter is None and subject.split(".")[0] in _parameters(function)
+    found += [
+        (body, score * (0.9 if parameter else 1.0), why)
+        for body, score, why in _early_returns(function)
+    ]
     if "." not in subject:
         found += [
-            (f"{subject} = {value}", 0.7, "the empty value its use calls for") for value in empties
+            (
+                f"{subject} = {value}",
+                0.76 if parameter else 0.7,
+                "the empty value its use calls for",
+            )
+            for value in empties
         ]
     unique: dict[str, tuple[str, float, str]] = {}
     for body, score, why in sorted(found, key=lambda item: -item[1]):
