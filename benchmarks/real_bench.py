@@ -521,6 +521,8 @@ def main(args: Any) -> int:
         for number, fault in enumerate(chosen, start=1):
             result = run_fault(setups[fault.project], fault, Path(scratch))
             results.append(result)
+            if args.json:  # as it goes, so that a long run stopped early keeps what it measured
+                args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
             line = (
                 f"[{number:>3}/{len(chosen)}] {result.project:<16} {result.error_class:<9} "
                 f"{result.outcome:<13} {result.autodebug_s:>6.1f}s/{result.reference_s:>5.1f}s"
