@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.autodebug.engine import remap_line, unified_diff
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.engine import Engine, FailedTest, remap_line, unified_diff
+from phasegate.autodebug.project import Project, TestFiles
+from phasegate.autodebug.runner import RunResult
+from phasegate.autodebug.settings import AutodebugSettings
+from phasegate.autodebug.validate import Baseline
+from phasegate.autodebug.workspace import Workspace
 
 OLD = "import os\n\n\ndef f():\n    return lenght\n"
 NEW = "import os\nimport sys\n\n\ndef f():\n    return length\n"
@@ -33,3 +39,76 @@ def test_the_diff_applies_with_git(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     subprocess.run(["git", "apply", "fix.diff"], cwd=tmp_path, check=True)
     assert (tmp_path / "pkg" / "mod.py").read_text() == NEW
+
+
+class _OneCandidate:
+    """A pattern that proposes one fixed rewrite of ``mod.py``."""
+
+    name = "name"
+    error_class = "name"
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        return [Candidate("typo", "a guess", [FileEdit("mod.py", "x = 2\n")], 0.9)]
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "NameError"
+
+
+class _Runs:
+    """A runner whose every re-run reports the same outcomes."""
+
+    def __init__(self, result: RunResult, scratch: Path) -> None:
+        self.result = result
+        self.base_args: list[str] = ["tests/test_a.py"]
+        self.cwd = scratch
+        self.scratch = scratch
+        self.runs = 0
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        self.runs += 1
+        return self.result
+
+
+def test_a_test_still_failing_on_its_own_message_has_not_moved_to_a_look_alike(
+    tmp_path: Path,
+) -> None:
+    # Two failures with the same message at two places. A candidate for the first that fixes
+    # one of its tests but leaves the other failing *with that same message* is no repair of
+    # the first that merely hands the test on to the second.
+    (tmp_path / "mod.py").write_text("x = 1\n")
+    message = "name 'valeu' is not defined"
+    first = Diagnosis("name", "name", "undefined", "NameError", message, "mod.py", 1)
+    second = Diagnosis("name", "name", "undefined", "NameError", message, "mod.py", 5)
+    failed = [
+        FailedTest("tests/test_a.py::test_one", first),
+        FailedTest("tests/test_a.py::test_two", first),
+        FailedTest("tests/test_a.py::test_three", second),
+    ]
+    after = RunResult(
+        outcomes={
+            "tests/test_a.py::test_one": "passed",
+            "tests/test_a.py::test_two": "failed",
+            "tests/test_a.py::test_three": "failed",
+        },
+        failures={
+            "tests/test_a.py::test_two": f"NameError: {message}",
+            "tests/test_a.py::test_three": f"NameError: {message}",
+        },
+    )
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_OneCandidate()],
+        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda _path, _text: None,
+    )
+    report = engine.run(failed)
+    assert report.failures[0].outcome == "escalated"
+    assert (tmp_path / "mod.py").read_text() == "x = 1\n"

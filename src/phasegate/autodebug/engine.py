@@ -118,10 +118,7 @@ class Engine:
         """Work on every failure and return the report (diffs are written on the way)."""
         started = clock.utc_now()
         groups = _group(failed)
-        self._causes = {
-            failure_key(group.diagnosis.exc_type, group.diagnosis.message): group
-            for group in groups
-        }
+        self._causes = {_key(group): group for group in groups}
         entries: list[AutodebugFailure] = []
         for index, group in enumerate(groups):
             entry_id = f"{index + 1:02d}-{group.diagnosis.error_class}"
@@ -238,7 +235,7 @@ class Engine:
                 runner=self.runner,
                 baseline=self.baseline,
                 keep=self.mode == "apply",
-                elsewhere=[key for key, other in self._causes.items() if other is not group],
+                elsewhere=[key for key in self._causes if key != _key(group)],
             )
         except EditRefused as exc:
             return CandidateAttempt(
@@ -415,6 +412,12 @@ class Engine:
             avg_latency_ms=round(sum(latencies) / len(latencies), 3) if latencies else None,
             relevance_scores=list(getattr(index, "relevance", [])),
         )
+
+
+def _key(group: _Group) -> str:
+    """The failure of a group as re-runs report it (a test failing on the same message as
+    the group's own has not moved on to another cause)."""
+    return failure_key(group.diagnosis.exc_type, group.diagnosis.message)
 
 
 def _group(failed: Sequence[FailedTest]) -> list[_Group]:
