@@ -124,6 +124,8 @@ def test_apply_leaves_the_repair_in_place_and_never_touches_tests(
 def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytester) -> None:
     # text.py misspells slugify, and web.py uses the misspelling. Renaming the definition
     # fixes test_text but breaks web.py, whose test passed: the candidate must not be kept.
+    # (The tests spell `slugify` as often as the code spells `slugfy`, so the contract does
+    # not rule the rename out before it is tried.)
     make_project(
         pytester,
         {
@@ -132,7 +134,7 @@ def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytes
             "src/shop/web.py": "from shop.text import slugfy\n\n\ndef url(title):\n"
             "    return '/' + slugfy(title)\n",
             "tests/test_text.py": "from shop.text import slugify\n\n\ndef test_slug():\n"
-            "    assert slugify('A B') == 'a-b'\n",
+            "    assert slugify('A B') == 'a-b'\n    assert slugify('C') == 'c'\n",
             "tests/test_web.py": "from shop.web import url\n\n\ndef test_url():\n"
             "    assert url('A B') == '/a-b'\n",
         },
