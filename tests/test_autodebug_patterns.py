@@ -86,6 +86,20 @@ def test_a_missing_import_of_a_project_symbol_comes_from_the_index(
     assert "defined in nm_d/text.py:1" in explain(diagnosis, candidates[0])
 
 
+def test_a_package_init_that_re_exports_relatively_sets_no_habit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "nm_i/__init__.py": "from .text import slugify\n",
+        "nm_i/text.py": "def slugify(title):\n    return title.lower()\n",
+        "nm_i/pages.py": "def page_url(title):\n    return '/' + slugify(title)\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_i.pages import page_url; page_url('A')", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from nm_i.text import slugify"
+
+
 def test_a_deleted_from_import_comes_back_with_every_name_it_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

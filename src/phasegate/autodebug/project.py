@@ -196,7 +196,8 @@ class Project:
 
     @cached_property
     def relative_imports(self) -> bool:
-        """Whether the project's source files import their own package relatively, mostly."""
+        """Whether the project's modules (``__init__.py`` aside) import their own package
+        relatively, mostly."""
         relative, absolute = self._import_habits[1]
         return relative > absolute
 
@@ -214,7 +215,9 @@ class Project:
             except (SyntaxError, ValueError):
                 continue
             seen: set[str] = set()
-            source = relpath not in self.test_files
+            # A package's __init__ re-exports relatively even where the modules import
+            # absolutely: it says nothing of the project's habit.
+            source = relpath not in self.test_files and not relpath.endswith("__init__.py")
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     seen.update(alias.name for alias in node.names)
