@@ -222,7 +222,7 @@ def main() -> int:
         "--half", choices=("dev", "report"), default="report", help="with --real: which half"
     )
     parser.add_argument(
-        "--per-class", type=int, default=3, help="with --real: faults per project, class and half"
+        "--per-class", type=int, default=2, help="with --real: faults per project, class and half"
     )
     parser.add_argument("--projects", nargs="*", help="with --real: projects to use")
     parser.add_argument("--limit", type=int, help="with --real: run only the first N faults")
