@@ -382,6 +382,7 @@ class Result:
     candidates_tried: int
     description: str
     explanations: list[str] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
 
 
 def _same_sources(project: Setup, root: Path) -> bool:
@@ -416,7 +417,9 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
         outcome = "not-triggered"
     elif not repaired:
         outcome = "escalated"
-    elif _same_sources(project, root):
+    elif _same_sources(project, root) and all(
+        _is_test(path) or path in project.sources() or not path.endswith(".py") for path in touched
+    ):
         outcome = "correct"
     else:
         status, _, _ = project.run(root, ["--tb=no", *fault.tests])
@@ -438,6 +441,7 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
         candidates_tried=int(report.get("counts", {}).get("candidates_tried", 0)),
         description=mutant.description,
         explanations=[f"{f['outcome']}: {f['explanation']}" for f in report["failures"]][:4],
+        touched=sorted(touched),
     )
 
 
