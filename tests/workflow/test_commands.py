@@ -396,3 +396,15 @@ def test_context_from_start_and_output(project: Path, capsys: pytest.CaptureFixt
     code, out, _ = run(capsys, "phase", "output", "p", "size=3")
     assert (code, "context has size (in a)" in out) == (0, True)
     assert run(capsys, "phase", "advance", "p")[0] == 0
+
+
+def test_a_plan_for_spawn_outside_the_project_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "plan.toml"
+    elsewhere.write_text("retry_budget = 1\n[[tasks]]\nid = 'T1'\nestimate_min = 5\n")
+    assert run(capsys, "phase", "start", "edrr", "--id", "w", "--by", "ann")[0] == 0
+    for given in (str(elsewhere), f"../{elsewhere.parent.name}/plan.toml"):
+        code, out, err = run(capsys, "phase", "spawn", "w", "--plan", given, "--by", "ann")
+        assert (code, out) == (4, "")
+        assert f"the plan {given!r} is outside the project root" in err

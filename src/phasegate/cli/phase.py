@@ -347,12 +347,13 @@ def _spawn(args: argparse.Namespace) -> int:
 
 def _requests(args: argparse.Namespace, engine: WorkflowEngine) -> list[SubtaskRequest]:
     """The subtasks named on the command line, and those of ``--plan``."""
+    from phasegate.workflow.phase_facts import project_file
     from phasegate.workflow.plan_tasks import read_plan
     from phasegate.workflow.spawning import plan_requests
 
     requests = [parse_subtask(text) for text in args.subtasks]
     if args.plan:
-        path = engine.loaded.project_root / args.plan
+        path = project_file(engine.loaded.project_root, args.plan, "the plan")
         requests += plan_requests(read_plan(path, args.plan))
     if not requests:
         raise UsageError("name the subtasks (NAME=FILE[,FILE...]) or a plan (--plan PATH)")
