@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -232,3 +233,15 @@ def test_a_worker_silent_past_the_timeout_loses_the_task_and_a_heartbeat_keeps_i
     assert (status, record.retries, record.claimed_by) == (TaskStatus.QUEUE, 1, None)
     assert "no sign of life from wes for 65 min" in record.feedback
     assert handoff.queue.find("B").status is TaskStatus.RUNNING  # type: ignore[union-attr]
+
+
+def test_taking_a_message_by_a_path_is_refused_and_moves_nothing(handoff: Handoff) -> None:
+    handoff.queue.add("a", task_id="A")
+    handoff.claim("wes")
+    running = sorted(p.name for p in (handoff.queue.root / "running").iterdir())
+    task_file = running[0].removesuffix(".json")
+    for message_id in (f"../../../running/{task_file}", "/etc/passwd", "a/b", ".."):
+        with pytest.raises(UsageError, match=f"message id {re.escape(repr(message_id))}"):
+            handoff.inbox.take("worker", message_id)
+    assert sorted(p.name for p in (handoff.queue.root / "running").iterdir()) == running
+    assert handoff.queue.find("A").status is TaskStatus.RUNNING  # type: ignore[union-attr]

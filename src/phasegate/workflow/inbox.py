@@ -14,6 +14,7 @@ message renames it into ``read/``; of two readers taking the same message, one g
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -34,6 +35,9 @@ BOX_OF: dict[str, Box] = {
     "TASK_SUBMITTED": "supervisor",
     "CLARIFICATION_REQUEST": "supervisor",
 }
+
+#: What a message id may look like: a file name of the inbox without ``.json``, no path.
+_MESSAGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 
 
 class Inbox:
@@ -84,6 +88,11 @@ class Inbox:
 
     def take(self, box: Box, message_id: str) -> HandoffMessage:
         """Take a message out of the inbox (it moves to ``read/``)."""
+        if not _MESSAGE_ID.match(message_id):
+            raise UsageError(
+                f"message id {message_id!r} is not allowed: a message id is made of letters, "
+                f"digits, '-' and '_', as `phasegate task inbox {box}` lists it"
+            )
         source = self.store.path(f"comms/{box}/inbox/{message_id}.json")
         target = self.store.path(f"comms/{box}/read/{message_id}.json")
         target.parent.mkdir(parents=True, exist_ok=True)
