@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,11 @@ def test_concurrent_appenders_never_interleave(store: Store) -> None:
     assert sorted(e.n for e in read.entries) == sorted(
         w * 1000 + i for w in range(4) for i in range(50)
     )
+
+
+@pytest.mark.parametrize("name", ["../../escape", "a/b", "a\\b", ""])
+def test_a_lock_name_that_is_a_path_is_refused(store: Store, name: str) -> None:
+    refused = pytest.raises(StoreError, match=f"the lock name {re.escape(repr(name))} is not")
+    with refused, store.lock(name):
+        pass  # pragma: no cover - never entered
+    assert sorted(p.name for p in store.root.parent.rglob("*.lock")) == []

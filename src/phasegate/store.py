@@ -162,6 +162,11 @@ class Store:
     def lock(self, name: str) -> Iterator[None]:
         """Hold the named lock; other processes asking for the same name wait."""
         lock_dir = self.path(".locks")
+        if not name or "/" in name or "\\" in name:
+            raise StoreError(
+                f"the lock name {name!r} is not allowed: a lock is a file of {lock_dir}, so "
+                "its name is not empty and holds no '/' or '\\'"
+            )
         lock_dir.mkdir(parents=True, exist_ok=True)
         lock_path = lock_dir / f"{name}.lock"
         import filelock  # only writers that share a file pay for it

@@ -408,3 +408,14 @@ def test_a_plan_for_spawn_outside_the_project_is_refused(
         code, out, err = run(capsys, "phase", "spawn", "w", "--plan", given, "--by", "ann")
         assert (code, out) == (4, "")
         assert f"the plan {given!r} is outside the project root" in err
+
+
+def test_an_instance_id_that_is_a_path_leaves_no_lock_file_behind(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = "../../../evil"
+    for args in (["heartbeat", bad], ["output", bad, "k=1"], ["escalate", bad, "--reason", "x"]):
+        code, _, err = run(capsys, "phase", *args, "--by", "ann")
+        assert code == 4
+        assert f"instance id {bad!r} is not allowed" in err
+    assert [p.relative_to(project) for p in project.rglob("*evil*")] == []

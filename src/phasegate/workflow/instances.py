@@ -119,6 +119,7 @@ class InstanceStore:
     @contextlib.contextmanager
     def editing(self, instance_id: str) -> Iterator[WorkflowInstance]:
         """Hold the instance's lock, hand it out, and write it back if the block succeeds."""
+        check_id(instance_id)  # before the lock, whose file is named by it
         with self.store.lock(f"workflow-{instance_id}"):
             inst = self.load(instance_id)
             yield inst
