@@ -76,3 +76,12 @@ def test_a_gate_needs_at_least_one_check(tmp_path: Path) -> None:
     path.write_text('description = "nothing"\n')
     with pytest.raises(UsageError, match="key checks"):
         load_gate("empty.toml", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["x/../../workflows/demo", "../up", "a b", ".hidden"])
+def test_a_gate_name_that_is_no_plain_file_name_is_refused(tmp_path: Path, name: str) -> None:
+    (tmp_path / "odd.toml").write_text(f"name = {name!r}\n[checks.syntax]\n")
+    with pytest.raises(UsageError) as caught:
+        load_gate("odd.toml", tmp_path)
+    assert f"key name = {name!r} is not allowed" in str(caught.value)
+    assert "only letters, digits, '.', '-' and '_'" in str(caught.value)

@@ -419,3 +419,19 @@ def test_an_instance_id_that_is_a_path_leaves_no_lock_file_behind(
         assert code == 4
         assert f"instance id {bad!r} is not allowed" in err
     assert [p.relative_to(project) for p in project.rglob("*evil*")] == []
+
+
+def test_a_gate_named_as_a_path_cannot_overwrite_an_instance(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "phase", "start", "edrr", "--id", "w", "--by", "ann")[0] == 0
+    instance = project / ".phasegate" / "workflows" / "w.json"
+    before = instance.read_bytes()
+    (project / "gates" / "sly.toml").write_text('name = "x/../../workflows/w"\n[checks.syntax]\n')
+    assert run(capsys, "task", "add", "a", "--id", "A")[0] == 0
+    assert run(capsys, "task", "claim", "--worker", "wes")[0] == 0
+    assert run(capsys, "task", "review", "A", "--by", "wes")[0] == 0
+    code, _, err = run(capsys, "task", "gate", "A", "--gate", "gates/sly.toml", "--by", "sue")
+    assert (code, "key name = 'x/../../workflows/w' is not allowed" in err) == (4, True)
+    assert instance.read_bytes() == before
+    assert not (project / ".phasegate" / "tasks" / "gates").exists()

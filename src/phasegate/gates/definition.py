@@ -24,6 +24,7 @@ replaced (:meth:`GateDefinition.blame`), so that a bad value found when the gate
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,10 @@ class GateDefinition(Section):
         return str(gate_file), f"checks.{check_id}.{key}"
 
 
+#: What a gate's name may look like: it names ``gates/<name>.json`` and the kept copies.
+_GATE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
 @dataclass(frozen=True)
 class GateSource:
     """Where a gate definition was found."""
@@ -166,6 +171,12 @@ def load_gate(
     """
     source = _locate(name_or_path, project_root, gate_paths)
     gate = _read(source.path)
+    if not _GATE_NAME.match(gate.name):
+        raise UsageError(
+            f"{source.path}: key name = {gate.name!r} is not allowed: a gate's name becomes "
+            "the name of its verdict files, so it starts with a letter or digit and holds "
+            "only letters, digits, '.', '-' and '_'"
+        )
     if gate.name != source.name and source.origin != "file":
         raise UsageError(
             f"{source.path}: key name = {gate.name!r} must match the file name "
