@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from phasegate.errors import UsageError
+from phasegate.extensions import make_plugin_manager
 from phasegate.model.workflow import Priority, TaskStatus
 from phasegate.workflow.gating import GateOutcome
 from phasegate.workflow.handoff import Handoff
@@ -245,3 +247,45 @@ def test_taking_a_message_by_a_path_is_refused_and_moves_nothing(handoff: Handof
             handoff.inbox.take("worker", message_id)
     assert sorted(p.name for p in (handoff.queue.root / "running").iterdir()) == running
     assert handoff.queue.find("A").status is TaskStatus.RUNNING  # type: ignore[union-attr]
+
+
+def test_a_gate_run_that_wrote_no_verdict_keeps_no_older_verdict_as_its_own(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.config import load_config
+    from phasegate.gates.registry import CheckRegistry
+    from phasegate.model.gate import GateVerdict
+    from phasegate.store import Store
+    from phasegate.workflow import gating
+
+    (tmp_path / "pyproject.toml").write_text('[tool.phasegate]\ngate_paths = ["gates"]\n')
+    (tmp_path / "gates").mkdir()
+    (tmp_path / "gates" / "tested.toml").write_text('name = "tested"\n[checks.tests]\n')
+    loaded = load_config(tmp_path)
+    store = Store(loaded.artifacts_path)
+    earlier = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    store.write_model(  # a sufficient verdict of an earlier run
+        "gates/tested.json",
+        GateVerdict(gate="tested", source="tested.toml", verdict="sufficient", score=1.0,
+                    started_at=earlier, finished_at=earlier, duration_s=1.0),
+    )  # fmt: skip
+    crashed = subprocess.CompletedProcess(args=[], returncode=3)
+    monkeypatch.setattr(gating.subprocess, "run", lambda *a, **k: crashed)
+    handoff = Handoff(loaded.artifacts_path / "tasks", clock=clock)
+    handoff.queue.add("a", task_id="A")
+    handoff.claim("wes")
+    handoff.submit("A", by="wes")
+
+    def run(for_id: str) -> GateOutcome:
+        registry = CheckRegistry(make_plugin_manager([]))
+        return gating.run_exit_gate("tested", loaded, store, registry, instance_id=for_id)
+
+    _, outcome = handoff.gate("A", "tested", run, by="sue")
+    assert (outcome.sufficient, outcome.judged) == (False, False)
+    _, status, history = handoff.queue.show("A")
+    assert status is TaskStatus.REJECTED
+    assert history is not None
+    [record] = history.gate_results
+    assert (record.sufficient, record.score, record.verdict_path) == (False, None, "")
+    assert "was not judged: pytest exited with status 3" in record.reasons[0]
+    assert not (handoff.queue.root / "gates").exists()

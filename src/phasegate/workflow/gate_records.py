@@ -33,11 +33,15 @@ def keep_verdict(
     phase: str | None = None,
     cycle: int | None = None,
 ) -> GateRecord:
-    """Copy the verdict into ``folder`` (of ``store``) as run ``number``; its record."""
+    """Copy the verdict into ``folder`` (of ``store``) as run ``number``; its record.
+
+    A gate that was not judged has no verdict of its own to keep (the file at its
+    ``verdict_path`` is an older run's, if any): its record keeps only the reasons.
+    """
     kept = ""
     score: float | None = None
     try:
-        raw = Path(outcome.verdict_path).read_bytes()
+        raw = Path(outcome.verdict_path).read_bytes() if outcome.judged else b""
     except OSError:
         raw = b""  # the gate was not judged: the record says so through its reasons
     if raw:

@@ -45,6 +45,9 @@ class GateOutcome:
     reasons: list[str]
     verdict_path: str
     log_path: str | None = None
+    #: False when no verdict of this run exists: ``verdict_path`` then holds an older one, or
+    #: nothing, and is not this run's verdict.
+    judged: bool = True
 
 
 def _in_pull_request() -> bool:
@@ -149,6 +152,7 @@ def _run_in_pytest(
             ],
             str(verdict_path),
             str(log_path),
+            judged=False,
         )
     return GateOutcome(
         verdict.gate,
