@@ -127,6 +127,9 @@ def test_complexity_is_measured_with_radon_from_the_files(tmp_path: Path) -> Non
     assert file_complexity(tmp_path, "src/new.py") == 0
     measured = measure(tmp_path, [SubtaskRequest("x", ("src/a.py", "src/new.py"))])
     assert [(s.name, s.complexity) for s in measured] == [("x", 5)]
+    again = ("src/a.py", "src/a.py", "./src/a.py", "src/../src/a.py")
+    measured = measure(tmp_path, [SubtaskRequest("y", again)])  # one file, however named
+    assert [(s.name, s.complexity) for s in measured] == [("y", 5)]
     with pytest.raises(UsageError, match=r"src/bad\.py cannot be measured: it does not parse"):
         file_complexity(tmp_path, "src/bad.py")
     with pytest.raises(UsageError, match="is outside the project root"):

@@ -98,19 +98,21 @@ def file_complexity(root: Path, relpath: str) -> int:
 
 
 def measure(root: Path, requests: Sequence[SubtaskRequest]) -> list[Subtask]:
-    """Each subtask with its measured complexity."""
+    """Each subtask with its measured complexity (a file named twice counts once)."""
     names = [request.name for request in requests]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         raise UsageError(f"subtask(s) named twice: {', '.join(twice)}")
-    cache: dict[str, int] = {}
+    cache: dict[Path, int] = {}
     measured = []
     for request in requests:
-        total = 0
+        counted: set[Path] = set()
         for relpath in request.files:
-            if relpath not in cache:
-                cache[relpath] = file_complexity(root, relpath)
-            total += cache[relpath]
+            where = project_file(root, relpath, "a subtask's file").resolve()
+            if where not in cache:
+                cache[where] = file_complexity(root, relpath)
+            counted.add(where)
+        total = sum(cache[where] for where in counted)
         measured.append(Subtask(request.name, total, request.files))
     return measured
 
