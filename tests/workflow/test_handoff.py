@@ -11,7 +11,7 @@ import pytest
 
 from phasegate.errors import UsageError
 from phasegate.extensions import make_plugin_manager
-from phasegate.model.workflow import Priority, TaskStatus
+from phasegate.model.workflow import Priority, TaskRecord, TaskStatus
 from phasegate.workflow.gating import GateOutcome
 from phasegate.workflow.handoff import Handoff
 from phasegate.workflow.plan_tasks import planned_tasks, read_plan
@@ -289,3 +289,24 @@ def test_a_gate_run_that_wrote_no_verdict_keeps_no_older_verdict_as_its_own(
     assert (record.sufficient, record.score, record.verdict_path) == (False, None, "")
     assert "was not judged: pytest exited with status 3" in record.reasons[0]
     assert not (handoff.queue.root / "gates").exists()
+
+
+def test_a_task_submitted_while_the_sweep_runs_is_left_alone_and_the_rest_swept(
+    handoff: Handoff, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for task_id in ("A", "B"):
+        handoff.queue.add(task_id.lower(), task_id=task_id)
+        handoff.claim(f"w{task_id}", task_id)
+    clock.now += timedelta(minutes=90)
+    looked = handoff._last_sign_of_life
+
+    def submitted_meanwhile(task: TaskRecord) -> datetime | None:
+        seen = looked(task)
+        if task.id == "A":  # the worker submits between the sweep's look and its move
+            handoff.submit("A", by="wA")
+        return seen
+
+    monkeypatch.setattr(handoff, "_last_sign_of_life", submitted_meanwhile)
+    swept = handoff.sweep(timeout_min=60)
+    assert [(s.task, s.status) for s in swept] == [("B", TaskStatus.QUEUE)]
+    assert handoff.queue.find("A").status is TaskStatus.REVIEW  # type: ignore[union-attr]

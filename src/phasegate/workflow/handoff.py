@@ -202,12 +202,15 @@ class Handoff:
                 continue
             idle = (now - last).total_seconds()
             worker = task.claimed_by or "its worker"
-            moved = self.queue.fail(
-                task.id,
-                by=by,
-                error=f"no sign of life from {worker} for {idle / 60:.0f} min (crash timeout "
-                f"{timeout_min:g} min)",
-            )
+            try:
+                moved = self.queue.fail(
+                    task.id,
+                    by=by,
+                    error=f"no sign of life from {worker} for {idle / 60:.0f} min (crash "
+                    f"timeout {timeout_min:g} min)",
+                )
+            except UsageError:
+                continue  # it left running/ meanwhile (submitted): its worker is alive
             where = self.queue.find(moved.id, missing_ok=True)
             swept.append(
                 SweptTask(task.id, worker, round(idle, 1), where.status if where else status)
