@@ -134,5 +134,8 @@ def test_complexity_is_measured_with_radon_from_the_files(tmp_path: Path) -> Non
         file_complexity(tmp_path, "src/bad.py")
     with pytest.raises(UsageError, match="is outside the project root"):
         file_complexity(tmp_path, "../elsewhere.py")
+    (tmp_path / "src" / "pkg.py").mkdir()
+    with pytest.raises(UsageError, match=r"src/pkg\.py cannot be measured: it cannot be read"):
+        file_complexity(tmp_path, "src/pkg.py")
     with pytest.raises(UsageError, match="subtask\\(s\\) named twice: x"):
         measure(tmp_path, [SubtaskRequest("x", ("src/a.py",))] * 2)

@@ -94,6 +94,11 @@ def file_complexity(root: Path, relpath: str) -> int:
         blocks = radon.cc_visit(path.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{relpath} cannot be measured: it does not parse ({exc})") from exc
+    except OSError as exc:  # a folder named like a module, no permission
+        raise UsageError(
+            f"{relpath} cannot be measured: it cannot be read ({exc.strerror or exc}); name "
+            "the Python files the subtask touches"
+        ) from exc
     return sum(int(b.complexity) for b in blocks if type(b).__name__ == "Function")
 
 
