@@ -310,3 +310,30 @@ def test_a_task_submitted_while_the_sweep_runs_is_left_alone_and_the_rest_swept(
     swept = handoff.sweep(timeout_min=60)
     assert [(s.task, s.status) for s in swept] == [("B", TaskStatus.QUEUE)]
     assert handoff.queue.find("A").status is TaskStatus.REVIEW  # type: ignore[union-attr]
+
+
+def test_two_gate_runs_of_one_task_at_once_keep_a_file_each(
+    tmp_path: Path, handoff: Handoff
+) -> None:
+    handoff.queue.add("a", task_id="A")
+    handoff.claim("wes")
+    handoff.submit("A", by="wes")
+    written = iter(range(1, 3))
+
+    def verdict(sufficient: bool) -> GateOutcome:
+        path = tmp_path / f"verdict-{next(written)}.json"
+        path.write_text(f'{{"sufficient": {str(sufficient).lower()}}}')
+        return GateOutcome("compiles", sufficient, [] if sufficient else ["no"], str(path))
+
+    def slow_run(for_id: str) -> GateOutcome:
+        # another supervisor's run starts and ends while this one runs
+        handoff.gate("A", "compiles", lambda _: verdict(False), by="vic")
+        return verdict(True)
+
+    with pytest.raises(UsageError, match="task A is in rejected/"):
+        handoff.gate("A", "compiles", slow_run, by="sue")
+    _, _, history = handoff.queue.show("A")
+    assert history is not None
+    kept = [handoff.queue.store.path(r.verdict_path) for r in history.gate_results]
+    assert [p.name for p in kept] == ["001-compiles.json", "002-compiles.json"]
+    assert [p.read_text() for p in kept] == ['{"sufficient": false}', '{"sufficient": true}']

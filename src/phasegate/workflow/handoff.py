@@ -153,23 +153,29 @@ class Handoff:
         self, task_id: str, gate: str, run: Callable[[str], GateOutcome], *, by: str
     ) -> tuple[TaskRecord, GateOutcome]:
         """Run ``gate`` for a task in review, keep the verdict, and approve or reject by it."""
-        record, status, history = self.queue.show(task_id)
+        record, status, _ = self.queue.show(task_id)
         if status is not TaskStatus.REVIEW:
             raise UsageError(
                 f"task {task_id} is in {status.value}/; its gate is run when it is in review/ "
                 f"(phasegate task review {task_id})"
             )
         outcome = run(record.instance or task_id)
-        runs = history.gate_results if history else []
-        kept = keep_verdict(
-            outcome,
-            self.queue.store,
-            f"gates/{task_id}",
-            number=len(runs) + 1,
-            attempt=sum(1 for r in runs if r.gate == outcome.gate) + 1,
-            at=self.clock(),
-        )
-        self.queue.update_history(task_id, lambda h: h.gate_results.append(kept))
+
+        def keep(history: TaskHistory) -> None:
+            # Numbered under the history's lock: a gate run meanwhile keeps its own file.
+            runs = history.gate_results
+            runs.append(
+                keep_verdict(
+                    outcome,
+                    self.queue.store,
+                    f"gates/{task_id}",
+                    number=len(runs) + 1,
+                    attempt=sum(1 for r in runs if r.gate == outcome.gate) + 1,
+                    at=self.clock(),
+                )
+            )
+
+        self.queue.update_history(task_id, keep)
         if outcome.sufficient:
             return self.complete(task_id, by=by, note=f"gate {gate} is sufficient"), outcome
         reasons = "; ".join(outcome.reasons) or "the gate is insufficient"
