@@ -11,7 +11,6 @@ problems that make gate 3 insufficient stop the generation, with the file named.
 from __future__ import annotations
 
 import graphlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,10 +21,9 @@ from phasegate.errors import UsageError
 from phasegate.gates.checks.plan import PlanDocument, PlanOptions, plan_problems
 from phasegate.model.workflow import Priority
 from phasegate.settings import describe_errors
+from phasegate.workflow.queue import TASK_ID
 
 __all__ = ["PlannedTask", "execute_task_id", "planned_tasks", "read_plan"]
-
-_TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def read_plan(path: Path, shown: str) -> PlanDocument:
 def execute_task_id(instance: str, plan_task: str) -> str:
     """``EXEC_<instance>_<plan id>``, or a usage error when that is no valid task id."""
     candidate = f"EXEC_{instance}_{plan_task}"
-    if not _TASK_ID.match(candidate):
+    if not TASK_ID.match(candidate):
         raise UsageError(
             f"the plan's task {plan_task!r} of {instance} gives the task id {candidate!r}, "
             "which is not allowed: a task id has 1 to 64 letters, digits, '-' and '_'; "

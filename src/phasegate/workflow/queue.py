@@ -63,7 +63,7 @@ from phasegate.workflow.dependencies import (
     unmet_dependencies,
 )
 
-__all__ = ["CLAIMABLE", "TRANSIT", "HandoffQueue", "TaskFile", "parse_priority"]
+__all__ = ["CLAIMABLE", "TASK_ID", "TRANSIT", "HandoffQueue", "TaskFile", "parse_priority"]
 
 #: The folder a task is in while one worker rewrites it between two folders.
 TRANSIT = ".transit"
@@ -71,7 +71,8 @@ TRANSIT = ".transit"
 #: Folders a worker claims from, in this order of preference at equal priority and age.
 CLAIMABLE = (TaskStatus.QUEUE, TaskStatus.REJECTED)
 
-_TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+#: What a task id may look like (it becomes part of file names).
+TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _FILE = re.compile(
     r"^(CRITICAL|HIGH|MEDIUM|LOW)_(\d{8}T\d{12}Z)_([A-Za-z0-9][A-Za-z0-9_-]*)\.json$"
 )
@@ -135,7 +136,7 @@ class HandoffQueue:
         if not title.strip():
             raise UsageError("a task needs a title")
         new_id = task_id or f"t-{secrets.token_hex(4)}"
-        if not _TASK_ID.match(new_id):
+        if not TASK_ID.match(new_id):
             raise UsageError(
                 f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
                 "starting with a letter or digit"
