@@ -28,11 +28,12 @@ values carry their own SHA-256, the keys a plain recording run reads (``artifact
 ``gate``, ``plugins``, ``max_traceback_chars``) have the types and values the table and the
 flags give (or their defaults), and every key the table gives is in the values as written
 (strict validation never changes a value). A poisoned file (unreadable, or an entry that is not
-intact) is moved aside (``config.json.corrupt-<time>``) and the settings are validated again;
-values that still fail to build the model later are handled the same way by
-:class:`~phasegate.loaded_config.LoadedConfig`. Hand-written (some hundred lines over the
-standard library) because the check-result cache (:mod:`phasegate.gates.cache`) keys by file
-contents and is itself built on pydantic, which is what this cache exists to avoid.
+intact) is moved aside (``config.json.corrupt-<time>``) and the settings are validated again.
+No other value is trusted: :class:`~phasegate.loaded_config.LoadedConfig` builds its model from
+the table, and sets the file aside the same way when the cached values say otherwise.
+Hand-written (some hundred lines over the standard library) because the check-result cache
+(:mod:`phasegate.gates.cache`) keys by file contents and is itself built on pydantic, which is
+what this cache exists to avoid.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ module imports only when it validates: with ``cache=True`` (the pytest plugin) a
 validated by the same code is read back from :mod:`phasegate.config_cache`, and a run that
 only records its tests never loads pydantic. :attr:`LoadedConfig.values` holds the validated
 settings as plain values for such readers; :attr:`LoadedConfig.config` is the model, built on
-first use. Cached values that do not build the model (a poisoned cache) are set aside and the
-table is validated again: a bad table is then a usage error, never an INTERNALERROR.
+first use, from the table itself: the cache is trusted only for the few keys a recording run
+reads, which it checks against the table. Cached values that are not what the table validates
+to (a poisoned cache) are set aside; a bad table is a usage error, never an INTERNALERROR.
 
 Paths read from the settings are confined to the project root (:meth:`LoadedConfig.inside`):
 ``artifacts_dir = "../x"`` is refused, naming the file and the key. A folder given on the
@@ -67,17 +68,18 @@ class LoadedConfig:
 
     @cached_property
     def config(self) -> PhasegateConfig:
-        """The settings as a model (built from :attr:`values` on first use)."""
-        from pydantic import ValidationError
+        """The settings as a model (built on first use).
 
+        Values read from the settings cache are checked there only where a run that records
+        reads them; the rest (a check's ``required``, a threshold) could say anything the
+        table does not, so the model is built from the table itself, which costs what
+        building it from the values would, and cached values that disagree are set aside.
+        """
         from phasegate.config import PhasegateConfig
 
-        try:
-            return PhasegateConfig.model_validate(self.values)
-        except ValidationError:
-            if self.cache_file is None:
-                raise
-            return self._validated_again().config
+        if self.cache_file is not None:
+            return self._validated_again(only_if_different=True).config
+        return PhasegateConfig.model_validate(self.values)
 
     def section(self, key: str, model: type[SectionT]) -> SectionT:
         """The table ``key`` as its model, without building the whole configuration.
@@ -86,16 +88,20 @@ class LoadedConfig:
         """
         from pydantic import ValidationError
 
-        if "config" in self.__dict__:
+        if "config" in self.__dict__ or (self.cache_file is not None and key in self.overrides):
             found = getattr(self.config, key)
             if isinstance(found, model):
                 return found
-        try:
+        if self.cache_file is None:
             return model.model_validate(self.values[key])
-        except (ValidationError, KeyError):
-            if self.cache_file is None:
-                raise
+        # From the table, not from the cache (see :attr:`config`).
+        try:
+            found = model.model_validate((self.table or {}).get(key, {}))
+        except ValidationError:
             return self._validated_again().section(key, model)
+        if found.model_dump(mode="json") != self.values.get(key):
+            return self._validated_again().section(key, model)
+        return found
 
     @property
     def artifacts_path(self) -> Path:
@@ -122,15 +128,17 @@ class LoadedConfig:
             )
         return path
 
-    def _validated_again(self) -> LoadedConfig:
-        """Cached values that do not validate: set the cache aside, validate the table."""
-        if self.cache_file is not None:
-            config_cache.set_aside(self.cache_file, "its values do not validate")
+    def _validated_again(self, *, only_if_different: bool = False) -> LoadedConfig:
+        """The table validated again; the cache set aside, unless it holds what that gives."""
         loaded = LoadedConfig.from_model(
             _validate(dict(self.table or {}), self.source), self.project_root, self.source
         )
         if self.overrides:
             loaded = loaded.with_overrides(self.overrides)
+        if self.cache_file is not None and (not only_if_different or loaded.values != self.values):
+            config_cache.set_aside(
+                self.cache_file, "its values are not what the settings validate to"
+            )
         object.__setattr__(self, "values", loaded.values)
         object.__setattr__(self, "cache_file", None)
         return loaded

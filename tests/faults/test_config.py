@@ -188,6 +188,9 @@ POISONS = {
     "a value that fails validation, digest recomputed": {"check_timeout_s": -1},
     "a table of the wrong type, digest recomputed": {"refine": "fast"},
     "max_traceback_chars as text, digest recomputed": {"max_traceback_chars": "x"},
+    "a default the table leaves out made weaker, digest recomputed": {
+        "checks": {"tests": {"required": False}},
+    },
 }
 
 
@@ -212,8 +215,27 @@ def test_a_poisoned_settings_cache_is_set_aside_and_validated_again(
         assert loaded.config.refine.threshold == 0.7
         assert loaded.config.check_timeout_s == 900.0
         assert loaded.config.gate == "strict"
+        assert loaded.config.checks == {}
         assert list(path.parent.glob("config.json.corrupt-*")), "the poisoned file was not kept"
         assert not (tmp_path.parent / "x").exists()
+
+
+def test_a_poisoned_table_the_settings_leave_out_is_not_read_alone_either(
+    tmp_path: Path, tried: Tried
+) -> None:
+    from phasegate.tdd.config import TddConfig
+
+    _pyproject(tmp_path, 'gate = "strict"')
+    path, data = _cached_entry(tmp_path)
+    entries = data["entries"]
+    assert isinstance(entries, list)
+    entries[0]["values"]["tdd"]["require_review"] = False
+    entries[0]["sha256"] = config_cache._digest(entries[0]["values"])
+    path.write_text(json.dumps(data))
+    with tried("configuration", "a poisoned settings cache: a table read alone (tdd)"):
+        loaded = load_config(tmp_path, cache=True)
+        assert loaded.section("tdd", TddConfig).require_review is True
+        assert list(path.parent.glob("config.json.corrupt-*")), "the poisoned file was not kept"
 
 
 @pytest.mark.parametrize("content", [b"", b"{garbage", b'{"format": 3, "entries": [1, 2]}'])
