@@ -146,3 +146,14 @@ def test_the_comment_command_reads_pr_json(
 def test_only_https_or_loopback_http_is_allowed(url: str) -> None:
     with pytest.raises(CommentError, match=r"must be https \(http only to a loopback"):
         GitHubClient(url, "octo/app", "t0ken")
+
+
+@pytest.mark.parametrize(
+    "repository", ["octo", "octo/app/pulls/1", "../app", "octo/..", "octo/app?page=2", "octo/a b"]
+)
+def test_a_repository_that_is_not_owner_slash_name_is_refused(repository: str) -> None:
+    # It goes into the path of every request, with the token.
+    with pytest.raises(CommentError, match=r"is not of the form owner/name") as caught:
+        GitHubClient("https://api.github.com", repository, "t0ken")
+    assert repr(repository) in str(caught.value)
+    GitHubClient("https://api.github.com", "octo-org/my_app.py", "t0ken")

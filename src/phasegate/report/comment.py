@@ -14,6 +14,7 @@ dependency to every install for them.
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -28,6 +29,8 @@ __all__ = ["CommentError", "GitHubClient", "StaleHead", "upsert_comment"]
 
 _PER_PAGE = 100
 _TIMEOUT_S = 30.0
+#: ``owner/name`` as GitHub allows them: it goes into every request's path.
+_REPOSITORY = re.compile(r"[A-Za-z0-9-]+/(?!\.\.?\Z)[A-Za-z0-9_.-]+")
 
 
 class CommentError(PhasegateError):
@@ -47,6 +50,11 @@ class GitHubClient:
     token: str
 
     def __post_init__(self) -> None:
+        if not _REPOSITORY.fullmatch(self.repository):
+            raise CommentError(
+                f"the repository {self.repository!r} (GITHUB_REPOSITORY) is not of the form "
+                "owner/name (letters, digits, '-', and '_' or '.' in the name)"
+            )
         parts = urllib.parse.urlsplit(self.api_url)
         loopback = parts.hostname in ("127.0.0.1", "::1", "localhost")
         if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
