@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import UsageError
@@ -27,7 +27,10 @@ from phasegate.report.limits import COMMENT, SUMMARY, Budget
 from phasegate.report.markdown import ExtraSection, MarkdownOptions, render_markdown
 from phasegate.report.sarif import render_sarif
 
-__all__ = ["register"]
+if TYPE_CHECKING:
+    from phasegate.report.comment import GitHubClient
+
+__all__ = ["github_client", "pull_number", "register"]
 
 
 def register(subparsers: Any) -> None:
@@ -355,25 +358,16 @@ def _write_outputs(path: str | None, outputs: dict[str, str]) -> None:
 
 
 def _comment(args: argparse.Namespace) -> int:
-    from phasegate.report.comment import GitHubClient, StaleHead, upsert_comment
+    from phasegate.report.comment import StaleHead, upsert_comment
 
-    environment = os.environ
-    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
-    repository = environment.get("GITHUB_REPOSITORY")
-    if not token or not repository:
-        raise UsageError(
-            "report comment needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment"
-        )
-    number = _pull_number(args, environment)
+    client = github_client("report comment")
+    number = pull_number(args.pr, args.pr_file, os.environ)
     try:
         body = args.body.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(
             f"cannot read the comment body {args.body}: {exc.strerror or exc}"
         ) from exc
-    client = GitHubClient(
-        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
-    )
     try:
         done, comment_id = upsert_comment(
             client, number, body, author=args.author, expect_head_sha=args.expect_head_sha
@@ -385,14 +379,32 @@ def _comment(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pull_number(args: argparse.Namespace, environment: dict[str, str] | os._Environ[str]) -> int:
-    if args.pr is not None:
-        number: Any = args.pr
-    elif args.pr_file is not None:
+def github_client(command: str) -> GitHubClient:
+    """A client of GitHub's API for ``command``, from ``GITHUB_TOKEN`` (or ``GH_TOKEN``),
+    ``GITHUB_REPOSITORY`` and ``GITHUB_API_URL``; a usage error when one it needs is missing."""
+    from phasegate.report.comment import GitHubClient
+
+    environment = os.environ
+    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
+    repository = environment.get("GITHUB_REPOSITORY")
+    if not token or not repository:
+        raise UsageError(f"{command} needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment")
+    return GitHubClient(
+        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
+    )
+
+
+def pull_number(
+    pr: int | None, pr_file: Path | None, environment: dict[str, str] | os._Environ[str]
+) -> int:
+    """The pull request's number: ``--pr``, else ``--pr-file``'s, else the event's."""
+    if pr is not None:
+        number: Any = pr
+    elif pr_file is not None:
         try:
-            number = json.loads(args.pr_file.read_text(encoding="utf-8")).get("number")
+            number = json.loads(pr_file.read_text(encoding="utf-8")).get("number")
         except (OSError, ValueError, AttributeError) as exc:
-            raise UsageError(f"{args.pr_file} is not a pr.json file: {exc}") from exc
+            raise UsageError(f"{pr_file} is not a pr.json file: {exc}") from exc
     else:
         event_path = environment.get("GITHUB_EVENT_PATH", "")
         try:

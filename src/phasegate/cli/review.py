@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from phasegate.errors import UsageError
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.workflow.reviews import parse_status, read_github_event
 
@@ -142,24 +141,13 @@ def _import_pr(args: argparse.Namespace) -> int:
     """Read the pull request's reviews from GitHub's API; record the new outcomes."""
     import os
 
-    from phasegate.cli.report import _pull_number
+    from phasegate.cli.report import github_client, pull_number
     from phasegate.gates.pull_request_reviews import fetch_reviews, import_reviews
     from phasegate.loaded_config import find_project_root, load_config
-    from phasegate.report.comment import GitHubClient
     from phasegate.store import Store
 
-    environment = os.environ
-    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN")
-    repository = environment.get("GITHUB_REPOSITORY")
-    if not token or not repository:
-        raise UsageError(
-            "review import-pr needs GITHUB_TOKEN and GITHUB_REPOSITORY in the environment"
-        )
-    args.pr_file = None
-    number = _pull_number(args, environment)
-    client = GitHubClient(
-        environment.get("GITHUB_API_URL", "https://api.github.com"), repository, token
-    )
+    client = github_client("review import-pr")
+    number = pull_number(args.pr, None, os.environ)
     records = fetch_reviews(client, number)
     loaded = load_config(find_project_root(Path.cwd()))
     added = import_reviews(Store(loaded.artifacts_path), records)
