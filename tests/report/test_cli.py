@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -88,6 +88,44 @@ def test_without_gate_the_verdict_of_the_latest_run_is_used(
     newer = older.model_copy(update={"finished_at": older.finished_at + timedelta(hours=1)})
     (artifacts / "gates" / "strict.json").write_text(newer.model_dump_json())
     assert main(["report", "sarif", "--dir", str(artifacts)]) == 0
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
+    assert "phasegate gate `strict`" in capsys.readouterr().out
+
+
+def test_a_verdict_older_than_the_report_is_not_taken_for_its_verdict(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The latest run only recorded its tests (or its verdict was not written): a verdict an
+    # earlier run left must not be published as this run's.
+    run = json.loads((artifacts / "report.json").read_text())
+    finished = datetime.fromisoformat(run["finished_at"].replace("Z", "+00:00"))
+    (artifacts / "gates" / "default.json").unlink()
+    older = sample_verdict().model_copy(
+        update={
+            "gate": "strict",
+            "verdict": "sufficient",
+            "run_id": "run-0",
+            "finished_at": finished - timedelta(hours=1),
+        }
+    )
+    (artifacts / "gates" / "strict.json").write_text(older.model_dump_json())
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    assert main(["report", "github", "--dir", str(artifacts), "--path-prefix", ""]) == 0
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert values["verdict"] == "none"
+    assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
+    assert "phasegate gate `strict`" not in capsys.readouterr().out
+    assert main(["report", "sarif", "--dir", str(artifacts)]) == 4
+    assert "holds no gate verdict of its latest run" in capsys.readouterr().err
+    # Asked for by name, it is shown; made after the report (a gate of documents), it is used.
+    assert main(["report", "markdown", "--dir", str(artifacts), "--gate", "strict"]) == 0
+    assert "phasegate gate `strict`" in capsys.readouterr().out
+    later = older.model_copy(update={"finished_at": finished + timedelta(minutes=1)})
+    (artifacts / "gates" / "strict.json").write_text(later.model_dump_json())
     assert main(["report", "markdown", "--dir", str(artifacts)]) == 0
     assert "phasegate gate `strict`" in capsys.readouterr().out
 

@@ -201,8 +201,9 @@ def _markdown(args: argparse.Namespace) -> int:
 def _require_verdict(bundle: Bundle) -> Any:
     if bundle.verdict is None:
         raise UsageError(
-            f"{bundle.source} holds no gate verdict (gates/*.json): SARIF and annotations "
-            "show a gate's findings; run pytest --gate=NAME first"
+            f"{bundle.source} holds no gate verdict of its latest run (gates/*.json): SARIF "
+            "and annotations show a gate's findings; run pytest --gate=NAME first, or name an "
+            "older verdict with --gate NAME"
         )
     return bundle.verdict
 

@@ -94,7 +94,8 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
     """Read the artifacts of ``folder`` (a ``.phasegate`` folder).
 
     ``gate`` picks the verdict (``gates/<gate>.json``); without it, the verdict of the latest
-    run is used: the one that judged ``report.json``, else the most recent.
+    run is used: the one that judged ``report.json``, else the most recent one made after it
+    (a gate of documents, say), else none.
     """
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the artifacts folder (.phasegate)")
@@ -132,15 +133,19 @@ def _latest_verdict(folder: Path, run: RunReport | None) -> GateVerdict | None:
     """The verdict of the latest run: the one that judged ``report.json``, else the newest.
 
     A folder keeps one verdict per gate ever run in it; the report is of the last run, so the
-    verdict that read it is the one a reader of "the report" means.
+    verdict that read it is the one a reader of "the report" means. A verdict older than the
+    report judged an earlier run (the latest only recorded its tests, or its verdict was not
+    written): shown beside this report, or published as the action's verdict, it would pass
+    off an old judgement as this run's, so there is none.
     """
     verdicts = [read_artifact(path, GateVerdict) for path in _verdict_files(folder)]
-    if not verdicts:
-        return None
     if run is not None:
         for verdict in verdicts:
             if verdict.run_id == run.run_id:
                 return verdict
+        verdicts = [verdict for verdict in verdicts if verdict.finished_at >= run.finished_at]
+    if not verdicts:
+        return None
     return max(verdicts, key=lambda verdict: (verdict.finished_at, verdict.gate))
 
 
