@@ -133,6 +133,24 @@ def test_a_ruff_toml_is_read_before_pyproject(
     assert "as ruff.toml ignores" in measurement.summary
 
 
+def test_the_ruff_settings_read_are_those_ruff_reads(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    # ruff takes .ruff.toml over ruff.toml: an ignore in the file ruff does not read is no
+    # policy of the project's, and must not silence bandit.
+    write_files(
+        {
+            **CLEAN,
+            ".ruff.toml": '[lint]\nselect = ["S"]\n',
+            "ruff.toml": '[lint]\nextend-ignore = ["S307"]\n',
+            "src/sample/e.py": EVAL,
+        }
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics["ruff_ignored"] == 0
+    assert "B307" in {f.rule for f in measurement.findings}
+
+
 def test_nosec_lines_are_counted_as_suppressed(
     write_files: WriteFiles, make_context: MakeContext
 ) -> None:

@@ -6,7 +6,7 @@ policy on ``eval``; the security check, which runs bandit, honours it instead of
 project on what its own configuration accepts (see :mod:`phasegate.gates.checks.security`).
 
 Only exact codes are taken, never a family (``S``, ``S3``): a family would switch a whole
-check off, which ``[tool.bandit] skips`` does openly. Read from ``ruff.toml``, ``.ruff.toml``
+check off, which ``[tool.bandit] skips`` does openly. Read from ``.ruff.toml``, ``ruff.toml``
 or ``[tool.ruff]`` in ``pyproject.toml``, the first that exists, as ruff itself looks them up:
 ``ignore`` and ``extend-ignore``, and ``per-file-ignores`` and ``extend-per-file-ignores``,
 under ``lint`` or (older settings) at the top. ruff's settings are read here, not by running
@@ -48,7 +48,7 @@ class RuffPolicy:
 
 def read_ruff_policy(root: Path, pyproject: Mapping[str, Any]) -> RuffPolicy:
     """The project's ruff ignores; an empty policy when it configures none."""
-    for name in ("ruff.toml", ".ruff.toml"):
+    for name in (".ruff.toml", "ruff.toml"):  # ruff's own order: .ruff.toml wins
         path = root / name
         if path.is_file():
             try:
