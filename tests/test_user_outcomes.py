@@ -89,6 +89,31 @@ def test_a_failed_subtest_of_the_fixture_is_recorded_with_its_exception(
     assert test["failed_subtests"] == ["[odd] (i=1)"]
 
 
+def test_a_test_skipped_after_a_failed_subtest_is_recorded_as_failed(
+    project: pytest.Pytester,
+) -> None:
+    # pytest counts the subtest's failure ("1 failed, 1 skipped"), whatever the test did next.
+    project.makepyfile(
+        test_later="""
+        import pytest
+
+        def test_then_skipped(subtests):
+            with subtests.test(msg="first", i=1):
+                assert False, "wrong"
+            pytest.skip("not today")
+        """
+    )
+    result = project.runpytest("--gate=only-tests")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    (test,) = read_report(project)["tests"]
+    assert test["outcome"] == "failed"
+    assert test["failure"]["message"].startswith("wrong")
+    assert test["failed_subtests"] == ["[first] (i=1)"]
+    check = check_of(project)
+    assert (check["status"], check["metrics"]["failed"]) == ("failed", 1)
+    assert "no test record shows" not in check["reasoning"]
+
+
 def test_failures_pytest_counted_but_phasegate_did_not_see_fail_the_gate(
     project: pytest.Pytester,
 ) -> None:

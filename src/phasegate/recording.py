@@ -190,6 +190,7 @@ def build_record(
     fails pytest's run, even when the test's own call passed (unittest's ``subTest`` leaves
     the call passed; the ``subtests`` fixture has pytest mark it failed without an exception).
     The first failed subtest's failure is the test's, unless the call raised one itself.
+    A test that skips itself after a subtest failed is failed too: pytest counts the failure.
     """
     phases: dict[str, dict[str, Any]] = {}
     by_when: dict[str, PhaseReport] = {}
@@ -218,7 +219,7 @@ def build_record(
         outcome, decisive = _outcome(by_when)
         reason = _reason(decisive, outcome)
         failure = decisive.failure if decisive is not None else None
-        if failed_subtests and outcome in ("passed", "failed", "xpassed"):
+        if failed_subtests and outcome in ("passed", "failed", "xpassed", "skipped"):
             if outcome != "failed" or failure is None or failure.get("exc_type") == "unknown":
                 failure = failed_subtests[0].failure  # pytest's own call failure says less
             outcome, reason = "failed", None
