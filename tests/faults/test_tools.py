@@ -44,6 +44,17 @@ FAULTS = {
 }
 
 
+def _pip_answers(check_id: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deps check asks pip itself only beside a legacy ``.egg-link`` install: add one.
+
+    Otherwise it answers pip check's question in-process (see test_in_process_pip_check_*).
+    """
+    if check_id == "deps":
+        folder.mkdir(exist_ok=True)
+        (folder / "legacy.egg-link").write_text(f"{folder}\n.\n", encoding="utf-8")
+        monkeypatch.syspath_prepend(str(folder))
+
+
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return small_project(tmp_path_factory.mktemp("small"))
@@ -64,11 +75,13 @@ def test_a_misbehaving_tool_is_an_error_never_a_pass(
     committed: Path,
     fake_modules: Path,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     tried: Tried,
 ) -> None:
     module = TOOLS[check_id]
     script = WRONG_SHAPES[check_id] if fault not in FAULTS else FAULTS[fault]
     fake_module(fake_modules, module, script)
+    _pip_answers(check_id, tmp_path / "legacy", monkeypatch)
     root = _copy(committed, tmp_path / "project")
     with tried("tools", f"{module} ({check_id}) {fault}"):
         verdict, result = judge(root, check_id)
@@ -92,6 +105,7 @@ def test_a_hung_tool_is_stopped_with_everything_it_started(
 ) -> None:
     module = TOOLS[check_id]
     fake_module(fake_modules, module, HANG)
+    _pip_answers(check_id, tmp_path / "legacy", monkeypatch)
     pids = tmp_path / "pids.txt"
     monkeypatch.setenv("FAKE_PIDS", str(pids))
     root = _copy(committed, tmp_path / "project")
@@ -101,3 +115,31 @@ def test_a_hung_tool_is_stopped_with_everything_it_started(
         started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
         assert started, "the fake never ran"
         assert all_dead(started), f"left running: {started}"
+
+
+@pytest.mark.parametrize(
+    ("fault", "metadata"),
+    [
+        ("a requirement that is not PEP 508", "Name: odd\nVersion: 1.0\nRequires-Dist: not ok!!\n"),
+        (
+            "a requirement with a broken marker",
+            "Name: odd\nVersion: 1.0\nRequires-Dist: x ; os ==\n",
+        ),
+    ],
+)
+def test_in_process_pip_check_refuses_installed_metadata_it_cannot_read(
+    fault: str,
+    metadata: str,
+    committed: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tried: Tried,
+) -> None:
+    site = tmp_path / "site"
+    (site / "odd-1.0.dist-info").mkdir(parents=True)
+    (site / "odd-1.0.dist-info" / "METADATA").write_text(f"Metadata-Version: 2.1\n{metadata}")
+    monkeypatch.syspath_prepend(str(site))
+    root = _copy(committed, tmp_path / "project")
+    with tried("tools", f"installed metadata (deps, in-process pip check): {fault}"):
+        verdict, result = judge(root, "deps")
+        refused(verdict, result, "odd 1.0", "not PEP 508")

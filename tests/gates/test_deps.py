@@ -6,14 +6,25 @@ packaging, griffe), so the mapping from import names to distributions is the rea
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
-from collections.abc import Callable
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
+from phasegate import processes
 from phasegate.gates.checks.deps import DepsCheck
+from phasegate.gates.consistency import (
+    broken_requirements,
+    installed_distributions,
+    legacy_installs,
+)
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
 
 from .samples import git
@@ -56,6 +67,24 @@ def docs() -> object:
 
     return griffe
 """
+
+
+@pytest.fixture
+def fake_process_counter(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[list[str]]]:
+    """Call it to start recording the commands the checks start (they still run)."""
+
+    def start() -> list[list[str]]:
+        started: list[list[str]] = []
+        real = processes.start_in_group
+
+        def recording(command: Sequence[str], **kwargs: Any) -> Any:
+            started.append(list(command))
+            return real(command, **kwargs)
+
+        monkeypatch.setattr(processes, "start_in_group", recording)
+        return started
+
+    return start
 
 
 @pytest.fixture
@@ -162,25 +191,108 @@ def test_only_imports_on_changed_lines_are_new(
     assert (new.path, new.line) == ("src/sample/newer.py", 2)
 
 
-def test_pip_check_problems_are_findings(
-    clean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_context: MakeContext
-) -> None:
-    # A distribution whose requirement is not installed, visible to pip through PYTHONPATH.
-    site = tmp_path / "site"
-    info = site / "brokenlib-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: brokenlib\nVersion: 1.0\n"
+def broken_site(folder: Path) -> Path:
+    """A folder of installed distributions with every kind of problem pip check reports."""
+    distributions = {
+        "brokenlib-1.0": "Name: brokenlib\nVersion: 1.0\n"
         "Requires-Dist: no-such-distribution-xyz\n"
-    )
-    monkeypatch.setenv("PYTHONPATH", str(site))
+        'Requires-Dist: Packaging<1 ; python_version >= "3"\n'
+        'Requires-Dist: only-with-an-extra ; extra == "fancy"\n'
+        'Requires-Dist: never-needed ; python_version < "3"\n',
+        "Other_Lib-01.0": "Name: Other_Lib\nVersion: 01.0\nRequires-Dist: brokenlib>=2.0\n"
+        "Requires-Dist: pluggy>=0\n",
+        "pre-1.0": "Name: pre\nVersion: 1.0\nRequires-Dist: Other-Lib>=1.0rc1\n",
+        # No name: pip skips it, and so its requirement is not checked.
+        "noname-1.0": "Version: 1.0\nRequires-Dist: zzz-not-installed\n",
+    }
+    for stem, metadata in distributions.items():
+        info = folder / f"{stem}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\n{metadata}")
+    return folder
+
+
+def test_pip_check_problems_are_findings_without_starting_pip(
+    clean: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_context: MakeContext,
+    fake_process_counter: Callable[[], list[list[str]]],
+) -> None:
+    monkeypatch.syspath_prepend(str(broken_site(tmp_path / "site")))
+    started = fake_process_counter()
     measurement = DepsCheck().measure(make_context(clean), NoOptions())
-    assert measurement.metrics["pip_problems"] == 1
-    (finding,) = measurement.findings
-    assert finding.rule == "pip-check"
-    assert finding.path is None
-    assert "brokenlib 1.0 requires no-such-distribution-xyz" in finding.message
-    assert "pip check reports 1 broken requirement" in measurement.summary
+    assert measurement.metrics["pip_problems"] == 3
+    assert {finding.message for finding in measurement.findings} == {
+        "brokenlib 1.0 requires no-such-distribution-xyz, which is not installed.",
+        'brokenlib 1.0 has requirement Packaging<1; python_version >= "3", but you have '
+        f"packaging {importlib.metadata.version('packaging')}.",
+        "other-lib 1.0 has requirement brokenlib>=2.0, but you have brokenlib 1.0.",
+    }
+    assert all(
+        finding.rule == "pip-check" and finding.path is None for finding in measurement.findings
+    )
+    assert "pip check reports 3 broken requirement" in measurement.summary
+    assert not [command for command in started if "pip" in command]  # answered in-process
+
+
+@pytest.mark.slow
+def test_the_in_process_answer_is_pip_checks_own(tmp_path: Path) -> None:
+    site = broken_site(tmp_path / "site")
+    environment = {**os.environ, "PYTHONPATH": str(site)}
+    by_pip = subprocess.run(
+        [sys.executable, "-m", "pip", "check", "--disable-pip-version-check", "--no-color"],
+        capture_output=True, text=True, env=environment, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    paths = [str(site), *sys.path]
+    mine = broken_requirements(installed_distributions(paths), unsupported_wheels=False)
+    assert by_pip.returncode == 1
+    assert by_pip.stdout.splitlines() == mine
+    # And on the environment these tests run in, as it is: both say it is consistent.
+    clean_pip = subprocess.run(
+        [sys.executable, "-m", "pip", "check", "--disable-pip-version-check"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert clean_pip.stdout.strip() == "No broken requirements found."
+    assert broken_requirements(installed_distributions()) == []
+
+
+def test_a_wheel_this_python_cannot_use_is_reported_as_newer_pip_does(tmp_path: Path) -> None:
+    info = tmp_path / "alien-2.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: alien\nVersion: 2.0\n")
+    (info / "WHEEL").write_text("Wheel-Version: 1.0\nTag: cp27-cp27m-win32\n")
+    installed = installed_distributions([str(tmp_path)])
+    assert broken_requirements(installed) == ["alien 2.0 is not supported on this platform"]
+    assert broken_requirements(installed, unsupported_wheels=False) == []
+
+
+def test_an_unreadable_installed_requirement_is_an_error(tmp_path: Path) -> None:
+    info = tmp_path / "odd-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: odd\nVersion: 1.0\nRequires-Dist: not a requirement!!\n"
+    )
+    with pytest.raises(CheckError, match=r"odd 1\.0 .* 'not a requirement!!'"):
+        broken_requirements(installed_distributions([str(tmp_path)]))
+
+
+def test_legacy_egg_installs_send_the_question_to_pip(
+    clean: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_context: MakeContext,
+    fake_process_counter: Callable[[], list[list[str]]],
+) -> None:
+    site = tmp_path / "legacy"
+    site.mkdir()
+    (site / "oldthing.egg-link").write_text(f"{tmp_path}\n.\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert legacy_installs() == [site / "oldthing.egg-link"]
+    started = fake_process_counter()
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    assert measurement.metrics["pip_problems"] == 0
+    assert [command for command in started if command[1:4] == ["-m", "pip", "check"]]
 
 
 def test_dynamic_dependencies_come_from_the_installed_metadata(

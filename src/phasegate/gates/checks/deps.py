@@ -2,11 +2,14 @@
 
 Two measurements:
 
-* ``python -m pip check`` in the interpreter running the gate: each broken requirement it
-  prints is a finding (``pip_problems``). Its output is recognized: exit status 0 with pip's
-  own "No broken requirements found." is clean; exit status 1 with problems listed is a
-  measurement; anything else (no output, another sentence, a failure naming nothing) is an
-  error.
+* pip check's answer for the interpreter running the gate: each broken requirement is a
+  finding (``pip_problems``). It is computed in-process from ``importlib.metadata`` with pip's
+  own rules (:mod:`phasegate.gates.consistency`), which spares starting pip (half a second of
+  CPU); where ``sys.path`` holds setuptools' legacy ``.egg``/``.egg-link`` installs, which only
+  pip reads, ``python -m pip check`` runs instead and its output is recognized: exit status 0
+  with pip's own "No broken requirements found." is clean; exit status 1 with problems listed
+  is a measurement; anything else (no output, another sentence, a failure naming nothing) is
+  an error.
 * Every module the package source imports (found by walking its syntax trees, not by running
   it) must come from a distribution declared in ``[project].dependencies`` or any
   ``[project.optional-dependencies]`` group. Relative imports, the standard library, the
@@ -44,7 +47,13 @@ from typing import Any, ClassVar, Literal
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
+from packaging.version import InvalidVersion, Version
 
+from phasegate.gates.consistency import (
+    broken_requirements,
+    installed_distributions,
+    legacy_installs,
+)
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
@@ -55,6 +64,8 @@ from phasegate.model.gate import Finding, Severity, ToolInfo
 __all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
 
 _PIP_CLEAN = "No broken requirements found."
+#: The pip release from which pip check also reports installed wheels this Python cannot use.
+_PIP_CHECKS_WHEELS = Version("24.1")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
@@ -138,27 +149,15 @@ class DepsCheck:
 
     @staticmethod
     def _pip_check(ctx: CheckContext) -> list[Finding]:
-        run = run_tool(
-            "pip",
-            ["check", "--disable-pip-version-check", "--no-color"],
-            cwd=ctx.project.root,
-            timeout_s=ctx.timeout_s,
-            ok_codes=(0, 1),  # 1: broken requirements found
-        )
-        lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
-        problems = [line for line in lines if line != _PIP_CLEAN]
-        if run.returncode == 0 and lines != [_PIP_CLEAN]:
-            raise CheckError(
-                f"pip check exited 0 without saying {_PIP_CLEAN!r}; it printed "
-                f"{run.stdout.strip()[:300] or 'nothing'!r}, so the environment is not known "
-                "to be consistent",
-                fix="run `python -m pip check` in the project's environment",
-            )
-        if run.returncode == 1 and (not problems or _PIP_CLEAN in lines):
-            raise CheckError(
-                f"pip check failed without naming a problem: "
-                f"{(run.stderr.strip() or run.stdout.strip())[-500:] or '(no output)'}",
-                fix="run `python -m pip check` in the project's environment",
+        try:
+            pip = Version(require_tool("pip", "pip").version)
+        except InvalidVersion:
+            pip = None  # pip's rules are not known: ask pip itself
+        if pip is None or legacy_installs():
+            problems = _pip_check_process(ctx)
+        else:
+            problems = broken_requirements(
+                installed_distributions(), unsupported_wheels=pip >= _PIP_CHECKS_WHEELS
             )
         return [
             locate(
@@ -171,6 +170,33 @@ class DepsCheck:
             )
             for line in problems
         ]
+
+
+def _pip_check_process(ctx: CheckContext) -> list[str]:
+    """``python -m pip check``'s problem lines, its output recognized first."""
+    run = run_tool(
+        "pip",
+        ["check", "--disable-pip-version-check", "--no-color"],
+        cwd=ctx.project.root,
+        timeout_s=ctx.timeout_s,
+        ok_codes=(0, 1),  # 1: broken requirements found
+    )
+    lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
+    problems = [line for line in lines if line != _PIP_CLEAN]
+    if run.returncode == 0 and lines != [_PIP_CLEAN]:
+        raise CheckError(
+            f"pip check exited 0 without saying {_PIP_CLEAN!r}; it printed "
+            f"{run.stdout.strip()[:300] or 'nothing'!r}, so the environment is not known "
+            "to be consistent",
+            fix="run `python -m pip check` in the project's environment",
+        )
+    if run.returncode == 1 and (not problems or _PIP_CLEAN in lines):
+        raise CheckError(
+            f"pip check failed without naming a problem: "
+            f"{(run.stderr.strip() or run.stdout.strip())[-500:] or '(no output)'}",
+            fix="run `python -m pip check` in the project's environment",
+        )
+    return problems
 
 
 def standard_library(requires_python: str | None) -> frozenset[str]:
