@@ -2,8 +2,9 @@
 
 griffe reads the source without importing it (``allow_inspection=False``): a gate never runs
 the project's code to look at it. griffe skips a module it cannot parse and only logs it, so
-every file is parsed first and a file that does not parse is a
-:class:`~phasegate.gates.protocol.CheckError`: an API read without it would be wrong. What
+the checks make sure every file parses first (through the project's shared syntax trees,
+:mod:`phasegate.gates.parsed`): a file that does not parse is a
+:class:`~phasegate.gates.protocol.CheckError`, since an API read without it would be wrong. What
 griffe returns is recognized too: a module, read from the package asked for (not one found
 elsewhere).
 
@@ -15,8 +16,7 @@ added to ``mod.py`` and its ``__all__`` first), so the public names are those of
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,24 +25,12 @@ from phasegate.gates.protocol import CheckError
 if TYPE_CHECKING:
     import griffe
 
-__all__ = ["load_package", "load_packages", "package_name", "require_parseable"]
+__all__ = ["load_package", "load_packages", "package_name"]
 
 
 def package_name(package: Path) -> str:
     """The import name of a package folder or single-module file."""
     return package.stem if package.suffix == ".py" else package.name
-
-
-def require_parseable(files: Iterable[Path], *, what: str) -> None:
-    """Raise a CheckError naming the first file that does not parse."""
-    for path in files:
-        try:
-            ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise CheckError(
-                f"{path} cannot be read or parsed, so {what} is unknown: {exc}",
-                fix="make the file parse (see the syntax check)",
-            ) from exc
 
 
 def load_package(package: Path) -> griffe.Module:

@@ -28,6 +28,7 @@ from typing import Any
 from phasegate import tomlfile
 from phasegate.failures import relative_path
 from phasegate.gates.git import NOT_A_REPOSITORY, git_text
+from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckError
 
 __all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "Project"]
@@ -58,6 +59,8 @@ class Project:
     packages_setting: Sequence[str] = ()
     excluded: Sequence[Path] = field(default_factory=tuple)
     exclude_patterns: Sequence[str] = ()
+    #: Each file parsed once for every check that reads syntax trees.
+    trees: SyntaxTrees = field(default_factory=SyntaxTrees, compare=False, repr=False)
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the root, with ``/`` separators."""

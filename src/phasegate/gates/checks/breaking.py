@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from phasegate.gates.api import load_packages, package_name, require_parseable
+from phasegate.gates.api import load_packages, package_name
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
 from phasegate.gates.git import git_bytes, git_text, git_toplevel
@@ -89,7 +89,7 @@ class BreakingCheck:
         base = _find_base(ctx)
         if base is None:
             return _skipped(NO_BASE)
-        require_parseable(ctx.project.source_files, what="the public API")
+        ctx.project.trees.require(ctx.project.source_files, what="the public API")
         findings: list[Finding] = []
         with tempfile.TemporaryDirectory(prefix="phasegate-breaking-") as folder:
             old_tree = Path(folder)

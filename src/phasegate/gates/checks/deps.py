@@ -57,6 +57,7 @@ from phasegate.gates.consistency import (
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
+from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
@@ -122,7 +123,10 @@ class DepsCheck:
         findings = list(pip_findings)
         undeclared: set[str] = set()
         new_undeclared: set[str] = set()
-        for found in third_party_imports(ctx.project.source_files, own, stdlib):
+        found_imports = third_party_imports(
+            ctx.project.source_files, own, stdlib, trees=ctx.project.trees
+        )
+        for found in found_imports:
             problem = _problem(found.module, provided, accepted, source)
             if problem is None:
                 continue
@@ -222,21 +226,21 @@ def standard_library(requires_python: str | None) -> frozenset[str]:
 
 
 def third_party_imports(
-    files: Iterable[Path], own: set[str], stdlib: frozenset[str] | None = None
+    files: Iterable[Path],
+    own: set[str],
+    stdlib: frozenset[str] | None = None,
+    *,
+    trees: SyntaxTrees | None = None,
 ) -> Iterator[Import]:
     """Absolute imports of modules that are neither standard library nor the project's.
 
-    ``stdlib`` is the standard library's top-level modules (default: the running Python's).
+    ``stdlib`` is the standard library's top-level modules (default: the running Python's);
+    ``trees`` the project's shared syntax trees (default: the files are parsed here).
     """
     standard = stdlib if stdlib is not None else frozenset(sys.stdlib_module_names)
+    parsed = trees if trees is not None else SyntaxTrees()
     for path in files:
-        try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise CheckError(
-                f"{path} cannot be read or parsed, so its imports are unknown: {exc}",
-                fix="make the file parse (see the syntax check)",
-            ) from exc
+        tree = parsed.tree(path, what="its imports")
         for node, line in _imports(tree.body, guarded=False):
             if node not in standard and node not in own and node != "__main__":
                 yield Import(node, path, line)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from phasegate.gates.api import load_packages, package_name, require_parseable
+from phasegate.gates.api import load_packages, package_name
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec, NoOptions
@@ -79,7 +79,7 @@ class DocsCheck:
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Load each package with griffe and count its public objects with a docstring."""
-        require_parseable(ctx.project.source_files, what="the public API")
+        ctx.project.trees.require(ctx.project.source_files, what="the public API")
         objects: dict[str, PublicObject] = {}
         packages = ctx.project.package_dirs
         for package, module in zip(packages, load_packages(packages), strict=True):

@@ -1,4 +1,10 @@
-"""syntax: every Python file of the project compiles (with the interpreter running the gate)."""
+"""syntax: every Python file of the project compiles (with the interpreter running the gate).
+
+Each file is parsed once for every check that reads syntax trees
+(:mod:`phasegate.gates.parsed`); the tree is then compiled, which adds the compiler's own
+errors (``return`` outside a function, ``nonlocal`` at module level...), as ``compileall``
+reports them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import ClassVar, Literal
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
+from phasegate.gates.parsed import SyntaxTrees, Unparseable
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
@@ -39,7 +46,7 @@ class SyntaxCheck:
         findings: list[Finding] = []
         files = ctx.project.python_files
         for path in files:
-            problem = _compile_problem(path)
+            problem = _compile_problem(ctx.project.trees, path)
             if problem is not None:
                 message, line, column = problem
                 findings.append(
@@ -72,15 +79,16 @@ class SyntaxCheck:
         )
 
 
-def _compile_problem(path: Path) -> tuple[str, int | None, int | None] | None:
+def _compile_problem(trees: SyntaxTrees, path: Path) -> tuple[str, int | None, int | None] | None:
+    """Why ``path`` does not compile: its parse (shared with other checks), then the compiler's
+    own checks on the tree (``return`` outside a function, a duplicate argument...)."""
+    tree = trees.get(path)
+    if isinstance(tree, Unparseable):
+        return tree.message, tree.line, tree.column
     try:
-        source = path.read_bytes()
-    except OSError as exc:
-        return f"cannot be read: {exc.strerror or exc}", None, None
-    try:
-        compile(source, str(path), "exec", dont_inherit=True)
+        compile(tree, str(path), "exec", dont_inherit=True)
     except SyntaxError as exc:
         return f"{type(exc).__name__}: {exc.msg}", exc.lineno, exc.offset
-    except ValueError as exc:  # null bytes in the source
+    except ValueError as exc:
         return f"ValueError: {exc}", None, None
     return None
