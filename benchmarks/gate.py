@@ -1,29 +1,39 @@
-"""How fast the gate is: against running the same tools by hand, warm against cold, and in pytest.
+"""The gate against the same tools run by hand: CPU, wall against the machine's limit, findings.
 
-Measured on two projects, each in one run of this script, side by side:
+Per project, in each round and in a rotating order, side by side:
 
-* phasegate's own repository (its tests without the ``slow`` marker, to keep the run short);
-* a generated package of at least 20,000 lines (``--lines``) with a test per module.
+* the tools of the twelve-check gate run by hand, one after another, as a person would:
+  the tests under branch coverage with coverage.py's JSON report, ruff, bandit, a PEP 517
+  build (sdist and wheel), pip check, griffe (the public API), compileall (every Python file)
+  and git log;
+* ``pytest --gate=twelve-check`` cold (no cache) and warm (run again, nothing changed);
+* ``phasegate gate run --gate twelve-check`` cold and warm;
+* plain pytest, for reference;
+* the gate's static checks through the engine in this process, cold and warm.
 
-Three comparisons (issue #3):
+Every run's wall time and CPU time (user + system, children included) is taken; the figures
+printed are medians over the rounds. The machine's limit is max(the longest single tool's
+wall time, the tools' CPU time / cores): no way of running the same tools side by side can end
+sooner. Printed ratios: the cold gate's CPU against the tools' (target <= 0.9), what
+``gate run`` adds to ``pytest --gate`` (target <= 5%), the cold gate's wall time against the
+limit (target <= 1.1, on a quiet machine), and warm static checks against cold (<= 0.1).
 
-(a) ``phasegate gate run --gate twelve-check`` from cold (no cache) against the serial sum of
-    running the same tools by hand, one after the other: the tests under coverage, ruff,
-    bandit, a PEP 517 build, pip check, griffe (API and docstrings), git log. Target <= 0.6.
-(b) the gate's static checks re-run with nothing changed (warm cache) against the same checks
-    from cold, both through the gate engine in this process. Target <= 0.1.
-(c) ``pytest --gate=twelve-check`` against max(plain pytest, the slowest single tool).
-    Target <= 1.2.
+Then the findings: the last cold gate's findings against the by-hand tools' output on the
+same project (same files, same rule ids), so that the speed is not bought by checking less.
 
-Every figure is the median of ``--rounds`` runs; the variants alternate within each round.
+Projects: a generated package (``--lines``, a test per module) and three real projects from
+``tests/realprojects.py`` (cached sdists, offline): more-itertools, python-dateutil, attrs,
+each with the fast test subset ``tests/real`` runs (``--suite full`` runs the whole suite).
 
-    python benchmarks/gate.py [--rounds 3] [--lines 20000] [--only generated|self]
+    python benchmarks/gate.py [--rounds 3] [--only NAME ...] [--suite subset|full]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,31 +41,70 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 PY = sys.executable
+CORES = os.cpu_count() or 1
+GATE = "twelve-check"
+
+from tests.real.test_real_projects import SUBSETS  # noqa: E402
+from tests.realprojects import PROJECTS, unpack  # noqa: E402
 
 
-def environment() -> dict[str, str]:
-    env = dict(os.environ)
+@dataclass(frozen=True)
+class Timing:
+    """One run: wall seconds and CPU seconds (user + system, children included)."""
+
+    wall: float
+    cpu: float
+
+
+def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PHASEGATE_", "GITHUB_"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine
-    env.pop("GITHUB_BASE_REF", None)
-    env.pop("GITHUB_EVENT_NAME", None)
+    env.update(extra or {})
     return env
 
 
-def timed(command: list[str], cwd: Path, *, ok: tuple[int, ...] = (0, 1)) -> float:
+def timed(
+    command: list[str],
+    cwd: Path,
+    *,
+    env: dict[str, str] | None = None,
+    ok: tuple[int, ...] = (0, 1),
+    out: Path | None = None,
+) -> Timing:
+    """Run ``command``; its wall and CPU time. ``out`` keeps what it printed on stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     completed = subprocess.run(
-        command, cwd=cwd, env=environment(), capture_output=True, text=True, check=False
+        command, cwd=cwd, env=environment(env), capture_output=True, text=True, check=False
     )
-    elapsed = time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if completed.returncode not in ok:
-        tail = (completed.stdout + completed.stderr)[-2000:]
+        tail = (completed.stdout + completed.stderr)[-3000:]
         raise SystemExit(f"{' '.join(command)} exited {completed.returncode}:\n{tail}")
-    return elapsed
+    if out is not None:
+        out.write_text(completed.stdout)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu)
+
+
+@dataclass
+class Subject:
+    """A project to measure: its folder, import packages, pytest arguments and environment."""
+
+    name: str
+    root: Path
+    packages: list[Path]
+    pytest_args: list[str]
+    env: dict[str, str] = field(default_factory=dict)
 
 
 # -- the generated package ---------------------------------------------------------------------
@@ -176,34 +225,76 @@ def generate_package(root: Path, lines: int) -> int:
     return written
 
 
-# -- the variants ------------------------------------------------------------------------------
+# -- the tools by hand -------------------------------------------------------------------------
 
 
-def by_hand(root: Path, package: Path, pytest_args: list[str]) -> dict[str, Callable[[], float]]:
-    """The tools of the twelve-check gate, each run the way a person would run it."""
-    out = Path(tempfile.mkdtemp(prefix="phasegate-bench-build-"))
-    files = [str(path) for path in sorted(package.rglob("*.py"))]
-    everything = [str(p) for p in sorted(root.rglob("*.py")) if ".phasegate" not in p.parts]
+def by_hand(subject: Subject, out: Path) -> dict[str, Callable[[], Timing]]:
+    """Each tool of the twelve-check gate as a person runs it; outputs are kept under ``out``."""
+    root, env = subject.root, subject.env
+    names = [package.name if package.is_dir() else package.stem for package in subject.packages]
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", "*.py"],
+        cwd=root, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    bandit = [PY, "-m", "bandit", "-q", "-f", "json", "-r", *map(str, subject.packages)]
+    if "[tool.bandit]" in (root / "pyproject.toml").read_text():
+        bandit[4:4] = ["-c", "pyproject.toml"]
+    search = sorted({str(package.parent) for package in subject.packages})
+
+    def tests() -> Timing:
+        run = timed(
+            [PY, "-m", "coverage", "run", "--branch",
+             f"--source={','.join(map(str, subject.packages))}",
+             "-m", "pytest", "-q", "-p", "no:cacheprovider", *subject.pytest_args],
+            root, env=env,
+        )  # fmt: skip
+        report = timed([PY, "-m", "coverage", "json", "-q", "-o", str(out / "coverage.json")], root)
+        return Timing(run.wall + report.wall, run.cpu + report.cpu)
+
+    def build() -> Timing:
+        shutil.rmtree(out / "dist", ignore_errors=True)
+        return timed(
+            [PY, "-m", "build", "--sdist", "--wheel", "--no-isolation", "--outdir",
+             str(out / "dist"), "."], root, ok=(0,),
+        )  # fmt: skip
+
+    def compileall() -> Timing:
+        # The bytecode goes to a folder of its own, so the test runs start from the same state.
+        shutil.rmtree(out / "pycache", ignore_errors=True)
+        return timed(
+            [PY, "-m", "compileall", "-q", "-f", *listed], root,
+            env={"PYTHONPYCACHEPREFIX": str(out / "pycache")}, out=out / "compileall.txt",
+        )  # fmt: skip
+
     return {
-        "pytest+coverage": lambda: timed(
-            [PY, "-m", "coverage", "run", "--branch", f"--source={package}", "-m", "pytest",
-             "-q", "-p", "no:cacheprovider", *pytest_args], root,
-        )
-        + timed([PY, "-m", "coverage", "json", "-q", "-o", str(out / "cov.json")], root),
+        "pytest+coverage": tests,
         "ruff": lambda: timed(
-            [PY, "-m", "ruff", "check", "--output-format", "json", *everything], root
+            [PY, "-m", "ruff", "check", "--output-format", "json", "--exit-zero", "."],
+            root,
+            out=out / "ruff.json",
         ),
-        "bandit": lambda: timed([PY, "-m", "bandit", "-q", "-f", "json", *files], root),
-        "build": lambda: timed(
-            [PY, "-m", "build", "--sdist", "--wheel", "--no-isolation", "--outdir", str(out)], root
-        ),
-        "pip check": lambda: timed([PY, "-m", "pip", "check"], root),
+        "bandit": lambda: timed(bandit, root, out=out / "bandit.json"),
+        "build": build,
+        "pip check": lambda: timed([PY, "-m", "pip", "check"], root, out=out / "pip.txt"),
         "griffe": lambda: timed(
-            [PY, "-m", "griffe", "dump", "-s", str(package.parent), "-o", str(out / "api.json"),
-             package.name], root,
+            [
+                PY,
+                "-m",
+                "griffe",
+                "dump",
+                *(f"-s{path}" for path in search),
+                "-o",
+                str(out / "api.json"),
+                *names,
+            ],
+            root,
         ),
+        "compileall": compileall,
         "git log": lambda: timed(["git", "log", "-1", "--format=%H %s"], root),
-    }  # fmt: skip
+    }
+
+
+# -- the gate ----------------------------------------------------------------------------------
 
 
 def clear_cache(root: Path) -> None:
@@ -211,121 +302,260 @@ def clear_cache(root: Path) -> None:
     shutil.rmtree(root / ".phasegate" / "perf", ignore_errors=True)
 
 
-def gate_cli(root: Path, pytest_args: list[str]) -> float:
-    clear_cache(root)
+def gate_pytest(subject: Subject, *, cold: bool) -> Timing:
+    if cold:
+        clear_cache(subject.root)
     return timed(
-        [PY, "-m", "phasegate", "gate", "run", "--gate", "twelve-check", "--",
-         "-p", "no:cacheprovider", *pytest_args], root,
+        [PY, "-m", "pytest", "-q", f"--gate={GATE}", "-p", "no:cacheprovider",
+         *subject.pytest_args], subject.root, env=subject.env,
     )  # fmt: skip
 
 
-def gate_pytest(root: Path, pytest_args: list[str]) -> float:
-    clear_cache(root)
+def gate_cli(subject: Subject, *, cold: bool) -> Timing:
+    if cold:
+        clear_cache(subject.root)
     return timed(
-        [PY, "-m", "pytest", "-q", "--gate=twelve-check", "-p", "no:cacheprovider", *pytest_args],
-        root,
-    )
+        [PY, "-m", "phasegate", "gate", "run", "--gate", GATE, "--",
+         "-p", "no:cacheprovider", *subject.pytest_args], subject.root, env=subject.env,
+    )  # fmt: skip
 
 
-def plain_pytest(root: Path, pytest_args: list[str]) -> float:
-    return timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args], root)
+def plain_pytest(subject: Subject) -> Timing:
+    return timed(
+        [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *subject.pytest_args],
+        subject.root, env=subject.env,
+    )  # fmt: skip
 
 
-def static_checks(root: Path, *, cold: bool) -> float:
-    """The twelve-check gate's static checks through the engine, in this process."""
+def static_checks(subject: Subject, *, cold: bool) -> Timing:
+    """The gate's static checks through the engine, in this process (threads, tools)."""
     from phasegate.config import load_config
-    from phasegate.gates.cache import CheckCache
-    from phasegate.gates.definition import load_gate
-    from phasegate.gates.newcode import resolve_new_code
-    from phasegate.gates.project import Project
-    from phasegate.gates.protocol import CheckContext
-    from phasegate.gates.registry import CheckRegistry
-    from phasegate.gates.runner import GateRunner
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.build import make_runner
     from phasegate.store import Store
 
     if cold:
-        clear_cache(root)
-    loaded = load_config(root)
-    gate, source = load_gate("twelve-check", root)
-    store = Store(loaded.artifacts_path)
-    store.ensure_writable()
-    registry = CheckRegistry()
-    static = {
-        cid: spec for cid, spec in gate.checks.items() if registry.get(cid).check.kind == "static"
-    }
-    gate = gate.model_copy(update={"checks": static})
+        clear_cache(subject.root)
     start = time.perf_counter()
-    context = CheckContext(
-        project=Project(root, packages_setting=loaded.config.packages, excluded=(store.root,)),
-        new_code=resolve_new_code(root, None, {}),
-        store=store,
-        timeout_s=900,
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
     )
-    runner = GateRunner(gate, source, registry, context, cache=CheckCache(store))
-    runner.start()
-    runner.finish(None)
-    return time.perf_counter() - start
-
-
-def measure(name: str, root: Path, package: Path, pytest_args: list[str], rounds: int) -> None:
-    hand = by_hand(root, package, pytest_args)
-    results: dict[str, list[float]] = {}
-
-    def add(key: str, value: float) -> None:
-        results.setdefault(key, []).append(value)
-
-    for _ in range(rounds):
-        tools = {tool: run() for tool, run in hand.items()}
-        for tool, seconds in tools.items():
-            add(f"tool {tool}", seconds)
-        add("by hand, serial sum", sum(tools.values()))
-        add("slowest single tool", max(seconds for tool, seconds in tools.items()))
-        add("plain pytest", plain_pytest(root, pytest_args))
-        add("phasegate gate run (cold)", gate_cli(root, pytest_args))
-        add("pytest --gate=twelve-check (cold)", gate_pytest(root, pytest_args))
-        add("static checks cold", static_checks(root, cold=True))
-        add("static checks warm", static_checks(root, cold=False))
-    median = {key: statistics.median(values) for key, values in results.items()}
-    print(f"\n== {name} ({rounds} rounds, medians) ==")
-    for key, value in median.items():
-        print(f"  {key:<38} {value:8.2f} s")
-    a = median["phasegate gate run (cold)"] / median["by hand, serial sum"]
-    b = median["static checks warm"] / median["static checks cold"]
-    c = median["pytest --gate=twelve-check (cold)"] / max(
-        median["plain pytest"], median["slowest single tool"]
+    loaded = load_config(subject.root).with_overrides({"gate": ("--gate", GATE)})
+    store = Store(loaded.artifacts_path)
+    runner = make_runner(
+        loaded, store, make_plugin_manager(loaded.config.plugins), GATE, base=None,
+        environment=environment(),
+    )  # fmt: skip
+    runner.run_static()
+    wall = time.perf_counter() - start
+    own2, children2 = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
     )
-    print(f"  (a) gate run / tools by hand in series:      {a:.2f}  (target <= 0.6)")
-    print(f"  (b) warm static re-run / cold static run:    {b:.3f} (target <= 0.1)")
-    print(f"  (c) pytest --gate / max(pytest, slowest tool): {c:.2f}  (target <= 1.2)")
+    cpu = sum(
+        getattr(after, key) - getattr(before, key)
+        for before, after in ((own, own2), (children, children2))
+        for key in ("ru_utime", "ru_stime")
+    )
+    return Timing(wall, cpu)
+
+
+# -- one project -------------------------------------------------------------------------------
+
+
+def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
+    """Median wall and CPU of every variant over ``rounds`` rounds, in a rotating order."""
+    hand = by_hand(subject, out)
+    variants: dict[str, Callable[[], dict[str, Timing]]] = {
+        "by hand": lambda: {f"tool {n}": run() for n, run in hand.items()},
+        "pytest --gate": lambda: {
+            "pytest --gate cold": gate_pytest(subject, cold=True),
+            "pytest --gate warm": gate_pytest(subject, cold=False),
+        },
+        "gate run": lambda: {
+            "gate run cold": gate_cli(subject, cold=True),
+            "gate run warm": gate_cli(subject, cold=False),
+        },
+        "plain pytest": lambda: {"plain pytest": plain_pytest(subject)},
+        "static": lambda: {
+            "static checks cold": static_checks(subject, cold=True),
+            "static checks warm": static_checks(subject, cold=False),
+        },
+    }
+    order = list(variants)
+    results: dict[str, list[Timing]] = {}
+    for index in range(rounds):
+        for variant in order[index % len(order) :] + order[: index % len(order)]:
+            for key, timing in variants[variant]().items():
+                results.setdefault(key, []).append(timing)
+        tools = [key for key in results if key.startswith("tool ")]
+        results.setdefault("by hand, one after another", []).append(
+            Timing(sum(results[k][-1].wall for k in tools), sum(results[k][-1].cpu for k in tools))
+        )
+        # The gate's last cold run wrote the verdict the findings are compared with.
+    gate_pytest(subject, cold=True)
+    return {
+        key: Timing(
+            statistics.median(t.wall for t in values), statistics.median(t.cpu for t in values)
+        )
+        for key, values in results.items()
+    }
+
+
+def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, float]:
+    print(f"\n== {name} ({rounds} rounds, medians; {CORES} cores) ==")
+    print(f"  {'':<36} {'wall s':>8} {'CPU s':>8}")
+    for key, timing in figures.items():
+        print(f"  {key:<36} {timing.wall:8.2f} {timing.cpu:8.2f}")
+    tools = [t for k, t in figures.items() if k.startswith("tool ")]
+    hand = figures["by hand, one after another"]
+    limit = max(max(t.wall for t in tools), hand.cpu / CORES)
+    gate, cli = figures["pytest --gate cold"], figures["gate run cold"]
+    ratios = {
+        "limit": limit,
+        "cpu": gate.cpu / hand.cpu,
+        "cli": cli.cpu / gate.cpu - 1,
+        "wall": gate.wall / limit,
+        "cli_wall": cli.wall / limit,
+        "warm_wall": figures["static checks warm"].wall / figures["static checks cold"].wall,
+        "warm_cpu": figures["static checks warm"].cpu / figures["static checks cold"].cpu,
+    }
+    print(f"  machine's limit max(longest tool, tools' CPU / {CORES}): {limit:.2f} s")
+    print(f"  CPU: pytest --gate cold / tools by hand      {ratios['cpu']:.3f}  (target <= 0.9)")
+    print(f"  CPU: gate run cold adds to pytest --gate     {ratios['cli']:+.1%}  (target <= +5%)")
+    print(f"  wall: pytest --gate cold / limit             {ratios['wall']:.2f}  (target <= 1.1)")
+    print(f"  wall: gate run cold / limit                  {ratios['cli_wall']:.2f}")
+    print(
+        f"  warm static / cold static: wall {ratios['warm_wall']:.3f}, CPU "
+        f"{ratios['warm_cpu']:.3f}  (target <= 0.1)"
+    )
+    return ratios
+
+
+# -- the findings ------------------------------------------------------------------------------
+
+
+def compare_findings(subject: Subject, out: Path) -> bool:
+    """The last cold gate's findings against the tools' own output; print and say if equal.
+
+    Findings compare as (file, rule id, line), each as often as it is reported.
+    """
+    root = subject.root
+    verdict = json.loads((root / ".phasegate" / "gates" / f"{GATE}.json").read_text())
+    checks = {check["id"]: check for check in verdict["checks"]}
+
+    def found(check_id: str) -> Counter[tuple[str, str, int | None]]:
+        return Counter(
+            (f["path"] or "", f["rule"], f["line"]) for f in checks[check_id]["findings"]
+        )
+
+    def relative(name: str) -> str:
+        return Path(os.path.relpath(Path(root, name).resolve(), root.resolve())).as_posix()
+
+    ruff = Counter((relative(e["filename"]), e["code"] or "syntax-error", e["location"]["row"])
+                   for e in json.loads((out / "ruff.json").read_text()))  # fmt: skip
+    bandit = Counter((relative(e["filename"]), e["test_id"], e["line_number"])
+                     for e in json.loads((out / "bandit.json").read_text())["results"])  # fmt: skip
+    pip_lines = [line for line in (out / "pip.txt").read_text().splitlines() if line.strip()]
+    pip = {("", line) for line in pip_lines if line != "No broken requirements found."}
+    gate_pip = {("", f["message"]) for f in checks["deps"]["findings"] if f["rule"] == "pip-check"}
+    compiled = (out / "compileall.txt").read_text()
+    coverage = json.loads((out / "coverage.json").read_text())["totals"]
+    metrics = checks["coverage"]["metrics"]
+    by_hand_cov = (coverage["num_statements"], coverage["covered_lines"],
+                   coverage.get("num_branches"), coverage.get("covered_branches"))  # fmt: skip
+    gate_cov = (metrics["lines"], metrics["lines_covered"], metrics["branches"],
+                metrics["branches_covered"])  # fmt: skip
+    ignored = checks["security"]["metrics"].get("ruff_ignored") or 0
+    rows = [
+        (
+            "lint (ruff)",
+            found("lint") == ruff,
+            f"{ruff.total()} by hand, {found('lint').total()} gate",
+        ),
+        (
+            "security (bandit)",
+            found("security") <= bandit and found("security").total() + ignored == bandit.total(),
+            f"{bandit.total()} by hand, {found('security').total()} gate"
+            + (
+                f" + {ignored} left out as the project's ruff ignores their rule" if ignored else ""
+            ),
+        ),
+        ("deps (pip check)", gate_pip == pip, f"{len(pip)} by hand, {len(gate_pip)} gate"),
+        (
+            "syntax (compileall)",
+            (not found("syntax")) == (compiled.strip() == ""),
+            f"{len(found('syntax'))} gate, compileall printed {len(compiled.splitlines())} lines",
+        ),
+        ("coverage (totals)", by_hand_cov == gate_cov, f"{by_hand_cov} by hand, {gate_cov} gate"),
+        (
+            "build",
+            checks["build"]["status"] == "passed" and len(list((out / "dist").iterdir())) == 2,
+            checks["build"]["reasoning"][:90],
+        ),
+    ]
+    print(f"  findings, gate against the tools by hand ({subject.name}):")
+    for what, same, detail in rows:
+        print(f"    {what:<20} {'same' if same else 'DIFFERENT':<10} {detail}")
+    return all(same for _what, same, _detail in rows)
+
+
+# -- the projects ------------------------------------------------------------------------------
+
+
+def real_subject(name: str, into: Path, suite: str) -> Subject:
+    root = unpack(name, into)
+    project = PROJECTS[name]
+    base = root / "src" if project.layout == "src" else root
+    env = {"PYTHONPATH": str(root / "src")} if project.layout == "src" else {}
+    args = list(SUBSETS[name]) if suite == "subset" else []
+    # dateutil marks xfail tests with pytest-cov's no_cover marker; without pytest-cov that is
+    # an unknown marker, which its warnings filter turns into an error.
+    args += ["-W", "ignore::pytest.PytestUnknownMarkWarning"]
+    return Subject(name, root, [base / package for package in project.packages], args, env)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lines", type=int, default=20_000)
-    parser.add_argument("--only", choices=("generated", "self"))
+    parser.add_argument("--suite", choices=("subset", "full"), default="subset")
+    names = ["generated", *PROJECTS]
+    parser.add_argument("--only", nargs="+", choices=names, default=names)
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
-    if args.only in (None, "generated"):
-        with tempfile.TemporaryDirectory(prefix="phasegate-bench-pkg-") as tmp:
-            root = Path(tmp)
-            lines = generate_package(root, args.lines)
-            print(
-                f"generated package: {lines} lines in {len(list(root.rglob('part*.py')))} modules"
-            )
-            measure("generated package", root, root / "src" / "ledgerly", [], args.rounds)
-    if args.only in (None, "self"):
-        with tempfile.TemporaryDirectory(prefix="phasegate-bench-self-") as tmp:
-            root = Path(tmp) / "phasegate"
-            subprocess.run(["git", "clone", "-q", str(REPO), str(root)], check=True)
-            measure(
-                "phasegate itself",
-                root,
-                root / "src" / "phasegate",
-                ["-m", "not slow"],
-                args.rounds,
-            )
-    return 0
+    load = os.getloadavg()[0]
+    print(f"machine: {CORES} cores, load average {load:.1f}; python {sys.version.split()[0]}")
+    equal = True
+    summary: list[tuple[str, dict[str, float]]] = []
+    for name in args.only:
+        with tempfile.TemporaryDirectory(prefix="phasegate-bench-") as tmp:
+            folder = Path(tmp)
+            if name == "generated":
+                root = folder / "ledgerly"
+                root.mkdir()
+                lines = generate_package(root, args.lines)
+                print(f"\ngenerated package: {lines} lines")
+                subject = Subject(name, root, [root / "src" / "ledgerly"], [])
+            else:
+                subject = real_subject(name, folder / "project", args.suite)
+            out = folder / "by-hand"
+            out.mkdir()
+            figures = measure(subject, args.rounds, out)
+            summary.append((name, report(name, figures, args.rounds)))
+            equal = compare_findings(subject, out) and equal
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (at the start {load:.1f})")
+    print(
+        "| project | CPU gate / by hand | gate run adds | wall / limit | warm static (wall, CPU) |"
+    )
+    print("|---|---|---|---|---|")
+    for name, r in summary:
+        print(
+            f"| {name} | {r['cpu']:.3f} | {r['cli']:+.1%} | {r['wall']:.2f} | "
+            f"{r['warm_wall']:.3f}, {r['warm_cpu']:.3f} |"
+        )
+    print(f"findings equal on every project: {'yes' if equal else 'NO'}")
+    return 0 if equal else 1
 
 
 if __name__ == "__main__":
