@@ -32,9 +32,8 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import (
     InvalidSdistFilename,
@@ -53,6 +52,9 @@ from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
+
+if TYPE_CHECKING:
+    from packaging.metadata import Metadata
 
 __all__ = ["BuildCheck", "BuildOptions", "unmet_requirements"]
 
@@ -338,6 +340,10 @@ def _wheel_metadata(path: Path) -> str:
 
 def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
     """The validated metadata of a built file; each problem is added to the outcome."""
+    # Imported here: with the email parser it needs, it is the costliest import of the checks,
+    # and planning a gate (`phasegate gate run`) imports every check module.
+    from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
+
     try:
         text = reader(path)
     except (OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as exc:
