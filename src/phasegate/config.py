@@ -13,6 +13,7 @@ from pydantic import Field
 
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.gates.definition import CheckOverride
+from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
 from phasegate.loaded_config import CONFIG_TABLE, LoadedConfig, find_project_root, load_config
 from phasegate.settings import Section
 from phasegate.tdd.config import TddConfig
@@ -36,10 +37,11 @@ class RefineConfig(Section):
         default=True, description="record each gate run as a round in .phasegate/refinement.json"
     )
     threshold: float = Field(
-        default=0.85,
-        ge=0,
+        default=DEFAULT_PASS_THRESHOLD,
+        gt=0,
         le=1,
-        description="a sufficient verdict with a score at least this ends the loop as passed",
+        description="a sufficient verdict with a score at least this ends the loop as passed; "
+        "an insufficient verdict always scores below it",
     )
     alpha: float = Field(
         default=0.3, gt=0, le=1, description="weight of the newest score in the moving average"

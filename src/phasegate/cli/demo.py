@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from phasegate.errors import UsageError
+from phasegate.gates.score import shown_score
 from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.report.terminal import counts_phrase
@@ -62,7 +63,7 @@ def run_demo(into: Path | None = None) -> int:
     if verdict is not None:
         print(
             f"phasegate demo: verdict {verdict.verdict.upper()} (gate {verdict.gate}, "
-            f"score {verdict.score:.2f}, {len(verdict.checks)} checks)"
+            f"score {shown_score(verdict.score)}, {len(verdict.checks)} checks)"
         )
         for reason in verdict.reasons:
             print(f"phasegate demo:   {reason}")

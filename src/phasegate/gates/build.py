@@ -73,4 +73,5 @@ def make_runner(
         default_timeout_s=settings.check_timeout_s,
         baseline=load_baseline(baseline_path(root, settings.baseline)),
         baseline_name=settings.baseline,
+        pass_threshold=settings.refine.threshold,
     )

@@ -8,7 +8,9 @@ The rules, in one place:
 * a check is ``error`` when it could not run, ``skipped`` when it did not apply (with its
   reason), ``failed`` when a condition failed, else ``passed``;
 * the verdict is ``insufficient`` when a required check failed, erred, or was skipped without
-  the gate allowing it. ``in-pull-request`` checks are required only in a pull request.
+  the gate allowing it. ``in-pull-request`` checks are required only in a pull request;
+* the score follows :mod:`phasegate.gates.score`: an insufficient verdict always scores below
+  the pass threshold.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from phasegate.gates.definition import CheckSpec, ConditionSpec
 from phasegate.gates.protocol import Check, CheckError, Measurement
+from phasegate.gates.score import DEFAULT_PASS_THRESHOLD, gate_score
 from phasegate.model.gate import (
     CheckResult,
     CheckStatus,
@@ -141,9 +144,15 @@ def error_result(
 
 
 def verdict_of(
-    results: Sequence[CheckResult], specs: dict[str, CheckSpec]
+    results: Sequence[CheckResult],
+    specs: dict[str, CheckSpec],
+    *,
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD,
 ) -> tuple[Verdict, float, list[str]]:
-    """The verdict, the score and the reasons of an insufficient verdict."""
+    """The verdict, the score and the reasons of an insufficient verdict.
+
+    An insufficient verdict scores below ``pass_threshold`` (the refinement loop's threshold).
+    """
     reasons: list[str] = []
     scores: list[float] = []
     for result in results:
@@ -157,15 +166,15 @@ def verdict_of(
                 )
                 scores.append(0.0)
             continue
-        scores.append(result.score)
+        scores.append(0.0 if result.status is CheckStatus.ERROR else result.score)
         if result.status is CheckStatus.FAILED:
             reasons.append(f"{result.id}: {result.reasoning}")
         elif result.status is CheckStatus.ERROR:
             fix = f" (fix: {result.fix})" if result.fix else ""
             reasons.append(f"{result.id}: could not run: {result.reasoning}{fix}")
     verdict: Verdict = "insufficient" if reasons else "sufficient"
-    score = sum(scores) / len(scores) if scores else 1.0
-    return verdict, round(score, 4), reasons
+    score = gate_score(scores, sufficient=not reasons, pass_threshold=pass_threshold)
+    return verdict, score, reasons
 
 
 def _condition(

@@ -32,6 +32,7 @@ from phasegate.gates.evaluation import Judgement, error_result, judge, requireme
 from phasegate.gates.project import Project
 from phasegate.gates.protocol import Check, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
+from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
 from phasegate.model.baseline import Baseline
 from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
 from phasegate.processes import kill_running_groups
@@ -91,8 +92,10 @@ class GateRunner:
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
         baseline: Baseline | None = None,
         baseline_name: str = DEFAULT_BASELINE,
+        pass_threshold: float = DEFAULT_PASS_THRESHOLD,
     ) -> None:
         self.gate = gate
+        self._pass_threshold = pass_threshold
         self._baseline = baseline
         self._baseline_name = baseline_name
         self.source = source
@@ -189,7 +192,11 @@ class GateRunner:
             results.append(judgement.result)
             conditions.extend(judgement.conditions)
         pool.shutdown(wait=False, cancel_futures=True)
-        verdict, score, reasons = verdict_of(results, {c: p.spec for c, p in self.plan.items()})
+        verdict, score, reasons = verdict_of(
+            results,
+            {c: p.spec for c, p in self.plan.items()},
+            pass_threshold=self._pass_threshold,
+        )
         finished = clock.utc_now()
         run = session.run if session is not None else None
         return GateVerdict(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from phasegate import __version__
+from phasegate.gates.score import shown_score
 from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict, Severity
 from phasegate.model.refine import RefinementState, RouterDecision
 from phasegate.model.review import ReviewRecord
@@ -173,7 +174,7 @@ def _header(bundle: Bundle) -> str:
         )
     facts: list[str] = []
     if verdict is not None:
-        facts.append(f"score **{verdict.score:.2f}**")
+        facts.append(f"score **{shown_score(verdict.score)}**")
     if run is not None:
         facts.append(f"tests: {md.text(counts_phrase(run.counts.model_dump()))}")
         if run.merged is not None:
@@ -226,7 +227,7 @@ def _checks(verdict: GateVerdict | None) -> _Section | None:
                 reasoning += f" Fix: {md.text(check.fix, 200)}"
             rows.append(
                 f"| {_STATUS_ICON[check.status]} | {md.cell(md.code(check.id, 60))}{optional} "
-                f"| {check.status.value} | {check.score:.2f} | {md.cell(reasoning)} |"
+                f"| {check.status.value} | {shown_score(check.score)} | {md.cell(reasoning)} |"
             )
         return "\n".join(rows)
 
@@ -336,9 +337,10 @@ def _changes(verdict: GateVerdict | None, diff: ReportDiff | None) -> _Section |
     if diff is None:
         return _Section("Changes against the base", ("\n".join(lines),))
     facts: list[str] = []
-    if diff.score_delta is not None:
+    before, after = diff.score_before, diff.score_after
+    if diff.score_delta is not None and before is not None and after is not None:
         facts.append(
-            f"- score {diff.score_before:.2f} \u2192 {diff.score_after:.2f} "
+            f"- score {shown_score(before)} \u2192 {shown_score(after)} "
             f"({diff.score_delta:+.2f}); verdict {diff.verdict_before} \u2192 {diff.verdict_after}"
         )
     for name, (before, after) in sorted(diff.coverage.items()):
@@ -429,10 +431,11 @@ def _trend(state: RefinementState | None) -> _Section | None:
     for item in rounds[-10:]:
         action = item.decision.action.value.replace("_", " ") if item.decision else ""
         table.append(
-            f"| {item.round} | {item.verdict} | {item.score:.2f} | {item.ema:.2f} | {action} |"
+            f"| {item.round} | {item.verdict} | {shown_score(item.score)} "
+            f"| {item.ema:.2f} | {action} |"
         )
     full = f"{title}\n\n{summary}\n\n{chart}\n\n" + "\n".join(table)
-    scores = ", ".join(f"{r.score:.2f}" for r in rounds)
+    scores = ", ".join(shown_score(r.score) for r in rounds)
     compact = f"{title}\n\n{summary} Scores by round: {scores}."
     return _Section("Quality trend", (full, compact))
 

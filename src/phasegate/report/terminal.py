@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from phasegate.gates.score import shown_score
+
 if TYPE_CHECKING:
     from phasegate.model.gate import GateVerdict
     from phasegate.model.refine import RefinementState
@@ -83,7 +85,7 @@ def gate_lines(
     """
     sufficient = verdict.verdict == "sufficient"
     headline = (
-        f"gate {verdict.gate}: {verdict.verdict.upper()} (score {verdict.score:.2f}, "
+        f"gate {verdict.gate}: {verdict.verdict.upper()} (score {shown_score(verdict.score)}, "
         f"{verdict.duration_s:.1f}s)"
     )
     lines: list[Line] = [(headline, {"green": True, "bold": True} if sufficient else _RED)]
@@ -151,7 +153,7 @@ def round_lines(state: RefinementState, *, verbosity: int) -> list[Line]:
         lines.append(
             (
                 f"round {latest.round} of {state.task} (loop {state.loop}, at most "
-                f"{state.settings.max_rounds} rounds): score {latest.score:.2f}, moving "
+                f"{state.settings.max_rounds} rounds): score {shown_score(latest.score)}, moving "
                 f"average {latest.ema:.2f}; {status}",
                 {},
             )

@@ -106,6 +106,7 @@ def _run_here(
         context,
         cache=CheckCache(store) if settings.cache else None,
         default_timeout_s=settings.check_timeout_s,
+        pass_threshold=settings.refine.threshold,
     )
     verdict = runner.finish(None)
     path = store.write_model(f"gates/{verdict.gate}.json", verdict)
