@@ -196,11 +196,14 @@ def test_what_recording_builds_is_exactly_what_the_model_writes() -> None:
         "git": {"sha": "a" * 40, "branch": "main", "dirty": False},
         "invocation": {"args": ["--gate"], "invocation_dir": "/p", "rootdir": "/p", "workers": 1},
         "exit_status": 1,
-        "counts": count(records, collected=3),
+        "counts": count(records, collected=3, skipped_at_collection=1),
         "incomplete": False,
         "incomplete_reasons": [],
         "tests": records,
         "collection_errors": [{"nodeid": "t.py", "failure": failure("collect")}],
+        "collection_skips": [
+            {"nodeid": "s.py", "reason": "could not import 'numpy'", "path": "s.py", "line": 3}
+        ],
         "warnings": [],
         "shard": None,
         "merged": None,

@@ -282,6 +282,7 @@ def count(
     collected: int,
     deselected: int = 0,
     collection_errors: int = 0,
+    skipped_at_collection: int = 0,
 ) -> dict[str, int]:
     """Per-test counts (a ``Counts``-shaped dict); ``collected`` is after deselection.
 
@@ -300,6 +301,7 @@ def count(
         "xpassed": tally["xpassed"],
         "deselected": deselected,
         "collection_errors": collection_errors,
+        "skipped_at_collection": skipped_at_collection,
     }
 
 

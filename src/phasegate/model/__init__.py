@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from phasegate.model.review import OUTCOMES, ReviewOutcome, ReviewRecord, ReviewStatus
     from phasegate.model.run import (
         CollectionError,
+        CollectionSkip,
         Counts,
         Environment,
         Failure,
@@ -123,6 +124,7 @@ __all__ = [
     "CheckStatus",
     "ChildLink",
     "CollectionError",
+    "CollectionSkip",
     "ConditionResult",
     "ContextFigures",
     "Counts",
@@ -232,6 +234,7 @@ _WHERE: dict[str, str] = {
     "ReviewRecord": "review",
     "ReviewStatus": "review",
     "CollectionError": "run",
+    "CollectionSkip": "run",
     "Counts": "run",
     "Environment": "run",
     "Failure": "run",

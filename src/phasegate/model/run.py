@@ -17,6 +17,7 @@ from phasegate.model.outcome import Outcome
 
 __all__ = [
     "CollectionError",
+    "CollectionSkip",
     "Counts",
     "Environment",
     "Failure",
@@ -95,8 +96,26 @@ class CollectionError(Model):
     failure: Failure
 
 
+class CollectionSkip(Model):
+    """A file or collector skipped while it was collected (a module-level ``importorskip``).
+
+    Its tests were never collected, so no count of tests can hold them: pytest counts each
+    such collector as one skip, and so does the tests check.
+    """
+
+    nodeid: str
+    reason: str = Field(description="the skip's message, e.g. could not import 'numpy'")
+    path: str | None = Field(default=None, description="file of the skip, relative to the rootdir")
+    line: int | None = Field(default=None, description="1-based line of the skip")
+
+
 class Counts(Model):
-    """How many tests ended each way; ``collected`` is after deselection."""
+    """How many tests ended each way; ``collected`` is after deselection.
+
+    ``deselected``, ``collection_errors`` and ``skipped_at_collection`` count what is outside
+    ``collected``: tests deselected (``-k``, ``-m``, ``--deselect``, a hook), and collectors that
+    failed or were skipped while collected.
+    """
 
     collected: int = 0
     passed: int = 0
@@ -107,6 +126,9 @@ class Counts(Model):
     xpassed: int = 0
     deselected: int = 0
     collection_errors: int = 0
+    skipped_at_collection: int = Field(
+        default=0, description="files or collectors skipped while collected (one each)"
+    )
 
 
 class Environment(Model):
@@ -195,6 +217,9 @@ class RunReport(ArtifactModel):
     incomplete_reasons: list[str] = Field(default_factory=list)
     tests: list[TestRecord] = Field(default_factory=list)
     collection_errors: list[CollectionError] = Field(default_factory=list)
+    collection_skips: list[CollectionSkip] = Field(
+        default_factory=list, description="collectors skipped while collected, with their reasons"
+    )
     warnings: list[str] = Field(
         default_factory=list, description="what phasegate noticed about its own artifacts"
     )

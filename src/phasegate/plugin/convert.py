@@ -25,7 +25,7 @@ from phasegate.recording import (
     to_microsecond,
 )
 
-__all__ = ["PHASES", "collection_error", "phase_report", "rows_from_reports"]
+__all__ = ["PHASES", "collection_error", "collection_skip", "phase_report", "rows_from_reports"]
 
 _SKIPPED_PREFIX = "Skipped: "
 #: The phases a test report may have; pytest-xdist reports a worker that died with ``"???"``.
@@ -156,6 +156,28 @@ def collection_error(
     return {
         "nodeid": report.nodeid or ".",
         "failure": _failure(report, extra, root, traceback_limit),
+    }
+
+
+def collection_skip(report: pytest.CollectReport, root: Path) -> dict[str, Any]:
+    """A collector skipped while collected, shaped like :class:`phasegate.model.CollectionSkip`.
+
+    pytest keeps a skip's ``(path, line, message)`` as the report's ``longrepr`` tuple, the line
+    being where the skip was raised in the collected file.
+    """
+    path: str | None = None
+    line: int | None = None
+    reason = report.longreprtext.strip()
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        where, lineno, message = longrepr
+        path, reason = relative_path(str(where), root), str(message)
+        line = lineno if isinstance(lineno, int) else None  # the crash line: 1-based
+    return {
+        "nodeid": report.nodeid or ".",
+        "reason": reason.removeprefix(_SKIPPED_PREFIX) or "no reason given",
+        "path": path,
+        "line": line,
     }
 
 

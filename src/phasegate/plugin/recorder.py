@@ -31,7 +31,7 @@ from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
-from phasegate.plugin.convert import PHASES, collection_error, rows_from_reports
+from phasegate.plugin.convert import PHASES, collection_error, collection_skip, rows_from_reports
 from phasegate.recording import check_completeness, count, encode_report, materialize
 from phasegate.store import Store
 from phasegate.versioning import SCHEMA_VERSION
@@ -117,6 +117,7 @@ class Recorder:
         self._reports: list[pytest.TestReport] = []
         self._items: list[pytest.Item] = []
         self._collection_errors: dict[str, dict[str, Any]] = {}
+        self._collection_skips: dict[str, dict[str, Any]] = {}
         self._collected_ids: list[str] | None = None
         self._deselected = 0
         self._worker_nodes: set[str] = set()
@@ -154,6 +155,9 @@ class Recorder:
             limit = int(self._loaded.values["max_traceback_chars"])
             error = collection_error(report, self._config.rootpath, limit)
             self._collection_errors[report.nodeid] = error
+        elif report.skipped and report.nodeid not in self._collection_skips:
+            skip = collection_skip(report, self._config.rootpath)
+            self._collection_skips[report.nodeid] = skip
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._reports.append(report)
@@ -256,11 +260,13 @@ class Recorder:
                 collected=collected,
                 deselected=self._deselected,
                 collection_errors=len(errors),
+                skipped_at_collection=len(self._collection_skips),
             ),
             "incomplete": bool(reasons),
             "incomplete_reasons": reasons,
             "tests": records,
             "collection_errors": errors,
+            "collection_skips": list(self._collection_skips.values()),
             "warnings": [],
             "shard": None,  # set by the shard feature (phasegate.plugin.shard)
             "merged": None,

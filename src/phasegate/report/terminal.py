@@ -28,8 +28,16 @@ def counts_phrase(counts: Mapping[str, int]) -> str:
     text = f"{counts['collected']} collected"
     if parts:
         text += ": " + ", ".join(parts)
-    if counts.get("deselected"):
-        text += f" ({counts['deselected']} deselected)"
+    aside = [
+        f"{counts[name]} {label}"
+        for name, label in (
+            ("deselected", "deselected"),
+            ("skipped_at_collection", "skipped at collection"),
+        )
+        if counts.get(name)
+    ]
+    if aside:
+        text += f" ({', '.join(aside)})"
     return text
 
 

@@ -28,6 +28,7 @@ from phasegate.errors import UsageError
 from phasegate.gates.coverage_run import COVERAGE_DATA
 from phasegate.model.run import (
     CollectionError,
+    CollectionSkip,
     Counts,
     MergedShard,
     MergeInfo,
@@ -104,6 +105,7 @@ def _check_own_records(path: Path, report: RunReport) -> None:
         "xfailed": tally["xfailed"],
         "xpassed": tally["xpassed"],
         "collection_errors": len(report.collection_errors),
+        "skipped_at_collection": len(report.collection_skips),
     }
     wrong = [
         f"{name} {getattr(counts, name)} but its records hold {value}"
@@ -201,6 +203,7 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         )
     first = shards[0].report
     errors = _collection_errors(shards)
+    skips = _collection_skips(shards)
     counts = Counts(
         collected=collected,
         passed=sum(s.report.counts.passed for s in shards),
@@ -212,6 +215,7 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         # Each shard deselected the others' tests; what is left was deselected by the user.
         deselected=max(0, first.counts.deselected - (suite.suite_size - first.counts.collected)),
         collection_errors=len(errors),
+        skipped_at_collection=len(skips),
     )
     reasons = _reasons(shards)
     started = min(s.report.started_at for s in shards)
@@ -236,6 +240,7 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         incomplete_reasons=reasons,
         tests=tests,
         collection_errors=errors,
+        collection_skips=skips,
         warnings=[
             f"shard {s.info.index}/{s.info.total}: {w}" for s in shards for w in s.report.warnings
         ],
@@ -263,6 +268,15 @@ def _collection_errors(shards: Sequence[Shard]) -> list[CollectionError]:
     for shard in shards:
         for error in shard.report.collection_errors:
             found.setdefault(error.nodeid, error)
+    return list(found.values())
+
+
+def _collection_skips(shards: Sequence[Shard]) -> list[CollectionSkip]:
+    """Each shard collects the whole suite, so each reports the same skipped collectors."""
+    found: dict[str, CollectionSkip] = {}
+    for shard in shards:
+        for skip in shard.report.collection_skips:
+            found.setdefault(skip.nodeid, skip)
     return list(found.values())
 
 

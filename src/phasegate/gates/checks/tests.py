@@ -1,4 +1,9 @@
-"""tests: the run's own result. No failures or errors, at least one test, nothing missing."""
+"""tests: the run's own result. No failures or errors, at least one test, nothing missing.
+
+Its sentence tells the whole collection, not only what passed: tests skipped (a module skipped
+while collected, as by a module-level ``pytest.importorskip``, counts as one skip, as pytest
+counts it), xfailed, xpassed and deselected, so a run that passes by not running tests says so.
+"""
 
 from __future__ import annotations
 
@@ -29,10 +34,12 @@ class TestsCheck:
         MetricSpec("passed", "tests that passed"),
         MetricSpec("failed", "tests that failed"),
         MetricSpec("errors", "tests whose setup or teardown failed"),
-        MetricSpec("skipped", "tests skipped"),
+        MetricSpec("skipped", "tests skipped, and modules skipped while collected (one each)"),
         MetricSpec("xfailed", "tests that failed as expected"),
         MetricSpec("xpassed", "tests marked xfail that passed"),
+        MetricSpec("deselected", "tests collected and then deselected (-k, -m, --deselect)"),
         MetricSpec("collection_errors", "files that could not be collected"),
+        MetricSpec("skipped_at_collection", "files or collectors skipped while collected"),
         MetricSpec("pass_rate", "passed / (passed + failed + errors)", "rate"),
         MetricSpec("incomplete", "the results do not cover exactly the collected tests", "bool"),
     )
@@ -58,7 +65,8 @@ class TestsCheck:
         judged = counts.passed + counts.failed + counts.errors
         pass_rate = counts.passed / judged if judged else None
         metrics: dict[str, MetricValue] = {
-            **counts.model_dump(exclude={"deselected"}),
+            **counts.model_dump(),
+            "skipped": counts.skipped + counts.skipped_at_collection,
             "pass_rate": None if pass_rate is None else round(pass_rate, 4),
             "incomplete": run.incomplete,
         }
@@ -114,5 +122,32 @@ def _summary(run: RunReport) -> str:
     problems = counts.failed + counts.errors
     if problems:
         first = next(t for t in run.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR))
-        return f"{problems} of {counts.collected} tests failed or erred, first {first.nodeid}"
-    return f"all {counts.passed} tests passed ({counts.skipped} skipped)"
+        head = f"{problems} of {counts.collected} tests failed or erred, first {first.nodeid}"
+    elif counts.passed == counts.collected:
+        head = f"all {counts.passed} tests passed"
+    else:
+        head = f"{counts.passed} of {counts.collected} tests passed"
+    return f"{head} ({_the_rest(run)})"
+
+
+def _the_rest(run: RunReport) -> str:
+    """What else the collection held: skips (with a module's reason), xfails, deselections."""
+    counts = run.counts
+    skipped = counts.skipped + counts.skipped_at_collection
+    parts = [f"{skipped} skipped"]
+    if run.collection_skips:
+        first = run.collection_skips[0]
+        whole = f"{len(run.collection_skips)} whole module" + (
+            "s" if len(run.collection_skips) > 1 else ""
+        )
+        parts[0] += f", {whole} at collection, first {first.nodeid}: {first.reason}"
+    parts += [
+        f"{value} {name}"
+        for name, value in (
+            ("xfailed", counts.xfailed),
+            ("xpassed", counts.xpassed),
+            ("deselected", counts.deselected),
+        )
+        if value
+    ]
+    return "; ".join(parts)
