@@ -25,6 +25,7 @@ from phasegate.model.autodebug import SuspiciousFunction
 
 __all__ = [
     "CONTEXTS_DATA_ENV",
+    "CONTEXTS_INCLUDE_ENV",
     "CONTEXTS_SOURCE_ENV",
     "Spectrum",
     "collect_spectrum",
@@ -35,6 +36,8 @@ __all__ = [
 #: Where the contexts plugin writes its coverage data, and what it measures.
 CONTEXTS_DATA_ENV = "PHASEGATE_CONTEXTS_DATA"
 CONTEXTS_SOURCE_ENV = "PHASEGATE_CONTEXTS_SOURCE"
+#: Instead of a folder, the files to measure (joined by ``os.pathsep``): only they are traced.
+CONTEXTS_INCLUDE_ENV = "PHASEGATE_CONTEXTS_INCLUDE"
 
 
 def ochiai(ef: int, ep: int, nf: int) -> float:

@@ -41,6 +41,7 @@ BUILT_IN: dict[str, str] = {
     "plan": "phasegate.gates.checks.plan:PlanCheck",
     "scenarios": "phasegate.gates.checks.scenarios:ScenariosCheck",
     "tdd": "phasegate.tdd.check:TddCheck",
+    "mutation": "phasegate.gates.checks.mutation:MutationCheck",
 }
 
 

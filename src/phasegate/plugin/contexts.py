@@ -1,7 +1,9 @@
 """Per-test coverage contexts for auto-debug's localization run (``-p phasegate.plugin.contexts``).
 
 Loaded only in the subprocess :func:`phasegate.autodebug.localize.collect_spectrum` starts,
-which names the data file and the folder to measure in environment variables. Coverage
+and in the mutation check's baseline run (:mod:`phasegate.gates.mutation_runs`), which name
+the data file and the folder to measure in environment variables (the mutation check may
+name the files to measure instead, so that only they are traced). Coverage
 starts at configuration, each test's setup, call and teardown run under its node id as the
 dynamic context, and the data is saved when pytest ends. The ``ctrace`` core is pinned:
 coverage's ``sysmon`` core does not record dynamic contexts.
@@ -14,7 +16,11 @@ from typing import Any
 
 import pytest
 
-from phasegate.autodebug.localize import CONTEXTS_DATA_ENV, CONTEXTS_SOURCE_ENV
+from phasegate.autodebug.localize import (
+    CONTEXTS_DATA_ENV,
+    CONTEXTS_INCLUDE_ENV,
+    CONTEXTS_SOURCE_ENV,
+)
 
 _COVERAGE_KEY = pytest.StashKey[Any]()
 
@@ -26,7 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     import coverage
 
-    cov = coverage.Coverage(data_file=data_file, source=[source], config_file=False)
+    include = [name for name in os.environ.get(CONTEXTS_INCLUDE_ENV, "").split(os.pathsep) if name]
+    if include:
+        cov = coverage.Coverage(data_file=data_file, include=include, config_file=False)
+    else:
+        cov = coverage.Coverage(data_file=data_file, source=[source], config_file=False)
     cov.set_option("run:core", "ctrace")
     cov.start()
     config.stash[_COVERAGE_KEY] = cov
