@@ -19,6 +19,7 @@ def test_built_in_gates_are_found_and_load(tmp_path: Path) -> None:
     twelve |= {"review", "perf", "docs", "commit"}
     assert twelve <= set(gate.checks)
     assert gate.checks["mutation"].skip_allowed
+    assert gate.checks["integrity"].skip_allowed
     assert gate.checks["review"].required == "in-pull-request"
 
 

@@ -42,6 +42,7 @@ BUILT_IN: dict[str, str] = {
     "scenarios": "phasegate.gates.checks.scenarios:ScenariosCheck",
     "tdd": "phasegate.tdd.check:TddCheck",
     "mutation": "phasegate.gates.checks.mutation:MutationCheck",
+    "integrity": "phasegate.gates.checks.integrity:IntegrityCheck",
 }
 
 

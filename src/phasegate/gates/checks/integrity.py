@@ -1,0 +1,159 @@
+"""integrity: what the change does to the evidence, judged against its base.
+
+The front end of :mod:`phasegate.integrity`. The base is the run's base (``--base``, or the
+pull request's base: the merge base with HEAD). With no base there is nothing to judge the
+change against: the check says so and is skipped (``missing_base = "error"`` makes that an
+error instead); a base that was named but that git could not diff against is an error.
+Each trick is one finding, at its file and line, with one sentence naming it; by default any
+one fails the check.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.findings import score_from_count
+from phasegate.gates.git import git_toplevel
+from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.integrity.evidence import evidence_tricks
+from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.trick import Family, Trick
+from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.settings import Section
+
+__all__ = ["IntegrityCheck", "IntegrityOptions"]
+
+#: The metric counting each family's tricks.
+FAMILY_METRICS: dict[Family, str] = {
+    "evidence": "evidence_weakened",
+}
+
+
+class IntegrityOptions(Section):
+    """Options of the integrity check."""
+
+    missing_base: Literal["skip", "error"] = Field(
+        default="skip",
+        description='without a base: "skip" (the check is skipped, saying why) or "error"',
+    )
+
+
+class IntegrityCheck:
+    """Tricks that hide a problem instead of fixing it; by default any one fails the check."""
+
+    id: ClassVar[str] = "integrity"
+    title: ClassVar[str] = "the change does not weaken the evidence"
+    kind: ClassVar[Literal["static", "session"]] = "session"
+    options_model: ClassVar[type[IntegrityOptions]] = IntegrityOptions
+    metrics: ClassVar[Sequence[MetricSpec]] = (
+        MetricSpec("tricks", "ways the change weakens the evidence, all families"),
+        MetricSpec("evidence_weakened", "tests deleted, skipped, deselected or weakened"),
+    )
+    default_conditions: ClassVar[Sequence[ConditionSpec]] = (
+        ConditionSpec(metric="tricks", scope="overall", op=">", value=0),
+    )
+
+    def tool_info(self) -> ToolInfo | None:
+        return None
+
+    def cache_inputs(self, ctx: CheckContext, options: IntegrityOptions) -> Sequence[Path] | None:
+        return None  # it reads the base commit and this run's collection
+
+    def measure(self, ctx: CheckContext, options: IntegrityOptions) -> Measurement:
+        """Compare each changed file with the base; one finding per trick."""
+        base = ctx.new_code.base
+        if not base.available or not base.sha:
+            if base.ref:
+                raise CheckError(
+                    f"the base {base.ref!r} is named, but the change against it could not be "
+                    f"read: {base.note}",
+                    fix="check that the base commit is fetched (actions/checkout with "
+                    "fetch-depth: 0)",
+                )
+            reason = f"no base to judge the change against ({base.note})"
+            if options.missing_base == "error":
+                raise CheckError(reason, fix="give --base, or run in a pull request")
+            return _skipped(reason)
+        project = ctx.project
+        sources = ChangedSources(
+            project.root,
+            base.sha,
+            timeout_s=ctx.timeout_s,
+            exclude_patterns=project.exclude_patterns,
+            excluded=project.excluded,
+        )
+        sources.check_listed()
+        if not sources.paths:
+            _confirm_no_change(ctx, sources)
+        collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
+        tricks = evidence_tricks(sources, frozenset(project.top_level_names), collected)
+        return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths))
+
+
+def _confirm_no_change(ctx: CheckContext, sources: ChangedSources) -> None:
+    """A CheckError when git listed no changed file but the run's new-code diff found some.
+
+    An empty list is an answer only if the diff that found the new code agrees: both come
+    from git, by different commands, and a git that prints nothing must not pass the check.
+    """
+    toplevel = git_toplevel(ctx.project.root, timeout_s=ctx.timeout_s)
+    if toplevel is None:
+        raise CheckError(f"git no longer sees {ctx.project.root} as a work tree")
+    prefix = Path(os.path.relpath(ctx.project.root.resolve(), toplevel.resolve())).as_posix()
+    inside = "" if prefix == "." else prefix + "/"
+    changed = [
+        *(
+            name.removeprefix(inside)
+            for name in ctx.new_code.changed or {}
+            if name.startswith(inside)
+        ),
+        *ctx.new_code.whole_files,
+    ]
+    changed = [name for name in changed if not sources.is_excluded(name)]
+    if changed:
+        raise CheckError(
+            "git diff listed no changed file, yet the run's new-code diff found "
+            f"{len(changed)}: git's answers disagree, so the change cannot be judged"
+        )
+
+
+def _skipped(reason: str) -> Measurement:
+    empty: dict[str, MetricValue] = {"tricks": None, **dict.fromkeys(FAMILY_METRICS.values())}
+    return Measurement(summary=reason, skipped=reason, metrics=empty, new_code_metrics=empty)
+
+
+def _measurement(tricks: list[Trick], base: str, files: int) -> Measurement:
+    metrics: dict[str, MetricValue] = {"tricks": len(tricks)}
+    for family, metric in FAMILY_METRICS.items():
+        metrics[metric] = sum(trick.family == family for trick in tricks)
+    findings = [
+        Finding(
+            rule=trick.rule,
+            severity=Severity.HIGH,
+            message=trick.message,
+            path=trick.path,
+            line=trick.line,
+            new=True,
+        )
+        for trick in tricks
+    ]
+    if tricks:
+        summary = (
+            f"{len(tricks)} trick(s) weaken the evidence since {base}; first: {tricks[0].sentence}"
+        )
+    else:
+        summary = f"the change since {base} ({files} file(s)) weakens none of the evidence"
+    return Measurement(
+        summary=summary,
+        score=score_from_count(len(tricks), scale=1),
+        metrics=metrics,
+        # Every trick is measured against the base: all of it is new.
+        new_code_metrics=dict(metrics),
+        findings=findings,
+    )

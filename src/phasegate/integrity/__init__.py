@@ -1,0 +1,14 @@
+"""Verdict integrity: what a change does to the evidence, judged against its base.
+
+A gate is worth what it costs to fool. This engine reads each file the change touches twice,
+at the base commit and in the work tree (:mod:`~phasegate.integrity.sources`), and reports
+every way the change weakens the evidence instead of fixing the code, one
+:class:`~phasegate.integrity.trick.Trick` per trick, one family per module:
+
+* :mod:`~phasegate.integrity.evidence` (with :mod:`~phasegate.integrity.testcode`, which
+  reads a test module): tests deleted, renamed out of collection, skipped, deselected, or
+  with assertions removed or weakened.
+
+No pytest import here: the ``integrity`` check (:mod:`phasegate.gates.checks.integrity`) is
+the front end.
+"""

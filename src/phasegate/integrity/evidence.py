@@ -1,0 +1,373 @@
+"""Test evidence, base against head: what the change does to the tests.
+
+Each changed Python file is parsed at the base and in the work tree
+(:mod:`~phasegate.integrity.testcode`); the tests pytest would collect are compared by file and
+name. A test that disappears is a trick unless it reappears under a collected name with the same
+body (an honest rename) or it referenced code the change deleted too (the test went with the
+code it tested). A test that stays is compared fact by fact: new skip or non-strict xfail marks,
+skip calls, fewer assertions, assertions that cannot fail, an early return, a broader
+``pytest.raises``, a wider ``pytest.approx``, the function under test patched in its own test.
+In ``conftest.py`` a collection hook or ``collect_ignore`` list added or changed is reported.
+
+When the run's collected node ids are given (the check runs inside ``pytest --gate``), a test
+the work tree still holds but the run did not collect, in a file the run did collect from, is
+reported as deselected.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from phasegate.gates.protocol import CheckError
+from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.testcode import (
+    ModuleFacts,
+    SkipFeature,
+    TestFacts,
+    is_test_file,
+    read_module,
+)
+from phasegate.integrity.trick import Trick
+
+__all__ = ["evidence_tricks"]
+
+
+def evidence_tricks(
+    sources: ChangedSources,
+    first_party: frozenset[str] = frozenset(),
+    collected: Sequence[str] | None = None,
+) -> list[Trick]:
+    """Every way the change weakens the test evidence, in file and line order.
+
+    ``collected`` are the node ids the run collected (``None`` outside a run).
+    """
+    base: dict[str, ModuleFacts] = {}
+    head: dict[str, ModuleFacts] = {}
+    for path in sources.python_paths():
+        for texts, revision, side in (
+            (sources.base_text(path), f"the base ({sources.base[:12]})", base),
+            (sources.head_text(path), "the work tree", head),
+        ):
+            if texts is not None:
+                side[path] = read_module(path, _parse(texts, path, revision), first_party)
+    tricks = [
+        *_dropped_tests(base, head),
+        *_weakened_tests(base, head),
+        *_module_skips(base, head),
+        *_collection_controls(base, head),
+    ]
+    if collected is not None:
+        tricks.extend(_deselected(sources, base, head, collected, first_party))
+    return sorted(tricks, key=lambda trick: (trick.path, trick.line or 0, trick.rule))
+
+
+def _parse(text: str, path: str, revision: str) -> ast.Module:
+    try:
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        raise CheckError(
+            f"{path} does not parse at {revision}: {exc}; the tests it holds cannot be compared",
+            fix="fix the syntax error (the syntax check points at it)",
+        ) from exc
+
+
+def _collected(modules: dict[str, ModuleFacts]) -> dict[tuple[str, str], TestFacts]:
+    return {
+        (path, name): test
+        for path, module in modules.items()
+        for name, test in module.tests.items()
+        if test.collected
+    }
+
+
+def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
+    before, after = _collected(base), _collected(head)
+    after_bodies = {test.body_digest for test in after.values()}
+    elsewhere = {
+        digest: (path, name, line)
+        for path, module in head.items()
+        for digest, (name, line) in module.function_digests.items()
+    }
+    removed_code = _removed_definitions(base, head)
+    tricks: list[Trick] = []
+    moved: dict[str, list[tuple[str, int]]] = {}  # file pytest does not collect -> tests
+    for (path, name), test in before.items():
+        if (path, name) in after or test.body_digest in after_bodies:
+            continue
+        if test.body_digest in elsewhere:
+            new_path, new_name, new_line = elsewhere[test.body_digest]
+            if not head[new_path].test_file:
+                moved.setdefault(new_path, []).append((name, new_line))
+                continue
+            tricks.append(
+                Trick(
+                    "evidence",
+                    "test-uncollected",
+                    new_path,
+                    new_line,
+                    f"{name} is no longer collected: its code is now {new_name}, which pytest "
+                    "does not collect, so the test never runs"
+                    if new_name != name.rsplit("::", 1)[-1]
+                    else f"{name} is no longer collected (its class was renamed, or it is "
+                    "marked __test__ = False), so the test never runs",
+                )
+            )
+        elif not test.referenced & removed_code:
+            tricks.append(
+                Trick(
+                    "evidence",
+                    "test-deleted",
+                    path,
+                    None,
+                    f"{name} deleted (line {test.line} at the base) while the code it tests "
+                    "remains: a deleted test proves nothing",
+                )
+            )
+    for new_path, tests in moved.items():
+        names = ", ".join(name for name, _line in tests)
+        tricks.append(
+            Trick(
+                "evidence",
+                "test-uncollected",
+                new_path,
+                min(line for _name, line in tests),
+                f"{len(tests)} test(s) ({names}) are no longer collected: they moved to "
+                f"{new_path}, a file pytest does not collect, so they never run",
+            )
+        )
+    return tricks
+
+
+def _removed_definitions(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> set[str]:
+    """Names the base's code (not its tests) defined that no changed file defines any more."""
+    before = {name for module in base.values() if not module.test_file for name in module.defined}
+    after = {name for module in head.values() for name in module.defined}
+    return before - after
+
+
+def _weakened_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
+    before, after = _collected(base), _collected(head)
+    tricks: list[Trick] = []
+    for (path, name), now in after.items():
+        was = before.get((path, name))
+        tricks.extend(_fake_checks(path, now, was))
+        if was is not None:
+            tricks.extend(_skips(path, name, was.skips, now.skips))
+            tricks.extend(_weaker_checks(path, was, now))
+    return tricks
+
+
+def _fake_checks(path: str, now: TestFacts, was: TestFacts | None) -> Iterable[Trick]:
+    """Checks that cannot fail, in old and new tests alike."""
+    name = now.name
+    for line in _added(was.constant_asserts if was else [], now.constant_asserts):
+        yield Trick(
+            "evidence",
+            "constant-assert",
+            path,
+            line,
+            f"{name} asserts a constant: an assertion that cannot fail proves nothing",
+        )
+    for line in _added(was.swallowed_asserts if was else [], now.swallowed_asserts):
+        yield Trick(
+            "evidence",
+            "assert-swallowed",
+            path,
+            line,
+            f"{name} catches its own AssertionError: the assertion cannot fail",
+        )
+    for line in _added(was.early_returns if was else [], now.early_returns):
+        yield Trick(
+            "evidence",
+            "early-return",
+            path,
+            line,
+            f"{name} returns before its assertions: they never run",
+        )
+    for patched, line in now.patched_self.items():
+        if was is None or patched not in was.patched_self:
+            yield Trick(
+                "evidence",
+                "patches-subject",
+                path,
+                line,
+                f"{name} monkeypatches {patched}, the function it tests: it tests the patch, "
+                "not the code",
+            )
+
+
+def _weaker_checks(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]:
+    name = now.name
+    # An assertion replaced by a constant one is reported once, as the constant.
+    constants = max(0, len(now.constant_asserts) - len(was.constant_asserts))
+    lost = was.assertions - now.assertions - constants
+    if lost > 0:
+        yield Trick(
+            "evidence",
+            "assertions-removed",
+            path,
+            now.line,
+            f"{name} lost {lost} of its {was.assertions} assertion(s): a test that checks "
+            "less proves less",
+        )
+    for line in _added(was.broad_raises, now.broad_raises):
+        yield Trick(
+            "evidence",
+            "broad-raises",
+            path,
+            line,
+            f"{name} now expects any Exception: any error passes, not only the one the code "
+            "should raise",
+        )
+    for old, new in zip(was.approx, now.approx, strict=False):
+        wider = [
+            f"{what} {before:g} to {after:g}"
+            for what, before, after in (("rel", old.rel, new.rel), ("abs", old.abs, new.abs))
+            if after > before
+        ]
+        if wider:
+            yield Trick(
+                "evidence",
+                "approx-widened",
+                path,
+                new.line,
+                f"{name} widened the pytest.approx tolerance ({', '.join(wider)}): a wrong "
+                "result close enough passes",
+            )
+
+
+def _skips(
+    path: str, name: str, was: Sequence[SkipFeature], now: Sequence[SkipFeature]
+) -> Iterable[Trick]:
+    for feature in _added_features(was, now):
+        yield _skip_trick(path, name, feature)
+
+
+def _skip_trick(path: str, name: str, feature: SkipFeature) -> Trick:
+    if feature.kind == "xfail":
+        return Trick(
+            "evidence",
+            "newly-xfailed",
+            path,
+            feature.line,
+            f"{name} newly marked as an expected failure ({feature.how}, not strict): it "
+            "passes the run whether it fails or not",
+        )
+    if feature.kind == "importorskip":
+        return Trick(
+            "evidence",
+            "importorskip-added",
+            path,
+            feature.line,
+            f"{name} newly skipped when an import fails ({feature.how}): a missing "
+            "dependency hides the tests",
+        )
+    return Trick(
+        "evidence",
+        "newly-skipped",
+        path,
+        feature.line,
+        f"{name} newly skipped ({feature.how}): a skipped failing test is not a fix",
+    )
+
+
+def _module_skips(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
+    """Skips outside any test: module marks, class marks, skips in fixtures and helpers."""
+    tricks: list[Trick] = []
+    for path, module in head.items():
+        was = base.get(path)
+        if was is None and not path.endswith("conftest.py"):
+            continue  # a new module's own skips hide none of the evidence the base had
+        old = was.module_skips if was is not None else []
+        for feature in _added_features(old, module.module_skips):
+            tricks.append(_skip_trick(path, "tests of this module", feature))
+    return tricks
+
+
+def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
+    tricks: list[Trick] = []
+    for path, module in head.items():
+        old = base[path].collection_controls if path in base else {}
+        for name, (line, digest) in module.collection_controls.items():
+            if name not in old:
+                how = "added"
+            elif old[name][1] != digest:
+                how = "changed"
+            else:
+                continue
+            tricks.append(
+                Trick(
+                    "evidence",
+                    "collection-hook",
+                    path,
+                    line,
+                    f"{name} {how} in conftest.py: it can take tests out of the run",
+                )
+            )
+    return tricks
+
+
+def _deselected(
+    sources: ChangedSources,
+    base: dict[str, ModuleFacts],
+    head: dict[str, ModuleFacts],
+    collected: Sequence[str],
+    first_party: frozenset[str],
+) -> list[Trick]:
+    """Tests of the base still in the work tree that the run did not collect.
+
+    Only files the run collected from are read (changed or not), so a run of some of the
+    files is not taken for deselection.
+    """
+    run_ids = {_without_parameters(node_id) for node_id in collected}
+    run_files = sorted({node_id.split("::", 1)[0] for node_id in run_ids})
+    tricks: list[Trick] = []
+    for path in run_files:
+        if path not in head:
+            text = sources.head_text(path) if is_test_file(path) else None
+            if text is None:
+                continue
+            now = read_module(path, _parse(text, path, "the work tree"), first_party)
+        else:
+            now = head[path]
+        had = base[path].tests if path in base else now.tests if path not in head else {}
+        for name, test in now.tests.items():
+            was = had.get(name)
+            if not test.collected or was is None or not was.collected:
+                continue
+            if f"{path}::{name}" not in run_ids:
+                tricks.append(
+                    Trick(
+                        "evidence",
+                        "test-deselected",
+                        path,
+                        test.line,
+                        f"{name} was not collected by this run (deselected by -k, -m, "
+                        "--deselect or a hook): a test that does not run proves nothing",
+                    )
+                )
+    return tricks
+
+
+def _without_parameters(node_id: str) -> str:
+    return node_id.split("[", 1)[0]
+
+
+def _added(was: Sequence[int], now: Sequence[int]) -> list[int]:
+    """The last ``len(now) - len(was)`` lines of ``now``: the ones the change added."""
+    extra = len(now) - len(was)
+    return list(now[-extra:]) if extra > 0 else []
+
+
+def _added_features(was: Sequence[SkipFeature], now: Sequence[SkipFeature]) -> list[SkipFeature]:
+    """The features of ``now`` beyond those ``was`` had, kind by kind."""
+    budget = Counter(feature.kind for feature in was)
+    added: list[SkipFeature] = []
+    for feature in now:
+        if budget[feature.kind] > 0:
+            budget[feature.kind] -= 1
+        else:
+            added.append(feature)
+    return added

@@ -1,0 +1,263 @@
+"""Test evidence: each way a change hides a failing test is caught and named; real fixes pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import CALC, FIXED_CALC, TESTS, MakeChange
+
+#: (case, the change's files, the one sentence expected). The base's test_mean fails.
+TRICKS = [
+    (
+        "skip-mark",
+        {"tests/test_calc.py": TESTS.replace("def test_mean", "@pytest.mark.skip\ndef test_mean")},
+        "tests/test_calc.py:6 test_mean newly skipped (@pytest.mark.skip): a skipped failing "
+        "test is not a fix",
+    ),
+    (
+        "skipif-mark",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean", "@pytest.mark.skipif(True, reason='flaky')\ndef test_mean"
+            )
+        },
+        "tests/test_calc.py:6 test_mean newly skipped (@pytest.mark.skipif)",
+    ),
+    (
+        "xfail-mark",
+        {"tests/test_calc.py": TESTS.replace("def test_mean", "@pytest.mark.xfail\ndef test_mean")},
+        "tests/test_calc.py:6 test_mean newly marked as an expected failure "
+        "(@pytest.mark.xfail, not strict)",
+    ),
+    (
+        "skip-call",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n", "def test_mean():\n    pytest.skip('later')\n"
+            )
+        },
+        "tests/test_calc.py:7 test_mean newly skipped (pytest.skip())",
+    ),
+    (
+        "importorskip",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "from calc import", "numpy = pytest.importorskip('numpy')\nfrom calc import"
+            )
+        },
+        "tests/test_calc.py:3 tests of this module newly skipped when an import fails "
+        "(pytest.importorskip())",
+    ),
+    (
+        "pytestmark",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "from calc import", "pytestmark = pytest.mark.skip\nfrom calc import"
+            )
+        },
+        "tests/test_calc.py:3 tests of this module newly skipped (pytestmark = pytest.mark.skip)",
+    ),
+    (
+        "skip-in-fixture",
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\n"
+            "def later():\n    pytest.skip('later')\n"
+        },
+        "tests/conftest.py:6 tests of this module newly skipped (pytest.skip())",
+    ),
+    (
+        "test-deleted",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n    assert mean([1, 2, 3]) == 2\n", ""
+            )
+        },
+        "tests/test_calc.py test_mean deleted (line 6 at the base) while the code it tests "
+        "remains: a deleted test proves nothing",
+    ),
+    (
+        "renamed-out-of-collection",
+        {"tests/test_calc.py": TESTS.replace("def test_mean", "def check_mean")},
+        "tests/test_calc.py:6 test_mean is no longer collected: its code is now check_mean",
+    ),
+    (
+        "file-renamed-out-of-collection",
+        {"tests/test_calc.py": None, "tests/calc_checks.py": TESTS},
+        "tests/calc_checks.py:6 2 test(s) (test_mean, test_total) are no longer collected: they "
+        "moved to tests/calc_checks.py, a file pytest does not collect",
+    ),
+    (
+        "dunder-test-false",
+        {"tests/test_calc.py": TESTS + "\n\ntest_mean.__test__ = False\n"},
+        "tests/test_calc.py:6 test_mean is no longer collected",
+    ),
+    (
+        "assert-true",
+        {"tests/test_calc.py": TESTS.replace("assert mean([1, 2, 3]) == 2", "assert True")},
+        "tests/test_calc.py:7 test_mean asserts a constant: an assertion that cannot fail "
+        "proves nothing",
+    ),
+    (
+        "assertion-removed",
+        {"tests/test_calc.py": TESTS.replace("assert mean([1, 2, 3]) == 2", "mean([1, 2, 3])")},
+        "tests/test_calc.py:6 test_mean lost 1 of its 1 assertion(s)",
+    ),
+    (
+        "assertion-swallowed",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean([1, 2, 3]) == 2\n",
+                "    try:\n        assert mean([1, 2, 3]) == 2\n    except AssertionError:\n"
+                "        pass\n",
+            )
+        },
+        "tests/test_calc.py:8 test_mean catches its own AssertionError: the assertion cannot fail",
+    ),
+    (
+        "early-return",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n", "def test_mean():\n    return\n"
+            )
+        },
+        "tests/test_calc.py:7 test_mean returns before its assertions: they never run",
+    ),
+    (
+        "monkeypatched-subject",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n",
+                "def test_mean(monkeypatch):\n"
+                "    monkeypatch.setattr('calc.mean', lambda values: 2)\n",
+            )
+            .replace("from calc import mean, total", "import calc\nfrom calc import total")
+            .replace("assert mean(", "assert calc.mean(")
+        },
+        "tests/test_calc.py:8 test_mean monkeypatches mean, the function it tests",
+    ),
+    (
+        "collection-hook",
+        {
+            "conftest.py": "def pytest_collection_modifyitems(config, items):\n"
+            "    items[:] = [i for i in items if 'mean' not in i.name]\n"
+        },
+        "conftest.py:1 pytest_collection_modifyitems added in conftest.py: it can take tests "
+        "out of the run",
+    ),
+    (
+        "collect-ignore",
+        {"tests/conftest.py": "collect_ignore = ['test_calc.py']\n"},
+        "tests/conftest.py:1 collect_ignore added in conftest.py",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [pytest.param(files, expected, id=case) for case, files, expected in TRICKS],
+)
+def test_each_trick_is_caught_once_and_named(
+    make_change: MakeChange, files: dict[str, str | None], expected: str
+) -> None:
+    change = make_change().write(files)
+    sentences = change.sentences()
+    assert len(sentences) == 1, sentences
+    assert sentences[0].startswith(expected), sentences
+
+
+RAISES_BASE = (
+    TESTS
+    + """
+
+def test_empty():
+    with pytest.raises(ZeroDivisionError):
+        mean([])
+
+
+def test_close():
+    assert mean([0.1, 0.2]) == pytest.approx(0.15, rel=1e-9)
+"""
+)
+
+
+def test_a_broader_raises_is_caught(make_change: MakeChange) -> None:
+    change = make_change({**_base(), "tests/test_calc.py": RAISES_BASE}).write(
+        {
+            "tests/test_calc.py": RAISES_BASE.replace(
+                "raises(ZeroDivisionError)", "raises(Exception)"
+            )
+        }
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:15 test_empty now expects any Exception: any error passes, not only "
+        "the one the code should raise"
+    ]
+
+
+def test_a_wider_approx_is_caught(make_change: MakeChange) -> None:
+    change = make_change({**_base(), "tests/test_calc.py": RAISES_BASE}).write(
+        {"tests/test_calc.py": RAISES_BASE.replace("rel=1e-9", "rel=0.5")}
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:20 test_close widened the pytest.approx tolerance (rel 1e-09 to "
+        "0.5): a wrong result close enough passes"
+    ]
+
+
+def test_the_real_fix_weakens_nothing(make_change: MakeChange) -> None:
+    change = make_change().write({"src/calc/__init__.py": FIXED_CALC}).commit()
+    measurement = change.measure()
+    assert measurement.findings == []
+    assert measurement.metrics["tricks"] == 0
+    assert "weakens none of the evidence" in measurement.summary
+
+
+HONEST = [
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS.replace("def test_mean", "def test_average"),
+        },
+        id="test-renamed-to-a-collected-name",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": CALC.replace(
+                'def total(values):\n    """The sum."""\n    return sum(values)\n', ""
+            ).replace("(len(values) - 1)", "len(values)"),
+            "tests/test_calc.py": TESTS.replace(
+                "from calc import mean, total", "from calc import mean"
+            ).replace("def test_total():\n    assert total([1, 2]) == 3\n", ""),
+        },
+        id="test-deleted-with-its-code",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean", "@pytest.mark.xfail(strict=True, reason='bug 7')\ndef test_never"
+            )
+            + "\n\ndef test_mean():\n    assert mean([2, 4]) == 3\n    assert mean([1]) == 1\n",
+        },
+        id="more-tests-and-assertions",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_extra.py": "import pytest\n\nnp = pytest.importorskip('numpy')\n\n\n"
+            "def test_with_numpy():\n    assert np.mean([1, 3]) == 2\n",
+        },
+        id="a-new-module-skipping-on-a-missing-import",
+    ),
+]
+
+
+@pytest.mark.parametrize("files", HONEST)
+def test_honest_changes_are_not_tricks(make_change: MakeChange, files: dict[str, str]) -> None:
+    assert make_change().write(files).sentences() == []
+
+
+def _base() -> dict[str, str]:
+    from .conftest import BASE_FILES
+
+    return dict(BASE_FILES)
