@@ -139,6 +139,7 @@ def test_the_findings_are_counted_by_family(make_change: MakeChange) -> None:
     assert measurement.metrics == {
         "tricks": 1,
         "evidence_weakened": 1,
+        "suppressions_added": 0,
     }
     assert measurement.score < 1
     assert measurement.summary.startswith(

@@ -7,7 +7,9 @@ every way the change weakens the evidence instead of fixing the code, one
 
 * :mod:`~phasegate.integrity.evidence` (with :mod:`~phasegate.integrity.testcode`, which
   reads a test module): tests deleted, renamed out of collection, skipped, deselected, or
-  with assertions removed or weakened.
+  with assertions removed or weakened;
+* :mod:`~phasegate.integrity.suppressions`: ``noqa``, ``type: ignore``, ``nosec``,
+  ``pragma: no cover`` and their kin added without the code and reason the policy asks.
 
 No pytest import here: the ``integrity`` check (:mod:`phasegate.gates.checks.integrity`) is
 the front end.

@@ -11,11 +11,12 @@ one fails the check.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
@@ -23,6 +24,11 @@ from phasegate.gates.git import git_toplevel
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.integrity.evidence import evidence_tricks
 from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.suppressions import (
+    DEFAULT_REASON_PATTERN,
+    SuppressionPolicy,
+    suppression_tricks,
+)
 from phasegate.integrity.trick import Family, Trick
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
@@ -32,6 +38,7 @@ __all__ = ["IntegrityCheck", "IntegrityOptions"]
 #: The metric counting each family's tricks.
 FAMILY_METRICS: dict[Family, str] = {
     "evidence": "evidence_weakened",
+    "suppressions": "suppressions_added",
 }
 
 
@@ -42,6 +49,26 @@ class IntegrityOptions(Section):
         default="skip",
         description='without a base: "skip" (the check is skipped, saying why) or "error"',
     )
+    suppression_needs_code: bool = Field(
+        default=True,
+        description="an added suppression must name what it silences (noqa: S602), where the "
+        "directive takes codes",
+    )
+    suppression_reason: str = Field(
+        default=DEFAULT_REASON_PATTERN,
+        min_length=1,
+        description="a regular expression the written reason after an added suppression must "
+        "match (searched); the default asks for at least two words",
+    )
+
+    @field_validator("suppression_reason")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
+        return pattern
 
 
 class IntegrityCheck:
@@ -54,6 +81,7 @@ class IntegrityCheck:
     metrics: ClassVar[Sequence[MetricSpec]] = (
         MetricSpec("tricks", "ways the change weakens the evidence, all families"),
         MetricSpec("evidence_weakened", "tests deleted, skipped, deselected or weakened"),
+        MetricSpec("suppressions_added", "suppressions added without the code and reason asked"),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
         ConditionSpec(metric="tricks", scope="overall", op=">", value=0),
@@ -92,7 +120,13 @@ class IntegrityCheck:
         if not sources.paths:
             _confirm_no_change(ctx, sources)
         collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
-        tricks = evidence_tricks(sources, frozenset(project.top_level_names), collected)
+        tricks = [
+            *evidence_tricks(sources, frozenset(project.top_level_names), collected),
+            *suppression_tricks(
+                sources,
+                SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
+            ),
+        ]
         return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths))
 
 
