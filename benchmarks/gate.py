@@ -3,7 +3,9 @@
 Per project, in each round and in a rotating order, side by side:
 
 * the tools of the twelve-check gate run by hand, one after another, as a person would:
-  the tests under branch coverage with coverage.py's JSON report, ruff, bandit, a PEP 517
+  the tests under branch coverage as the gate measures them (the project's own coverage
+  settings, its packages as the source when the settings name none, ``coverage combine``
+  when they run in parallel) with coverage.py's JSON report, ruff, bandit, a PEP 517
   build (sdist and wheel), pip check, griffe (the public API), compileall (every Python file)
   and git log;
 * ``pytest --gate=twelve-check`` cold (no cache) and warm (run again, nothing changed);
@@ -228,6 +230,23 @@ def generate_package(root: Path, lines: int) -> int:
 # -- the tools by hand -------------------------------------------------------------------------
 
 
+def coverage_settings(root: Path) -> tuple[bool, bool]:
+    """Whether the project's coverage configuration names a source, and runs in parallel.
+
+    Read by coverage.py itself, from the project's folder, as ``coverage run`` reads it there.
+    """
+    import coverage
+
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        settings = coverage.Coverage()
+        names_source = settings.get_option("run:source") or settings.get_option("run:source_pkgs")
+        return bool(names_source), bool(settings.get_option("run:parallel"))
+    finally:
+        os.chdir(here)
+
+
 def by_hand(subject: Subject, out: Path) -> dict[str, Callable[[], Timing]]:
     """Each tool of the twelve-check gate as a person runs it; outputs are kept under ``out``."""
     root, env = subject.root, subject.env
@@ -241,15 +260,21 @@ def by_hand(subject: Subject, out: Path) -> dict[str, Callable[[], Timing]]:
         bandit[4:4] = ["-c", "pyproject.toml"]
     search = sorted({str(package.parent) for package in subject.packages})
 
+    names_source, parallel = coverage_settings(root)
+    source = [] if names_source else [f"--source={','.join(map(str, subject.packages))}"]
+
     def tests() -> Timing:
-        run = timed(
-            [PY, "-m", "coverage", "run", "--branch",
-             f"--source={','.join(map(str, subject.packages))}",
-             "-m", "pytest", "-q", "-p", "no:cacheprovider", *subject.pytest_args],
-            root, env=env,
-        )  # fmt: skip
-        report = timed([PY, "-m", "coverage", "json", "-q", "-o", str(out / "coverage.json")], root)
-        return Timing(run.wall + report.wall, run.cpu + report.cpu)
+        # As the gate measures: the project's coverage settings, its packages as the source
+        # when they name none, and branches.
+        command = [PY, "-m", "coverage", "run", "--branch", *source, "-m", "pytest", "-q",
+                   "-p", "no:cacheprovider", *subject.pytest_args]  # fmt: skip
+        steps = [timed(command, root, env=env)]
+        if parallel:  # the data went to one file per process: combine them, as the docs say
+            steps.append(timed([PY, "-m", "coverage", "combine", "-q"], root))
+        steps.append(
+            timed([PY, "-m", "coverage", "json", "-q", "-o", str(out / "coverage.json")], root)
+        )
+        return Timing(sum(step.wall for step in steps), sum(step.cpu for step in steps))
 
     def build() -> Timing:
         shutil.rmtree(out / "dist", ignore_errors=True)
@@ -522,7 +547,8 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--suite", choices=("subset", "full"), default="subset")
     names = ["generated", *PROJECTS]
-    parser.add_argument("--only", nargs="+", choices=names, default=names)
+    measured = ["generated", "more-itertools", "python-dateutil", "attrs"]
+    parser.add_argument("--only", nargs="+", choices=names, default=measured)
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"machine: {CORES} cores, load average {load:.1f}; python {sys.version.split()[0]}")
