@@ -48,6 +48,18 @@ def test_syntax_catches_errors_only_the_compiler_sees(
     assert "'return' outside function" in finding.message
 
 
+def test_syntax_reports_a_file_with_a_null_byte_and_goes_on(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = write_files({**CLEAN, "pkg/ok.py": "VALUE = 2\n"})
+    (root / "pkg" / "zero.py").write_bytes(b"VALUE = 1\x00\n")
+    measurement = SyntaxCheck().measure(make_context(), NoOptions())
+    (finding,) = measurement.findings
+    assert finding.path == "pkg/zero.py"
+    assert "null bytes" in finding.message
+    assert measurement.metrics == {"errors": 1, "files": 3}
+
+
 def test_lint_passes_on_a_clean_project(write_files: WriteFiles, make_context: MakeContext) -> None:
     write_files(CLEAN)
     measurement = LintCheck().measure(make_context(), NoOptions())
