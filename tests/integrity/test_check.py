@@ -140,6 +140,7 @@ def test_the_findings_are_counted_by_family(make_change: MakeChange) -> None:
         "tricks": 1,
         "evidence_weakened": 1,
         "suppressions_added": 0,
+        "configuration_weakened": 0,
     }
     assert measurement.score < 1
     assert measurement.summary.startswith(

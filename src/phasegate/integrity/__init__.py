@@ -9,7 +9,11 @@ every way the change weakens the evidence instead of fixing the code, one
   reads a test module): tests deleted, renamed out of collection, skipped, deselected, or
   with assertions removed or weakened;
 * :mod:`~phasegate.integrity.suppressions`: ``noqa``, ``type: ignore``, ``nosec``,
-  ``pragma: no cover`` and their kin added without the code and reason the policy asks.
+  ``pragma: no cover`` and their kin added without the code and reason the policy asks;
+* :mod:`~phasegate.integrity.configuration` (with :mod:`~phasegate.integrity.settings_files`,
+  which reads the tools' settings): coverage, ruff, mypy, bandit and pytest settings loosened;
+* :mod:`~phasegate.integrity.gatechanges`: the gate itself loosened (gate files,
+  ``[tool.phasegate]``, the baseline of accepted findings).
 
 No pytest import here: the ``integrity`` check (:mod:`phasegate.gates.checks.integrity`) is
 the front end.

@@ -24,6 +24,9 @@ class Trick:
     path: str
     line: int | None
     message: str
+    #: A change to the gate itself (gate files, ``[tool.phasegate]``, the baseline): allowed
+    #: when an approved review is recorded for it, as the project's policy says.
+    gate_change: bool = False
 
     @property
     def sentence(self) -> str:

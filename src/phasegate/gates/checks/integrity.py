@@ -18,11 +18,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
+from phasegate.gates.checks.review import approving_review
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
 from phasegate.gates.git import git_toplevel
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.integrity.configuration import configuration_tricks
 from phasegate.integrity.evidence import evidence_tricks
+from phasegate.integrity.gatechanges import gate_tricks
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.suppressions import (
     DEFAULT_REASON_PATTERN,
@@ -39,6 +42,7 @@ __all__ = ["IntegrityCheck", "IntegrityOptions"]
 FAMILY_METRICS: dict[Family, str] = {
     "evidence": "evidence_weakened",
     "suppressions": "suppressions_added",
+    "configuration": "configuration_weakened",
 }
 
 
@@ -59,6 +63,13 @@ class IntegrityOptions(Section):
         min_length=1,
         description="a regular expression the written reason after an added suppression must "
         "match (searched); the default asks for at least two words",
+    )
+
+    approved_review_allows: Literal["gate", "configuration", "nothing"] = Field(
+        default="gate",
+        description="what an approved review recorded for the commit allows: changes to the "
+        'gate itself ("gate": gate files, [tool.phasegate], the baseline), every configuration '
+        'change ("configuration"), or "nothing"',
     )
 
     @field_validator("suppression_reason")
@@ -82,6 +93,7 @@ class IntegrityCheck:
         MetricSpec("tricks", "ways the change weakens the evidence, all families"),
         MetricSpec("evidence_weakened", "tests deleted, skipped, deselected or weakened"),
         MetricSpec("suppressions_added", "suppressions added without the code and reason asked"),
+        MetricSpec("configuration_weakened", "settings, gates and baselines loosened"),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
         ConditionSpec(metric="tricks", scope="overall", op=">", value=0),
@@ -126,8 +138,34 @@ class IntegrityCheck:
                 sources,
                 SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
             ),
+            *configuration_tricks(sources),
+            *gate_tricks(sources),
         ]
-        return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths))
+        tricks, allowed = _allowed_by_review(ctx, options, tricks)
+        return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths), allowed)
+
+
+def _allowed_by_review(
+    ctx: CheckContext, options: IntegrityOptions, tricks: list[Trick]
+) -> tuple[list[Trick], str]:
+    """The tricks left once the policy's approved review allowed its share, and a note."""
+    policy = options.approved_review_allows
+    allowed = [
+        trick
+        for trick in tricks
+        if (policy == "gate" and trick.gate_change)
+        or (policy == "configuration" and trick.family == "configuration")
+    ]
+    if not allowed:
+        return tricks, ""
+    review = approving_review(ctx)
+    if review is None:
+        return tricks, ""
+    note = (
+        f"; {len(allowed)} change(s) to the {'gate' if policy == 'gate' else 'configuration'} "
+        f"allowed by {review.reviewer}'s approving review"
+    )
+    return [trick for trick in tricks if trick not in allowed], note
 
 
 def _confirm_no_change(ctx: CheckContext, sources: ChangedSources) -> None:
@@ -162,7 +200,7 @@ def _skipped(reason: str) -> Measurement:
     return Measurement(summary=reason, skipped=reason, metrics=empty, new_code_metrics=empty)
 
 
-def _measurement(tricks: list[Trick], base: str, files: int) -> Measurement:
+def _measurement(tricks: list[Trick], base: str, files: int, allowed: str = "") -> Measurement:
     metrics: dict[str, MetricValue] = {"tricks": len(tricks)}
     for family, metric in FAMILY_METRICS.items():
         metrics[metric] = sum(trick.family == family for trick in tricks)
@@ -183,6 +221,7 @@ def _measurement(tricks: list[Trick], base: str, files: int) -> Measurement:
         )
     else:
         summary = f"the change since {base} ({files} file(s)) weakens none of the evidence"
+    summary += allowed
     return Measurement(
         summary=summary,
         score=score_from_count(len(tricks), scale=1),

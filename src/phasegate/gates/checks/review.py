@@ -21,7 +21,7 @@ from phasegate.gates.protocol import CheckContext, CheckError, Measurement, Metr
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
 
-__all__ = ["ReviewCheck"]
+__all__ = ["ReviewCheck", "approving_review"]
 
 
 class ReviewCheck:
@@ -105,6 +105,30 @@ class ReviewCheck:
             new_code_metrics=dict(metrics),
             findings=findings,
         )
+
+
+def approving_review(ctx: CheckContext) -> ReviewRecord | None:
+    """The latest review of the commit under check, when it approved it; else ``None``.
+
+    The commit is HEAD, and in a pull request also the pull request's head (HEAD's second
+    parent), as :class:`ReviewCheck` reads them.
+    """
+    commit = _head(ctx.project.root)
+    if commit is None:
+        return None
+    reviewed = [commit]
+    if ctx.in_pull_request:
+        head = _head(ctx.project.root, "HEAD^2")
+        if head is not None:
+            reviewed.append(head)
+    read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
+    mine = sorted(
+        (r for r in read.entries if any(_same_commit(r.commit, one) for one in reviewed)),
+        key=lambda review: review.recorded_at,
+    )
+    if mine and mine[-1].status is ReviewStatus.APPROVED:
+        return mine[-1]
+    return None
 
 
 def _same_commit(recorded: str | None, head: str) -> bool:

@@ -1,0 +1,254 @@
+"""Configuration weakened by the change: tool settings loosened so a problem stops counting.
+
+The settings of every configuration file at the root (:mod:`~phasegate.integrity.settings_files`)
+are merged at the base and in the work tree (a setting moved from ``setup.cfg`` to
+``pyproject.toml`` is not a change) and compared key by key, each in the direction that loosens
+it: coverage ``omit`` and ``exclude_lines`` grown or ``fail_under`` lowered; ruff ``ignore`` /
+``extend-ignore`` / ``per-file-ignores`` / ``exclude`` grown or ``select`` shrunk (naming the
+``S`` rules the security check relies on); mypy ``ignore_errors`` (or another loosening flag)
+turned on, a strictness flag turned off, error codes disabled, for all modules or in an
+override; bandit ``skips`` and exclusions grown; pytest ``addopts`` that drop tests or plugins,
+``testpaths`` shrunk, ``norecursedirs`` grown, collection patterns changed, ``xfail_strict``
+turned off.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, read_settings
+from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.trick import Trick
+
+__all__ = ["configuration_tricks"]
+
+#: Set-valued settings that loosen the check as they grow: (tool, key) -> what it means.
+_LOOSER_AS_GROWS: dict[tuple[str, str], str] = {
+    ("coverage", "omit"): "the omitted files' missing coverage no longer counts",
+    ("coverage", "report omit"): "the omitted files' missing coverage no longer counts",
+    ("coverage", "report exclude_lines"): "the excluded lines' missing coverage no longer counts",
+    ("coverage", "report exclude_also"): "the excluded lines' missing coverage no longer counts",
+    ("ruff", "ignore"): "the linter no longer reports them",
+    ("ruff", "extend-ignore"): "the linter no longer reports them",
+    ("ruff", "per-file-ignores"): "the linter no longer reports them in those files",
+    ("ruff", "extend-per-file-ignores"): "the linter no longer reports them in those files",
+    ("ruff", "exclude"): "the linter no longer reads those files",
+    ("ruff", "extend-exclude"): "the linter no longer reads those files",
+    ("mypy", "disable_error_code"): "the type checker no longer reports them",
+    ("mypy", "exclude"): "the type checker no longer reads those files",
+    ("bandit", "skips"): "the security check no longer reports them",
+    ("bandit", "exclude_dirs"): "the security check no longer reads those folders",
+    ("bandit", "exclude"): "the security check no longer reads those files",
+    ("pytest", "norecursedirs"): "pytest no longer collects tests there",
+}
+#: Set-valued settings that loosen the check as they shrink.
+_LOOSER_AS_SHRINKS: dict[tuple[str, str], str] = {
+    ("ruff", "select"): "the linter no longer checks them",
+    ("ruff", "extend-select"): "the linter no longer checks them",
+    ("mypy", "enable_error_code"): "the type checker no longer checks them",
+    ("pytest", "testpaths"): "pytest no longer collects tests there",
+}
+#: mypy flags that loosen when turned on; the others named ``_STRICT_MYPY`` loosen when off.
+_LOOSE_MYPY = frozenset(
+    {"ignore_errors", "allow_untyped_defs", "allow_untyped_calls", "allow_untyped_globals",
+     "allow_incomplete_defs", "allow_any_generics", "allow_subclassing_any", "implicit_optional",
+     "implicit_reexport", "allow_redefinition"}
+)  # fmt: skip
+_STRICT_MYPY = re.compile(
+    r"^(strict|strict_\w+|disallow_\w+|warn_\w+|check_untyped_defs|extra_checks|no_implicit_\w+)$"
+)
+#: pytest options in ``addopts`` that leave tests or plugins (``-p no:...``) out of the run.
+_WITH_VALUE = frozenset({"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "--maxfail"})
+_FLAGS = frozenset(
+    {"--lf", "--last-failed", "--sw", "--stepwise", "--co", "--collect-only", "--noconftest",
+     "--exitfirst", "-x"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Merged:
+    """A setting as all the configuration files hold it together, and the file it came from."""
+
+    setting: Setting
+    path: str
+
+
+def configuration_tricks(
+    sources: ChangedSources, security_rules: Iterable[str] = ("S",)
+) -> list[Trick]:
+    """Each setting the change loosens, at the file and line that holds it."""
+    changed = [name for name in sources.paths if name in SETTINGS_FILES]
+    if not changed:
+        return []
+    present = [
+        name
+        for name in sorted(SETTINGS_FILES)
+        if name in changed or sources.head_text(name) is not None
+    ]
+    base = _merge(
+        present,
+        lambda name: sources.base_text(name) if name in changed else sources.head_text(name),
+    )
+    head = _merge(present, sources.head_text)
+    tricks: list[Trick] = []
+    for key, now in head.items():
+        was = base.get(key)
+        message = _loosened(now.setting, was.setting if was else None, tuple(security_rules))
+        if message is not None:
+            tricks.append(
+                Trick(
+                    "configuration",
+                    f"{now.setting.tool}-loosened",
+                    now.path,
+                    _line_of(sources.head_text(now.path) or "", now.setting.key.split()[-1]),
+                    message,
+                )
+            )
+    for key, was in base.items():
+        if key not in head:
+            message = _removed(was.setting)
+            if message:
+                tricks.append(
+                    Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)
+                )
+    return tricks
+
+
+def _merge(
+    names: list[str], read: Callable[[str], str | None]
+) -> dict[tuple[str, str, str], _Merged]:
+    merged: dict[tuple[str, str, str], _Merged] = {}
+    for name in names:
+        text = read(name)
+        if text is None:
+            continue
+        for key, setting in read_settings(name, text).items():
+            old = merged.get(key)
+            if (
+                old is not None
+                and isinstance(old.setting.value, frozenset)
+                and isinstance(setting.value, frozenset)
+            ):
+                setting = Setting(
+                    setting.tool, setting.key, old.setting.value | setting.value, setting.scope
+                )
+                merged[key] = _Merged(setting, old.path)
+            elif old is None:
+                merged[key] = _Merged(setting, name)
+    return merged
+
+
+def _where(setting: Setting) -> str:
+    return f" for {setting.scope}" if setting.scope else ""
+
+
+def _loosened(now: Setting, was: Setting | None, security: tuple[str, ...]) -> str | None:
+    """The sentence for a setting the change loosened; ``None`` when it did not."""
+    if now.tool == "mypy":
+        return _mypy_loosened(now, was.value if was is not None else None)
+    if now.tool == "pytest":
+        return _pytest_loosened(now, was.value if was is not None else None)
+    return _lists_loosened(now, was.value if was is not None else None, security)
+
+
+def _lists_loosened(now: Setting, old: object, security: tuple[str, ...]) -> str | None:
+    pair, value = (now.tool, now.key), now.value
+    shown = f"{now.tool} {now.key}{_where(now)}"
+    if pair in _LOOSER_AS_GROWS and isinstance(value, frozenset):
+        added = sorted(value - (old if isinstance(old, frozenset) else frozenset()))
+        if not added:
+            return None
+        message = f"{shown} adds {_list(added)}: {_LOOSER_AS_GROWS[pair]}"
+        silenced = [code for code in added if now.tool == "ruff" and _is_rule(code, security)]
+        if silenced:
+            message += f"; {_list(silenced)} silence(s) rules the security check relies on"
+        return message
+    if pair in _LOOSER_AS_SHRINKS and isinstance(value, frozenset) and isinstance(old, frozenset):
+        dropped = sorted(old - value)
+        return f"{shown} drops {_list(dropped)}: {_LOOSER_AS_SHRINKS[pair]}" if dropped else None
+    lowered = isinstance(value, float) and isinstance(old, float) and value < old
+    if pair == ("coverage", "fail_under") and lowered:
+        return f"coverage fail_under lowered from {old:g} to {value:g}: less coverage passes"
+    return None
+
+
+def _mypy_loosened(now: Setting, old: object) -> str | None:
+    key, value, where = now.key, now.value, _where(now)
+    if isinstance(value, bool):
+        if key in _LOOSE_MYPY and value and old is not True:
+            return f"mypy {key} = true added{where}: the type checker stops reporting errors"
+        if _STRICT_MYPY.match(key) and not value and old is True:
+            return f"mypy {key} turned off{where}: the type checker checks less"
+        return None
+    if key == "follow_imports" and value in ("skip", "silent") and old != value:
+        return f"mypy follow_imports = {value}{where}: errors in imported modules stop counting"
+    return _lists_loosened(now, old, ())
+
+
+def _pytest_loosened(now: Setting, old: object) -> str | None:
+    key, value = now.key, now.value
+    if key == "addopts" and isinstance(value, str):
+        added = _dropping(value) - _dropping(old if isinstance(old, str) else "")
+        if added:
+            return f"pytest addopts adds {_list(sorted(added))}: tests or plugins are left out"
+        return None
+    if key == "xfail_strict" and value is False and old is True:
+        return "pytest xfail_strict turned off: an expected failure that passes stops failing"
+    if key.startswith("python_") and old is not None and value != old:
+        return f"pytest {key} changed from {old!r} to {value!r}: tests may no longer be collected"
+    return _lists_loosened(now, old, ())
+
+
+def _removed(was: Setting) -> str:
+    """The sentence for a setting the change deleted, when deleting it loosens the check."""
+    if (was.tool, was.key) in _LOOSER_AS_SHRINKS and was.value:
+        return f"{was.tool} {was.key} removed: {_LOOSER_AS_SHRINKS[(was.tool, was.key)]}"
+    if (was.tool, was.key) == ("coverage", "fail_under"):
+        return "coverage fail_under removed: any coverage passes"
+    if was.tool == "mypy" and was.value is True and _STRICT_MYPY.match(was.key):
+        return f"mypy {was.key} removed{_where(was)}: the type checker checks less"
+    if (was.tool, was.key) == ("pytest", "xfail_strict") and was.value is True:
+        return (
+            "pytest xfail_strict removed: an expected failure that passes no longer fails the run"
+        )
+    return ""
+
+
+def _dropping(addopts: str) -> set[str]:
+    """The options of ``addopts`` that leave tests or plugins out, with their values."""
+    try:
+        words = shlex.split(addopts)
+    except ValueError:
+        words = addopts.split()
+    found: set[str] = set()
+    for index, word in enumerate(words):
+        option, _, attached = word.partition("=")
+        if option in _FLAGS:
+            found.add(option)
+        elif option in _WITH_VALUE:
+            following = words[index + 1] if index + 1 < len(words) else ""
+            value = attached or following
+            if option != "-p" or value.startswith("no:"):
+                found.add(f"{option} {value}".strip())
+        elif (word[:2] in ("-k", "-m") and len(word) > 2) or word.startswith("-pno:"):
+            found.add(word)
+    return found
+
+
+def _is_rule(item: str, security: tuple[str, ...]) -> bool:
+    code = item.rsplit(":", 1)[-1]
+    return code == "ALL" or any(re.fullmatch(rf"{prefix}\d*", code) for prefix in security)
+
+
+def _list(items: list[str]) -> str:
+    shown = ", ".join(items[:5])
+    return shown + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+
+
+def _line_of(text: str, key: str) -> int | None:
+    pattern = re.compile(rf"^[ \t]*[\"']?{re.escape(key)}[\"']?[ \t]*[=:]", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None

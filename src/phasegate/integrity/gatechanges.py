@@ -1,0 +1,251 @@
+"""Changes to the gate itself: gate files, ``[tool.phasegate]`` and the baseline of findings.
+
+A gate file (a changed ``.toml`` file with a ``[checks]`` table) or a check override in
+``[tool.phasegate.checks.<id>]`` is compared check by check with the base: a check removed, no
+longer required, allowed to be skipped, its conditions removed or loosened (``line_rate < 0.8``
+to ``< 0.5``; a condition on a check's defaults compares with the defaults the check declares),
+its ``severity`` option raised. ``[tool.phasegate]`` may also switch the gate (``gate``), leave
+files out of every check (``exclude``) or grow the baseline file of accepted findings. Each is a
+trick marked as a gate change: the project's policy may allow it when an approved review is
+recorded for the commit (see :mod:`phasegate.gates.checks.integrity`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
+from phasegate import tomlfile
+from phasegate.gates.protocol import CheckError
+from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.trick import Trick
+
+__all__ = ["gate_tricks"]
+
+_REQUIRED_RANK = {True: 2, "in-pull-request": 1, False: 0}
+_SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
+_DEFAULT_BASELINE = "phasegate-baseline.json"
+
+
+def gate_tricks(sources: ChangedSources) -> list[Trick]:
+    """Each way the change loosens the gate, its overrides or its baseline."""
+    tricks: list[Trick] = []
+    for path in sources.paths:
+        if path.endswith(".toml") and PurePosixPath(path).name != "pyproject.toml":
+            tricks.extend(_gate_file(sources, path))
+    if "pyproject.toml" in sources.paths:
+        tricks.extend(_phasegate_table(sources))
+    tricks.extend(_baseline(sources))
+    return tricks
+
+
+def _toml(text: str | None, path: str) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        return tomlfile.loads(text)
+    except tomlfile.TOMLDecodeError as exc:
+        raise CheckError(f"{path} is not valid TOML: {exc}") from exc
+
+
+def _checks(data: Mapping[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+    checks = data.get("checks") if data is not None else None
+    if not isinstance(checks, Mapping):
+        return None
+    return {name: dict(spec) for name, spec in checks.items() if isinstance(spec, Mapping)}
+
+
+def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
+    head_text = sources.head_text(path)
+    was = _checks(_toml(sources.base_text(path), path))
+    now = _checks(_toml(head_text, path))
+    if was is None:
+        return []  # a new gate file, or not a gate file: it loosens no gate of the base
+    if now is None:
+        return [Trick("configuration", "gate-loosened", path, None, "gate file deleted", True)]
+    tricks: list[Trick] = []
+    for check_id, old_spec in was.items():
+        line = _line_of(head_text or "", rf"\[checks\.{re.escape(check_id)}\]")
+        if check_id not in now:
+            message = f"the {check_id} check removed from the gate: its problems no longer count"
+            tricks.append(Trick("configuration", "gate-loosened", path, None, message, True))
+            continue
+        for message in _spec_loosened(check_id, old_spec, now[check_id], override=False):
+            tricks.append(Trick("configuration", "gate-loosened", path, line, message, True))
+    return tricks
+
+
+def _phasegate_table(sources: ChangedSources) -> list[Trick]:
+    path = "pyproject.toml"
+    head_text = sources.head_text(path) or ""
+    was = _table(_toml(sources.base_text(path), path))
+    now = _table(_toml(head_text, path))
+    tricks: list[Trick] = []
+
+    def add(message: str, pattern: str) -> None:
+        line = _line_of(head_text, pattern)
+        tricks.append(Trick("configuration", "gate-loosened", path, line, message, True))
+
+    old_gate, new_gate = was.get("gate", "default"), now.get("gate", "default")
+    if old_gate != new_gate:
+        add(
+            f"[tool.phasegate] gate changed from {old_gate!r} to {new_gate!r}: another gate "
+            "judges the change",
+            r"gate\s*=",
+        )
+    excluded = sorted(_strings(now.get("exclude")) - _strings(was.get("exclude")))
+    if excluded:
+        add(
+            f"[tool.phasegate] exclude adds {', '.join(excluded)}: every check leaves those "
+            "files out",
+            r"exclude\s*=",
+        )
+    old_checks = _checks(was) or {}
+    for check_id, spec in (_checks(now) or {}).items():
+        for message in _spec_loosened(check_id, old_checks.get(check_id, {}), spec, override=True):
+            header = rf"\[tool\.phasegate\.checks\.{re.escape(check_id)}\]"
+            add(f"[tool.phasegate.checks.{check_id}]: {message}", header)
+    return tricks
+
+
+def _table(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    tool = data.get("tool") if data is not None else None
+    table = tool.get("phasegate") if isinstance(tool, Mapping) else None
+    return dict(table) if isinstance(table, Mapping) else {}
+
+
+def _strings(value: object) -> set[str]:
+    return {str(item) for item in value} if isinstance(value, list) else set()
+
+
+def _spec_loosened(
+    check_id: str, was: Mapping[str, Any], now: Mapping[str, Any], *, override: bool
+) -> list[str]:
+    """What loosened in one check's spec. An override's missing key keeps the gate's value."""
+    found: list[str] = []
+    if "required" in now or not override:
+        old, new = was.get("required", True), now.get("required", True)
+        if _REQUIRED_RANK.get(new, 2) < _REQUIRED_RANK.get(old, 2):
+            found.append(
+                f"the {check_id} check is no longer required (required = {json.dumps(new)}): "
+                "its failure no longer fails the gate"
+            )
+    if now.get("skip_allowed") is True and was.get("skip_allowed") is not True:
+        found.append(f"the {check_id} check may now be skipped (skip_allowed = true)")
+    old_level = _severity(was.get("options"))
+    new_level = _severity(now.get("options"))
+    if new_level is not None and _SEVERITY_RANK.get(new_level, -1) > _SEVERITY_RANK.get(
+        old_level or "low", 0
+    ):
+        found.append(
+            f"the {check_id} check's severity raised from {old_level or 'its default'} to "
+            f"{new_level}: findings below it no longer count"
+        )
+    if "fail_when" in now or "fail_when" in was:
+        found.extend(_conditions_loosened(check_id, was.get("fail_when"), now.get("fail_when")))
+    return found
+
+
+def _severity(options: object) -> str | None:
+    value = options.get("severity") if isinstance(options, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
+def _conditions_loosened(check_id: str, was: object, now: object) -> list[str]:
+    old = _conditions(was) if was is not None else _default_conditions(check_id)
+    new = _conditions(now) if now is not None else _default_conditions(check_id)
+    if old is None or new is None:
+        return []  # a check phasegate does not know: its defaults cannot be compared
+    found: list[str] = []
+    for metric, scope, op, value in old:
+        same = [c for c in new if c[:3] == (metric, scope, op)]
+        shown = f"`{metric} {op} {value}` {'on new code' if scope == 'new' else 'overall'}"
+        if not same:
+            found.append(f"the {check_id} check's condition {shown} removed")
+        elif not any(not _looser(op, value, c[3]) for c in same):
+            found.append(
+                f"the {check_id} check's condition {shown} loosened to "
+                f"`{metric} {op} {same[0][3]}`: less fails"
+            )
+    return found
+
+
+Condition = tuple[str, str, str, object]
+
+
+def _conditions(value: object) -> list[Condition] | None:
+    if not isinstance(value, list):
+        return None
+    return [
+        (str(c.get("metric")), str(c.get("scope", "overall")), str(c.get("op")), c.get("value"))
+        for c in value
+        if isinstance(c, Mapping)
+    ]
+
+
+def _default_conditions(check_id: str) -> list[Condition] | None:
+    from phasegate.gates.registry import BUILT_IN, CheckRegistry
+
+    if check_id not in BUILT_IN:
+        return None
+    check = CheckRegistry().get(check_id).check
+    return [(c.metric, c.scope, c.op, c.value) for c in check.default_conditions]
+
+
+def _looser(op: str, old: object, new: object) -> bool:
+    """Whether a condition failing when ``actual <op> new`` fails less than with ``old``."""
+    if isinstance(old, bool) or isinstance(new, bool):
+        return old != new
+    if isinstance(old, (int, float)) and isinstance(new, (int, float)):
+        if op in ("<", "<="):
+            return new < old
+        if op in (">", ">="):
+            return new > old
+    return old != new
+
+
+def _baseline(sources: ChangedSources) -> list[Trick]:
+    setting = _table(_toml(sources.head_text("pyproject.toml"), "pyproject.toml")).get("baseline")
+    path = setting if isinstance(setting, str) else _DEFAULT_BASELINE
+    if path not in sources.paths:
+        return []
+    was = _accepted(sources.base_text(path), path)
+    now = _accepted(sources.head_text(path), path)
+    if now <= was:
+        return []
+    return [
+        Trick(
+            "configuration",
+            "baseline-grown",
+            path,
+            None,
+            f"the baseline accepts {now - was} more finding(s) than at the base ({was} to "
+            f"{now}): a finding added to the baseline is hidden, not fixed",
+            True,
+        )
+    ]
+
+
+def _accepted(text: str | None, path: str) -> int:
+    """How many findings a baseline file accepts (0 when there is none)."""
+    if text is None:
+        return 0
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CheckError(f"{path} is not JSON: {exc}") from exc
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise CheckError(f"{path} has no list of entries: it is not a phasegate baseline")
+    counts = [e.get("count", 1) for e in entries]
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in counts):
+        raise CheckError(f"{path} has an entry whose count is not a whole number of at least 1")
+    return sum(counts)
+
+
+def _line_of(text: str, pattern: str) -> int | None:
+    match = re.search(rf"^[ \t]*{pattern}", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None

@@ -1,0 +1,243 @@
+"""The tool settings a change can loosen, read from the configuration files it touches.
+
+Each file is parsed at the base and in the work tree: TOML (``pyproject.toml``, ``ruff.toml``,
+``.ruff.toml``) with :mod:`phasegate.tomlfile`, INI (``setup.cfg``, ``tox.ini``,
+``pytest.ini``, ``.coveragerc``, ``mypy.ini``, ``.mypy.ini``, ``.bandit``) with
+:mod:`configparser`. What the tools read is flattened into :class:`Setting` values keyed by tool,
+key and, for mypy, the module pattern a section applies to, so that the same setting compares
+across files and formats. A file that does not parse is a
+:class:`~phasegate.gates.protocol.CheckError`: its loosened settings could not be seen.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from phasegate import tomlfile
+from phasegate.gates.protocol import CheckError
+
+__all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "read_settings"]
+
+TOML_FILES = frozenset({"pyproject.toml", "ruff.toml", ".ruff.toml"})
+INI_FILES = frozenset(
+    {"setup.cfg", "tox.ini", "pytest.ini", ".coveragerc", "mypy.ini", ".mypy.ini", ".bandit"}
+)
+#: The configuration files read (by name, at the project root).
+SETTINGS_FILES = TOML_FILES | INI_FILES
+
+SettingValue = frozenset[str] | float | bool | str
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of one tool: ``key`` is the tool's own name for it."""
+
+    tool: str
+    key: str
+    value: SettingValue
+    #: The module pattern of a mypy per-module section, else "".
+    scope: str = ""
+
+
+def read_settings(name: str, text: str) -> dict[tuple[str, str, str], Setting]:
+    """The settings a configuration file holds, by (tool, key, scope)."""
+    if PurePosixPath(name).name in TOML_FILES:
+        try:
+            data = tomlfile.loads(text)
+        except tomlfile.TOMLDecodeError as exc:
+            raise CheckError(f"{name} is not valid TOML: {exc}") from exc
+        found = _from_toml(PurePosixPath(name).name, data)
+    else:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(text, source=name)
+        except configparser.Error as exc:
+            raise CheckError(f"{name} cannot be read as an INI file: {exc}") from exc
+        found = _from_ini(PurePosixPath(name).name, parser)
+    return {(s.tool, s.key, s.scope): s for s in found}
+
+
+def _table(data: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
+    for key in keys:
+        value = data.get(key)
+        if not isinstance(value, Mapping):
+            return {}
+        data = value
+    return data
+
+
+def _from_toml(name: str, data: Mapping[str, Any]) -> list[Setting]:
+    found: list[Setting] = []
+    if name == "pyproject.toml":
+        tool = _table(data, "tool")
+        found += _coverage(_table(tool, "coverage", "run"), _table(tool, "coverage", "report"))
+        found += _ruff(_table(tool, "ruff"))
+        found += _mypy_table(_table(tool, "mypy"))
+        found += _bandit(_table(tool, "bandit"))
+        pytest_table = dict(_table(tool, "pytest"))
+        pytest_table.update(_table(tool, "pytest", "ini_options"))
+        found += _pytest(pytest_table)
+    else:
+        found += _ruff(data)
+    return found
+
+
+def _from_ini(name: str, parser: configparser.ConfigParser) -> list[Setting]:
+    def section(title: str) -> Mapping[str, str]:
+        return parser[title] if parser.has_section(title) else {}
+
+    found: list[Setting] = []
+    if name == ".coveragerc":
+        found += _coverage(section("run"), section("report"))
+    elif name in ("setup.cfg", "tox.ini"):
+        found += _coverage(section("coverage:run"), section("coverage:report"))
+    if name in ("setup.cfg", "mypy.ini", ".mypy.ini"):
+        for title in parser.sections():
+            if title == "mypy":
+                found += _mypy_flags(parser[title], "")
+            elif title.startswith("mypy-"):
+                found += _mypy_flags(parser[title], title.removeprefix("mypy-"))
+    if name == ".bandit":
+        found += _bandit(section("bandit"))
+    if name == "pytest.ini" or name == "tox.ini":
+        found += _pytest(section("pytest"))
+    elif name == "setup.cfg":
+        found += _pytest(section("tool:pytest"))
+    return found
+
+
+def _items(value: object) -> frozenset[str]:
+    """A list setting as a set of strings; INI lists are split on lines and commas."""
+    if isinstance(value, str):
+        return frozenset(part.strip() for part in re.split(r"[\n,]", value) if part.strip())
+    if isinstance(value, Iterable):
+        return frozenset(str(part).strip() for part in value if str(part).strip())
+    return frozenset()
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _flag(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
+        return False
+    return None
+
+
+def _coverage(run: Mapping[str, Any], report: Mapping[str, Any]) -> list[Setting]:
+    found: list[Setting] = []
+    if "omit" in run:
+        found.append(Setting("coverage", "omit", _items(run["omit"])))
+    for key in ("omit", "exclude_lines", "exclude_also"):
+        if key in report:
+            found.append(Setting("coverage", f"report {key}", _items(report[key])))
+    number = _number(report.get("fail_under"))
+    if number is not None:
+        found.append(Setting("coverage", "fail_under", number))
+    return found
+
+
+def _ruff(table: Mapping[str, Any]) -> list[Setting]:
+    found: list[Setting] = []
+    for where in (table, _table(table, "lint")):
+        for key in (
+            "ignore",
+            "extend-ignore",
+            "select",
+            "extend-select",
+            "exclude",
+            "extend-exclude",
+        ):
+            if key in where:
+                found.append(Setting("ruff", key, _items(where[key])))
+        for key in ("per-file-ignores", "extend-per-file-ignores"):
+            files = where.get(key)
+            if isinstance(files, Mapping):
+                pairs = {
+                    f"{pattern}:{code}"
+                    for pattern, codes in files.items()
+                    for code in _items(codes)
+                }
+                found.append(Setting("ruff", key, frozenset(pairs)))
+    merged: dict[str, Setting] = {}
+    for setting in found:  # `lint.ignore` and the older top-level `ignore` add up
+        old = merged.get(setting.key)
+        if (
+            old is not None
+            and isinstance(old.value, frozenset)
+            and isinstance(setting.value, frozenset)
+        ):
+            setting = Setting("ruff", setting.key, old.value | setting.value)
+        merged[setting.key] = setting
+    return list(merged.values())
+
+
+def _mypy_table(table: Mapping[str, Any]) -> list[Setting]:
+    found = _mypy_flags(table, "")
+    overrides = table.get("overrides")
+    if isinstance(overrides, list):
+        for override in overrides:
+            if isinstance(override, Mapping):
+                modules = override.get("module")
+                scope = ",".join(sorted(_items(modules if modules is not None else "")))
+                found += _mypy_flags(override, scope or "?")
+    return found
+
+
+def _mypy_flags(table: Mapping[str, Any], scope: str) -> list[Setting]:
+    found: list[Setting] = []
+    for key, value in table.items():
+        key = key.replace("-", "_")
+        if key in ("disable_error_code", "enable_error_code", "exclude"):
+            found.append(Setting("mypy", key, _items(value), scope))
+        elif key == "follow_imports" and isinstance(value, str):
+            found.append(Setting("mypy", key, value.strip(), scope))
+        elif (flag := _flag(value)) is not None:
+            found.append(Setting("mypy", key, flag, scope))
+    return found
+
+
+def _bandit(table: Mapping[str, Any]) -> list[Setting]:
+    found: list[Setting] = []
+    for key in ("skips", "exclude_dirs", "exclude"):
+        if key in table:
+            found.append(Setting("bandit", key, _items(table[key])))
+    return found
+
+
+def _pytest(table: Mapping[str, Any]) -> list[Setting]:
+    found: list[Setting] = []
+    if "addopts" in table:
+        value = table["addopts"]
+        text = " ".join(value) if isinstance(value, list) else str(value)
+        found.append(Setting("pytest", "addopts", text))
+    for key in ("testpaths", "norecursedirs"):
+        if key in table:
+            found.append(Setting("pytest", key, _items(table[key])))
+    for key in ("python_files", "python_classes", "python_functions"):
+        if key in table:
+            value = table[key]
+            found.append(Setting("pytest", key, " ".join(sorted(_items(value)))))
+    strict = _flag(table.get("xfail_strict"))
+    if strict is not None:
+        found.append(Setting("pytest", "xfail_strict", strict))
+    return found

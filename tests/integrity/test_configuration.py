@@ -1,0 +1,301 @@
+"""Configuration: each setting loosened so a problem stops counting is named; tightening passes."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from phasegate.model.review import ReviewRecord, ReviewStatus
+from phasegate.store import Store
+from tests.conftest import git
+
+from .conftest import BASE_FILES, FIXED_CALC, MakeChange
+
+PYPROJECT = """\
+[project]
+name = "calc"
+version = "0.1"
+
+[tool.phasegate]
+gate = "ci"
+gate_paths = ["ci"]
+
+[tool.coverage.run]
+omit = ["src/calc/_version.py"]
+
+[tool.coverage.report]
+fail_under = 90
+exclude_lines = ["if TYPE_CHECKING:"]
+
+[tool.ruff.lint]
+select = ["E", "F", "S"]
+ignore = ["E501"]
+
+[tool.mypy]
+strict = true
+
+[tool.bandit]
+skips = ["B101"]
+
+[tool.pytest.ini_options]
+addopts = "-ra"
+xfail_strict = true
+"""
+
+GATE = """\
+name = "ci"
+
+[checks.tests]
+
+[checks.coverage]
+fail_when = [{ metric = "line_rate", scope = "new", op = "<", value = 0.8 }]
+
+[checks.security]
+options = { severity = "medium" }
+"""
+
+BASELINE = {"schema_version": "1.0", "kind": "baseline", "entries": [{"count": 1}]}
+
+FILES = {
+    **BASE_FILES,
+    "pyproject.toml": PYPROJECT,
+    "ci/ci.toml": GATE,
+    "phasegate-baseline.json": json.dumps(BASELINE),
+}
+
+
+def _pyproject(old: str, new: str) -> dict[str, str]:
+    assert old in PYPROJECT
+    return {"pyproject.toml": PYPROJECT.replace(old, new, 1)}
+
+
+def _gate(old: str, new: str) -> dict[str, str]:
+    assert old in GATE
+    return {"ci/ci.toml": GATE.replace(old, new, 1)}
+
+
+TRICKS = [
+    (
+        "coverage-omit",
+        _pyproject('omit = ["src/calc/_version.py"]', 'omit = ["src/calc/_version.py", "src/*"]'),
+        "pyproject.toml:10 coverage omit adds src/*: the omitted files' missing coverage no "
+        "longer counts",
+    ),
+    (
+        "coverage-exclude-lines",
+        _pyproject(
+            'exclude_lines = ["if TYPE_CHECKING:"]',
+            'exclude_lines = ["if TYPE_CHECKING:", "def mean"]',
+        ),
+        "pyproject.toml:14 coverage report exclude_lines adds def mean",
+    ),
+    (
+        "coverage-exclude-in-coveragerc",
+        {".coveragerc": "[report]\nexclude_also =\n    def mean\n"},
+        ".coveragerc:2 coverage report exclude_also adds def mean",
+    ),
+    (
+        "coverage-fail-under",
+        _pyproject("fail_under = 90", "fail_under = 40"),
+        "pyproject.toml:13 coverage fail_under lowered from 90 to 40: less coverage passes",
+    ),
+    (
+        "ruff-ignore-security-rule",
+        _pyproject('ignore = ["E501"]', 'ignore = ["E501", "S602"]'),
+        "pyproject.toml:18 ruff ignore adds S602: the linter no longer reports them; S602 "
+        "silence(s) rules the security check relies on",
+    ),
+    (
+        "ruff-per-file-ignores",
+        _pyproject(
+            'ignore = ["E501"]', 'ignore = ["E501"]\nper-file-ignores = { "src/*" = ["F401"] }'
+        ),
+        "pyproject.toml:19 ruff per-file-ignores adds src/*:F401",
+    ),
+    (
+        "ruff-select-shrunk",
+        _pyproject('select = ["E", "F", "S"]', 'select = ["E", "F"]'),
+        "pyproject.toml:17 ruff select drops S: the linter no longer checks them",
+    ),
+    (
+        "mypy-ignore-errors-override",
+        _pyproject(
+            "strict = true\n",
+            'strict = true\n\n[[tool.mypy.overrides]]\nmodule = "calc.*"\nignore_errors = true\n',
+        ),
+        "pyproject.toml:25 mypy ignore_errors = true added for calc.*: the type checker stops "
+        "reporting errors",
+    ),
+    (
+        "mypy-strict-off",
+        _pyproject("strict = true\n", "strict = false\n"),
+        "pyproject.toml:21 mypy strict turned off: the type checker checks less",
+    ),
+    (
+        "bandit-skips",
+        _pyproject('skips = ["B101"]', 'skips = ["B101", "B602"]'),
+        "pyproject.toml:24 bandit skips adds B602: the security check no longer reports them",
+    ),
+    (
+        "pytest-addopts-deselect",
+        _pyproject('addopts = "-ra"', 'addopts = "-ra --deselect tests/test_calc.py::test_mean"'),
+        "pyproject.toml:27 pytest addopts adds --deselect tests/test_calc.py::test_mean: tests "
+        "or plugins are left out",
+    ),
+    (
+        "pytest-addopts-k",
+        _pyproject('addopts = "-ra"', "addopts = \"-ra -k 'not mean'\""),
+        "pyproject.toml:27 pytest addopts adds -k not mean",
+    ),
+    (
+        "xfail-strict-off",
+        _pyproject("xfail_strict = true", "xfail_strict = false"),
+        "pyproject.toml:28 pytest xfail_strict turned off",
+    ),
+    (
+        "gate-check-removed",
+        _gate('[checks.security]\noptions = { severity = "medium" }\n', ""),
+        "ci/ci.toml the security check removed from the gate: its problems no longer count",
+    ),
+    (
+        "gate-condition-loosened",
+        _gate("value = 0.8", "value = 0.2"),
+        "ci/ci.toml:5 the coverage check's condition `line_rate < 0.8` on new code loosened to "
+        "`line_rate < 0.2`: less fails",
+    ),
+    (
+        "gate-severity-raised",
+        _gate('severity = "medium"', 'severity = "critical"'),
+        "ci/ci.toml:8 the security check's severity raised from medium to critical",
+    ),
+    (
+        "gate-check-optional",
+        _gate("[checks.tests]\n", "[checks.tests]\nrequired = false\n"),
+        "ci/ci.toml:3 the tests check is no longer required (required = false)",
+    ),
+    (
+        "override-required-false",
+        _pyproject(
+            'gate_paths = ["ci"]\n',
+            'gate_paths = ["ci"]\n\n[tool.phasegate.checks.coverage]\nrequired = false\n',
+        ),
+        "pyproject.toml:9 [tool.phasegate.checks.coverage]: the coverage check is no longer "
+        "required",
+    ),
+    (
+        "override-default-condition-loosened",
+        _pyproject(
+            'gate_paths = ["ci"]\n',
+            'gate_paths = ["ci"]\n\n[tool.phasegate.checks.integrity]\n'
+            'fail_when = [{ metric = "tricks", op = ">", value = 5 }]\n',
+        ),
+        "pyproject.toml:9 [tool.phasegate.checks.integrity]: the integrity check's condition "
+        "`tricks > 0` overall loosened to `tricks > 5`",
+    ),
+    (
+        "gate-switched",
+        _pyproject('gate = "ci"', 'gate = "record"'),
+        "pyproject.toml:6 [tool.phasegate] gate changed from 'ci' to 'record'",
+    ),
+    (
+        "phasegate-exclude",
+        _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nexclude = ["src/calc/*"]\n'),
+        "pyproject.toml:8 [tool.phasegate] exclude adds src/calc/*: every check leaves those "
+        "files out",
+    ),
+    (
+        "baseline-grown",
+        {"phasegate-baseline.json": json.dumps({**BASELINE, "entries": [{"count": 3}]})},
+        "phasegate-baseline.json the baseline accepts 2 more finding(s) than at the base (1 to "
+        "3): a finding added to the baseline is hidden, not fixed",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [pytest.param(files, expected, id=case) for case, files, expected in TRICKS],
+)
+def test_each_loosened_setting_is_named(
+    make_change: MakeChange, files: dict[str, str], expected: str
+) -> None:
+    sentences = make_change(FILES).write(files).sentences()
+    assert len(sentences) == 1, sentences
+    assert sentences[0].startswith(expected), sentences
+
+
+HONEST = [
+    pytest.param({"src/calc/__init__.py": FIXED_CALC}, id="the-real-fix"),
+    pytest.param(
+        {
+            **_pyproject("fail_under = 90", "fail_under = 95"),
+            **_gate("value = 0.8", "value = 0.9"),
+        },
+        id="thresholds-raised",
+    ),
+    pytest.param(
+        _pyproject('select = ["E", "F", "S"]', 'select = ["E", "F", "S", "B"]'),
+        id="more-rules-selected",
+    ),
+    pytest.param(
+        {
+            **_pyproject('[tool.bandit]\nskips = ["B101"]\n', ""),
+            ".bandit": "[bandit]\nskips = B101\n",
+        },
+        id="a-setting-moved-to-another-file",
+    ),
+    pytest.param(
+        {"phasegate-baseline.json": json.dumps({**BASELINE, "entries": []})},
+        id="baseline-shrunk",
+    ),
+]
+
+
+@pytest.mark.parametrize("files", HONEST)
+def test_tightening_and_moving_settings_pass(
+    make_change: MakeChange, files: dict[str, str]
+) -> None:
+    assert make_change(FILES).write(files).sentences() == []
+
+
+def _approve(change_root: object, status: ReviewStatus) -> None:
+    from pathlib import Path
+
+    root = Path(str(change_root))
+    review = ReviewRecord(
+        subject="change",
+        commit=git(root, "rev-parse", "HEAD"),
+        reviewer="Robin",
+        status=status,
+        recorded_at=datetime.now(timezone.utc),
+    )
+    Store(root / ".phasegate").append_jsonl("reviews.jsonl", review)
+
+
+def test_a_gate_change_is_allowed_by_an_approved_review_of_its_commit(
+    make_change: MakeChange,
+) -> None:
+    change = make_change(FILES).write(_gate("value = 0.8", "value = 0.2")).commit()
+    _approve(change.root, ReviewStatus.CHANGES_REQUESTED)
+    assert len(change.sentences()) == 1
+    _approve(change.root, ReviewStatus.APPROVED)
+    measurement = change.measure()
+    assert measurement.findings == []
+    assert "1 change(s) to the gate allowed by Robin's approving review" in measurement.summary
+    # The review allows gate changes only, and only when the policy says so.
+    assert len(change.measure(approved_review_allows="nothing").findings) == 1
+    change.write(_pyproject("fail_under = 90", "fail_under = 40")).commit()
+    _approve(change.root, ReviewStatus.APPROVED)
+    (sentence,) = change.sentences()
+    assert "coverage fail_under lowered" in sentence
+    assert change.sentences(approved_review_allows="configuration") == []
+
+
+def test_a_baseline_that_is_not_one_is_an_error(make_change: MakeChange) -> None:
+    from phasegate.gates.protocol import CheckError
+
+    change = make_change(FILES).write({"phasegate-baseline.json": "[1, 2"})
+    with pytest.raises(CheckError, match=r"phasegate-baseline\.json is not JSON"):
+        change.measure()
