@@ -56,6 +56,9 @@ def test_the_status_lines_give_commit_branch_and_dirtiness() -> None:
     clean = "# branch.oid " + "a" * 40 + "\n# branch.head main\n"
     assert parse_git_status(clean) == {"sha": "a" * 40, "branch": "main", "dirty": False}
     assert parse_git_status(clean + "1 .M N... 100644 100644 100644 x y f.py\n")["dirty"]
+    assert parse_git_status(clean + "? tests/test_new.py\n")["dirty"]
+    for cache in ("? __pycache__/\n", "? tests/__pycache__/\n", "? calc.pyc\n"):
+        assert not parse_git_status(clean + cache)["dirty"], cache
     fresh = "# branch.oid (initial)\n# branch.head (detached)\n"
     assert parse_git_status(fresh) == {"sha": None, "branch": None, "dirty": False}
 

@@ -46,7 +46,7 @@ class GitQuery:
     def __init__(self, root: Path) -> None:
         try:
             self._process: subprocess.Popen[str] | None = subprocess.Popen(
-                ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
+                ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=normal"],
                 cwd=root,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -95,8 +95,12 @@ class GitQuery:
 def parse_git_status(text: str) -> dict[str, Any]:
     """The commit, branch and dirtiness that ``git status --porcelain=v2 --branch`` printed.
 
-    Untracked files do not make the tree dirty (they are not asked for), as with
-    ``git describe --dirty``.
+    A changed tracked file makes the tree dirty, and so does an untracked file git does not
+    ignore: a new test or module not yet added is part of what the run tested, and a run of it
+    must not pass for a run of the clean commit (the TDD ledger's ``dirty`` flag tells the gate
+    which runs belong to a change). Python's bytecode caches (``__pycache__/``, ``*.pyc``) do
+    not count: the run itself writes them, in a repository that does not ignore them, while
+    git looks.
     """
     sha: str | None = None
     branch: str | None = None
@@ -108,6 +112,13 @@ def parse_git_status(text: str) -> dict[str, Any]:
         elif line.startswith("# branch.head "):
             value = line.removeprefix("# branch.head ")
             branch = None if value == "(detached)" else value
+        elif line.startswith("? "):
+            dirty = dirty or not _bytecode_cache(line.removeprefix("? "))
         elif line and not line.startswith("#"):
             dirty = True
     return {"sha": sha, "branch": branch, "dirty": dirty}
+
+
+def _bytecode_cache(path: str) -> bool:
+    parts = path.rstrip("/").split("/")
+    return "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo"))

@@ -12,7 +12,7 @@ from phasegate.store import Store
 from phasegate.tdd import complexity
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.cycles import TddProject
-from tests.conftest import read_report
+from tests.conftest import git, read_report
 
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
@@ -249,3 +249,24 @@ def test_under_xdist_the_controller_judges(project: pytest.Pytester) -> None:
     assert len(entries) == 3  # the starting point, the red, the green: written once each
     assert entries[-1]["run_id"] == read_report(project)["run_id"]
     assert read_report(project)["invocation"]["workers"] == 2
+
+
+def test_a_red_refused_while_its_test_was_untracked_is_in_the_change(
+    project: pytest.Pytester,
+) -> None:
+    # The base commit holds the project; the red adds a test file git does not track yet.
+    git(project.path, "init", "-q", "-b", "main")
+    git(project.path, "add", ".")
+    git(project.path, "commit", "-qm", "base")
+    base = git(project.path, "rev-parse", "HEAD")
+    (project.path / "tests" / "test_mul.py").write_text("def test_mul():\n    assert 2 * 2 == 4\n")
+
+    red = project.runpytest("--tdd=red", "tests/test_mul.py")
+
+    assert red.ret == pytest.ExitCode.TESTS_FAILED  # refused: the new test passes at red
+    assert ledger(project)[-1]["git"] == {"sha": base, "branch": "main", "dirty": True}
+    (project.path / "ci").mkdir()
+    (project.path / "ci" / "tdd-only.toml").write_text('name = "tdd-only"\n[checks.tdd]\n')
+    gate = project.runpytest("--gate=ci/tdd-only.toml", f"--base={base}", "-v")
+    assert gate.ret == pytest.ExitCode.TESTS_FAILED
+    gate.stdout.fnmatch_lines(["*tdd*failed*unresolved on new code is 1, fails when > 0*"])

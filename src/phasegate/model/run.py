@@ -145,7 +145,7 @@ class Environment(Model):
 
 
 class GitInfo(Model):
-    """The commit the run tested; ``dirty`` ignores untracked files, as git describe does."""
+    """The commit the run tested; ``dirty``: a tracked file changed, or one not ignored is new."""
 
     sha: str | None
     branch: str | None
