@@ -18,7 +18,7 @@ from typing import Any
 from phasegate.config import find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
 from phasegate.gates.build import make_runner
-from phasegate.gates.coverage_run import COVERAGE_DATA, COVERAGE_JSON, read_data_file
+from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     if runner.needs_coverage:
         data = merge_coverage(shards, store.path(COVERAGE_DATA), rootdir=root)
         try:
-            coverage_json = read_data_file(root, data, store.path(COVERAGE_JSON))
+            coverage_json = read_data_file(root, data)
         except Exception as exc:  # noqa: BLE001 - reported as the coverage check's error
             problem = f"the merged coverage data cannot be reported: {exc}"
     verdict = runner.finish(

@@ -2,17 +2,25 @@
 
 Each process that runs tests measures in memory (no data file is written by a worker); a
 worker hands its data to the controller as bytes (``CoverageData.dumps``), the controller
-merges them, saves the combined data to ``.phasegate/coverage/.coverage`` (what
-``phasegate merge`` combines across CI shards) and writes coverage.py's JSON report, which the
-coverage check reads. The project's own coverage configuration (``[tool.coverage]``,
-``.coveragerc``) applies; when it names no ``source``, the project's packages are measured.
-Branch coverage is always on.
+merges them and saves the combined data to ``.phasegate/coverage/.coverage`` (what
+``phasegate merge`` combines across CI shards, and what ``coverage report`` or
+``coverage json --data-file=...`` turn into coverage.py's reports). The project's own coverage
+configuration (``[tool.coverage]``, ``.coveragerc``) applies; when it names no ``source``, the
+project's packages are measured. Branch coverage is always on.
+
+The coverage check needs, per file, the executed and missing lines and branches. coverage.py
+has no public call that gives them but its report writers, and its JSON report, which the check
+used to read, also works out every function's and class's figures and writes them all to disk:
+about a third of its time, for figures nobody read. So the figures are taken from the analyses
+coverage.py's own reporters iterate over (``coverage.report_core.get_analysis_to_report``,
+with the same path mapping, include and omit settings), in the shape of the JSON report's
+``files`` and ``totals``. A coverage.py without those functions is a :class:`MeasurementError`
+naming its version: never a guess.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,19 +31,17 @@ from phasegate.optional import require
 
 __all__ = [
     "COVERAGE_DATA",
-    "COVERAGE_JSON",
     "NOTES_KEY",
     "CoverageRun",
     "MeasurementError",
     "read_data_file",
 ]
 
-#: The key under which the JSON report handed to the check carries coverage.py's warnings.
+#: The key under which the figures handed to the check carry coverage.py's warnings.
 NOTES_KEY = "phasegate_notes"
 
-#: Where the combined data and the JSON report go, inside the artifacts folder.
+#: Where the combined data goes, inside the artifacts folder.
 COVERAGE_DATA = "coverage/.coverage"
-COVERAGE_JSON = "coverage/coverage.json"
 
 
 class CoverageRun:
@@ -87,10 +93,10 @@ class CoverageRun:
         other.loads(payload)
         self._cov.get_data().update(other)
 
-    def report(self, json_path: Path, *, data_path: Path | None = None) -> dict[str, Any]:
-        """Write coverage.py's JSON report (and the data to ``data_path``); return the report.
+    def report(self, *, data_path: Path | None = None) -> dict[str, Any]:
+        """The figures of this measurement (and its data saved to ``data_path``).
 
-        File names in the returned report are relative to the project root.
+        File names in the figures are relative to the project root.
         """
         self.stop()
         with self._warnings_as_notes():
@@ -101,9 +107,9 @@ class CoverageRun:
                 saved = self._coverage_module.CoverageData(basename=str(data_path))
                 saved.update(self._cov.get_data())
                 saved.write()
-            report = _json_report(self._cov, self._coverage_module, self.root, json_path)
-        report[NOTES_KEY] = list(dict.fromkeys(self.notes))
-        return report
+            figures = _figures(self._cov, self._coverage_module, self.root)
+        figures[NOTES_KEY] = list(dict.fromkeys(self.notes))
+        return figures
 
     @contextlib.contextmanager
     def _warnings_as_notes(self) -> Iterator[None]:
@@ -117,31 +123,62 @@ class MeasurementError(Exception):
     """Coverage was measured but nothing could be reported."""
 
 
-def read_data_file(root: Path, data_file: Path | None, json_path: Path) -> dict[str, Any]:
-    """The JSON report of an existing data file (merged shards; ``None``: the one the
-    project's coverage configuration names, as pytest-cov writes it)."""
+def read_data_file(root: Path, data_file: Path | None) -> dict[str, Any]:
+    """The figures of an existing data file (merged shards; ``None``: the one the project's
+    coverage configuration names, as pytest-cov writes it)."""
     module = require("coverage", what="the coverage check", package="coverage", extra="gate")
     if data_file is None:
         cov = module.Coverage(config_file=_config_file(root))
     else:
         cov = module.Coverage(data_file=str(data_file), config_file=_config_file(root))
     cov.load()
-    return _json_report(cov, module, root, json_path)
+    return _figures(cov, module, root)
 
 
-def _json_report(cov: Any, module: Any, root: Path, json_path: Path) -> dict[str, Any]:
-    json_path.parent.mkdir(parents=True, exist_ok=True)
+def _figures(cov: Any, module: Any, root: Path) -> dict[str, Any]:
+    """Per file, the executed, missing and excluded lines and the executed and missing
+    branches, with the totals, in the shape of coverage.py's JSON report."""
     try:
-        cov.json_report(outfile=str(json_path), ignore_errors=True)
+        from coverage.report_core import get_analysis_to_report
+
+        prepare = cov._prepare_data_for_reporting  # the [paths] mapping its reports apply
+    except (ImportError, AttributeError) as exc:
+        raise MeasurementError(
+            f"coverage.py {module.__version__} does not analyse files as phasegate reads them "
+            f"({exc}); install a coverage.py from 7.6 on that has them"
+        ) from exc
+    cov.set_option("report:ignore_errors", True)  # a file that no longer parses is left out
+    prepare()
+    has_arcs = bool(cov.get_data().has_arcs())
+    files: dict[str, Any] = {}
+    totals = {"num_statements": 0, "covered_lines": 0, "num_branches": 0, "covered_branches": 0}
+    try:
+        for reporter, analysis in get_analysis_to_report(cov, None):
+            entry: dict[str, Any] = {
+                "executed_lines": sorted(analysis.executed),
+                "missing_lines": sorted(analysis.missing),
+                "excluded_lines": sorted(analysis.excluded),
+            }
+            numbers = analysis.numbers
+            totals["num_statements"] += numbers.n_statements
+            totals["covered_lines"] += numbers.n_executed
+            if has_arcs:
+                entry["executed_branches"] = _arcs(analysis.executed_branch_arcs())
+                entry["missing_branches"] = _arcs(analysis.missing_branch_arcs())
+                totals["num_branches"] += numbers.n_branches
+                totals["covered_branches"] += numbers.n_executed_branches
+            # coverage.py names files relative to the current folder; the checks want the root.
+            files[relative_path(Path(reporter.filename).resolve(), root)] = entry
     except module.exceptions.NoDataError as exc:
         raise MeasurementError(f"coverage.py measured no code: {exc}") from exc
-    loaded: dict[str, Any] = json.loads(json_path.read_text(encoding="utf-8"))
-    # coverage.py names files relative to the current folder; the checks want the root.
-    loaded["files"] = {
-        relative_path(Path(name).resolve(), root): entry
-        for name, entry in loaded.get("files", {}).items()
-    }
-    return loaded
+    if not has_arcs:
+        del totals["num_branches"], totals["covered_branches"]
+    meta = {"version": module.__version__, "branch_coverage": has_arcs}
+    return {"meta": meta, "files": files, "totals": totals}
+
+
+def _arcs(branch_arcs: dict[int, list[int]]) -> list[list[int]]:
+    return [[source, target] for source, targets in branch_arcs.items() for target in targets]
 
 
 def _config_file(root: Path) -> str | bool:

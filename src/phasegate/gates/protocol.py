@@ -88,7 +88,8 @@ class SessionData:
     """What a finished test run offers the session checks."""
 
     run: RunReport
-    #: coverage.py's JSON report of the run (``coverage json`` format), when measured.
+    #: The coverage figures of the run, in the shape of coverage.py's JSON report (``files``
+    #: and ``totals``; see :mod:`phasegate.gates.coverage_run`), when measured.
     coverage_json: dict[str, Any] | None = None
     #: Why coverage was not measured, when it was asked for and is missing.
     coverage_problem: str | None = None

@@ -16,12 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from phasegate.errors import PhasegateError, SchemaVersionError
-from phasegate.gates.coverage_run import (
-    COVERAGE_DATA,
-    COVERAGE_JSON,
-    MeasurementError,
-    read_data_file,
-)
+from phasegate.gates.coverage_run import COVERAGE_DATA, MeasurementError, read_data_file
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
@@ -131,7 +126,7 @@ class GateSession:
         root = self._recorder.loaded_config.project_root
         try:
             if run_coverage.pytest_cov_active(self._config):
-                return read_data_file(root, None, store.path(COVERAGE_JSON)), None
+                return read_data_file(root, None), None
             run = self._config.stash.get(run_coverage.COVERAGE_KEY, None)
             if run is None and not self._worker_coverage:
                 from phasegate.optional import is_available
@@ -149,7 +144,7 @@ class GateSession:
                 run = _empty_run(root, self._runner)
             for payload in self._worker_coverage:
                 run.merge(payload)
-            return run.report(store.path(COVERAGE_JSON), data_path=store.path(COVERAGE_DATA)), None
+            return run.report(data_path=store.path(COVERAGE_DATA)), None
         except (MeasurementError, PhasegateError) as exc:
             return None, str(exc)
 

@@ -1,9 +1,10 @@
 """coverage: line and branch coverage of the run, in total and on new code (coverage.py).
 
 Coverage is measured in the same run as the tests (see :mod:`phasegate.gates.coverage_run`);
-this check reads coverage.py's JSON report. New-code coverage counts only executable lines
-that changed against the base, and branches that start on such lines. Each run of uncovered
-new lines is a finding.
+this check reads its figures, per file as coverage.py's JSON report gives them (``files`` and
+``totals``), taken from coverage.py's analysis without writing that report. New-code coverage
+counts only executable lines that changed against the base, and branches that start on such
+lines. Each run of uncovered new lines is a finding.
 
 The report is recognized before it is believed: coverage.py's ``meta``, ``files`` and
 ``totals``, each file with its executed and missing lines as lists of line numbers, and totals
