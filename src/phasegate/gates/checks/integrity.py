@@ -32,9 +32,11 @@ from phasegate.integrity.suppressions import (
     SuppressionPolicy,
     suppression_tricks,
 )
+from phasegate.integrity.tddledger import ledger_tricks
 from phasegate.integrity.trick import Family, Trick
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tdd.ledger import LEDGER_FILE
 
 __all__ = ["IntegrityCheck", "IntegrityOptions"]
 
@@ -134,6 +136,7 @@ class IntegrityCheck:
         collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
         tricks = [
             *evidence_tricks(sources, frozenset(project.top_level_names), collected),
+            *_ledger_tricks(ctx, sources),
             *suppression_tricks(
                 sources,
                 SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
@@ -143,6 +146,14 @@ class IntegrityCheck:
         ]
         tricks, allowed = _allowed_by_review(ctx, options, tricks)
         return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths), allowed)
+
+
+def _ledger_tricks(ctx: CheckContext, sources: ChangedSources) -> list[Trick]:
+    """The TDD ledger rewritten, when the artifacts folder is inside the project."""
+    ledger = ctx.project.relative(ctx.store.root / LEDGER_FILE)
+    if ledger.startswith("../") or Path(ledger).is_absolute():
+        return []
+    return ledger_tricks(sources, ledger)
 
 
 def _allowed_by_review(
