@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from phasegate.errors import SchemaVersionError, StoreError
 from phasegate.model.base import ArtifactModel, Model
-from phasegate.store import Store
+from phasegate.store import Store, write_atomically
 
 
 class Note(ArtifactModel):
@@ -48,6 +49,33 @@ def test_model_round_trip_leaves_no_temporary_files(store: Store) -> None:
     store.write_model("note.json", Note(text="hello"))
     assert store.read_model("note.json", Note) == Note(text="hello")
     assert sorted(p.name for p in store.root.iterdir()) == [".gitignore", "note.json"]
+
+
+def test_an_atomic_write_gets_the_mode_asked_for_or_a_new_files_mode(tmp_path: Path) -> None:
+    write_atomically(tmp_path / "plain.txt", b"plain")
+    write_atomically(tmp_path / "kept.txt", b"kept", mode=0o640)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "plain.txt").read_bytes() == b"plain"
+    # Not the 0600 its temporary file was created with: the mode a new file gets.
+    assert (tmp_path / "plain.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert (tmp_path / "kept.txt").stat().st_mode & 0o777 == 0o640
+
+
+def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "note.txt"
+    target.write_bytes(b"old")
+
+    def refuse(source: str, destination: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="No space left"):
+        write_atomically(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [path.name for path in tmp_path.iterdir()] == ["note.txt"]
 
 
 def test_missing_file_reads_as_none(store: Store) -> None:

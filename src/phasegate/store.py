@@ -441,8 +441,13 @@ def _model_class(model_type: type[BaseModel] | str) -> type[BaseModel]:
     return found
 
 
-def write_atomically(target: Path, payload: bytes) -> None:
-    """Write ``payload`` to a temporary file beside ``target``, synced, then rename it over."""
+def write_atomically(target: Path, payload: bytes, *, mode: int | None = None) -> None:
+    """Write ``payload`` to a temporary file beside ``target``, synced, then rename it over.
+
+    The file gets permission bits ``mode``, or by default those a new file gets under the
+    process's umask. A reader sees the old file or the new one, never half of either; on any
+    error the temporary file is removed and ``target`` is left as it was.
+    """
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
     )
@@ -451,7 +456,7 @@ def write_atomically(target: Path, payload: bytes) -> None:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(handle.name, _FILE_MODE)
+        os.chmod(handle.name, _FILE_MODE if mode is None else mode)
         os.replace(handle.name, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import signal
-import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from phasegate.autodebug.diagnosis import FileEdit
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.project import Project
 from phasegate.errors import PhasegateError
+from phasegate.store import write_atomically
 
 __all__ = ["EditRefused", "Trial", "Workspace", "recover"]
 
@@ -48,26 +48,12 @@ class EditRefused(PhasegateError):
     """A candidate asked to write a file auto-debug must not write."""
 
 
+#: The journal and an original set aside hold copies of source files: only their owner reads them.
+_OWNER_ONLY = 0o600
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
-        dir=path.parent, prefix=f".{path.name}.", suffix=".phasegate", delete=False
-    )
-    try:
-        with handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(handle.name, mode)
-        os.replace(handle.name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        raise
 
 
 @dataclass
@@ -133,7 +119,7 @@ class Workspace:
             with _signals_interrupt():
                 for relpath, data in new_bytes.items():
                     original = trial.originals[relpath]
-                    _write_atomically(original.path, data, original.mode)
+                    write_atomically(original.path, data, mode=original.mode)
                     _outdate_bytecode(original)
                 yield trial
         finally:
@@ -143,7 +129,7 @@ class Workspace:
 
     def _restore(self, trial: Trial) -> None:
         for original in trial.originals.values():
-            _write_atomically(original.path, original.data, original.mode)
+            write_atomically(original.path, original.data, mode=original.mode)
             os.utime(original.path, ns=(original.atime_ns, original.mtime_ns))
             if _sha256(original.path.read_bytes()) != _sha256(original.data):
                 raise PhasegateError(f"{original.path} could not be restored byte for byte")
@@ -164,7 +150,9 @@ class Workspace:
     def _write_journal(self, data: dict[str, Any]) -> None:
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         if data:
-            _write_atomically(self.journal, json.dumps(data, indent=1).encode("utf-8"))
+            write_atomically(
+                self.journal, json.dumps(data, indent=1).encode("utf-8"), mode=_OWNER_ONLY
+            )
         else:
             with contextlib.suppress(FileNotFoundError):
                 self.journal.unlink()
@@ -218,12 +206,12 @@ def recover(journal: Path, root: Path) -> list[str]:
         except FileNotFoundError:
             current = None
         if current is None or _sha256(current) == entry.candidate_sha256:
-            _write_atomically(path, entry.original, entry.mode)
+            write_atomically(path, entry.original, mode=entry.mode)
             os.utime(path, ns=(entry.mtime_ns, entry.mtime_ns))
             messages.append(f"restored {path}, which an interrupted auto-debug run left changed")
         else:
             aside = journal.with_name(f"{path.name}.orig")
-            _write_atomically(aside, entry.original)
+            write_atomically(aside, entry.original, mode=_OWNER_ONLY)
             messages.append(
                 f"{path} changed since an interrupted auto-debug run tried a repair on it; "
                 f"left as it is, its original is in {aside}"

@@ -13,27 +13,17 @@ again before the rollback is recorded.
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from phasegate.errors import PhasegateError, StoreError
 from phasegate.model.tdd import FileHashes, RollbackEntry, TddState
+from phasegate.store import write_atomically
 from phasegate.tdd.snapshot import ObjectStore
 from phasegate.tdd.tree import changes, hash_bytes
 
 __all__ = ["RollbackPlan", "RollbackRefused", "apply_rollback", "plan_rollback"]
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_NEW_FILE_MODE = 0o666 & ~_current_umask()
 
 
 class RollbackRefused(PhasegateError):
@@ -111,7 +101,7 @@ def apply_rollback(
         if target.is_file():
             backup[path] = objects.put(target.read_bytes())
     for path, sha in plan.restore.items():
-        _write_atomically(root / path, objects.get(sha))
+        _write_keeping_mode(root / path, objects.get(sha))
     for path in plan.remove:
         with contextlib.suppress(FileNotFoundError):
             (root / path).unlink()
@@ -146,24 +136,11 @@ def _inside(root: Path, relpath: str) -> None:
         )
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
+def _write_keeping_mode(target: Path, data: bytes) -> None:
     """Replace ``target`` with ``data`` in one rename, keeping its permissions."""
     try:
-        mode = target.stat().st_mode & 0o7777
+        mode: int | None = target.stat().st_mode & 0o7777
     except FileNotFoundError:
-        mode = _NEW_FILE_MODE
+        mode = None  # a file the green state had and the failed run removed: a new file's mode
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed or removed below
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, mode)
-        os.replace(handle.name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        raise
+    write_atomically(target, data, mode=mode)
