@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
 from phasegate import config_cache
+from phasegate.plugin.display import display_path
 from tests.conftest import REPO_ROOT, read_report
 
 SCHEMA = json.loads((REPO_ROOT / "docs/schema/run-report.schema.json").read_text())
@@ -20,6 +22,22 @@ def validate(report: dict[str, Any]) -> None:
 
 def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {test["nodeid"].split("::")[-1]: test for test in report["tests"]}
+
+
+def test_a_written_file_is_named_from_where_pytest_ran_or_by_its_absolute_path(
+    pytester: pytest.Pytester,
+) -> None:
+    config = pytester.parseconfig()
+    inside = pytester.path / ".phasegate" / "tdd" / "ledger.jsonl"
+    assert display_path(inside, config) == str(Path(".phasegate", "tdd", "ledger.jsonl"))
+    # Run from a subdirectory, every section names the artifacts by one rule: absolutely,
+    # never as ``../.phasegate/...`` in one section and ``/abs/.phasegate/...`` in the next.
+    below = pytester.mkdir("tests")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(below)
+        from_below = pytester.parseconfig()
+    assert from_below.invocation_params.dir == below
+    assert display_path(inside, from_below) == str(inside)
 
 
 def test_without_gate_the_plugin_does_nothing(sample_suite: pytest.Pytester) -> None:

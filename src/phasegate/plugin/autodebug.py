@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from phasegate.plugin.display import display_path
+
 if TYPE_CHECKING:
     from phasegate.autodebug.engine import FailedTest
     from phasegate.autodebug.patterns.base import Pattern
@@ -209,7 +211,7 @@ class AutodebugController:
         try:
             self.report = self._run()
             path = self._recorder.store.write_model(REPORT_FILE, self.report)
-            self.report_path = _display(path, self._config)
+            self.report_path = display_path(path, self._config)
         except KeyboardInterrupt:
             # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put every
             # file back on its way out. One line and pytest's exit status 2, no traceback.
@@ -336,10 +338,3 @@ class AutodebugController:
             terminalreporter.write_sep("=", "phasegate autodebug")
         for text, markup in lines:
             terminalreporter.write_line(text, **markup)
-
-
-def _display(path: Path, config: pytest.Config) -> str:
-    try:
-        return str(path.relative_to(config.invocation_params.dir))
-    except ValueError:
-        return str(path)

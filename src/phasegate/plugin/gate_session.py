@@ -20,6 +20,7 @@ from phasegate.gates.coverage_run import COVERAGE_DATA, MeasurementError, read_d
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
+from phasegate.plugin.display import display_path
 from phasegate.report.terminal import gate_lines, round_lines
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class GateSession:
         )
         try:
             path = self._recorder.store.write_model(f"gates/{self.verdict.gate}.json", self.verdict)
-            self.verdict_path = _shown(path, self._config)
+            self.verdict_path = display_path(path, self._config)
         except PhasegateError as exc:
             # The verdict was not written: whatever is on file is not this run's verdict, so
             # the run must not end as if it were judged (exit 4, as pytest's usage errors).
@@ -194,10 +195,3 @@ def _empty_run(root: Path, runner: GateRunner) -> Any:
     from phasegate.gates.coverage_run import CoverageRun
 
     return CoverageRun(root, runner.project.package_dirs)
-
-
-def _shown(path: Path, config: pytest.Config) -> str:
-    try:
-        return str(path.relative_to(config.invocation_params.dir))
-    except ValueError:
-        return str(path)

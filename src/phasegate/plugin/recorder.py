@@ -20,7 +20,6 @@ import secrets
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -32,6 +31,7 @@ from phasegate.errors import PhasegateError
 from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
 from phasegate.plugin.convert import PHASES, collection_error, collection_skip, rows_from_reports
+from phasegate.plugin.display import display_path
 from phasegate.recording import check_completeness, count, encode_report, materialize
 from phasegate.store import Store
 from phasegate.versioning import SCHEMA_VERSION
@@ -215,7 +215,7 @@ class Recorder:
             with _collector_paused():
                 text = encode_report(data)
             path = self._store.write_text(REPORT_FILE, text, keep_digest=True)
-            self.outcome.report_path = _display_path(path, self._config)
+            self.outcome.report_path = display_path(path, self._config)
         except PhasegateError as exc:
             self.outcome.errors.append(str(exc))
             if session.exitstatus == pytest.ExitCode.OK:
@@ -346,10 +346,3 @@ def _plugin_versions(config: pytest.Config) -> dict[str, str]:
         metadata = dist.metadata
         versions[metadata["Name"]] = metadata["Version"]
     return versions
-
-
-def _display_path(path: Path, config: pytest.Config) -> str:
-    try:
-        return str(path.relative_to(config.invocation_params.dir))
-    except ValueError:
-        return str(path)

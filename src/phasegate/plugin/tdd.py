@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from phasegate.errors import PhasegateError
+from phasegate.plugin.display import display_path
 
 if TYPE_CHECKING:
     from phasegate.model.tdd import FileHashes, RequestedPhase
@@ -106,7 +106,7 @@ class TddPlugin:
 
         verbosity = self._config.get_verbosity()
         entry = self.result.entry if self.result is not None else None
-        ledger = _display_path(self._project.ledger.path, self._config)
+        ledger = display_path(self._project.ledger.path, self._config)
         lines = run_lines(entry, self.errors, verbosity=verbosity, ledger_path=ledger)
         if not lines:
             return
@@ -190,10 +190,3 @@ def _rootdir_prefix(rootdir: Path, project_root: Path) -> str:
     except ValueError:
         return ""
     return "" if str(relative) == "." else relative.as_posix()
-
-
-def _display_path(path: Path, config: pytest.Config) -> str:
-    try:
-        return os.path.relpath(path, config.invocation_params.dir)
-    except ValueError:
-        return str(path)
