@@ -1,5 +1,8 @@
 """Where a run happened: interpreter, platform, plugin versions and the git commit.
 
+Also the environment variables through which ``phasegate phase advance`` tells the gate run it
+starts which workflow instance and phase it runs for (:data:`INSTANCE_ENV`, :data:`PHASE_ENV`).
+
 Returns dicts shaped like :class:`phasegate.model.Environment` and
 :class:`phasegate.model.GitInfo`, because this runs inside the test run (see
 :mod:`phasegate.recording`).
@@ -16,10 +19,24 @@ from typing import Any
 
 from phasegate import __version__
 
-__all__ = ["GIT_TIMEOUT_S", "GitQuery", "describe_environment", "parse_git_status"]
+__all__ = [
+    "GIT_TIMEOUT_S",
+    "INSTANCE_ENV",
+    "PHASE_ENV",
+    "GitQuery",
+    "describe_environment",
+    "parse_git_status",
+]
 
 #: git answers in milliseconds; this only guards against a hung repository or filesystem.
 GIT_TIMEOUT_S = 10.0
+
+#: The workflow instance a gate runs for; the request, spec and plan checks fill
+#: ``{instance}`` with it.
+INSTANCE_ENV = "PHASEGATE_WORKFLOW_INSTANCE"
+#: The workflow phase a gate runs for: the refinement round (and so the task metrics)
+#: records it.
+PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
 
 
 def describe_environment(pytest_version: str, plugins: Mapping[str, str]) -> dict[str, Any]:

@@ -44,7 +44,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
 __all__ = [
+    "AUTODEBUG_REPORT_FILE",
     "DEFAULT_LOCK_TIMEOUT_S",
+    "RUN_REPORT_FILE",
     "JsonlRead",
     "RejectedLine",
     "Store",
@@ -55,6 +57,11 @@ M = TypeVar("M", bound="BaseModel")
 
 #: How long a writer waits for another one before giving up with a clear error.
 DEFAULT_LOCK_TIMEOUT_S = 60.0
+
+#: The latest run's report (:class:`~phasegate.model.run.RunReport`), in the artifacts folder.
+RUN_REPORT_FILE = "report.json"
+#: The latest auto-debug report (:class:`~phasegate.model.autodebug.AutodebugReport`).
+AUTODEBUG_REPORT_FILE = "autodebug.json"
 
 _ARTIFACT_HEADER = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"(\d+\.\d+)"')
 #: Where the digests of files written with ``keep_digest`` are kept.
@@ -185,6 +192,18 @@ class Store:
         """Record and pass on one thing the user should know."""
         self.notices.append(message)
         self._on_notice(message)
+
+    # -- where artifacts live --------------------------------------------------------------
+
+    @staticmethod
+    def verdict_file(gate: str) -> str:
+        """Where the verdict of gate ``gate`` is kept, relative to the folder."""
+        return f"gates/{gate}.json"
+
+    @staticmethod
+    def gate_log_file(gate: str) -> str:
+        """Where the output of the pytest run that judged gate ``gate`` is kept."""
+        return f"gates/{gate}.pytest.log"
 
     # -- whole files -----------------------------------------------------------------------
 

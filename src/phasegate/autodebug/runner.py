@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from phasegate import clock
+from phasegate.store import RUN_REPORT_FILE
 
 __all__ = ["CHILD_ENV", "RunResult", "TestRunner"]
 
@@ -113,7 +114,7 @@ class TestRunner:
         result.exit_status = process.returncode
         try:
             if result.error is None:
-                self._read(folder / "report.json", result, output)
+                self._read(folder / RUN_REPORT_FILE, result, output)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return result

@@ -133,8 +133,9 @@ def _gate(workflow_world: WorkflowWorld, gate: str) -> None:
 )
 def _verdict(workflow_world: WorkflowWorld, gate: str, verdict: str, count: int) -> None:
     from phasegate.model.gate import GateVerdict
+    from phasegate.store import Store
 
-    stored = workflow_world.engine().store.read_model(f"gates/{gate}.json", GateVerdict)
+    stored = workflow_world.engine().store.read_model(Store.verdict_file(gate), GateVerdict)
     assert stored is not None, workflow_world.last.stdout[-3000:]
     tdd = next(check for check in stored.checks if check.id == "tdd")
     assert tdd.metrics.get("unapproved_cycles") == count, tdd.metrics
@@ -158,6 +159,7 @@ def _autodebug(workflow_world: WorkflowWorld, run: str, counts: str, queries: in
         CandidateAttempt,
         ContextFigures,
     )
+    from phasegate.store import AUTODEBUG_REPORT_FILE
 
     now = workflow_world.now
     tried = [int(count) for count in split_names(counts)]
@@ -183,14 +185,15 @@ def _autodebug(workflow_world: WorkflowWorld, run: str, counts: str, queries: in
         context=ContextFigures(queries=queries, avg_latency_ms=2.0,
                                relevance_scores=[0.8] * queries),
     )  # fmt: skip
-    workflow_world.engine().store.write_model("autodebug.json", report)
+    workflow_world.engine().store.write_model(AUTODEBUG_REPORT_FILE, report)
 
 
 @when(parsers.parse('the gate run "{run}" of the phase {phase} is recorded as a refinement round'))
 def _round(workflow_world: WorkflowWorld, run: str, phase: str) -> None:
     from phasegate.config import RefineConfig
+    from phasegate.environment import PHASE_ENV
     from phasegate.model.gate import GateVerdict
-    from phasegate.refine.state import PHASE_ENV, record_round
+    from phasegate.refine.state import record_round
 
     now = workflow_world.now
     verdict = GateVerdict(

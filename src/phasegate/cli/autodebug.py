@@ -17,11 +17,10 @@ from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.autodebug import AutodebugReport
 from phasegate.report.autodebug import autodebug_lines
-from phasegate.store import Store
+from phasegate.store import AUTODEBUG_REPORT_FILE, Store
 
 __all__ = ["register"]
 
-_REPORT = "autodebug.json"
 _JOURNAL = "autodebug/journal.json"
 
 
@@ -62,11 +61,11 @@ def _root(project: Path) -> Path:
 
 def _show(args: argparse.Namespace) -> int:
     store = _store(args.project)
-    report = store.read_model(_REPORT, AutodebugReport)
+    report = store.read_model(AUTODEBUG_REPORT_FILE, AutodebugReport)
     if report is None:
         raise UsageError(f"no auto-debug report in {store.root}; run `pytest --autodebug` first")
     for text, _markup in autodebug_lines(
-        report, str(store.path(_REPORT)), [], [], verbosity=1 if args.verbose else 0
+        report, str(store.path(AUTODEBUG_REPORT_FILE)), [], [], verbosity=1 if args.verbose else 0
     ):
         print(text)
     return 0

@@ -20,7 +20,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.report.terminal import counts_phrase
 from phasegate.resources import bundled_path
-from phasegate.store import Store
+from phasegate.store import RUN_REPORT_FILE, Store
 
 __all__ = ["register", "run_demo"]
 
@@ -53,7 +53,7 @@ def run_demo(into: Path | None = None) -> int:
     print(f"phasegate demo: running {' '.join(command[2:])}\n", flush=True)
     completed = subprocess.run(command, cwd=target, check=False)
     artifacts = target / ".phasegate"
-    report = Store(artifacts).read_model("report.json", RunReport)
+    report = Store(artifacts).read_model(RUN_REPORT_FILE, RunReport)
     print()
     if report is None:
         print(f"phasegate demo: no run report was written (pytest exit {completed.returncode})")

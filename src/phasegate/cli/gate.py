@@ -24,7 +24,7 @@ from phasegate import clock
 from phasegate.errors import UsageError
 from phasegate.gates import RECORD_ONLY
 from phasegate.loaded_config import LoadedConfig, find_project_root, load_config
-from phasegate.store import Store
+from phasegate.store import RUN_REPORT_FILE, Store
 
 __all__ = ["register"]
 
@@ -173,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
                 raise
             # Renamed while pytest writes to it (the open file follows): a run killed from
             # outside still leaves its log under the gate's name.
-            log_path = store.path(f"gates/{gate_name}.pytest.log")
+            log_path = store.path(Store.gate_log_file(gate_name))
             os.replace(running_log, log_path)
             print(f"phasegate: gate {gate_name}: running {' '.join(['pytest', *command[3:]])}")
             try:
@@ -340,8 +340,8 @@ def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:
     from phasegate.model.run import Outcome, RunReport
     from phasegate.report.terminal import gate_lines
 
-    verdict = store.read_model(f"gates/{gate}.json", GateVerdict)
-    report = store.read_model("report.json", RunReport)
+    verdict = store.read_model(Store.verdict_file(gate), GateVerdict)
+    report = store.read_model(RUN_REPORT_FILE, RunReport)
     print()
     if report is not None:
         failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
@@ -356,7 +356,9 @@ def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:
             f"phasegate: the gate was not judged (pytest exit status {returncode}); see {log_path}"
         )
         return returncode or 1
-    for text, _markup in gate_lines(verdict, str(store.path(f"gates/{gate}.json")), verbosity=0):
+    for text, _markup in gate_lines(
+        verdict, str(store.path(Store.verdict_file(gate))), verbosity=0
+    ):
         print(text)
     print(f"pytest output: {log_path}")
     return 1 if verdict.verdict == "insufficient" and returncode == 0 else returncode

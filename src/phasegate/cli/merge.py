@@ -27,7 +27,7 @@ from phasegate.model.run import RunReport
 from phasegate.refine.state import loop_configured, record_round
 from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
 from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
-from phasegate.store import Store
+from phasegate.store import RUN_REPORT_FILE, Store
 
 __all__ = ["register"]
 
@@ -65,14 +65,14 @@ def _run(args: argparse.Namespace) -> int:
     for reason in merged.incomplete_reasons:
         print(f"  incomplete: {reason}")
     if name == RECORD_ONLY:
-        store.write_model("report.json", merged)
-        print(f"report: {store.path('report.json')}")
+        store.write_model(RUN_REPORT_FILE, merged)
+        print(f"report: {store.path(RUN_REPORT_FILE)}")
         return merged.exit_status
     extensions = make_plugin_manager(loaded.config.plugins)
     runner = make_runner(loaded, store, extensions, name, base=args.base, environment=os.environ)
     # Nothing is written unless everything it replaces may be (newer schemas are refused).
-    store.vet("report.json", RunReport)
-    store.vet(f"gates/{runner.gate.name}.json", GateVerdict)
+    store.vet(RUN_REPORT_FILE, RunReport)
+    store.vet(Store.verdict_file(runner.gate.name), GateVerdict)
     if loaded.config.refine.enabled:
         store.vet("refinement.json", RefinementState)
     runner.start()
@@ -87,8 +87,8 @@ def _run(args: argparse.Namespace) -> int:
     verdict = runner.finish(
         SessionData(run=merged, coverage_json=coverage_json, coverage_problem=problem)
     )
-    store.write_model("report.json", merged)
-    verdict_path = store.write_model(f"gates/{verdict.gate}.json", verdict)
+    store.write_model(RUN_REPORT_FILE, merged)
+    verdict_path = store.write_model(Store.verdict_file(verdict.gate), verdict)
     for text, _markup in gate_lines(verdict, str(verdict_path), verbosity=0, width=100):
         print(text)
     refine = loaded.config.refine

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 import pluggy
 
 from phasegate.config import LoadedConfig
+from phasegate.environment import INSTANCE_ENV
 from phasegate.gates.baseline import baseline_path, load_baseline
 from phasegate.gates.cache import CheckCache
 from phasegate.gates.definition import load_gate
@@ -61,7 +62,7 @@ def make_runner(
         timeout_s=settings.check_timeout_s,
         in_pull_request=in_pull_request(environment),
         # Set by `phasegate phase advance` for the checks that read the instance's documents.
-        instance=environment.get("PHASEGATE_WORKFLOW_INSTANCE") or None,
+        instance=environment.get(INSTANCE_ENV) or None,
     )
     return GateRunner(
         gate,

@@ -150,8 +150,8 @@ def pytest_configure(config: pytest.Config) -> None:
     from phasegate.errors import PhasegateError
     from phasegate.extensions import make_plugin_manager
     from phasegate.plugin.annotator import Annotator, WorkerAnnotator
-    from phasegate.plugin.recorder import REPORT_FILE, REPORT_MODEL, Recorder
-    from phasegate.store import Store
+    from phasegate.plugin.recorder import REPORT_MODEL, Recorder
+    from phasegate.store import RUN_REPORT_FILE, Store
 
     recorder: Recorder | None = None
     if hasattr(config, "workerinput"):
@@ -165,7 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
             store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
             store.ensure_writable()
             # A newer schema or a corrupt file shows before the tests run.
-            store.vet(REPORT_FILE, REPORT_MODEL)
+            store.vet(RUN_REPORT_FILE, REPORT_MODEL)
             extensions = make_plugin_manager(loaded.values["plugins"])
         except PhasegateError as exc:
             raise pytest.UsageError(f"phasegate: {exc}") from exc

@@ -3,7 +3,7 @@
 * Where tests run (a serial run, or each pytest-xdist worker), :class:`Classifier` turns the
   live exception of each failure into a diagnosis, from a ``pytest_runtest_makereport``
   wrapper (tests) and ``pytest_exception_interact`` (collectors), and attaches it to the
-  report as plain data under :data:`REPORT_ATTRIBUTE`; pytest-xdist carries it to the
+  report as plain data under :data:`DIAGNOSIS_ATTRIBUTE`; pytest-xdist carries it to the
   controller.
 * Where artifacts are written, :class:`AutodebugController` gathers the diagnoses, and at the
   end of the session, once the recorder has assembled the run report, runs the
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from phasegate.plugin.display import display_path
+from phasegate.store import AUTODEBUG_REPORT_FILE
 
 if TYPE_CHECKING:
     from phasegate.autodebug.engine import FailedTest
@@ -35,12 +36,10 @@ if TYPE_CHECKING:
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["JOURNAL_FILE", "MODES", "REPORT_ATTRIBUTE", "REPORT_FILE", "configure"]
+__all__ = ["DIAGNOSIS_ATTRIBUTE", "JOURNAL_FILE", "MODES", "configure"]
 
 #: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
-REPORT_ATTRIBUTE = "phasegate_autodebug"
-#: The report's path inside the artifacts folder.
-REPORT_FILE = "autodebug.json"
+DIAGNOSIS_ATTRIBUTE = "phasegate_autodebug"
 #: Original bytes of files being tried, for recovery after a crash.
 JOURNAL_FILE = "autodebug/journal.json"
 MODES = ("suggest", "apply")
@@ -126,7 +125,7 @@ class Classifier:
         if report.failed and call.excinfo is not None:
             diagnosis = self._diagnose(call.excinfo.value)
             if diagnosis is not None:
-                report.__dict__[REPORT_ATTRIBUTE] = diagnosis
+                report.__dict__[DIAGNOSIS_ATTRIBUTE] = diagnosis
         return report
 
     def pytest_exception_interact(
@@ -142,7 +141,7 @@ class Classifier:
             exc = exc.__cause__  # pytest wraps the import's own error
         diagnosis = self._diagnose(exc)
         if diagnosis is not None:
-            report.__dict__[REPORT_ATTRIBUTE] = diagnosis
+            report.__dict__[DIAGNOSIS_ATTRIBUTE] = diagnosis
 
 
 class AutodebugController:
@@ -187,12 +186,12 @@ class AutodebugController:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._test_files.add(report.location[0])
-        data = report.__dict__.get(REPORT_ATTRIBUTE)
+        data = report.__dict__.get(DIAGNOSIS_ATTRIBUTE)
         if data is not None and report.failed:
             self._add(report.nodeid, data)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        data = report.__dict__.get(REPORT_ATTRIBUTE)
+        data = report.__dict__.get(DIAGNOSIS_ATTRIBUTE)
         if data is not None and report.failed:
             self._add(report.nodeid or ".", data)
 
@@ -210,7 +209,7 @@ class AutodebugController:
 
         try:
             self.report = self._run()
-            path = self._recorder.store.write_model(REPORT_FILE, self.report)
+            path = self._recorder.store.write_model(AUTODEBUG_REPORT_FILE, self.report)
             self.report_path = display_path(path, self._config)
         except KeyboardInterrupt:
             # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put every

@@ -44,12 +44,14 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     from phasegate.gates.static_process import StaticChecksProcess
     from phasegate.plugin.gate_session import GateSession, ShardGateSession
     from phasegate.plugin.shard import requested as requested_shard
+    from phasegate.store import Store
 
     try:
         runner = build_runner(config, recorder, name)
         # What the run will replace must be readable, or moved aside, and not of a newer
         # schema: a problem shows now, before the tests, and exits 4.
-        recorder.store.vet(f"gates/{runner.gate.name}.json", "phasegate.model.gate:GateVerdict")
+        verdict_file = Store.verdict_file(runner.gate.name)
+        recorder.store.vet(verdict_file, "phasegate.model.gate:GateVerdict")
         if loaded.config.refine.enabled:
             recorder.store.vet("refinement.json", "phasegate.model.refine:RefinementState")
     except PhasegateError as exc:

@@ -22,6 +22,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.display import display_path
 from phasegate.report.terminal import gate_lines, round_lines
+from phasegate.store import Store
 
 if TYPE_CHECKING:
     from phasegate.gates.runner import GateRunner
@@ -69,7 +70,9 @@ class GateSession:
             SessionData(run=report, coverage_json=coverage_json, coverage_problem=problem)
         )
         try:
-            path = self._recorder.store.write_model(f"gates/{self.verdict.gate}.json", self.verdict)
+            path = self._recorder.store.write_model(
+                Store.verdict_file(self.verdict.gate), self.verdict
+            )
             self.verdict_path = display_path(path, self._config)
         except PhasegateError as exc:
             # The verdict was not written: whatever is on file is not this run's verdict, so

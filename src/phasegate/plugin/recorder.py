@@ -33,16 +33,14 @@ from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
 from phasegate.plugin.convert import PHASES, collection_error, collection_skip, rows_from_reports
 from phasegate.plugin.display import display_path
 from phasegate.recording import check_completeness, count, encode_report, materialize
-from phasegate.store import Store
+from phasegate.store import RUN_REPORT_FILE, Store
 from phasegate.versioning import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from phasegate.model.run import RunReport
 
-__all__ = ["REPORT_FILE", "REPORT_MODEL", "Recorder", "RunOutcome"]
+__all__ = ["REPORT_MODEL", "Recorder", "RunOutcome"]
 
-#: The run report's path inside the artifacts folder.
-REPORT_FILE = "report.json"
 #: The model the run report must validate as before it is replaced, imported only if needed.
 REPORT_MODEL = "phasegate.model.run:RunReport"
 
@@ -211,10 +209,10 @@ class Recorder:
                 report = self.outcome.report
                 self._extensions.hook.phasegate_report_ready(report=report)
             data["warnings"] = list(self._store.notices)
-            self._store.vet(REPORT_FILE, REPORT_MODEL)
+            self._store.vet(RUN_REPORT_FILE, REPORT_MODEL)
             with _collector_paused():
                 text = encode_report(data)
-            path = self._store.write_text(REPORT_FILE, text, keep_digest=True)
+            path = self._store.write_text(RUN_REPORT_FILE, text, keep_digest=True)
             self.outcome.report_path = display_path(path, self._config)
         except PhasegateError as exc:
             self.outcome.errors.append(str(exc))

@@ -15,6 +15,7 @@ from typing import Any
 
 from phasegate import clock
 from phasegate.config import RefineConfig
+from phasegate.environment import PHASE_ENV
 from phasegate.model.autodebug import AutodebugReport
 from phasegate.model.gate import GateVerdict
 from phasegate.model.metrics import TaskMetrics
@@ -23,10 +24,9 @@ from phasegate.model.run import RunReport
 from phasegate.refine.loop import advance
 from phasegate.refine.metrics import metrics_file, task_metrics
 from phasegate.refine.router import decide
-from phasegate.store import Store
+from phasegate.store import AUTODEBUG_REPORT_FILE, Store
 
 __all__ = [
-    "PHASE_ENV",
     "REFINEMENT_FILE",
     "RoundOutcome",
     "default_task",
@@ -37,10 +37,6 @@ __all__ = [
 
 #: The loop's state, inside the artifacts folder.
 REFINEMENT_FILE = "refinement.json"
-#: The workflow phase an exit gate runs for (set by the workflow engine).
-PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
-#: Auto-debug's report of the run, inside the artifacts folder.
-AUTODEBUG_FILE = "autodebug.json"
 
 
 @dataclass(frozen=True)
@@ -115,7 +111,7 @@ def _add_run_figures(
 ) -> None:
     """The round's phase, and auto-debug's figures when it worked on this very run."""
     current.phase = environment.get(PHASE_ENV) or None
-    report = store.read_model(AUTODEBUG_FILE, AutodebugReport) if verdict.run_id else None
+    report = store.read_model(AUTODEBUG_REPORT_FILE, AutodebugReport) if verdict.run_id else None
     if report is None or report.run_id != verdict.run_id:
         return
     current.debug_iterations = [

@@ -24,13 +24,13 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.run import RunReport
+from phasegate.store import RUN_REPORT_FILE, Store
 from phasegate.versioning import check_version
 
 __all__ = ["Bundle", "load_bundle", "read_artifact"]
 
 M = TypeVar("M", bound=BaseModel)
 
-_REPORT = "report.json"
 _VERSION = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"([^"]*)"')
 _REFINEMENT = "refinement.json"
 
@@ -100,16 +100,16 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder; give the artifacts folder (.phasegate)")
     bundle = Bundle(source=folder)
-    if (folder / _REPORT).is_file():
-        bundle.run = read_artifact(folder / _REPORT, RunReport)
+    if (folder / RUN_REPORT_FILE).is_file():
+        bundle.run = read_artifact(folder / RUN_REPORT_FILE, RunReport)
     if gate is not None:
         bundle.verdict = read_artifact(_named_verdict(folder, gate), GateVerdict)
     else:
         bundle.verdict = _latest_verdict(folder, bundle.run)
     if bundle.verdict is None and bundle.run is None:
         raise UsageError(
-            f"{folder} holds neither a run report ({_REPORT}) nor a verdict (gates/*.json); "
-            "run pytest --gate first, or point at the artifacts folder"
+            f"{folder} holds neither a run report ({RUN_REPORT_FILE}) nor a verdict "
+            "(gates/*.json); run pytest --gate first, or point at the artifacts folder"
         )
     if (folder / _REFINEMENT).is_file():
         state = read_artifact(folder / _REFINEMENT, RefinementState)
@@ -120,7 +120,7 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
 
 
 def _named_verdict(folder: Path, gate: str) -> Path:
-    path = folder / "gates" / f"{gate}.json"
+    path = folder / Store.verdict_file(gate)
     if not path.is_file():
         known = [p.stem for p in _verdict_files(folder)]
         raise UsageError(

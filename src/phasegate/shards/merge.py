@@ -38,10 +38,9 @@ from phasegate.model.run import (
 )
 from phasegate.optional import require
 from phasegate.report.bundle import read_artifact
+from phasegate.store import RUN_REPORT_FILE
 
 __all__ = ["MergeError", "Shard", "merge_coverage", "merge_reports", "read_shards"]
-
-_REPORT = "report.json"
 
 
 class MergeError(UsageError):
@@ -74,11 +73,12 @@ def read_shards(folders: Sequence[Path]) -> list[Shard]:
         raise MergeError("no shard folder was given; pass the shards' artifacts folders")
     shards: list[Shard] = []
     for folder in folders:
-        path = folder / _REPORT
+        path = folder / RUN_REPORT_FILE
         if not path.is_file():
             raise MergeError(
-                f"{folder} holds no {_REPORT}; give the artifacts folder of each shard (what "
-                "`pytest --gate=NAME --shard=K/N` wrote, uploaded whole, hidden files included)"
+                f"{folder} holds no {RUN_REPORT_FILE}; give the artifacts folder of each shard "
+                "(what `pytest --gate=NAME --shard=K/N` wrote, uploaded whole, hidden files "
+                "included)"
             )
         report = read_artifact(path, RunReport)
         if report.shard is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from phasegate.config import LoadedConfig
+from phasegate.environment import INSTANCE_ENV, PHASE_ENV
 from phasegate.gates.cache import CheckCache
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import resolve_new_code
@@ -26,14 +27,9 @@ from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, plan_gate
 from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
-from phasegate.store import Store
+from phasegate.store import RUN_REPORT_FILE, Store
 
-__all__ = ["INSTANCE_ENV", "PHASE_ENV", "GateOutcome", "has_session_checks", "run_exit_gate"]
-
-#: The instance a gate runs for; the request, spec and plan checks fill ``{instance}`` with it.
-INSTANCE_ENV = "PHASEGATE_WORKFLOW_INSTANCE"
-#: The phase it runs for: the refinement round (and so the task metrics) records it.
-PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
+__all__ = ["GateOutcome", "has_session_checks", "run_exit_gate"]
 
 
 @dataclass(frozen=True)
@@ -109,7 +105,7 @@ def _run_here(
         pass_threshold=settings.refine.threshold,
     )
     verdict = runner.finish(None)
-    path = store.write_model(f"gates/{verdict.gate}.json", verdict)
+    path = store.write_model(Store.verdict_file(verdict.gate), verdict)
     return GateOutcome(
         verdict.gate, verdict.verdict == "sufficient", list(verdict.reasons), str(path)
     )
@@ -119,7 +115,7 @@ def _run_in_pytest(
     gate_name: str, loaded: LoadedConfig, store: Store, instance_id: str, phase: str | None
 ) -> GateOutcome:
     started = datetime.now(timezone.utc)
-    log_path = store.path(f"gates/{gate_name}.pytest.log")
+    log_path = store.path(Store.gate_log_file(gate_name))
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pytest", f"--gate={gate_name}"]
     environment = {**os.environ, INSTANCE_ENV: instance_id}
@@ -135,9 +131,9 @@ def _run_in_pytest(
             stderr=subprocess.STDOUT,
             check=False,
         )
-    verdict_path = store.path(f"gates/{gate_name}.json")
-    verdict = store.read_model(f"gates/{gate_name}.json", GateVerdict)
-    report = store.read_model("report.json", RunReport)
+    verdict_path = store.path(Store.verdict_file(gate_name))
+    verdict = store.read_model(Store.verdict_file(gate_name), GateVerdict)
+    report = store.read_model(RUN_REPORT_FILE, RunReport)
     fresh = (
         verdict is not None
         and verdict.finished_at >= started
