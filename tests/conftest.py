@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -11,6 +12,13 @@ from typing import Any
 # tracer cannot be imported a second time, so it is imported here, before any run.
 import coverage  # noqa: F401
 import pytest
+
+# Nor can numpy and scipy, under scikit-learn: an in-process run that imported auto-debug's
+# TF-IDF index first would leave every later run in the process without it ("cannot load
+# module more than once per process"), and its repairs would depend on the order of the tests.
+with contextlib.suppress(ImportError):
+    import sklearn.feature_extraction.text
+    import sklearn.preprocessing  # noqa: F401
 
 # phasegate's step library, for the scenarios in features/ (bound in tests/bdd/).
 pytest_plugins = ["phasegate.bdd.steps"]
