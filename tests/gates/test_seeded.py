@@ -3,7 +3,9 @@
 ``fixtures/gates/clean`` is a small project that passes every built-in check. Each folder of
 ``fixtures/gates/seeds`` holds one problem for one check: its files are laid over a copy of the
 clean project and committed on a branch, so the problem is new code against ``main``.
-``seed.toml`` names the check and where its finding must point.
+``seed.toml`` names the check and where its finding must point. A seed's ``at-base/`` folder,
+if it has one, is laid over ``main`` first: what the base already held (the perf check compares
+with the base).
 """
 
 from __future__ import annotations
@@ -123,7 +125,16 @@ def test_each_seeded_problem_fails_its_check_at_the_right_place(seed: str, tmp_p
     folder = SEEDS / seed
     meta = tomlfile.loads((folder / "seed.toml").read_text())
     root = clean_repository(tmp_path / "tally")
-    shutil.copytree(folder, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("seed.toml"))
+    if (folder / "at-base").is_dir():
+        git(root, "checkout", "-q", "main")
+        shutil.copytree(folder / "at-base", root, dirs_exist_ok=True)
+        git(root, "add", ".")
+        git(root, "commit", "-qm", f"test: what the base of the {seed} seed holds")
+        git(root, "checkout", "-q", "change")
+        git(root, "merge", "-q", "--ff-only", "main")
+    shutil.copytree(
+        folder, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("seed.toml", "at-base")
+    )
     git(root, "add", ".")
     git(root, "commit", "-qm", meta.get("message", f"feat: seed a {seed} problem"))
     if "review" in meta:

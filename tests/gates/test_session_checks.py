@@ -1,8 +1,10 @@
-"""The session checks (tests, coverage, perf, review) on runs and data built for each case."""
+"""The session checks (tests, coverage, review) on runs and data built for each case.
+
+The perf check has its own file, ``test_perf.py``.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -11,7 +13,6 @@ from typing import Any
 import pytest
 
 from phasegate.gates.checks.coverage import CoverageCheck, coverage_metrics
-from phasegate.gates.checks.perf import PerfCheck, PerfOptions
 from phasegate.gates.checks.review import ReviewCheck
 from phasegate.gates.checks.tests import TestsCheck
 from phasegate.gates.newcode import NewCode
@@ -156,44 +157,6 @@ def test_coverage_not_measured_is_an_error_with_its_reason(make_context: MakeCon
     data = SessionData(run=run_report(), coverage_problem="coverage is not installed")
     with pytest.raises(CheckError, match="coverage is not installed"):
         CoverageCheck().measure(make_context(session=data), NoOptions())
-
-
-def test_perf_records_a_baseline_first_then_compares(
-    make_context: MakeContext, tmp_path: Path
-) -> None:
-    options = PerfOptions(baseline="perf.json", tolerance=0.5, min_delta_s=0.05)
-    fast = run_report(("t.py::test_speed", "passed", ["perf"], 0.10))
-    first = PerfCheck().measure(make_context(session=session(fast)), options)
-    assert first.metrics["baseline_recorded"] is True
-    assert "recorded 1 measures as the baseline in perf.json" in first.summary
-    assert json.loads((tmp_path / "perf.json").read_text())["measures"] == {"t.py::test_speed": 0.1}
-    slow = run_report(("t.py::test_speed", "passed", ["perf"], 0.40))
-    second = PerfCheck().measure(make_context(session=session(slow)), options)
-    assert second.metrics["regressions"] == 1
-    assert second.metrics["worst_ratio"] == 4.0
-    assert "took 0.400s against a baseline of 0.100s" in second.findings[0].message
-    jitter = run_report(("t.py::test_speed", "passed", ["perf"], 0.13))
-    assert (
-        PerfCheck().measure(make_context(session=session(jitter)), options).metrics["regressions"]
-        == 0
-    )
-
-
-def test_perf_with_nothing_marked_is_skipped_with_its_reason(make_context: MakeContext) -> None:
-    plain = run_report(("t.py::test_x", "passed", [], 0.1))
-    measurement = PerfCheck().measure(make_context(session=session(plain)), PerfOptions())
-    assert measurement.skipped is not None
-    assert "no test is marked @pytest.mark.perf" in measurement.skipped
-
-
-def test_perf_reads_pytest_benchmark_results(make_context: MakeContext, tmp_path: Path) -> None:
-    (tmp_path / "bench.json").write_text(
-        json.dumps({"benchmarks": [{"fullname": "t.py::test_b", "stats": {"median": 0.02}}]})
-    )
-    options = PerfOptions(baseline="perf.json", benchmark_json="bench.json")
-    plain = run_report(("t.py::test_x", "passed", [], 0.1))
-    measurement = PerfCheck().measure(make_context(session=session(plain)), options)
-    assert measurement.metrics["measured"] == 1
 
 
 def review(status: ReviewStatus, commit: str, minutes: int) -> ReviewRecord:

@@ -1,46 +1,70 @@
-"""perf: tests marked ``perf`` (and pytest-benchmark results) against a stored baseline.
+"""perf: tests marked ``perf`` (and pytest-benchmark results) against the base's measures.
 
 The measure of a marked test is the duration of its call phase; of a pytest-benchmark
 benchmark, its median, read from the JSON pytest-benchmark writes (``--benchmark-json``;
 point the ``benchmark_json`` option at it). A measure regresses when it is slower than its
 baseline by more than ``tolerance`` (a fraction) *and* by more than ``min_delta_s`` seconds,
-so the noise of very short tests does not fail a gate. With no baseline file, this run's
-measures become the baseline and the check says so; a baseline meant to be shared is a file
-in the repository (the ``baseline`` option). Measures of tests that are new are added to it.
+so the noise of very short tests does not fail a gate.
+
+The baseline is the base's (:mod:`phasegate.gates.perf_baseline`): a base run's artifact, a
+baseline file as committed at the base, or the base's perf tests run now in a copy of the base
+commit. Nothing is read from or written to the git-ignored artifacts folder, so a fresh CI
+checkout compares exactly as a developer's machine does. With no base and no artifact there is
+nothing to compare with, and the check says so: skipped, or an error (option ``no_baseline``),
+never "passed".
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from phasegate import clock
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
+from phasegate.gates.perf_baseline import (
+    PERF_MARKER,
+    BaseMeasures,
+    from_artifact,
+    from_committed_file,
+    measures_of_run,
+    read_benchmarks,
+    run_at_base,
+)
 from phasegate.gates.project import Project
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.model.base import ArtifactModel
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
-from phasegate.model.run import Outcome, RunReport
+from phasegate.model.run import RunReport
 from phasegate.settings import Section
 
-__all__ = ["PERF_MARKER", "PerfBaseline", "PerfCheck", "PerfOptions"]
-
-#: The marker that puts a test's duration under the perf check.
-PERF_MARKER = "perf"
+__all__ = ["PERF_MARKER", "PerfCheck", "PerfOptions"]
 
 
 class PerfOptions(Section):
     """Options of the perf check."""
 
-    baseline: str = Field(
-        default=".phasegate/perf/baseline.json",
-        description="baseline file, relative to the project root (commit it to share it)",
+    baseline: str | None = Field(
+        default=None,
+        description="a baseline file committed in the repository, relative to the project "
+        "root, read as it is at the base commit (a perf baseline or a run report)",
+    )
+    baseline_artifact: str | None = Field(
+        default=None,
+        description="the run report (report.json) of a run at the base, relative to the "
+        "project root; used before anything else",
+    )
+    run_base: bool = Field(
+        default=True,
+        description="with a base and no baseline file at it, run the base's perf tests in a "
+        "temporary copy of the base commit",
+    )
+    no_baseline: Literal["skip", "error"] = Field(
+        default="skip",
+        description="what the check is when there is no baseline to compare with (no base and "
+        "no artifact, or no measure at the base): skipped (the gate's skip_allowed decides) "
+        "or an error",
     )
     tolerance: float = Field(
         default=0.5, ge=0, description="allowed slowdown as a fraction of the baseline"
@@ -53,25 +77,18 @@ class PerfOptions(Section):
     )
 
 
-class PerfBaseline(ArtifactModel):
-    """Stored measures: node id -> seconds."""
-
-    recorded_at: datetime
-    measures: dict[str, float]
-
-
 class PerfCheck:
-    """Compares this run's measures with the baseline."""
+    """Compares this run's measures with the base's."""
 
     id: ClassVar[str] = "perf"
-    title: ClassVar[str] = "performance against the baseline"
+    title: ClassVar[str] = "performance against the base"
     kind: ClassVar[Literal["static", "session"]] = "session"
     options_model: ClassVar[type[PerfOptions]] = PerfOptions
     metrics: ClassVar[Sequence[MetricSpec]] = (
         MetricSpec("measured", "tests and benchmarks measured"),
+        MetricSpec("compared", "measures that have a baseline at the base"),
         MetricSpec("regressions", "measures slower than the baseline allows"),
         MetricSpec("worst_ratio", "the largest measure / baseline ratio", "number"),
-        MetricSpec("baseline_recorded", "this run recorded the baseline", "bool"),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
         ConditionSpec(metric="regressions", op=">", value=0),
@@ -93,50 +110,46 @@ class PerfCheck:
                 skipped=f"no test is marked @pytest.mark.{PERF_MARKER} and no pytest-benchmark "
                 "results were given (option benchmark_json)",
             )
-        baseline_path = ctx.project.inside(options.baseline, "the perf option baseline")
-        baseline = _read_baseline(baseline_path)
-        if baseline is None:
-            _write_baseline(baseline_path, current)
-            metrics: dict[str, MetricValue] = {
-                "measured": len(current),
-                "regressions": 0,
-                "worst_ratio": None,
-                "baseline_recorded": True,
-            }
-            return Measurement(
-                summary=f"no baseline yet: recorded {len(current)} measures as the baseline "
-                f"in {options.baseline}",
-                metrics=metrics,
-                new_code_metrics=dict(metrics),
+        base = _baseline(ctx, options)
+        if base is None:
+            return _no_baseline(
+                options,
+                "there is no base to compare with (give --base, or run in a pull request) and "
+                "no baseline_artifact",
             )
         findings: list[Finding] = []
         ratios: list[float] = []
         for nodeid, seconds in current.items():
-            before = baseline.measures.get(nodeid)
+            before = base.measures.get(nodeid)
             if before is None or before <= 0:
                 continue
             ratios.append(seconds / before)
             slower = seconds - before
             if slower > options.min_delta_s and seconds > before * (1 + options.tolerance):
                 findings.append(self._finding(ctx, nodeid, seconds, before))
-        added = {k: v for k, v in current.items() if k not in baseline.measures}
-        if added:
-            _write_baseline(baseline_path, {**baseline.measures, **added})
-        metrics = {
+        if not ratios:
+            return _no_baseline(
+                options,
+                f"none of the {len(current)} measures has a baseline in {base.source} "
+                "(new tests, or tests renamed since the base)",
+            )
+        metrics: dict[str, MetricValue] = {
             "measured": len(current),
+            "compared": len(ratios),
             "regressions": len(findings),
-            "worst_ratio": round(max(ratios), 3) if ratios else None,
-            "baseline_recorded": False,
+            "worst_ratio": round(max(ratios), 3),
         }
+        new = len(current) - len(ratios)
+        against = f"against {base.source}" + (f"; {new} new without a baseline" if new else "")
         summary = (
-            f"{len(findings)} of {len(current)} measures regressed beyond "
-            f"{options.tolerance:.0%} (and {options.min_delta_s}s)"
+            f"{len(findings)} of {len(ratios)} measures regressed beyond "
+            f"{options.tolerance:.0%} (and {options.min_delta_s}s) {against}"
             if findings
-            else f"{len(current)} measures within {options.tolerance:.0%} of the baseline"
+            else f"{len(ratios)} measures within {options.tolerance:.0%} {against}"
         )
         return Measurement(
             summary=summary,
-            score=1.0 - len(findings) / len(current),
+            score=1.0 - len(findings) / len(ratios),
             metrics=metrics,
             new_code_metrics=dict(metrics),
             findings=findings,
@@ -156,46 +169,53 @@ class PerfCheck:
         )
 
 
+def _baseline(ctx: CheckContext, options: PerfOptions) -> BaseMeasures | None:
+    """The base's measures, from the first source that has them; ``None`` with no base."""
+    root = ctx.project.root
+    base_sha = ctx.new_code.base.sha if not ctx.new_code.all_new else None
+    if options.baseline:  # read from git, but a path out of the project is refused all the same
+        ctx.project.inside(options.baseline, "the perf option baseline")
+    if options.baseline_artifact:
+        path = ctx.project.inside(options.baseline_artifact, "the perf option baseline_artifact")
+        return from_artifact(path, options.baseline_artifact, root, base_sha)
+    if base_sha is None:
+        return None
+    if options.baseline:
+        committed = from_committed_file(root, base_sha, options.baseline)
+        if committed is not None:
+            return committed
+    if not options.run_base:
+        return _no_source(options, base_sha)
+    return run_at_base(
+        root, base_sha, timeout_s=ctx.timeout_s, benchmark_json=bool(options.benchmark_json)
+    )
+
+
+def _no_source(options: PerfOptions, base_sha: str) -> BaseMeasures:
+    missing = (
+        f"{options.baseline} is not committed at it" if options.baseline else "no baseline file"
+    )
+    raise CheckError(
+        f"the perf check has no baseline for the base {base_sha[:12]}: {missing}, and "
+        "run_base is off",
+        fix="commit a baseline file, name a base run's report in baseline_artifact, or turn "
+        "run_base on",
+    )
+
+
+def _no_baseline(options: PerfOptions, why: str) -> Measurement:
+    if options.no_baseline == "error":
+        raise CheckError(
+            f"no perf baseline: {why}",
+            fix="run with --base (or in a pull request), or name a base run's report in "
+            "baseline_artifact",
+        )
+    return Measurement(summary="no baseline", skipped=f"no perf baseline: {why}")
+
+
 def _current_measures(run: RunReport, project: Project, options: PerfOptions) -> dict[str, float]:
-    measures = {
-        test.nodeid: test.phases["call"].duration_s
-        for test in run.tests
-        if PERF_MARKER in test.markers and test.outcome is Outcome.PASSED and "call" in test.phases
-    }
+    measures = measures_of_run(run)
     if options.benchmark_json:
         path = project.inside(options.benchmark_json, "the perf option benchmark_json")
-        measures.update(_benchmarks(path))
+        measures.update(read_benchmarks(path, str(path)))
     return measures
-
-
-def _benchmarks(path: Path) -> dict[str, float]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise CheckError(
-            f"cannot read pytest-benchmark results {path}: {exc}",
-            fix="run pytest with --benchmark-json pointing at that file, or unset benchmark_json",
-        ) from exc
-    try:
-        return {entry["fullname"]: float(entry["stats"]["median"]) for entry in data["benchmarks"]}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CheckError(f"{path} is not pytest-benchmark JSON output: missing {exc}") from exc
-
-
-def _read_baseline(path: Path) -> PerfBaseline | None:
-    try:
-        return PerfBaseline.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValidationError, ValueError) as exc:
-        raise CheckError(
-            f"the perf baseline {path} cannot be read: {exc}",
-            fix="fix the file, or move it away to record a new baseline",
-        ) from exc
-
-
-def _write_baseline(path: Path, measures: dict[str, float]) -> None:
-    from phasegate.store import Store
-
-    model = PerfBaseline(recorded_at=clock.utc_now(), measures=dict(sorted(measures.items())))
-    Store(path.parent).write_text(path.name, model.model_dump_json(indent=2) + "\n")
