@@ -6,8 +6,18 @@ from pathlib import Path
 
 import pytest
 
+from phasegate.autodebug.diagnosis import Candidate, FileEdit
+from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.runner import RunResult
-from phasegate.autodebug.validate import Baseline, judge, target_selection
+from phasegate.autodebug.validate import (
+    SMALL_RUN,
+    Baseline,
+    judge,
+    one_run_suffices,
+    target_selection,
+    validate,
+)
+from phasegate.autodebug.workspace import Workspace
 
 BASELINE = Baseline(
     {
@@ -131,3 +141,75 @@ def test_the_targets_stage_runs_what_the_run_named_of_the_failing_module(
     selection, whole_run = target_selection(base_args, ["tests/test_a.py"], tmp_path, tmp_path)
     assert selection == [item.replace("<root>", str(tmp_path)) for item in expected]
     assert whole_run is whole
+
+
+def test_a_small_run_or_one_mostly_of_the_targets_is_re_run_once_whole() -> None:
+    assert one_run_suffices(BASELINE, {"tests/test_a.py"})
+    many = {f"tests/test_{n}.py::test_x": "passed" for n in range(SMALL_RUN + 1)}
+    big = Baseline({**many, "tests/test_a.py::test_fixed": "failed"})
+    assert not one_run_suffices(big, {"tests/test_a.py"})
+    inside = {f"tests/test_a.py::t{n}": "passed" for n in range(SMALL_RUN + 1)}
+    assert one_run_suffices(Baseline({**many, **inside}), {"tests/test_a.py"})
+
+
+class _Recorder:
+    """A runner that answers every re-run with the same outcomes and notes what it ran."""
+
+    def __init__(self, result: RunResult, cwd: Path, base_args: list[str]) -> None:
+        self.result = result
+        self.cwd = cwd
+        self.base_args = base_args
+        self.selections: list[object] = []
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        self.selections.append(selection)
+        return self.result
+
+
+@pytest.mark.parametrize(("size", "runs"), [(3, [None]), (SMALL_RUN + 1, ["targets", None])])
+def test_a_small_run_validates_a_candidate_with_one_re_run(
+    tmp_path: Path, size: int, runs: list[object]
+) -> None:
+    (tmp_path / "mod.py").write_text("x = lenght\n")
+    others = {f"tests/test_b.py::test_{n}": "passed" for n in range(size)}
+    baseline = Baseline({"tests/test_a.py::test_fixed": "failed", **others})
+    fixed = RunResult(outcomes={**others, "tests/test_a.py::test_fixed": "passed"})
+    runner = _Recorder(fixed, tmp_path, ["tests/test_a.py", "tests/test_b.py"])
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    verdict = validate(
+        Candidate("rename", "x", [FileEdit("mod.py", "x = length\n")], 1.0),
+        ["tests/test_a.py::test_fixed"],
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=runner,  # type: ignore[arg-type]
+        baseline=baseline,
+        keep=False,
+    )
+    assert verdict.passed
+    assert [s.stage for s in verdict.stages] == ["targets", "suite"]
+    assert [None if s is None else "targets" for s in runner.selections] == runs
+    assert (tmp_path / "mod.py").read_text() == "x = lenght\n"  # suggest mode: restored
+
+
+def test_run_once_whole_a_regression_elsewhere_fails_the_suite_stage_not_the_targets(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mod.py").write_text("x = lenght\n")
+    baseline = Baseline({"tests/test_a.py::test_fixed": "failed", "tests/test_b.py::t": "passed"})
+    broken = RunResult(
+        outcomes={"tests/test_a.py::test_fixed": "passed"},
+        collection_errors={"tests/test_b.py": "ImportError: y"},
+    )
+    runner = _Recorder(broken, tmp_path, ["tests/test_a.py", "tests/test_b.py"])
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    verdict = validate(
+        Candidate("rename", "x", [FileEdit("mod.py", "x = length\n")], 1.0),
+        ["tests/test_a.py::test_fixed"],
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=runner,  # type: ignore[arg-type]
+        baseline=baseline,
+        keep=True,
+    )
+    assert runner.selections == [None]
+    assert [s.passed for s in verdict.stages] == [True, False]
+    assert verdict.stages[1].new_failures == ["tests/test_b.py"]
+    assert (tmp_path / "mod.py").read_text() == "x = lenght\n"  # rejected: restored

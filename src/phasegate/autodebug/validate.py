@@ -10,6 +10,10 @@ two stages, each in a fresh subprocess (:mod:`~phasegate.autodebug.runner`):
    new collection error. When the original run named nothing outside the targets' modules,
    the targets stage was that run, and is judged again as the whole.
 
+When the run is small (at most :data:`SMALL_RUN` tests) or the targets' modules hold at least
+half of its tests, the targets stage would cost nearly what the whole run costs (a re-run's
+time is mostly pytest's start-up), so the whole run is run once and judged as both stages.
+
 Only then is the candidate kept; otherwise the files are restored byte for byte. "Passed
 before" is the :class:`Baseline`: the run being debugged, updated after each kept repair.
 """
@@ -29,10 +33,12 @@ from phasegate.model.autodebug import ValidationStage
 
 __all__ = [
     "OK_OUTCOMES",
+    "SMALL_RUN",
     "Baseline",
     "Verdict",
     "failure_key",
     "judge",
+    "one_run_suffices",
     "target_selection",
     "validate",
 ]
@@ -40,6 +46,8 @@ __all__ = [
 #: Outcomes that count as "not failing".
 OK_OUTCOMES = frozenset({"passed", "skipped", "xfailed", "xpassed"})
 _SHOWN = 5
+#: A run of at most this many tests is re-run whole rather than in two stages.
+SMALL_RUN = 200
 
 
 @dataclass
@@ -184,6 +192,29 @@ def target_selection(
     return chosen, not outside and named == set(modules)
 
 
+def _within(run: RunResult, modules: set[str]) -> RunResult:
+    """What ``run`` showed of the tests and collectors of ``modules``."""
+    return RunResult(
+        outcomes={n: o for n, o in run.outcomes.items() if _module(n) in modules},
+        collection_errors={n: e for n, e in run.collection_errors.items() if _module(n) in modules},
+        failures={n: f for n, f in run.failures.items() if _module(n) in modules},
+        exit_status=run.exit_status,
+        duration_s=run.duration_s,
+        error=run.error,
+    )
+
+
+def one_run_suffices(baseline: Baseline, modules: Collection[str]) -> bool:
+    """Whether one re-run of the whole run is cheaper than the targets stage and then it.
+
+    True when the run being debugged is small, or the targets' modules hold at least half of
+    its tests: then a passing candidate saves a start-up, and a failing one costs little more.
+    """
+    total = len(baseline.outcomes)
+    inside = sum(1 for nodeid in baseline.outcomes if _module(nodeid) in modules)
+    return total <= SMALL_RUN or 2 * inside >= total
+
+
 def validate(
     candidate: Candidate,
     targets: list[str],
@@ -208,20 +239,26 @@ def validate(
     modules = sorted({_module(target) for target in targets})
     root = workspace.project.root
     selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
+    at_once = not whole_run and one_run_suffices(baseline, modules)
     with workspace.trial(candidate.edits) as trial:
-        first = runner.run(selection)
-        moved = _moved(first, targets, elsewhere) if elsewhere else {}
+        first = runner.run(None if at_once else selection)
+        # Run whole, the targets stage looks at the targets' modules only, as if run alone.
+        first_targets = _within(first, set(modules)) if at_once else first
+        moved = _moved(first_targets, targets, elsewhere) if elsewhere else {}
         if len(moved) == len(targets):
             moved = {}  # nothing of its own was fixed: that is no progress
         targets = [target for target in targets if target not in moved]
-        stage = judge(first, targets, baseline, stage="targets", modules=set(modules))
+        stage = judge(first_targets, targets, baseline, stage="targets", modules=set(modules))
         if not stage.passed:
             return Verdict(False, stage.detail, [stage])
         # When the targets were all the run asked for, that run was the whole run already.
-        suite = first if whole_run else runner.run(None)
+        suite = first if whole_run or at_once else runner.run(None)
         whole = judge(suite, targets, baseline, stage="suite")
         if whole_run:
             whole.detail += " (the targets stage ran the whole run)"
+        elif at_once and whole.passed:
+            whole.detail += " (one run of the whole run judged both stages)"
+        if whole_run or at_once:
             whole.duration_s = 0.0
         if not whole.passed:
             return Verdict(False, whole.detail, [stage, whole])
