@@ -8,6 +8,7 @@ import pytest
 
 from phasegate.autodebug.diagnosis import Diagnosis
 from phasegate.autodebug.patterns import NamePattern
+from phasegate.autodebug.source import insert_import
 from tests.autodebug_support import classify_in, diagnose, explain, restores
 
 MEAN = """
@@ -121,6 +122,87 @@ def test_a_deleted_from_import_comes_back_with_every_name_it_bound(
     )
     assert candidates[0].detail["statement"] == "from .shapes import Circle, Square"
     assert restores(candidates[0], original)
+
+
+def test_a_deleted_aliased_import_comes_back_as_another_module_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "from ._funcs import asdict as _asdict\n\n\ndef dump(obj):\n    return _asdict(obj)\n"
+    )
+    files = {
+        "nm_al/__init__.py": "",
+        "nm_al/_funcs.py": "def asdict(obj):\n    return dict(obj)\n",
+        "nm_al/dump.py": original.replace("from ._funcs import asdict as _asdict\n", ""),
+        "nm_al/other.py": "from ._funcs import asdict as _asdict\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_al.dump import dump; dump({})", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from ._funcs import asdict as _asdict"
+    assert candidates[0].detail["where"] == "as nm_al/other.py imports it"
+    assert restores(candidates[0], original)
+
+
+def test_a_deleted_private_alias_of_a_public_definition_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "from nm_pa._funcs import astuple as _astuple\n\n\n"
+        "def dump(obj):\n    return _astuple(obj)\n"
+    )
+    files = {
+        "nm_pa/__init__.py": "",
+        "nm_pa/_funcs.py": "def astuple(obj):\n    return tuple(obj)\n",
+        "nm_pa/dump.py": "\n\ndef dump(obj):\n    return _astuple(obj)\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_pa.dump import dump; dump([])", monkeypatch
+    )
+    # Nothing in the project imports relatively: the import is written absolute.
+    assert candidates[0].detail["statement"] == "from nm_pa._funcs import astuple as _astuple"
+    assert restores(candidates[0], original)
+
+
+def test_a_deleted_import_of_a_submodule_comes_back_from_its_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "from . import keys\nfrom .util import tidy\n\n\n"
+        "def key(x):\n    return keys.hashkey(tidy(x))\n"
+    )
+    files = {
+        "nm_sm/__init__.py": "",
+        "nm_sm/keys.py": "def hashkey(x):\n    return (x,)\n",
+        "nm_sm/util.py": "def tidy(x):\n    return x\n",
+        "nm_sm/api.py": original.replace("from . import keys\n", ""),
+    }
+    _, candidates, _ = diagnose(tmp_path, files, "from nm_sm.api import key; key(1)", monkeypatch)
+    assert candidates[0].detail["statement"] == "from . import keys"
+    assert restores(candidates[0], original)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # isort's order: the import goes where isort puts it.
+        ("import os\nimport sys\n", "import os\nimport sys\nimport warnings\n"),
+        # The file's own order: it joins its section's `import` statements, last of them.
+        (
+            "import sys\nimport os\nfrom . import a\n",
+            "import sys\nimport os\nimport warnings\nfrom . import a\n",
+        ),
+        # Its section's plain imports are in order, though the file is not: in order.
+        (
+            "from . import a\nimport os\nimport zipfile\n",
+            "from . import a\nimport os\nimport warnings\nimport zipfile\n",
+        ),
+    ],
+)
+def test_an_import_is_put_back_where_the_files_order_of_imports_says(
+    before: str, after: str
+) -> None:
+    assert insert_import(f"{before}\n\nx = 1\n", "import warnings") == f"{after}\n\nx = 1\n"
 
 
 def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_it(

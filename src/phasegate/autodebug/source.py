@@ -250,6 +250,16 @@ def insert_import(text: str, statement: str) -> str | None:
     plain = not _sorted_by(header, _import_key) and _sorted_by(header, _plain_import_key)
     key = _plain_import_key if plain else _import_key
     wanted = key(new)
+    if not plain and not _sorted_by(header, _import_key):
+        # An order of the file's own: the import joins its kind of import (`import` or `from`)
+        # of its section, in order if those are in order, else last, as a person adds one.
+        group = [stmt for stmt in header if key(stmt)[:2] == wanted[:2]]
+        if group:
+            ordered = _sorted_by(group, key)
+            later = next((stmt for stmt in group if ordered and key(stmt) > wanted), None)
+            if later is not None:
+                return insert_lines(text, later.lineno, [statement])
+            return insert_lines(text, (group[-1].end_lineno or group[-1].lineno) + 1, [statement])
     for stmt in header:
         if key(stmt) > wanted:
             return insert_lines(text, stmt.lineno, [statement])

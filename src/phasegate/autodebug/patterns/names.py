@@ -8,7 +8,8 @@ missing name. Candidates, best first:
 * rename a misspelt *definition* when the missing name is used several times and the close
   name only once (``lenght = ...`` followed by two uses of ``length``);
 * import it: a standard-library module of that name, a project definition of that name
-  (found through the context index), a standard-library symbol, or a close project name.
+  (found through the context index), a standard-library symbol, an alias or a submodule
+  (:mod:`.import_aliases`), or a close project name.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from phasegate.autodebug.patterns.base import (
     lines_apart,
     short,
 )
+from phasegate.autodebug.patterns.import_aliases import alias_statements
 from phasegate.autodebug.source import (
     binding,
     count_names,
@@ -386,6 +388,11 @@ def import_candidates(
         statements.append(
             (f"from {module} import {_names(names)}", 0.8 - 0.01 * rank, "standard library")
         )
+
+    def as_written(module: str) -> str:
+        return _module_as_written(text, path, module, project)
+
+    statements += alias_statements(path, missing, unbound, project, as_written)
     candidates: list[Candidate] = []
     for statement, score, where in statements:
         new = insert_import(text, statement)

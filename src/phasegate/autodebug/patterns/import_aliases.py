@@ -1,0 +1,156 @@
+"""Lost imports the index of definitions cannot name: aliases and submodules.
+
+The name pattern (:mod:`.names`) finds a lost import through the definitions of the project
+and the standard library. Two kinds of import bind a name that is defined nowhere under it:
+
+* **an alias**: ``from ._funcs import asdict as _asdict`` binds ``_asdict``. It is found as
+  another file of the project writes it (the same alias of the same module), or, for a
+  private name, as the public definition (or standard-library module) it aliases with one
+  leading underscore less (``_asdict`` -> ``asdict``, ``_warnings`` -> ``warnings``);
+* **a submodule**: ``from . import keys`` binds the module ``pkg.keys``, which is a file,
+  not a definition.
+
+Each statement is written as the file writes its imports (relative or absolute), and other
+names the file reads and nothing binds join it when they come from the same place, as a
+deleted ``from m import a, b`` takes them all.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.source import parse
+from phasegate.autodebug.stdlib import is_stdlib_module
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.project import Project
+
+__all__ = ["alias_statements"]
+
+#: ``(statement, score, where it comes from)``, as :func:`.names.import_candidates` ranks them.
+Statement = tuple[str, float, str]
+#: ``{alias: {(absolute module, imported name or None for a module): file that imports it}}``
+Aliases = dict[str, dict[tuple[str, str | None], str]]
+
+
+def alias_statements(
+    path: str,
+    missing: str,
+    unbound: list[str],
+    project: Project,
+    as_written: Callable[[str], str],
+) -> list[Statement]:
+    """Imports that bind ``missing`` in ``path`` under an alias, or as a submodule.
+
+    ``as_written`` turns an absolute module name into the way this file would import it.
+    """
+    own_module = project.module_name(path)
+    aliases = _project_aliases(project, skip=path)
+    found: list[Statement] = []
+    for (module, name), where in aliases.get(missing, {}).items():
+        if module == own_module:
+            continue
+        if name is None:
+            found.append((f"import {module} as {missing}", 0.89, f"as {where} imports it"))
+            continue
+        together = [
+            (other_name, other)
+            for other in unbound
+            if other != missing
+            for (other_module, other_name) in aliases.get(other, {})
+            if other_module == module and other_name is not None
+        ]
+        found.append(
+            (
+                _from(as_written(module), [(name, missing), *together]),
+                0.89,
+                f"as {where} imports it",
+            )
+        )
+    public = missing[1:] if missing.startswith("_") and not missing.startswith("__") else ""
+    if public and not found:
+        for definition in project.index.exact(public)[:2]:
+            if definition.module == own_module:
+                continue
+            statement = _from(as_written(definition.module), [(public, missing)])
+            found.append((statement, 0.85, f"defined in {definition.path}:{definition.line}"))
+        if is_stdlib_module(public):
+            found.append((f"import {public} as {missing}", 0.84, "standard library module"))
+    found += _submodule_statements(path, missing, unbound, project, as_written)
+    return found
+
+
+def _submodule_statements(
+    path: str,
+    missing: str,
+    unbound: list[str],
+    project: Project,
+    as_written: Callable[[str], str],
+) -> list[Statement]:
+    """``from <package> import <missing>`` for a project submodule named ``missing``, the
+    file's own package first."""
+    own_package = project.package_of(path)
+    packages = sorted(
+        {
+            name.rpartition(".")[0]
+            for name in project.modules
+            if name.rpartition(".")[2] == missing and "." in name
+        },
+        key=lambda package: (package != own_package, package),
+    )
+    found: list[Statement] = []
+    for rank, package in enumerate(packages[:2]):
+        if f"{package}.{missing}" == project.module_name(path):
+            continue
+        others = [
+            name
+            for name in unbound
+            if name != missing
+            and (
+                f"{package}.{name}" in project.modules
+                or any(d.module == package for d in project.index.exact(name))
+            )
+        ]
+        names = [(name, None) for name in sorted({missing, *others}, key=str.lower)]
+        where = project.modules[f"{package}.{missing}"]
+        found.append((_from(as_written(package), names), 0.875 - 0.01 * rank, f"module {where}"))
+    return found
+
+
+def _from(module: str, names: Sequence[tuple[str, str | None]]) -> str:
+    parts = [name if alias is None else f"{name} as {alias}" for name, alias in names]
+    return f"from {module} import {', '.join(dict.fromkeys(parts))}"
+
+
+def _project_aliases(project: Project, *, skip: str) -> Aliases:
+    """Every ``as`` import of the project's source files but ``skip``."""
+    found: Aliases = {}
+    for relpath in project.source_files:
+        if relpath == skip:
+            continue
+        text = project.read(relpath)
+        if text is None or " as " not in text:
+            continue
+        tree = parse(text)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        found.setdefault(alias.asname, {})[(alias.name, None)] = relpath
+            elif isinstance(node, ast.ImportFrom):
+                module = _absolute(project, relpath, node)
+                for alias in node.names:
+                    if alias.asname and module:
+                        found.setdefault(alias.asname, {})[(module, alias.name)] = relpath
+    return found
+
+
+def _absolute(project: Project, relpath: str, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from`` import names, relative ones resolved from ``relpath``."""
+    if not node.level:
+        return node.module or ""
+    parts = project.package_of(relpath).split(".")
+    base = parts[: len(parts) - node.level + 1]
+    return ".".join(p for p in [*base, node.module or ""] if p)
