@@ -121,6 +121,35 @@ def test_apply_leaves_the_repair_in_place_and_never_touches_tests(
 
 
 @pytest.mark.slow
+def test_a_none_that_flows_on_to_a_wrong_value_gets_its_lost_guard_back(
+    pytester: pytest.Pytester,
+) -> None:
+    # The deleted guard's None fails nowhere: the test sees a wrong label, an assertion. The
+    # ranking points at `label`, where `prefix` may be None and nothing tests it any more.
+    code = (
+        "def label(name, prefix=None):\n    if prefix is None:\n        prefix = 'item'\n"
+        "    return f'{prefix}-{name}'\n\n\ndef tag(name, prefix='item'):\n"
+        "    return prefix + name\n"
+    )
+    tests = (
+        "from labels import label, tag\n\n\ndef test_label():\n"
+        "    assert label('a') == 'item-a'\n\n\ndef test_named():\n"
+        "    assert label('a', 'x') == 'x-a'\n\n\ndef test_tag():\n"
+        "    assert tag('a') == 'itema'\n"
+    )
+    faulty = code.replace("    if prefix is None:\n        prefix = 'item'\n", "")
+    make_project(pytester, {"src/labels.py": faulty, "tests/test_labels.py": tests})
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["01-assertion repaired: AssertionError: a None flows on where a guard was lost; *"]
+    )
+    assert (pytester.path / "src/labels.py").read_text() == code
+    (failure,) = read(pytester)["failures"]
+    assert failure["suspicious"][0]["function"] == "label"
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+@pytest.mark.slow
 def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytester) -> None:
     # text.py misspells slugify, and web.py uses the misspelling. Renaming the definition
     # fixes test_text but breaks web.py, whose test passed: the candidate must not be kept.

@@ -11,7 +11,10 @@ were seen:
 4. otherwise the failure is escalated, with every attempt and why it was rejected.
 
 Failures without a repair (assertions, exceptions no pattern covers, escalations) are then
-localized together in one extra run with per-test coverage (:mod:`.localize`).
+localized together in one extra run with per-test coverage (:mod:`.localize`). An assertion
+or other exception may be a None that a lost guard no longer stops: in the functions the
+ranking suspects most, guards are put back (:mod:`.patterns.lost_guards`) and validated as
+any candidate is; one that passes repairs the failure.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from typing import Literal
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
-from phasegate.autodebug.patterns.base import Pattern
+from phasegate.autodebug.patterns.base import Pattern, short
+from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
@@ -201,6 +205,10 @@ class Engine:
                 f"{type(exc).__name__}: {exc}"
             )
             return []
+        return self._usable(proposed)
+
+    def _usable(self, proposed: list[Candidate]) -> list[Candidate]:
+        """The candidates that edit only editable files and change them, without repeats."""
         unique: dict[tuple[str, ...], Candidate] = {}
         for candidate in sorted(proposed, key=lambda c: -c.score):
             if not candidate.edits or not all(
@@ -380,6 +388,39 @@ class Engine:
                     spectrum, [t for t in group.tests if "::" in t], top=self.settings.localize_top
                 )
         self._settle_unrepaired(wanted)
+        for group, entry in wanted:
+            if entry.outcome == "localized":
+                self._put_back_lost_guard(group, entry)
+
+    def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
+        """Try guards put back in the suspicious functions; keep the first that passes."""
+        started = clock.perf_counter()
+        proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
+        candidates = self._usable(proposed)[: self.settings.max_iterations]
+        for rank, candidate in enumerate(candidates, start=1):
+            self.progress(
+                f"{entry.id}: trying a lost None guard {rank}/{len(candidates)}: "
+                f"{candidate.description}"
+            )
+            attempt = self._attempt(rank, candidate, group)
+            entry.attempts.append(attempt)
+            if attempt.status != "kept":
+                continue
+            diff_file = f"{DIFF_FOLDER}/{entry.id}.diff"
+            self.write(diff_file, attempt.diff)
+            entry.outcome = "repaired"
+            entry.explanation = (
+                f"{short(group.diagnosis.exc_type)}: a None flows on where a guard was lost; "
+                f"{candidate.description}"
+            )
+            entry.repair = Repair(
+                files=candidate.paths,
+                diff=attempt.diff,
+                diff_file=diff_file,
+                applied=self.mode == "apply",
+            )
+            break
+        entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
     @staticmethod
     def _settle_unrepaired(wanted: list[tuple[_Group, AutodebugFailure]]) -> None:

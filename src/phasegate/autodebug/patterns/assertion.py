@@ -1,8 +1,10 @@
-"""Failures auto-debug does not repair: a failed assertion, and any other exception.
+"""Failures no pattern repairs: a failed assertion, and any other exception.
 
 An assertion states what the code should do; changing the code until it holds is a design
 decision, not a repair. These failures are localized instead: the report ranks the
-functions most likely at fault (:mod:`phasegate.autodebug.localize`).
+functions most likely at fault (:mod:`phasegate.autodebug.localize`). The one repair tried
+then is a lost None guard put back in those functions (:mod:`.lost_guards`), because a None
+that flows on shows as exactly such a failure.
 """
 
 from __future__ import annotations
@@ -16,7 +18,26 @@ if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure
     from phasegate.autodebug.project import Project
 
-__all__ = ["AssertionPattern", "OtherPattern"]
+__all__ = ["AssertionPattern", "OtherPattern", "none_parameters"]
+
+#: The most parameters recorded as None, innermost frames first.
+_MOST = 20
+
+
+def none_parameters(failure: LiveFailure) -> list[dict[str, str | int]]:
+    """``{path, line, name}`` of each parameter that is None in a frame of a project file
+    (``line``: the line the frame was running), innermost frames first."""
+    found: list[dict[str, str | int]] = []
+    for frame in reversed(failure.frames):
+        if frame.path is None:
+            continue
+        code = frame.frame.f_code
+        count = code.co_argcount + code.co_kwonlyargcount
+        values = frame.frame.f_locals
+        for name in code.co_varnames[:count]:
+            if name in values and values[name] is None:
+                found.append({"path": frame.path, "line": frame.line, "name": name})
+    return found[:_MOST]
 
 
 class AssertionPattern:
@@ -37,19 +58,24 @@ class AssertionPattern:
         where = f" at {diagnosis.path}:{diagnosis.line}" if diagnosis.path else ""
         first = diagnosis.message.strip().splitlines()[0] if diagnosis.message.strip() else ""
         detail = f" ({first[:120]})" if first else ""
-        never = "an assertion is never repaired automatically"
+        never = "an assertion is not repaired unless a lost None guard explains it"
         return f"{short(diagnosis.exc_type)}{where}{detail}: {never}"
 
 
 class OtherPattern:
-    """Every other exception: recorded with its place, localized, escalated."""
+    """Every other exception: recorded with its place, localized, escalated.
+
+    The parameters that were None in the project's frames are kept (``none_parameters``):
+    a None that flowed on from a lost guard may be among them (:mod:`.lost_guards`).
+    """
 
     name = "other"
     error_class = "other"
 
     def classify(self, failure: LiveFailure) -> Diagnosis | None:
         frame = failure.project_frame or failure.innermost
-        return diagnose(self, failure, frame, kind=short(type(failure.exc).__name__), facts={})
+        facts = {"none_parameters": none_parameters(failure)}
+        return diagnose(self, failure, frame, kind=short(type(failure.exc).__name__), facts=facts)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         return []

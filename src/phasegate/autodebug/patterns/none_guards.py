@@ -6,8 +6,9 @@ the code does elsewhere:
 * **the project's own guards** of the same value (``if sigspec is None: return rv`` in the
   functions beside it), the likeliest, those of the same file first;
 * **an early return**: of the other value the statement that set it also set
-  (``sigspec, rv = check(...)``), of what the function's other ``return`` statements give when
-  that is a constant, or of nothing;
+  (``sigspec, rv = check(...)``), of what the function's other ``return`` statements give (a
+  constant, or an expression of what is known at the top: ``return self``, ``return value``),
+  or of nothing;
 * **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
   default, or the empty value the use calls for (``[]`` before ``.append``).
 
@@ -34,7 +35,7 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["guard_synthesis"]
+__all__ = ["first_statement", "guard_bodies", "guard_synthesis", "parameter_defaults", "parameters"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
@@ -52,7 +53,7 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
     if function is None:
         return []
     places = _places(function, subject, line)
-    bodies = _bodies(project, path, function, subject, line, empties)
+    bodies = guard_bodies(project, path, function, subject, line, empties)
     lines = split_lines(text)
     candidates: list[Candidate] = []
     for rank, (body, score, why) in enumerate(bodies[:_MAX_BODIES]):
@@ -94,8 +95,8 @@ def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int
     if setter is not None:
         after = (setter.end_lineno or setter.lineno) + 1
         places.append((after, setter.lineno))
-    elif subject.split(".")[0] in _parameters(function):
-        first = _first_statement(function)
+    elif subject.split(".")[0] in parameters(function):
+        first = first_statement(function)
         places.append((first.lineno, first.lineno))
     failing = chain[-1] if chain else None
     if failing is not None and all(at != failing.lineno for at, _ in places):
@@ -151,13 +152,13 @@ def _sets(statement: ast.stmt, subject: str) -> bool:
     return any(ast.unparse(node) == subject for t in targets for node in ast.walk(t))
 
 
-def _parameters(function: _Function) -> set[str]:
+def parameters(function: _Function) -> set[str]:
     args = function.args
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     return {a.arg for a in every if a is not None}
 
 
-def _first_statement(function: _Function) -> ast.stmt:
+def first_statement(function: _Function) -> ast.stmt:
     """The first statement after the docstring (the docstring if it is all there is)."""
     first = function.body[0]
     docstring = (
@@ -171,7 +172,7 @@ def _first_statement(function: _Function) -> ast.stmt:
 # -- what --------------------------------------------------------------------------------------
 
 
-def _bodies(
+def guard_bodies(
     project: Project, path: str, function: _Function, subject: str, line: int, empties: list[str]
 ) -> list[tuple[str, float, str]]:
     """``(body, score, why)`` of the likely guards, best first, without repeats."""
@@ -187,11 +188,13 @@ def _bodies(
     for value, _count in defaults.most_common(2):
         found.append((f"{subject} = {value}", 0.78, "the value the project gives it elsewhere"))
     # A parameter that may be None is more often given a value than returned early on.
-    parameter = setter is None and subject.split(".")[0] in _parameters(function)
+    parameter = setter is None and subject.split(".")[0] in parameters(function)
     found += [
         (body, score * (0.9 if parameter else 1.0), why)
         for body, score, why in _early_returns(function)
     ]
+    if function.name == "__get__" and subject != "self" and "self" in parameters(function):
+        found.append(("return self", 0.79, "a descriptor read on its class gives itself"))
     if "." not in subject:
         found += [
             (
@@ -238,7 +241,7 @@ def _elsewhere(
                         weight += 2 * (ast.unparse(previous) == setter)
                     templates[body] += weight
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in subject:
-                for arg, default in _defaults(node):
+                for arg, default in parameter_defaults(node):
                     if arg == subject and not _is_none(default):
                         defaults[ast.unparse(default)] += 1
     return templates, defaults
@@ -270,7 +273,7 @@ def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _defaults(function: _Function) -> list[tuple[str, ast.expr]]:
+def parameter_defaults(function: _Function) -> list[tuple[str, ast.expr]]:
     args = function.args
     plain = [*args.posonlyargs, *args.args]
     pairs = list(
@@ -280,6 +283,27 @@ def _defaults(function: _Function) -> list[tuple[str, ast.expr]]:
         (a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
     ]
     return pairs
+
+
+def _own_nodes(function: _Function) -> list[ast.AST]:
+    """The nodes of ``function``, those of the functions and classes nested in it aside."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _only_reads(node: ast.expr, names: set[str]) -> bool:
+    """An expression of ``names`` and their attributes only, calling nothing."""
+    return all(
+        isinstance(child, (ast.Name, ast.Attribute, ast.Load, ast.Constant))
+        and (not isinstance(child, ast.Name) or child.id in names)
+        for child in ast.walk(node)
+    )
 
 
 def _co_set(function: _Function, subject: str, line: int) -> list[str]:
@@ -297,16 +321,27 @@ def _co_set(function: _Function, subject: str, line: int) -> list[str]:
 
 
 def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
-    """``return`` of the constant the function's other returns give, else of nothing."""
+    """``return`` of what the function's other returns give, else of nothing.
+
+    A constant, or an expression of the parameters alone (``self``, ``value``,
+    ``self._default``), which means the same at the top of the function as where it is.
+    """
     values: Counter[str] = Counter()
+    expressions: Counter[str] = Counter()
+    known = parameters(function)
     bare = 0
-    for node in ast.walk(function):
+    for node in _own_nodes(function):
         if isinstance(node, ast.Return):
             if node.value is None:
                 bare += 1
             elif isinstance(node.value, ast.Constant):
                 values[ast.unparse(node.value)] += 1
+            elif _only_reads(node.value, known):
+                expressions[ast.unparse(node.value)] += 1
     found = [(f"return {value}", 0.74, "as the function's other returns do") for value in values]
+    found += [
+        (f"return {value}", 0.735, "as the function's other returns do") for value in expressions
+    ]
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
     none = ("return None", 0.72 if bare else 0.73, "returning None")
     return [*found, plain, none]

@@ -1,0 +1,306 @@
+"""A lost ``if x is None: ...`` guard, found where the None flows on instead of failing.
+
+When a guard is deleted, the None it stopped often does not fail where it is used: it
+flows on, and a test sees a wrong value, another exception, or no exception where it waits
+for one (``pytest.raises``). Such a failure is an assertion or "other", which the patterns do
+not repair; it is localized instead (Ochiai over per-test coverage, :mod:`..localize`). This
+module turns that ranking into candidates: in each of the most suspicious functions, the
+values that may be None and that nothing there tests any more, each guarded the ways the
+project shows:
+
+* **what** may be None, likeliest first: a parameter whose default is None; an attribute of
+  ``self`` that the class sets to None; a local set from a call that can give None
+  (``d.get(k)``, ``re.match(...)``, ``getattr(o, n, None)``); any other parameter;
+* **how** it is guarded: ``raise`` of the exception the failing test waits for (as the
+  project raises it, where it does); the bodies :mod:`.none_guards` synthesizes (the project's
+  own guards of that name, the function's other returns, a default); ``return self`` in a
+  descriptor's ``__get__``.
+
+Each guard goes at the top of the function (after the docstring), or right after the
+statement that set a local. The tests decide which is right, as for every candidate.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.none_guards import (
+    first_statement,
+    guard_bodies,
+    parameter_defaults,
+    parameters,
+)
+from phasegate.autodebug.source import (
+    enclosing_function,
+    insert_lines,
+    line_indent,
+    parse,
+    split_lines,
+)
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.project import Project
+    from phasegate.model.autodebug import SuspiciousFunction
+
+__all__ = ["expected_exception", "lost_guard_candidates"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: The suspicious functions looked into, best first.
+_FUNCTIONS = 3
+#: Bodies tried per value.
+_BODIES = 4
+#: Calls whose result may be None by design.
+_MAYBE_NONE_CALLS = frozenset({"get", "match", "search", "fullmatch", "getattr", "pop", "find"})
+_DID_NOT_RAISE = re.compile(r"DID NOT RAISE (?:<class '(?P<cls>[\w.]+)'>|(?P<name>[\w.]+))")
+
+
+def expected_exception(diagnosis: Diagnosis) -> str | None:
+    """The exception a failing ``pytest.raises`` waited for (``DID NOT RAISE <class ...>``)."""
+    found = _DID_NOT_RAISE.search(diagnosis.message)
+    if found is None:
+        return None
+    return (found.group("cls") or found.group("name") or "").rpartition(".")[2] or None
+
+
+def lost_guard_candidates(
+    diagnosis: Diagnosis, project: Project, suspicious: Sequence[SuspiciousFunction]
+) -> list[Candidate]:
+    """Guards put back in the most suspicious functions, best first.
+
+    A parameter seen None in a frame of the failure (``none_parameters`` of the diagnosis)
+    is the likeliest, and its function is looked into even when the ranking missed it.
+    """
+    expected = expected_exception(diagnosis)
+    seen_none = _seen_none(diagnosis, project)
+    places = [(s.path, s.line, s.score) for s in suspicious if project.editable(s.path)]
+    places = places[:_FUNCTIONS]
+    best = max((score for _, _, score in places), default=1.0)
+    for path, line in seen_none:
+        if all((path, line) != (known, at) for known, at, _ in places):
+            places.append((path, line, best))
+    candidates: list[Candidate] = []
+    for rank, (path, line, score) in enumerate(places):
+        text = project.read_editable(path)
+        tree = parse(text) if text is not None else None
+        if text is None or tree is None:
+            continue
+        function = _function_at(tree, line)
+        if function is None or not function.body:
+            continue
+        for subject, weight, setter in _subjects(tree, function):
+            boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
+            candidates += _guards(
+                project,
+                path,
+                text,
+                function,
+                subject,
+                setter,
+                expected,
+                score * weight * boost * (1.0 - 0.02 * rank),
+            )
+    unique: dict[str, Candidate] = {}
+    for candidate in sorted(candidates, key=lambda c: -c.score):
+        unique.setdefault(candidate.edits[0].text, candidate)
+    return list(unique.values())
+
+
+def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
+    """``{(path, line of the def): parameters seen None}`` from the live frames."""
+    found: dict[tuple[str, int], set[str]] = {}
+    for entry in diagnosis.facts.get("none_parameters") or []:
+        path, line, name = entry.get("path"), entry.get("line"), entry.get("name")
+        text = project.read_editable(path) if isinstance(path, str) else None
+        tree = parse(text) if text is not None else None
+        if tree is None or not isinstance(line, int) or not isinstance(name, str):
+            continue
+        function = enclosing_function(tree, line)
+        if function is not None:
+            found.setdefault((str(path), function.lineno), set()).add(name)
+    return found
+
+
+def _function_at(tree: ast.Module, line: int) -> _Function | None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
+            return node
+    return None
+
+
+# -- what may be None --------------------------------------------------------------------------
+
+
+def _subjects(tree: ast.Module, function: _Function) -> list[tuple[str, float, ast.stmt | None]]:
+    """``(value, weight, statement that set it or None)`` of the values the function reads
+    that may be None and that it no longer tests against None."""
+    tested = _tested(function)
+    read = {ast.unparse(node) for node in ast.walk(function) if _is_read(node)}
+    found: list[tuple[str, float, ast.stmt | None]] = []
+    defaults = dict(parameter_defaults(function))
+    for name in sorted(parameters(function) - {"self", "cls"}):
+        if name in tested or name not in read:
+            continue
+        default = defaults.get(name)
+        none_default = isinstance(default, ast.Constant) and default.value is None
+        found.append((name, 1.0 if none_default else 0.6, None))
+    for attribute in sorted(_none_attributes(tree, function)):
+        if attribute not in tested and attribute in read:
+            found.append((attribute, 0.85, None))
+    for statement, name in _maybe_none_locals(function):
+        if name not in tested:
+            found.append((name, 0.8, statement))
+    return found
+
+
+def _is_read(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
+
+
+def _tested(function: _Function) -> set[str]:
+    """What the function compares with None, or tests for truth (``if x:``, ``x or y``)."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value is None for c in node.comparators
+        ):
+            found.add(ast.unparse(node.left))
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            found.update(_truth_tested(node.test))
+        elif isinstance(node, ast.BoolOp):
+            found.update(ast.unparse(value) for value in node.values)
+    return found
+
+
+def _truth_tested(test: ast.expr) -> set[str]:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return {ast.unparse(test)}
+    return set()
+
+
+def _none_attributes(tree: ast.Module, function: _Function) -> set[str]:
+    """``self.x`` for each attribute the function's class sets to None somewhere."""
+    owner = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef) and function in node.body
+        ),
+        None,
+    )
+    found: set[str] = set()
+    for node in ast.walk(owner) if owner is not None else ():
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_none(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    found.add(ast.unparse(target))
+    return found
+
+
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
+    """Locals set (in the function's top-level statements) from a call that can give None."""
+    found: list[tuple[ast.stmt, str]] = []
+    for statement in function.body:
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Call)
+        ):
+            continue
+        func = statement.value.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if called in _MAYBE_NONE_CALLS:
+            found.append((statement, statement.targets[0].id))
+    return found
+
+
+# -- how it is guarded -------------------------------------------------------------------------
+
+
+def _guards(
+    project: Project,
+    path: str,
+    text: str,
+    function: _Function,
+    subject: str,
+    setter: ast.stmt | None,
+    expected: str | None,
+    weight: float,
+) -> list[Candidate]:
+    anchor = setter if setter is not None else first_statement(function)
+    at = (setter.end_lineno or setter.lineno) + 1 if setter is not None else anchor.lineno
+    line = anchor.lineno + 1 if setter is not None else anchor.lineno
+    bodies: list[tuple[str, float, str]] = []
+    if expected is not None:
+        bodies += [
+            (body, 0.95, f"the test waits for {expected}")
+            for body in _raises(text, function, expected)
+        ]
+    bodies += guard_bodies(project, path, function, subject, line, [])
+    if setter is None:
+        bodies += [
+            (f"return {name}", 0.72, "returning unchanged what its result is made from")
+            for name in _inputs(function, subject)
+        ]
+    bodies.sort(key=lambda item: -item[1])
+    lines = split_lines(text)
+    indent = line_indent(lines[anchor.lineno - 1])
+    candidates: list[Candidate] = []
+    seen: set[str] = set()
+    for body, score, why in bodies:
+        if body in seen or len(seen) >= _BODIES:
+            continue
+        seen.add(body)
+        block = [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
+        candidates.append(
+            Candidate(
+                "none-guard",
+                f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
+                f"`{function.name}` at {path}:{at} ({why}; the None flows on from there)",
+                [FileEdit(path, insert_lines(text, at, block))],
+                round(weight * score, 4),
+            )
+        )
+    return candidates
+
+
+def _inputs(function: _Function, subject: str) -> list[str]:
+    """The other parameters the function's returned values are computed from."""
+    names = parameters(function) - {"self", "cls", subject}
+    found: dict[str, None] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            for child in ast.walk(node.value):
+                if isinstance(child, ast.Name) and child.id in names:
+                    found.setdefault(child.id)
+    return list(found)
+
+
+def _raises(text: str, function: _Function, expected: str) -> list[str]:
+    """``raise`` statements of ``expected``: as the function raises it, then as the file
+    does, then bare."""
+    tree = parse(text)
+    found: list[str] = []
+    for scope in (function, tree):
+        for node in ast.walk(scope) if scope is not None else ():
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if ast.unparse(raised).rpartition(".")[2] == expected:
+                    found.append(ast.unparse(node))
+    found.append(f"raise {expected}")
+    return list(dict.fromkeys(found))

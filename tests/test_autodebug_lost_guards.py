@@ -1,0 +1,141 @@
+"""A lost None guard put back where the ranking points, when the None flows on."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.patterns.lost_guards import expected_exception, lost_guard_candidates
+from phasegate.autodebug.project import Project, TestFiles
+from phasegate.model.autodebug import SuspiciousFunction
+from tests.autodebug_support import classify_in
+
+REGISTRY = '''REGISTRY = {}
+
+
+def register(name, handler=None):
+    """Register ``handler`` under ``name``."""
+    if handler is None:
+        raise TypeError(f"no handler for {name}")
+    REGISTRY[name] = handler
+    return name
+
+
+def label(name, prefix=None):
+    if prefix is None:
+        prefix = "item"
+    return f"{prefix}-{name}"
+
+
+def tag(name, prefix="item"):
+    return prefix + name
+'''
+
+
+def _project(tmp_path: Path, text: str) -> Project:
+    (tmp_path / "reg.py").write_text(text)
+    (tmp_path / "tests").mkdir()
+    return Project(tmp_path, TestFiles(["tests/*"]))
+
+
+def _deleted(text: str, guard: str) -> str:
+    start = text.index(guard)
+    end = text.index("\n", text.index("\n", start) + 1) + 1
+    return text[:start] + text[end:]
+
+
+def _suspect(text: str, name: str, score: float = 0.9) -> SuspiciousFunction:
+    tree = ast.parse(text)
+    line = next(n.lineno for n in ast.walk(tree) if getattr(n, "name", None) == name)
+    return SuspiciousFunction(
+        path="reg.py", function=name, line=line, score=score, failed_covering=1, passed_covering=0
+    )
+
+
+def _same(candidate_text: str, original: str) -> bool:
+    return ast.dump(ast.parse(candidate_text)) == ast.dump(ast.parse(original))
+
+
+def test_a_guard_that_raised_what_the_test_waits_for_comes_back_as_the_project_raises_it(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(REGISTRY, "    if handler is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis(
+        "assertion", "other", "Failed", "Failed", "DID NOT RAISE <class 'TypeError'>"
+    )
+    assert expected_exception(diagnosis) == "TypeError"
+    candidates = lost_guard_candidates(
+        diagnosis, project, [_suspect(faulty, "register"), _suspect(faulty, "label", 0.5)]
+    )
+    # The function's own message is gone with the guard: the bare exception comes first.
+    assert candidates[0].edits[0].text == faulty.replace(
+        '    """Register ``handler`` under ``name``."""\n',
+        '    """Register ``handler`` under ``name``."""\n    if handler is None:\n'
+        "        raise TypeError\n",
+    )
+    assert "the test waits for TypeError" in candidates[0].description
+
+
+def test_a_guard_that_set_a_default_comes_back_with_the_default_the_project_gives(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(REGISTRY, "    if prefix is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "label")])
+    assert any(_same(c.edits[0].text, REGISTRY) for c in candidates[:4])
+    # What the function still tests against None is never guarded again.
+    assert all("if handler is None" not in c.description for c in candidates)
+
+
+def test_nothing_is_proposed_outside_editable_files_or_for_values_still_tested(
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path, REGISTRY)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(REGISTRY, "label")])
+    assert candidates  # `name` may be None, too
+    assert all("if prefix is None" not in c.description for c in candidates)
+    elsewhere = SuspiciousFunction(
+        path="tests/test_reg.py", function="t", line=1, score=1.0, failed_covering=1,
+        passed_covering=0,
+    )  # fmt: skip
+    assert lost_guard_candidates(diagnosis, project, [elsewhere]) == []
+
+
+def test_a_descriptor_read_on_its_class_returns_itself(tmp_path: Path) -> None:
+    original = (
+        "class cached:\n    def __init__(self, func):\n        self.func = func\n\n"
+        "    def __get__(self, instance, owner=None):\n"
+        "        if instance is None:\n            return self\n"
+        "        return self.func(instance)\n"
+    )
+    faulty = _deleted(original, "        if instance is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("other", "other", "TypeError", "TypeError", "missing argument")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "__get__")])
+    assert any(_same(c.edits[0].text, original) for c in candidates[:4])
+
+
+def test_a_parameter_seen_none_in_the_failing_frames_is_guarded_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guard's None reaches a dict lookup: a KeyError, no None in sight. The parameter
+    # was None in the live frame, so it is guarded first, though the ranking missed it.
+    original = (
+        "UNITS = {'m': 1, 'km': 1000}\n\n\ndef meters(value, unit=None):\n"
+        "    if unit is None:\n        return value\n    return value * UNITS[unit]\n"
+    )
+    faulty = _deleted(original, "    if unit is None:")
+    diagnosis = classify_in(
+        tmp_path, {"units.py": faulty}, "import units; units.meters(3)", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("other", "KeyError")
+    assert diagnosis.facts["none_parameters"] == [{"path": "units.py", "line": 5, "name": "unit"}]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    candidates = lost_guard_candidates(diagnosis, project, [])
+    assert _same(candidates[0].edits[0].text, original)
