@@ -24,6 +24,7 @@ With ``--real``, the faults are injected into real projects instead (``real_benc
 
     python benchmarks/autodebug.py --real --half dev      # the half to tune on
     python benchmarks/autodebug.py --real --half report   # the half to report
+    python benchmarks/autodebug.py --real --seed phasegate-real-faults-2   # a fresh sample
 """
 
 from __future__ import annotations
@@ -223,6 +224,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--per-class", type=int, default=2, help="with --real: faults per project, class and half"
+    )
+    parser.add_argument(
+        "--seed",
+        default="phasegate-real-faults-1",
+        help="with --real: the seed that orders and splits the faults; any other than the "
+        "default leaves out the default's faults, a fresh sample",
     )
     parser.add_argument("--projects", nargs="*", help="with --real: projects to use")
     parser.add_argument("--limit", type=int, help="with --real: run only the first N faults")

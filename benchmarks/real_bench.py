@@ -23,7 +23,10 @@
    byte for byte), ``not-triggered``.
 
 Tune on ``--half dev``; report ``--half report``. The report half prints no per-fault
-explanations unless ``--verbose``, so that tuning never reads them.
+explanations unless ``--verbose``, so that tuning never reads them. ``--seed`` draws a fresh
+sample: the mutants are ordered by the new seed, and every fault the original seed
+(``SEED``) dealt to either half is skipped (by file and line, in its class), so that no
+fault of the fresh sample was seen before.
 """
 
 from __future__ import annotations
@@ -292,17 +295,17 @@ def _digest(mutant: Mutant) -> str:
     return hashlib.sha256(f"{mutant.id}\0{mutant.text}".encode()).hexdigest()[:16]
 
 
-def _ordered(project: Setup, error_class: str) -> list[Mutant]:
+def _ordered(project: Setup, error_class: str, seed: str) -> list[Mutant]:
     """Every mutant of the class, each operator's shuffled by the seed, operators in turn."""
     by_operator: dict[str, list[Mutant]] = {}
     for relpath in project.sources():
         text = (project.pristine / relpath).read_text(encoding="utf-8")
-        for operator, found in mutants(relpath, text, error_class, SEED).items():
+        for operator, found in mutants(relpath, text, error_class, seed).items():
             by_operator.setdefault(operator, []).extend(found)
     queues = []
     for operator in sorted(by_operator):
         queue = sorted(by_operator[operator], key=lambda m: m.id)
-        random.Random(f"{SEED}:{project.name}:{operator}").shuffle(queue)
+        random.Random(f"{seed}:{project.name}:{operator}").shuffle(queue)
         queues.append(queue)
     order: list[Mutant] = []
     while any(queues):
@@ -312,19 +315,31 @@ def _ordered(project: Setup, error_class: str) -> list[Mutant]:
     return order
 
 
-def faults(project: Setup, error_class: str, per_class: int, log: Any = print) -> list[Fault]:
-    """Screened faults of one class, dealt alternately to ``dev`` and ``report``."""
-    cache_file = project.pristine.parent.parent / f"screen-{SEED}.json"
+def faults(
+    project: Setup,
+    error_class: str,
+    per_class: int,
+    log: Any = print,
+    *,
+    seed: str = SEED,
+    exclude: frozenset[tuple[str, int]] = frozenset(),
+) -> list[Fault]:
+    """Screened faults of one class, dealt alternately to ``dev`` and ``report``.
+
+    ``exclude`` holds the (file, line) places of faults not to use again: another seed's.
+    """
+    # A screen's verdict does not depend on the seed, so every seed shares the cache.
+    cache_file = project.pristine.parent.parent / "screen.json"
     cache: dict[str, Any] = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
     found: list[Fault] = []
     lines: set[tuple[str, int]] = set()
     screened = 0
     work: Path | None = None
     try:
-        for mutant in _ordered(project, error_class):
+        for mutant in _ordered(project, error_class, seed):
             if len(found) >= 2 * per_class or screened >= MAX_SCREENED:
                 break
-            if (mutant.file, mutant.line) in lines:
+            if (mutant.file, mutant.line) in lines | exclude:
                 continue
             tests = selection(project, mutant)
             if not tests:
@@ -510,11 +525,16 @@ def main(args: Any) -> int:
     chosen: list[Fault] = []
     for name in names:
         for error_class in classes:
-            found = faults(setups[name], error_class, args.per_class)
+            seen: frozenset[tuple[str, int]] = frozenset()
+            if args.seed != SEED:
+                old = faults(setups[name], error_class, args.per_class, seed=SEED)
+                seen = frozenset((f.mutant.file, f.mutant.line) for f in old)
+            found = faults(setups[name], error_class, args.per_class, seed=args.seed, exclude=seen)
             chosen += [f for f in found if f.half == args.half]
     if args.limit:
         chosen = chosen[: args.limit]
-    print(f"{len(chosen)} faults in the {args.half} half; seed {SEED!r}")
+    fresh = f" (every fault of seed {SEED!r} left out)" if args.seed != SEED else ""
+    print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}")
     suites: dict[str, float] = {}
     results: list[Result] = []
     shown = args.half == "dev" or args.verbose
@@ -538,7 +558,8 @@ def main(args: Any) -> int:
             print(line, flush=True)
     print()
     print(
-        f"Python {sys.version.split()[0]}; {len(results)} faults, {args.half} half; "
+        f"Python {sys.version.split()[0]}; {len(results)} faults, {args.half} half of seed "
+        f"{args.seed!r}; "
         f"pytest --autodebug=apply on the tests that run each fault"
     )
     table(results, classes, suites)
