@@ -213,3 +213,56 @@ def test_run_once_whole_a_regression_elsewhere_fails_the_suite_stage_not_the_tar
     assert [s.passed for s in verdict.stages] == [True, False]
     assert verdict.stages[1].new_failures == ["tests/test_b.py"]
     assert (tmp_path / "mod.py").read_text() == "x = lenght\n"  # rejected: restored
+
+
+def test_a_pending_baseline_is_not_taken_when_the_re_run_is_clean(tmp_path: Path) -> None:
+    (tmp_path / "mod.py").write_text("x = lenght\n")
+    taken: list[str] = []
+    baseline = Baseline({}, {"tests/test_a.py"})  # the run stopped at a collection error
+    baseline.pending = lambda: taken.append("taken")
+    fixed = RunResult(outcomes={"tests/test_a.py::t": "passed", "tests/test_b.py::t": "passed"})
+    runner = _Recorder(fixed, tmp_path, [])
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    verdict = validate(
+        Candidate("rename", "x", [FileEdit("mod.py", "x = length\n")], 1.0),
+        ["tests/test_a.py"],
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=runner,  # type: ignore[arg-type]
+        baseline=baseline,
+        keep=True,
+    )
+    assert verdict.passed
+    assert (taken, runner.selections) == ([], [None])
+    assert (tmp_path / "mod.py").read_text() == "x = length\n"
+
+
+def test_a_pending_baseline_is_taken_on_the_original_files_when_a_re_run_shows_a_failure(
+    tmp_path: Path,
+) -> None:
+    # test_b failed before the candidate too: only the complete "before" can tell, so it is
+    # taken (with the original files back), and the candidate is tried again against it.
+    (tmp_path / "mod.py").write_text("x = lenght\n")
+    seen: list[str] = []
+    baseline = Baseline({}, {"tests/test_a.py"})
+
+    def take() -> None:
+        seen.append((tmp_path / "mod.py").read_text())
+        baseline.outcomes = {"tests/test_b.py::t": "failed"}
+
+    baseline.pending = take
+    run = RunResult(outcomes={"tests/test_a.py::t": "passed", "tests/test_b.py::t": "failed"})
+    runner = _Recorder(run, tmp_path, [])
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    verdict = validate(
+        Candidate("rename", "x", [FileEdit("mod.py", "x = length\n")], 1.0),
+        ["tests/test_a.py"],
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=runner,  # type: ignore[arg-type]
+        baseline=baseline,
+        keep=True,
+    )
+    assert seen == ["x = lenght\n"]
+    assert verdict.passed
+    assert runner.selections == [None, None]
+    assert baseline.pending is None
+    assert (tmp_path / "mod.py").read_text() == "x = length\n"

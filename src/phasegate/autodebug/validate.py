@@ -21,7 +21,7 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,7 @@ __all__ = [
     "SMALL_RUN",
     "Baseline",
     "Verdict",
+    "clean",
     "failure_key",
     "judge",
     "one_run_suffices",
@@ -52,15 +53,44 @@ SMALL_RUN = 200
 
 @dataclass
 class Baseline:
-    """The outcome of each test before the candidate, and the collectors that failed."""
+    """The outcome of each test before the candidate, and the collectors that failed.
+
+    ``pending``, when set, takes a complete "before" (the run being debugged stopped early,
+    so some tests have no result). It is called only when a re-run is not clean
+    (:func:`clean`): a re-run in which every test passes cannot show a regression whatever
+    the complete "before" would say, so the extra run is saved.
+    """
 
     outcomes: dict[str, str] = field(default_factory=dict)
     collection_errors: set[str] = field(default_factory=set)
+    pending: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def update(self, run: RunResult) -> None:
         """Take a kept repair's suite run as the new "before"."""
         self.outcomes = dict(run.outcomes)
         self.collection_errors = set(run.collection_errors)
+        self.pending = None
+
+    def complete(self) -> None:
+        """Take the complete "before" now, if it is still pending."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            pending()
+
+
+def clean(run: RunResult, baseline: Baseline, modules: Collection[str] | None = None) -> bool:
+    """Whether ``run`` reported every test the baseline knows (of ``modules``, if given), and
+    every test it ran passed, with no collection error: nothing in it can be a regression."""
+    return (
+        run.error is None
+        and not run.collection_errors
+        and all(outcome in OK_OUTCOMES for outcome in run.outcomes.values())
+        and all(
+            nodeid in run.outcomes
+            for nodeid in baseline.outcomes
+            if modules is None or _module(nodeid) in modules
+        )
+    )
 
 
 @dataclass
@@ -234,7 +264,47 @@ def validate(
     that other cause (its :func:`failure_key` is in ``elsewhere``, the other failures of the
     run). It no longer counts against this candidate, as long as some of the candidate's own
     failing tests pass; the verdict names it in ``moved``.
+
+    A pending baseline is taken the first time a re-run is not clean: the candidate's files
+    are restored first, so that it is the "before", and the candidate is then tried again.
     """
+    try:
+        return _validate(
+            candidate,
+            targets,
+            workspace=workspace,
+            runner=runner,
+            baseline=baseline,
+            keep=keep,
+            elsewhere=elsewhere,
+        )
+    except _BaselineNeeded:
+        baseline.complete()  # the trial ended: the files are as they were before it
+    return _validate(
+        candidate,
+        targets,
+        workspace=workspace,
+        runner=runner,
+        baseline=baseline,
+        keep=keep,
+        elsewhere=elsewhere,
+    )
+
+
+class _BaselineNeeded(Exception):
+    """A re-run was not clean and the complete "before" has not been taken yet."""
+
+
+def _validate(
+    candidate: Candidate,
+    targets: list[str],
+    *,
+    workspace: Workspace,
+    runner: TestRunner,
+    baseline: Baseline,
+    keep: bool,
+    elsewhere: Collection[str],
+) -> Verdict:
     started = clock.perf_counter()
     modules = sorted({_module(target) for target in targets})
     root = workspace.project.root
@@ -248,11 +318,15 @@ def validate(
         if len(moved) == len(targets):
             moved = {}  # nothing of its own was fixed: that is no progress
         targets = [target for target in targets if target not in moved]
+        if baseline.pending is not None and not clean(first_targets, baseline, set(modules)):
+            raise _BaselineNeeded
         stage = judge(first_targets, targets, baseline, stage="targets", modules=set(modules))
         if not stage.passed:
             return Verdict(False, stage.detail, [stage])
         # When the targets were all the run asked for, that run was the whole run already.
         suite = first if whole_run or at_once else runner.run(None)
+        if baseline.pending is not None and not clean(suite, baseline):
+            raise _BaselineNeeded
         whole = judge(suite, targets, baseline, stage="suite")
         if whole_run:
             whole.detail += " (the targets stage ran the whole run)"

@@ -17,6 +17,7 @@ stays off in them.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -264,7 +265,8 @@ class AutodebugController:
             common_args=common,
         )
         if self._failed and data.get("incomplete"):
-            baseline = self._fresh_baseline(runner, baseline, data)
+            # Taken only when a re-run shows a failure: a clean re-run needs no "before".
+            baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, data)
         workspace = Workspace(project, store.path(JOURNAL_FILE))
         serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
         engine = Engine(
@@ -283,19 +285,22 @@ class AutodebugController:
         if self._failed:
             self._progress(f"working on {len(self._failed)} failure(s)", always=True)
         report = engine.run(self._failed, run_id=data.get("run_id"))
+        if baseline.pending is not None and report.counts.candidates_tried:
+            reasons = "; ".join(data.get("incomplete_reasons", []))
+            self.baseline_notes.append(
+                f"the run was incomplete ({reasons}); every re-run was clean (all its tests "
+                "passed), so no fresh baseline was needed"
+            )
         report.warnings[:0] = self.baseline_notes
         return report
 
-    def _fresh_baseline(
-        self, runner: TestRunner, baseline: Baseline, data: dict[str, Any]
-    ) -> Baseline:
+    def _fresh_baseline(self, runner: TestRunner, baseline: Baseline, data: dict[str, Any]) -> None:
         """A complete "before" when the run being debugged stopped early.
 
         A collection error, ``-x`` or ``--maxfail`` leave tests without a result, and a
-        repair could break them unseen; so the suite is run once more, as it is, first.
+        repair could break them unseen; so the suite is run once more, as it is (with every
+        candidate's files restored), the first time a re-run shows a failure.
         """
-        from phasegate.autodebug.validate import Baseline
-
         self._progress("the run is incomplete: running the suite once for a baseline")
         run = runner.run(None)
         reasons = "; ".join(data.get("incomplete_reasons", []))
@@ -304,12 +309,12 @@ class AutodebugController:
                 f"the run was incomplete ({reasons}) and a fresh baseline could not be taken: "
                 f"{run.error}; regressions are judged against this run's results only"
             )
-            return baseline
+            return
         self.baseline_notes.append(
             f"the run was incomplete ({reasons}); repairs were judged against a fresh run "
             f"of the suite ({len(run.outcomes)} test(s))"
         )
-        return Baseline(run.outcomes, set(run.collection_errors))
+        baseline.update(run)
 
     def _clear_old_diffs(self) -> None:
         folder = self._recorder.store.path("autodebug")
