@@ -435,3 +435,30 @@ def test_a_gate_named_as_a_path_cannot_overwrite_an_instance(
     assert (code, "key name = 'x/../../workflows/w' is not allowed" in err) == (4, True)
     assert instance.read_bytes() == before
     assert not (project / ".phasegate" / "tasks" / "gates").exists()
+
+
+def test_phase_advance_judges_the_exit_gate_without_the_files_exclude_names(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "pyproject.toml").write_text(
+        PYPROJECT.replace("[tool.phasegate]\n", '[tool.phasegate]\nexclude = ["src/generated/*"]\n')
+        .replace("[tool.phasegate.workflow]", '[tool.phasegate.workflow]\npaths = ["workflows"]')
+    )  # fmt: skip
+    (project / "workflows" / "build.toml").write_text(
+        'name = "build"\nroles = ["architect", "engineer", "reviewer"]\n'
+        'phases = ["implement", "review"]\n[phase.implement]\nexit_gate = "compiles"\n'
+    )
+    (project / "src" / "generated").mkdir(parents=True)
+    (project / "src" / "generated" / "parser.py").write_text("def generated(:\n")
+    (project / "src" / "app.py").write_text("def broken(:\n")
+    assert run(capsys, "phase", "start", "build", "--id", "b", "--by", "ann")[0] == 0
+
+    code, out, _ = run(capsys, "phase", "advance", "b")
+    assert code == 1
+    assert "src/app.py" in out
+    assert "src/generated" not in out  # as `pytest --gate` and `phasegate gate run` judge it
+
+    (project / "src" / "app.py").write_text("def fixed():\n    return 1\n")
+    code, out, _ = run(capsys, "phase", "advance", "b", "--json")
+    assert code == 0, out
+    assert json.loads(out)["gate"]["sufficient"] is True

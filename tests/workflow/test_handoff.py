@@ -253,7 +253,6 @@ def test_a_gate_run_that_wrote_no_verdict_keeps_no_older_verdict_as_its_own(
     tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from phasegate.config import load_config
-    from phasegate.gates.registry import CheckRegistry
     from phasegate.model.gate import GateVerdict
     from phasegate.store import Store
     from phasegate.workflow import gating
@@ -277,8 +276,8 @@ def test_a_gate_run_that_wrote_no_verdict_keeps_no_older_verdict_as_its_own(
     handoff.submit("A", by="wes")
 
     def run(for_id: str) -> GateOutcome:
-        registry = CheckRegistry(make_plugin_manager([]))
-        return gating.run_exit_gate("tested", loaded, store, registry, instance_id=for_id)
+        extensions = make_plugin_manager([])
+        return gating.run_exit_gate("tested", loaded, store, extensions, instance_id=for_id)
 
     _, outcome = handoff.gate("A", "tested", run, by="sue")
     assert (outcome.sufficient, outcome.judged) == (False, False)

@@ -22,7 +22,6 @@ from pydantic import JsonValue
 from phasegate.config import LoadedConfig
 from phasegate.errors import PhasegateError, UsageError
 from phasegate.extensions import make_plugin_manager
-from phasegate.gates.registry import CheckRegistry
 from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.workflow import (
     GateRecord,
@@ -267,7 +266,7 @@ class WorkflowEngine:
                 spec.exit_gate,
                 self.loaded,
                 self.store,
-                CheckRegistry(self.extensions),
+                self.extensions,
                 instance_id=instance_id,
                 phase=phase,
             )
@@ -474,9 +473,7 @@ class WorkflowEngine:
 
     def run_gate(self, gate: str, for_id: str) -> GateOutcome:
         """Run a gate as an exit gate runs, for an instance or a task (``{instance}``)."""
-        return run_exit_gate(
-            gate, self.loaded, self.store, CheckRegistry(self.extensions), instance_id=for_id
-        )
+        return run_exit_gate(gate, self.loaded, self.store, self.extensions, instance_id=for_id)
 
     # -- internals -------------------------------------------------------------------------
 

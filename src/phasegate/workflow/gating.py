@@ -16,15 +16,14 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import pluggy
+
 from phasegate.config import LoadedConfig
 from phasegate.environment import INSTANCE_ENV, PHASE_ENV
-from phasegate.gates.cache import CheckCache
+from phasegate.gates.build import in_pull_request, make_runner
 from phasegate.gates.definition import load_gate
-from phasegate.gates.newcode import resolve_new_code
-from phasegate.gates.project import Project
-from phasegate.gates.protocol import CheckContext
 from phasegate.gates.registry import CheckRegistry
-from phasegate.gates.runner import GateRunner, plan_gate
+from phasegate.gates.runner import plan_gate
 from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.store import RUN_REPORT_FILE, Store
@@ -46,17 +45,17 @@ class GateOutcome:
     judged: bool = True
 
 
-def _in_pull_request() -> bool:
-    return os.environ.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
-
-
 def has_session_checks(gate_name: str, loaded: LoadedConfig, registry: CheckRegistry) -> bool:
     """Whether the gate needs a test run."""
     settings = loaded.config
     gate, source = load_gate(
-        gate_name, loaded.project_root, gate_paths=settings.gate_paths, overrides=settings.checks
+        gate_name,
+        loaded.project_root,
+        gate_paths=settings.gate_paths,
+        overrides=settings.checks,
+        overrides_file=loaded.source,
     )
-    plan = plan_gate(gate, source, registry, in_pull_request=_in_pull_request())
+    plan = plan_gate(gate, source, registry, in_pull_request=in_pull_request(os.environ))
     return any(planned.check.kind == "session" for planned in plan.values())
 
 
@@ -64,46 +63,28 @@ def run_exit_gate(
     gate_name: str,
     loaded: LoadedConfig,
     store: Store,
-    registry: CheckRegistry,
+    extensions: pluggy.PluginManager,
     *,
     instance_id: str,
     phase: str | None = None,
 ) -> GateOutcome:
     """Run the gate for ``instance_id`` (in ``phase``) and return its verdict's gist."""
-    if has_session_checks(gate_name, loaded, registry):
+    if has_session_checks(gate_name, loaded, CheckRegistry(extensions)):
         return _run_in_pytest(gate_name, loaded, store, instance_id, phase)
-    return _run_here(gate_name, loaded, store, registry, instance_id)
+    return _run_here(gate_name, loaded, store, extensions, instance_id)
 
 
 def _run_here(
     gate_name: str,
     loaded: LoadedConfig,
     store: Store,
-    registry: CheckRegistry,
+    extensions: pluggy.PluginManager,
     instance_id: str,
 ) -> GateOutcome:
-    settings = loaded.config
-    root = loaded.project_root
-    gate, source = load_gate(
-        gate_name, root, gate_paths=settings.gate_paths, overrides=settings.checks
-    )
-    context = CheckContext(
-        project=Project(root, packages_setting=settings.packages, excluded=(store.root,)),
-        new_code=resolve_new_code(root, settings.base, os.environ),
-        store=store,
-        timeout_s=settings.check_timeout_s,
-        in_pull_request=_in_pull_request(),
-        instance=instance_id,
-    )
-    runner = GateRunner(
-        gate,
-        source,
-        registry,
-        context,
-        cache=CheckCache(store) if settings.cache else None,
-        default_timeout_s=settings.check_timeout_s,
-        pass_threshold=settings.refine.threshold,
-    )
+    # The runner `pytest --gate` and `phasegate merge` use, so the gate is judged as they judge
+    # it (exclude, baseline, the base from the settings), for this instance.
+    environment = {**os.environ, INSTANCE_ENV: instance_id}
+    runner = make_runner(loaded, store, extensions, gate_name, base=None, environment=environment)
     verdict = runner.finish(None)
     path = store.write_model(Store.verdict_file(verdict.gate), verdict)
     return GateOutcome(
