@@ -12,6 +12,23 @@ one:
   feature reads the assembled run report in its ``pytest_sessionfinish`` from
   ``recorder.outcome``, writes its artifacts through ``recorder.store``, and fails the run by
   setting ``session.exitstatus``, never by raising.
+
+The engines do the work; every module here is pytest hooks and wiring, one job each:
+
+==================  ==========================================================================
+``annotator``       where tests run: markers and the live failure, attached to each report
+``recorder``        where artifacts are written: every report kept, the run report written
+``convert``         pytest's reports to the plain values of :mod:`phasegate.recording`
+``display``         how the terminal sections name a file they wrote
+``coverage``        coverage.py started before the project's code is imported, xdist included
+``gate``            ``--gate=NAME``: builds the runner and starts the static checks
+``gate_session``    the gate at the end of the session: verdict, refinement round, exit status
+``shard``           ``--shard=K/N``: the shard's tests, and what ``phasegate merge`` needs
+``progress``        how far the tests are, for ``phasegate gate run``
+``tdd``             ``--tdd=PHASE``: the run judged by the TDD rules, the ledger appended
+``autodebug``       ``--autodebug``: diagnoses where tests run, the engine where artifacts are
+``contexts``        per-test coverage contexts (auto-debug's localization, mutation's baseline)
+==================  ==========================================================================
 """
 
 from __future__ import annotations

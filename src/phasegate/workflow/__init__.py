@@ -4,6 +4,8 @@ One job per module, none of them importing pytest:
 
 ========================  ==============================================================
 ``definition``            workflow files (TOML): phases, exit gates, loops, bounds
+``definitions/``          the bundled workflows: EDRR, SDLC, golden path, DPTR
+``settings``              ``[tool.phasegate.workflow]``: where workflows come from, instances
 ``machine``               the state machine: what each action does to an instance
 ``instances``             instance files in ``.phasegate/workflows/``, locked and atomic
 ``engine``                the coordinator: runs gates, flushes memory, emits events
