@@ -139,3 +139,13 @@ def test_a_parameter_seen_none_in_the_failing_frames_is_guarded_first(
     project = Project(tmp_path, TestFiles(["tests/*"]))
     candidates = lost_guard_candidates(diagnosis, project, [])
     assert _same(candidates[0].edits[0].text, original)
+
+
+def test_the_exception_a_test_waited_for_is_read_from_pytest_and_unittest() -> None:
+    def message(text: str) -> Diagnosis:
+        return Diagnosis("other", "other", "Failed", "Failed", text)
+
+    assert expected_exception(message("DID NOT RAISE <class 'ValueError'>")) == "ValueError"
+    assert expected_exception(message("DID NOT RAISE <class 'pkg.errors.Bad'>")) == "Bad"
+    assert expected_exception(message("TypeError not raised")) == "TypeError"
+    assert expected_exception(message("assert 1 == 2")) is None

@@ -55,15 +55,19 @@ _FUNCTIONS = 3
 _BODIES = 4
 #: Calls whose result may be None by design.
 _MAYBE_NONE_CALLS = frozenset({"get", "match", "search", "fullmatch", "getattr", "pop", "find"})
-_DID_NOT_RAISE = re.compile(r"DID NOT RAISE (?:<class '(?P<cls>[\w.]+)'>|(?P<name>[\w.]+))")
+_DID_NOT_RAISE = re.compile(
+    r"DID NOT RAISE (?:<class '(?P<cls>[\w.]+)'>|(?P<name>[\w.]+))|^(?P<unittest>\w+) not raised"
+)
 
 
 def expected_exception(diagnosis: Diagnosis) -> str | None:
-    """The exception a failing ``pytest.raises`` waited for (``DID NOT RAISE <class ...>``)."""
-    found = _DID_NOT_RAISE.search(diagnosis.message)
+    """The exception a failing ``pytest.raises`` (``DID NOT RAISE <class ...>``) or unittest's
+    ``assertRaises`` (``TypeError not raised``) waited for."""
+    found = _DID_NOT_RAISE.search(diagnosis.message.strip())
     if found is None:
         return None
-    return (found.group("cls") or found.group("name") or "").rpartition(".")[2] or None
+    name = found.group("cls") or found.group("name") or found.group("unittest") or ""
+    return name.rpartition(".")[2] or None
 
 
 def lost_guard_candidates(
@@ -251,7 +255,11 @@ def _guards(
             (body, 0.95, f"the test waits for {expected}")
             for body in _raises(text, function, expected)
         ]
-    bodies += guard_bodies(project, path, function, subject, line, [])
+    # The project's own guard of this value raising what the test waits for is the likeliest.
+    bodies += [
+        (body, 0.97 if expected and body.startswith(f"raise {expected}") else score, why)
+        for body, score, why in guard_bodies(project, path, function, subject, line, [])
+    ]
     if setter is None:
         bodies += [
             (f"return {name}", 0.72, "returning unchanged what its result is made from")
