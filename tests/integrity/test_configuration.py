@@ -250,6 +250,12 @@ HONEST = [
         {"phasegate-baseline.json": json.dumps({**BASELINE, "entries": []})},
         id="baseline-shrunk",
     ),
+    pytest.param(
+        {
+            "setup.cfg": "[mypy]\nwarn_unused_configs = True\n",
+        },
+        id="a-mypy-flag-added",
+    ),
 ]
 
 
@@ -272,6 +278,18 @@ def _approve(change_root: object, status: ReviewStatus) -> None:
         recorded_at=datetime.now(timezone.utc),
     )
     Store(root / ".phasegate").append_jsonl("reviews.jsonl", review)
+
+
+def test_strict_replacing_its_flags_loosens_nothing(make_change: MakeChange) -> None:
+    flags = "[mypy]\ndisallow_untyped_defs = True\nwarn_return_any = True\n"
+    change = make_change({**FILES, "setup.cfg": flags}).write({"setup.cfg": None})
+    assert change.sentences() == []  # pyproject.toml keeps `strict = true`
+    change.write(_pyproject("strict = true\n", ""))
+    assert [s.split(": ")[0] for s in change.sentences()] == [
+        "pyproject.toml mypy strict removed",
+        "setup.cfg mypy disallow_untyped_defs removed",
+        "setup.cfg mypy warn_return_any removed",
+    ]
 
 
 def test_a_gate_change_is_allowed_by_an_approved_review_of_its_commit(

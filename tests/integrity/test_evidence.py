@@ -76,6 +76,12 @@ TRICKS = [
         "remains: a deleted test proves nothing",
     ),
     (
+        "test-file-deleted",
+        {"tests/test_calc.py": None},
+        "tests/test_calc.py tests/test_calc.py deleted with 2 test(s) while the code they test "
+        "remains: a deleted test proves nothing",
+    ),
+    (
         "renamed-out-of-collection",
         {"tests/test_calc.py": TESTS.replace("def test_mean", "def check_mean")},
         "tests/test_calc.py:6 test_mean is no longer collected: its code is now check_mean",

@@ -93,6 +93,12 @@ def configuration_tricks(
         lambda name: sources.base_text(name) if name in changed else sources.head_text(name),
     )
     head = _merge(present, sources.head_text)
+    # `strict = true` turns the strictness flags on: one removed beside it loosens nothing.
+    strict = {
+        s.setting.scope
+        for s in head.values()
+        if s.setting.tool == "mypy" and s.setting.key == "strict" and s.setting.value is True
+    }
     tricks: list[Trick] = []
     for key, now in head.items():
         was = base.get(key)
@@ -108,7 +114,9 @@ def configuration_tricks(
                 )
             )
     for key, was in base.items():
-        if key not in head:
+        if key not in head and not (
+            was.setting.tool == "mypy" and ("" in strict or was.setting.scope in strict)
+        ):
             message = _removed(was.setting)
             if message:
                 tricks.append(

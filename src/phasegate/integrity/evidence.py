@@ -93,6 +93,7 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
     removed_code = _removed_definitions(base, head)
     tricks: list[Trick] = []
     moved: dict[str, list[tuple[str, int]]] = {}  # file pytest does not collect -> tests
+    deleted: dict[str, list[TestFacts]] = {}
     for (path, name), test in before.items():
         if (path, name) in after or test.body_digest in after_bodies:
             continue
@@ -115,16 +116,9 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
                 )
             )
         elif not test.referenced & removed_code:
-            tricks.append(
-                Trick(
-                    "evidence",
-                    "test-deleted",
-                    path,
-                    None,
-                    f"{name} deleted (line {test.line} at the base) while the code it tests "
-                    "remains: a deleted test proves nothing",
-                )
-            )
+            deleted.setdefault(path, []).append(test)
+    for path, gone in deleted.items():
+        tricks.append(_deletion(path, gone, path in head))
     for new_path, tests in moved.items():
         names = ", ".join(name for name, _line in tests)
         tricks.append(
@@ -138,6 +132,39 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
             )
         )
     return tricks
+
+
+def _deletion(path: str, tests: list[TestFacts], file_remains: bool) -> Trick:
+    """One trick per file: each test deleted from it, or the whole file with its tests."""
+    if not file_remains:
+        return Trick(
+            "evidence",
+            "test-deleted",
+            path,
+            None,
+            f"{path} deleted with {len(tests)} test(s) while the code they test remains: a "
+            "deleted test proves nothing",
+        )
+    if len(tests) == 1:
+        (test,) = tests
+        return Trick(
+            "evidence",
+            "test-deleted",
+            path,
+            None,
+            f"{test.name} deleted (line {test.line} at the base) while the code it tests "
+            "remains: a deleted test proves nothing",
+        )
+    shown = ", ".join(test.name for test in tests[:5])
+    more = f" and {len(tests) - 5} more" if len(tests) > 5 else ""
+    return Trick(
+        "evidence",
+        "test-deleted",
+        path,
+        None,
+        f"{len(tests)} tests deleted ({shown}{more}) while the code they test remains: a "
+        "deleted test proves nothing",
+    )
 
 
 def _removed_definitions(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> set[str]:

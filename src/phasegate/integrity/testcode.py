@@ -87,7 +87,8 @@ class ModuleFacts:
     module_skips: list[SkipFeature] = field(default_factory=list)
     #: Collection hooks and ``collect_ignore`` lists (conftest.py): name -> (line, digest).
     collection_controls: dict[str, tuple[int, str]] = field(default_factory=dict)
-    #: Names of the functions and classes the module defines (top level and in classes).
+    #: Names of the functions and classes the module defines at its top level (methods are
+    #: left out: their common names, ``get`` or ``append``, would excuse any deleted test).
     defined: set[str] = field(default_factory=set)
     #: Every function's body fingerprint -> its name and line.
     function_digests: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -115,11 +116,6 @@ def read_module(
                 facts.tests[node.name] = _test_facts(node, node.name, collected, imported)
         elif isinstance(node, ast.ClassDef):
             facts.defined.add(node.name)
-            facts.defined.update(
-                child.name
-                for child in node.body
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-            )
             if node.name.startswith("Test"):
                 collected = (
                     module_collected
