@@ -232,6 +232,12 @@ def main() -> int:
         "default leaves out the default's faults, a fresh sample",
     )
     parser.add_argument("--projects", nargs="*", help="with --real: projects to use")
+    parser.add_argument(
+        "--table",
+        nargs="+",
+        type=Path,
+        help="with --real: print the table of these --json files of one sample together",
+    )
     parser.add_argument("--limit", type=int, help="with --real: run only the first N faults")
     parser.add_argument(
         "--verbose", action="store_true", help="with --real: explain each fault of the report half"
@@ -241,6 +247,8 @@ def main() -> int:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import real_bench
 
+        if args.table:
+            return real_bench.combined(args.table)
         return real_bench.main(args)
     classes = args.only or list(CLASSES)
     folders = [f for c in classes for f in sorted((CORPUS / c).iterdir()) if f.is_dir()]

@@ -546,7 +546,7 @@ def main(args: Any) -> int:
             result = run_fault(setups[fault.project], fault, Path(scratch))
             results.append(result)
             if args.json:  # as it goes, so that a long run stopped early keeps what it measured
-                args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+                _save(args, suites, results)
             line = (
                 f"[{number:>3}/{len(chosen)}] {result.project:<16} {result.error_class:<9} "
                 f"{result.outcome:<13} {result.autodebug_s:>6.1f}s/{result.reference_s:>5.1f}s"
@@ -564,5 +564,38 @@ def main(args: Any) -> int:
     )
     table(results, classes, suites)
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+        _save(args, suites, results)
+    return 0
+
+
+def _save(args: Any, suites: dict[str, float], results: list[Result]) -> None:
+    data = {
+        "seed": args.seed,
+        "half": args.half,
+        "suites": suites,
+        "results": [asdict(r) for r in results],
+    }
+    args.json.write_text(json.dumps(data, indent=1))
+
+
+def combined(paths: Sequence[Path]) -> int:
+    """The table of several runs' JSON files together (one sample run in parts, by project).
+
+    Every file must be of the same seed and half, and no fault may be in two of them.
+    """
+    runs = [json.loads(path.read_text()) for path in paths]
+    kinds = {(run["seed"], run["half"]) for run in runs}
+    if len(kinds) != 1:
+        print(f"the files are of different samples: {sorted(kinds)}")
+        return 2
+    results = [Result(**r) for run in runs for r in run["results"]]
+    faults = [r.fault for r in results]
+    if len(set(faults)) != len(faults):
+        print("a fault is in two of the files")
+        return 2
+    suites = {name: s for run in runs for name, s in run["suites"].items()}
+    ((seed, half),) = kinds
+    print(f"Python {sys.version.split()[0]}; {len(results)} faults, {half} half of seed {seed!r}")
+    print(f"(from {len(paths)} runs: {', '.join(str(p) for p in paths)})")
+    table(results, list(CLASSES), suites)
     return 0
