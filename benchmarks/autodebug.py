@@ -233,6 +233,12 @@ def main() -> int:
     )
     parser.add_argument("--projects", nargs="*", help="with --real: projects to use")
     parser.add_argument(
+        "--no-suites",
+        dest="suites",
+        action="store_false",
+        help="with --real: do not time each project's whole suite (the second yardstick)",
+    )
+    parser.add_argument(
         "--table",
         nargs="+",
         type=Path,

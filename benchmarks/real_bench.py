@@ -539,7 +539,7 @@ def main(args: Any) -> int:
     results: list[Result] = []
     shown = args.half == "dev" or args.verbose
     with tempfile.TemporaryDirectory(prefix="phasegate-real-bench-") as scratch:
-        for name in sorted({f.project for f in chosen}):
+        for name in sorted({f.project for f in chosen}) if args.suites else ():
             _, seconds, _ = setups[name].run(setups[name].pristine, ["--tb=no"])
             suites[name] = seconds
         for number, fault in enumerate(chosen, start=1):
