@@ -13,16 +13,12 @@ from typing import Any
 
 import pytest
 
-from phasegate.gates.checks.mutation import (
-    MutationCheck,
-    MutationOptions,
-    _classify,
-    _measurement,
-    _Outcome,
-)
+from phasegate.gates.checks.mutation import MutationCheck, MutationOptions, _measurement
 from phasegate.gates.mutants import Mutant
+from phasegate.gates.mutation_runner import MutantResult, classify
 from phasegate.gates.mutation_runs import TestRun, covering_tests
 from phasegate.gates.protocol import CheckError, SessionData
+from phasegate.model.run import RunReport
 from tests.conftest import git
 from tests.factories import record, run_report
 from tests.gates.conftest import MakeContext, WriteFiles
@@ -140,8 +136,8 @@ MUTANT = Mutant("src/calc/share.py", 6, "flip-comparison", "if a < b:", "if a >=
 
 
 def test_a_failing_test_kills_and_a_hung_run_kills_and_says_so() -> None:
-    killed = _classify(MUTANT, ["t::a"], TestRun("failed", failing=["t::a"]), 10.0)
-    hung = _classify(MUTANT, ["t::a"], TestRun("timeout", "late", duration_s=10.0), 10.0)
+    killed = classify(MUTANT, ["t::a"], TestRun("failed", failing=["t::a"]), 10.0)
+    hung = classify(MUTANT, ["t::a"], TestRun("timeout", "late", duration_s=10.0), 10.0)
     assert (killed.status, hung.status) == ("killed", "timeout")
 
 
@@ -149,9 +145,9 @@ def test_a_failing_test_kills_and_a_hung_run_kills_and_says_so() -> None:
 def test_a_run_that_cannot_be_judged_makes_the_check_an_error(
     reason: str, tmp_path: Path, make_context: MakeContext
 ) -> None:
-    errored = _classify(MUTANT, ["t::a"], TestRun("error", reason), 10.0)
+    errored = classify(MUTANT, ["t::a"], TestRun("error", reason), 10.0)
     assert errored.status == "error"
-    outcomes = [_Outcome(MUTANT, "killed", 1), errored]
+    outcomes = [MutantResult(MUTANT, "killed", 1), errored]
     with pytest.raises(CheckError, match=f"1 of 2 mutant runs could not be judged.*{reason}"):
         _measurement(make_context(tmp_path), outcomes, 2)
 
@@ -159,7 +155,7 @@ def test_a_run_that_cannot_be_judged_makes_the_check_an_error(
 def test_a_run_cut_short_by_the_checks_own_time_is_not_counted_as_killed(
     tmp_path: Path, make_context: MakeContext
 ) -> None:
-    cut = _classify(MUTANT, ["t::a"], TestRun("timeout", "late", duration_s=2.0), 10.0)
+    cut = classify(MUTANT, ["t::a"], TestRun("timeout", "late", duration_s=2.0), 10.0)
     assert cut.status == "not-run"
     with pytest.raises(CheckError, match="ran out of time"):
         _measurement(make_context(tmp_path), [cut], 1)
@@ -169,10 +165,10 @@ def test_the_score_counts_timeouts_as_killed_and_survivors_as_findings(
     tmp_path: Path, make_context: MakeContext
 ) -> None:
     outcomes = [
-        _Outcome(MUTANT, "killed", 2),
-        _Outcome(MUTANT, "timeout", 2, "late"),
-        _Outcome(MUTANT, "survived", 2),
-        _Outcome(MUTANT, "not-covered", 0),
+        MutantResult(MUTANT, "killed", 2),
+        MutantResult(MUTANT, "timeout", 2, "late"),
+        MutantResult(MUTANT, "survived", 2),
+        MutantResult(MUTANT, "not-covered", 0),
     ]
     measured = _measurement(make_context(tmp_path), outcomes, 9)
     assert measured.metrics["mutation_score_new"] == 0.5
@@ -196,7 +192,7 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def gate(root: Path) -> dict[str, Any]:
+def gate(root: Path, *extra: str) -> dict[str, Any]:
     completed = subprocess.run(
         [
             sys.executable,
@@ -206,6 +202,7 @@ def gate(root: Path) -> dict[str, Any]:
             "--base=main",
             "-p",
             "no:cacheprovider",
+            *extra,
         ],
         cwd=root,
         capture_output=True,
@@ -234,6 +231,7 @@ def test_tests_that_miss_a_bug_leave_a_surviving_mutant_shown_as_a_diff(
     check = gate(root)
     assert check["status"] == "failed"
     assert check["exit_status"] == 1
+    assert "per this run's coverage contexts" in check["reasoning"]
     assert check["metrics"]["survived"] >= 1
     messages = {(f["path"], f["line"], f["message"]) for f in check["findings"]}
     assert (
@@ -250,8 +248,34 @@ def test_tests_that_catch_every_bug_score_one(tmp_path: Path, write_files: Write
     write_files({"src/calc/share.py": PACKAGE, "tests/test_share.py": STRONG_TEST}, root)
     git(root, "add", ".")
     git(root, "commit", "-qm", "feat: shares")
-    check = gate(root)
+    check = gate(root, "-n", "2")  # the contexts come from the pytest-xdist workers
     assert check["status"] == "passed", check
+    assert "per this run's coverage contexts" in check["reasoning"]
     assert check["metrics"]["mutation_score_new"] == 1.0
     assert check["metrics"]["mutants"] == 4
     assert check["findings"] == []
+
+
+@pytest.mark.slow
+def test_without_the_runs_contexts_a_traced_run_in_a_copy_finds_the_tests(
+    tmp_path: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = repository(tmp_path, write_files)
+    write_files({"src/calc/share.py": PACKAGE, "tests/test_share.py": WEAK_TEST}, root)
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "feat: shares")
+    recorded = tmp_path / "record"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--gate=record", f"--phasegate-dir={recorded}"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    run = RunReport.model_validate_json((recorded / "report.json").read_text(encoding="utf-8"))
+    context = make_context(root, base="main", session=SessionData(run=run))
+    measured = MutationCheck().measure(context, MutationOptions())
+    assert "per a traced run in a copy" in measured.summary
+    survivors = {(f.line, f.rule) for f in measured.findings}
+    assert (7, "mutant-replace-return") in survivors
+    assert measured.metrics["killed"] >= 1

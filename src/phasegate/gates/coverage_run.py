@@ -80,6 +80,25 @@ class CoverageRun:
             self._cov.stop()
             self._started = False
 
+    def switch_context(self, name: str) -> None:
+        """Record what runs from now on under ``name`` (a test's node id): per-test contexts,
+        which the mutation check reads to run each mutant against only its tests."""
+        if self._started:
+            self._cov.switch_context(name)
+
+    def contexts(self, relpaths: Sequence[str]) -> dict[str, dict[int, frozenset[str]]]:
+        """``{path: {line: contexts that ran it}}`` for the files (relative to the root) that
+        were measured; ``""`` is the context of code run outside any test (imports)."""
+        data = self._cov.get_data()
+        wanted = {str((self.root / relpath).resolve()): relpath for relpath in relpaths}
+        found: dict[str, dict[int, frozenset[str]]] = {}
+        for filename in data.measured_files():
+            relpath = wanted.get(str(Path(filename).resolve()))
+            if relpath is not None:
+                by_line = data.contexts_by_lineno(filename)
+                found[relpath] = {line: frozenset(names) for line, names in by_line.items()}
+        return found
+
     def dumps(self) -> bytes:
         """This process's data as bytes, for the controller."""
         self.stop()

@@ -93,6 +93,9 @@ class SessionData:
     coverage_json: dict[str, Any] | None = None
     #: Why coverage was not measured, when it was asked for and is missing.
     coverage_problem: str | None = None
+    #: Per-test coverage contexts of the changed files, ``{path: {line: node ids}}``, when
+    #: the gate asked for them (:attr:`GateRunner.wants_test_contexts`).
+    line_contexts: dict[str, dict[int, frozenset[str]]] | None = None
 
 
 @dataclass

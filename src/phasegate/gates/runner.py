@@ -127,7 +127,20 @@ class GateRunner:
     @property
     def needs_coverage(self) -> bool:
         """Whether a check of this gate reads coverage of the test run."""
-        return "coverage" in self.plan
+        return "coverage" in self.plan or self.wants_test_contexts
+
+    @property
+    def wants_test_contexts(self) -> bool:
+        """Whether coverage should record which test ran each line: the mutation check reads
+        it, when there is a base (without one it has nothing to mutate)."""
+        return "mutation" in self.plan and not self._context.new_code.all_new
+
+    def changed_files(self) -> list[str]:
+        """The files with new lines against the base (empty without a base)."""
+        new_code = self._context.new_code
+        if new_code.changed is None:
+            return []
+        return sorted({*new_code.changed, *new_code.whole_files})
 
     @property
     def static_checks(self) -> list[str]:

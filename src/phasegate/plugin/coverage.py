@@ -6,6 +6,10 @@ imported) starts coverage.py in every process that runs tests when ``--gate`` na
 coverage check stops it again. A worker hands its data to the controller through
 ``workeroutput``; the controller merges and reports. When pytest-cov is measuring
 (``--cov``), phasegate does not start a second tracer: it reads pytest-cov's data file.
+
+When the gate's mutation check has a base to work from, each test's lines are recorded under
+its node id (coverage.py's dynamic contexts, :class:`TestContexts`), in the controller and,
+asked through ``workerinput``, in every pytest-xdist worker.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import pytest
 __all__ = [
     "COVERAGE_BUSY_KEY",
     "COVERAGE_KEY",
+    "WORKER_CONTEXTS_KEY",
     "WORKER_COVERAGE_KEY",
+    "TestContexts",
     "pytest_cov_active",
     "start_early",
 ]
@@ -31,6 +37,8 @@ COVERAGE_KEY = pytest.StashKey[Any]()
 COVERAGE_BUSY_KEY = pytest.StashKey[bool]()
 #: The key of a worker's coverage data (base64 text) in pytest-xdist's ``workeroutput``.
 WORKER_COVERAGE_KEY = "phasegate_coverage"
+#: The key in pytest-xdist's ``workerinput`` that asks a worker for per-test contexts.
+WORKER_CONTEXTS_KEY = "phasegate_test_contexts"
 
 
 def pytest_cov_active(config: pytest.Config) -> bool:
@@ -77,6 +85,27 @@ def stop_unneeded(config: pytest.Config) -> None:
     if run is not None:
         run.stop()
         del config.stash[COVERAGE_KEY]
+
+
+class TestContexts:
+    """Record the lines each test runs (setup to teardown) under the test's node id."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+
+    def _switch(self, name: str) -> None:
+        run = self._config.stash.get(COVERAGE_KEY, None)
+        if run is not None:
+            run.switch_context(name)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._switch(item.nodeid)
+
+    def pytest_runtest_logfinish(self) -> None:
+        self._switch("")
 
 
 class WorkerCoverage:

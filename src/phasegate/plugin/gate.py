@@ -34,6 +34,10 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         return
     if recorder is None:  # a pytest-xdist worker: only hand over coverage data
         config.pluginmanager.register(run_coverage.WorkerCoverage(config), "phasegate-coverage")
+        if getattr(config, "workerinput", {}).get(run_coverage.WORKER_CONTEXTS_KEY):
+            config.pluginmanager.register(
+                run_coverage.TestContexts(config), "phasegate-test-contexts"
+            )
         return
     loaded = recorder.loaded_config
     name = str(loaded.values["gate"])
@@ -67,6 +71,8 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         return
     session = GateSession(config, recorder, runner)
     config.pluginmanager.register(session, "phasegate-gate")
+    if runner.wants_test_contexts:
+        config.pluginmanager.register(run_coverage.TestContexts(config), "phasegate-test-contexts")
     progress = os.environ.get(PROGRESS_ENV)
     if progress:
         from phasegate.plugin.progress import TestProgress

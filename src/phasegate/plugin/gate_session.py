@@ -41,6 +41,7 @@ class GateSession:
         self._recorder = recorder
         self._runner = runner
         self._worker_coverage: list[bytes] = []
+        self._line_contexts: dict[str, dict[int, frozenset[str]]] | None = None
         self.verdict: GateVerdict | None = None
         self.verdict_path: str | None = None
         self.round: RoundOutcome | None = None
@@ -49,6 +50,7 @@ class GateSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["phasegate_gate"] = self._runner.gate.name
+        node.workerinput[run_coverage.WORKER_CONTEXTS_KEY] = self._runner.wants_test_contexts
 
     def pytest_unconfigure(self) -> None:
         self._runner.close()  # an interrupted run leaves no check process behind
@@ -67,7 +69,12 @@ class GateSession:
             return
         coverage_json, problem = self._coverage()
         self.verdict = self._runner.finish(
-            SessionData(run=report, coverage_json=coverage_json, coverage_problem=problem)
+            SessionData(
+                run=report,
+                coverage_json=coverage_json,
+                coverage_problem=problem,
+                line_contexts=self._line_contexts,
+            )
         )
         try:
             path = self._recorder.store.write_model(
@@ -148,7 +155,10 @@ class GateSession:
                 run = _empty_run(root, self._runner)
             for payload in self._worker_coverage:
                 run.merge(payload)
-            return run.report(data_path=store.path(COVERAGE_DATA)), None
+            figures = run.report(data_path=store.path(COVERAGE_DATA))
+            if self._runner.wants_test_contexts:
+                self._line_contexts = run.contexts(self._runner.changed_files())
+            return figures, None
         except (MeasurementError, PhasegateError) as exc:
             return None, str(exc)
 
