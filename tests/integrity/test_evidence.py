@@ -82,6 +82,16 @@ TRICKS = [
         "remains: a deleted test proves nothing",
     ),
     (
+        "renamed-edited-and-skipped",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n    assert mean([1, 2, 3]) == 2",
+                "@pytest.mark.skip\ndef test_average():\n    assert mean([1, 2, 3, 4]) == 2.5",
+            )
+        },
+        "tests/test_calc.py:6 test_average newly skipped (@pytest.mark.skip)",
+    ),
+    (
         "renamed-out-of-collection",
         {"tests/test_calc.py": TESTS.replace("def test_mean", "def check_mean")},
         "tests/test_calc.py:6 test_mean is no longer collected: its code is now check_mean",
@@ -228,6 +238,16 @@ HONEST = [
     ),
     pytest.param(
         {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n    assert mean([1, 2, 3]) == 2",
+                "def test_mean_of_four():\n    assert mean([1, 2, 3, 4]) == 2.5",
+            ),
+        },
+        id="test-renamed-and-edited",
+    ),
+    pytest.param(
+        {
             "src/calc/__init__.py": CALC.replace(
                 'def total(values):\n    """The sum."""\n    return sum(values)\n', ""
             ).replace("(len(values) - 1)", "len(values)"),
@@ -267,3 +287,37 @@ def _base() -> dict[str, str]:
     from .conftest import BASE_FILES
 
     return dict(BASE_FILES)
+
+
+CLASS_TESTS = TESTS.replace(
+    "def test_mean():\n    assert", "class TestMean:\n    def test_mean(self):\n        assert"
+)
+
+
+def test_a_skip_mark_on_a_test_class_of_the_base_is_caught(make_change: MakeChange) -> None:
+    change = make_change({**_base(), "tests/test_calc.py": CLASS_TESTS})
+    change.write(
+        {
+            "tests/test_calc.py": CLASS_TESTS.replace(
+                "class TestMean", "@pytest.mark.skip\nclass TestMean"
+            )
+        }
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:6 tests of this module newly skipped (@pytest.mark.skip on class "
+        "TestMean): a skipped failing test is not a fix"
+    ]
+
+
+def test_a_skip_mark_on_a_new_test_class_hides_nothing_of_the_base(
+    make_change: MakeChange,
+) -> None:
+    change = make_change({**_base(), "tests/test_calc.py": CLASS_TESTS})
+    new_class = (
+        "\n\n@pytest.mark.skipif(True, reason='needs a GPU')\nclass TestGpu:\n"
+        "    def test_mean(self):\n        assert mean([1.0]) == 1.0\n"
+    )
+    change.write(
+        {"tests/test_calc.py": CLASS_TESTS + new_class, "src/calc/__init__.py": FIXED_CALC}
+    )
+    assert change.sentences() == []

@@ -17,6 +17,7 @@ reported as deselected.
 from __future__ import annotations
 
 import ast
+import difflib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -115,6 +116,10 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
                     "marked __test__ = False), so the test never runs",
                 )
             )
+        elif (renamed := _edited_rename(test, path, before, after)) is not None:
+            # The same test under a new name: judged as the test it was.
+            tricks.extend(_skips(path, renamed.name, test.skips, renamed.skips))
+            tricks.extend(_weaker_checks(path, test, renamed))
         elif not test.referenced & removed_code:
             deleted.setdefault(path, []).append(test)
     for path, gone in deleted.items():
@@ -132,6 +137,31 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
             )
         )
     return tricks
+
+
+#: How alike (difflib's ratio of the syntax trees) a new test must be to a deleted one of the
+#: same file to count as the same test renamed and edited, not a deletion.
+SAME_TEST_RATIO = 0.6
+
+
+def _edited_rename(
+    test: TestFacts,
+    path: str,
+    before: dict[tuple[str, str], TestFacts],
+    after: dict[tuple[str, str], TestFacts],
+) -> TestFacts | None:
+    """The test new in the same file that looks like ``test`` renamed and edited, if any."""
+    for (new_path, name), candidate in after.items():
+        if new_path != path or (path, name) in before:
+            continue
+        matcher = difflib.SequenceMatcher(None, test.body_dump, candidate.body_dump, autojunk=False)
+        if (
+            matcher.real_quick_ratio() >= SAME_TEST_RATIO
+            and matcher.quick_ratio() >= SAME_TEST_RATIO
+            and matcher.ratio() >= SAME_TEST_RATIO
+        ):
+            return candidate
+    return None
 
 
 def _deletion(path: str, tests: list[TestFacts], file_remains: bool) -> Trick:
@@ -308,7 +338,10 @@ def _module_skips(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) ->
         if was is None and not path.endswith("conftest.py"):
             continue  # a new module's own skips hide none of the evidence the base had
         old = was.module_skips if was is not None else []
-        for feature in _added_features(old, module.module_skips):
+        classes = {name.split("::")[0] for name in was.tests} if was is not None else set()
+        # A mark on a test class the base did not have hides none of the base's evidence.
+        now = [f for f in module.module_skips if not f.owner or f.owner in classes]
+        for feature in _added_features(old, now):
             tricks.append(_skip_trick(path, "tests of this module", feature))
     return tricks
 

@@ -45,6 +45,8 @@ class SkipFeature:
     kind: str
     how: str
     line: int
+    #: The test class the mark is on, for a class mark; else "".
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class TestFacts:
     line: int
     collected: bool
     body_digest: str
+    #: The body's syntax tree as text, to recognize the test renamed and edited at once.
+    body_dump: str = ""
     skips: list[SkipFeature] = field(default_factory=list)
     assertions: int = 0
     constant_asserts: list[int] = field(default_factory=list)
@@ -126,7 +130,7 @@ def read_module(
                     )
                 )
                 facts.module_skips.extend(
-                    SkipFeature(f.kind, f"{f.how} on class {node.name}", f.line)
+                    SkipFeature(f.kind, f"{f.how} on class {node.name}", f.line, node.name)
                     for f in _decorator_skips(node.decorator_list)
                 )
                 for child in node.body:
@@ -165,6 +169,7 @@ def _test_facts(
         line=node.lineno,
         collected=collected,
         body_digest=_digest(node),
+        body_dump=ast.dump(ast.Module(body=node.body, type_ignores=[])),
         skips=_decorator_skips(node.decorator_list),
     )
     own = list(_own_nodes(node))
