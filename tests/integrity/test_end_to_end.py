@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import BASE_FILES, FIXED_CALC, TESTS, Change, MakeChange
+from .conftest import BASE_FILES, CALC, FIXED_CALC, TESTS, Change, MakeChange
 
 pytestmark = pytest.mark.slow
 
@@ -41,6 +41,8 @@ def run(command):
 
 RUN_TEST = "from calc.run import run\n\n\ndef test_run():\n    assert run('exit 0') == 0\n"
 
+CALC_WITH_HELP = CALC.replace('"""The arithmetic mean."""', '"""The arithmetic mean of values."""')
+
 SAFE_MEAN = '''
 
 def safe_mean(values):
@@ -57,9 +59,18 @@ SAFE_MEAN_TEST = (
 )
 
 
-def gate(change: Change) -> dict[str, Any]:
+def gate(change: Change, *options: str) -> dict[str, Any]:
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "--gate", "--base=main", "-p", "no:cacheprovider"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--gate",
+            "--base=main",
+            "-p",
+            "no:cacheprovider",
+            *options,
+        ],
         cwd=change.root,
         capture_output=True,
         text=True,
@@ -136,6 +147,19 @@ def test_a_pragma_no_cover_on_untested_lines_is_still_insufficient(
         "pragma-no-cover-without-reason",
         "src/calc/__init__.py:16 # pragma: no cover added without a reason: it hides the lines "
         "from coverage",
+    )
+
+
+def test_the_failing_test_deselected_from_the_run_is_still_insufficient(
+    make_change: MakeChange,
+) -> None:
+    change = make_change({**BASE_FILES, "pyproject.toml": PYPROJECT})
+    change.write({"src/calc/__init__.py": CALC_WITH_HELP}).commit("docs: say what mean does")
+    assert_only_integrity_fails(
+        gate(change, "-k", "not mean"),
+        "test-deselected",
+        "tests/test_calc.py:6 test_mean was not collected by this run (deselected by -k, -m, "
+        "--deselect or a hook)",
     )
 
 
