@@ -285,10 +285,10 @@ def test_strict_replacing_its_flags_loosens_nothing(make_change: MakeChange) -> 
     change = make_change({**FILES, "setup.cfg": flags}).write({"setup.cfg": None})
     assert change.sentences() == []  # pyproject.toml keeps `strict = true`
     change.write(_pyproject("strict = true\n", ""))
-    assert [s.split(": ")[0] for s in change.sentences()] == [
-        "pyproject.toml mypy strict removed",
-        "setup.cfg mypy disallow_untyped_defs removed",
-        "setup.cfg mypy warn_return_any removed",
+    assert change.sentences() == [
+        "pyproject.toml mypy strict removed: the type checker checks less",
+        "setup.cfg mypy disallow_untyped_defs, warn_return_any removed: the type checker checks "
+        "less",
     ]
 
 

@@ -113,15 +113,29 @@ def configuration_tricks(
                     message,
                 )
             )
+    strict_flags: dict[str, list[Setting]] = {}  # file -> mypy strictness flags removed
     for key, was in base.items():
-        if key not in head and not (
+        if key in head or (
             was.setting.tool == "mypy" and ("" in strict or was.setting.scope in strict)
         ):
-            message = _removed(was.setting)
-            if message:
-                tricks.append(
-                    Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)
-                )
+            continue
+        if (
+            was.setting.tool == "mypy"
+            and was.setting.value is True
+            and _STRICT_MYPY.match(was.setting.key)
+        ):
+            strict_flags.setdefault(was.path, []).append(was.setting)
+            continue
+        message = _removed(was.setting)
+        if message:
+            tricks.append(
+                Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)
+            )
+    for path, flags in strict_flags.items():
+        # One trick: a mypy section deleted takes all its flags with it.
+        names = _list([f"{flag.key}{_where(flag)}" for flag in flags])
+        message = f"mypy {names} removed: the type checker checks less"
+        tricks.append(Trick("configuration", "mypy-loosened", path, None, message))
     return tricks
 
 
@@ -216,8 +230,6 @@ def _removed(was: Setting) -> str:
         return f"{was.tool} {was.key} removed: {_LOOSER_AS_SHRINKS[(was.tool, was.key)]}"
     if (was.tool, was.key) == ("coverage", "fail_under"):
         return "coverage fail_under removed: any coverage passes"
-    if was.tool == "mypy" and was.value is True and _STRICT_MYPY.match(was.key):
-        return f"mypy {was.key} removed{_where(was)}: the type checker checks less"
     if (was.tool, was.key) == ("pytest", "xfail_strict") and was.value is True:
         return (
             "pytest xfail_strict removed: an expected failure that passes no longer fails the run"
