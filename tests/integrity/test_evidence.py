@@ -248,6 +248,17 @@ HONEST = [
     ),
     pytest.param(
         {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():\n    assert mean([1, 2, 3]) == 2\n", ""
+            ),
+            "tests/test_mean.py": "from calc import mean\n\n\ndef test_mean_of_three():\n"
+            "    assert mean([1, 2, 3]) == 2.0\n",
+        },
+        id="test-moved-to-another-file-and-edited",
+    ),
+    pytest.param(
+        {
             "src/calc/__init__.py": CALC.replace(
                 'def total(values):\n    """The sum."""\n    return sum(values)\n', ""
             ).replace("(len(values) - 1)", "len(values)"),

@@ -140,6 +140,10 @@ HONEST = [
         id="directives-inside-a-string",
     ),
     pytest.param(
+        _with("import os\n", "# os is re-exported for the plugins\nimport os  # noqa: F401\n"),
+        id="reason-on-the-comment-line-above",
+    ),
+    pytest.param(
         _with("    return name\n", "    return len(name)\n"),
         id="the-real-fix",
     ),
@@ -157,6 +161,16 @@ def test_a_suppression_the_base_had_is_not_the_changes(make_change: MakeChange) 
     silenced = RUN.replace("import os\n", "import os  # noqa\n")
     change = make_change({**FILES, "src/calc/run.py": silenced})
     assert change.write({"src/calc/run.py": "# moved down\n" + silenced}).sentences() == []
+
+
+def test_a_directive_on_the_line_above_is_no_reason(make_change: MakeChange) -> None:
+    change = make_change(FILES).write(
+        _with("import os\n", "# pylint: disable=unused-import\nimport os  # noqa: F401\n")
+    )
+    assert [sentence.split(" added")[0] for sentence in change.sentences()] == [
+        "src/calc/run.py:3 # pylint: disable unused-import",
+        "src/calc/run.py:4 # noqa F401",
+    ]
 
 
 def test_the_reason_policy_is_the_projects(make_change: MakeChange) -> None:

@@ -150,10 +150,15 @@ def _edited_rename(
     before: dict[tuple[str, str], TestFacts],
     after: dict[tuple[str, str], TestFacts],
 ) -> TestFacts | None:
-    """The test new in the same file that looks like ``test`` renamed and edited, if any."""
-    for (new_path, name), candidate in after.items():
-        if new_path != path or (path, name) in before:
-            continue
+    """The new test that looks like ``test`` renamed and edited (or moved), if any.
+
+    Tests of the same file are tried first.
+    """
+    candidates = sorted(
+        (item for item in after.items() if item[0] not in before),
+        key=lambda item: (item[0][0] != path, item[0]),
+    )
+    for _key, candidate in candidates:
         matcher = difflib.SequenceMatcher(None, test.body_dump, candidate.body_dump, autojunk=False)
         if (
             matcher.real_quick_ratio() >= SAME_TEST_RATIO

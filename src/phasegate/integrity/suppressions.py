@@ -11,13 +11,14 @@ An added suppression is a trick unless it carries what the project's policy asks
 specific code (``noqa: S602``, ``type: ignore[arg-type]``, ``nosec B602``,
 ``pylint: disable=...``; directives that take none are exempt) and a written reason of at least
 two words after it (``# noqa: S602 -- input is a constant``), after ``--``, ``—`` or a further
-``#``. The directive grammar is hand-written here: no library parses the suppression comments of
-all these tools at once.
+``#``, or on the comment line just above the suppressed line. The directive grammar is
+hand-written here: no library parses the suppression comments of all these tools at once.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import re
 import tokenize
@@ -150,27 +151,36 @@ def suppression_tricks(sources: ChangedSources, policy: SuppressionPolicy) -> li
 
 def find_suppressions(text: str, path: str) -> list[Suppression]:
     """The suppressions of one file, in line order."""
-    comments = _comments(text, path)
+    comments, own_lines = _comments(text, path)
     found: list[Suppression] = []
     for line, comment in sorted(comments.items()):
         segments = [part.strip() for part in comment.split("#")[1:]]
         for index, segment in enumerate(segments):
             parsed = _directive(segment, line, segments[index + 1 :])
-            if parsed is not None:
-                found.append(parsed)
+            if parsed is None:
+                continue
+            above = comments.get(line - 1, "") if line - 1 in own_lines else ""
+            if not parsed.reason and above and _directive(above.lstrip("#").strip(), 0, []) is None:
+                # The reason may be the comment line just above the suppressed one.
+                parsed = dataclasses.replace(parsed, reason=above.lstrip("#").strip())
+            found.append(parsed)
     found.extend(_no_type_checks(text, path, comments))
     return sorted(found, key=lambda suppression: suppression.line)
 
 
-def _comments(text: str, path: str) -> dict[int, str]:
+def _comments(text: str, path: str) -> tuple[dict[int, str], set[int]]:
+    """Each line's comment, and the lines that hold nothing but a comment."""
     comments: dict[int, str] = {}
+    own_lines: set[int] = set()
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT:
                 comments[token.start[0]] = token.string
+                if token.line.lstrip().startswith("#"):
+                    own_lines.add(token.start[0])
     except (tokenize.TokenError, SyntaxError) as exc:
         raise CheckError(f"{path} cannot be read into tokens: {exc}") from exc
-    return comments
+    return comments, own_lines
 
 
 def _directive(segment: str, line: int, following: list[str]) -> Suppression | None:
