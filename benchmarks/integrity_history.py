@@ -493,9 +493,18 @@ def summary(results: Sequence[Judged]) -> list[str]:
 
 
 def run(
-    projects: Sequence[str], work: Path, pytest_args: Sequence[str], *, offline: bool
+    projects: Sequence[str],
+    work: Path,
+    pytest_args: Sequence[str],
+    *,
+    offline: bool,
+    json_file: Path | None = None,
 ) -> list[Judged]:
-    """Build each project's history under ``work`` and judge its commits; print as it goes."""
+    """Build each project's history under ``work`` and judge its commits; print as it goes.
+
+    With ``json_file``, every result so far is written there after each commit, so that an
+    interrupted run keeps what it measured.
+    """
     gate_file = work / f"{GATE_NAME}.toml"
     gate_file.write_text(GATE_TEXT, encoding="utf-8")
     results: list[Judged] = []
@@ -522,6 +531,8 @@ def run(
         for parent, commit in itertools.pairwise(commits):
             result = judge(project, root, parent, commit, gate_file, pytest_args)
             results.append(result)
+            if json_file is not None:
+                write_json(json_file, pytest_args, results)
             rules = ", ".join(f"{rule} {n}" for rule, n in sorted(result.by_rule().items()))
             print(
                 f"  {parent.version} -> {commit.version}: {result.status}, {result.verdict}"
@@ -556,20 +567,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="phasegate-history-") as temporary:
         work = args.work.resolve() if args.work else Path(temporary)
         work.mkdir(parents=True, exist_ok=True)
-        results = run(args.project, work, args.pytest_arg, offline=args.offline)
+        results = run(
+            args.project, work, args.pytest_arg, offline=args.offline, json_file=args.json
+        )
     print()
     print("\n".join(table(results)))
     print()
     print("\n".join(summary(results)))
     if args.json:
-        document = {
-            "gate": GATE_TEXT,
-            "pytest_args": args.pytest_arg,
-            "results": [asdict(result) for result in results],
-        }
-        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         print(f"findings written to {args.json}")
     return 0
+
+
+def write_json(path: Path, pytest_args: Sequence[str], results: Sequence[Judged]) -> None:
+    """Every result, with the gate and the pytest arguments they were measured with."""
+    document = {
+        "gate": GATE_TEXT,
+        "pytest_args": list(pytest_args),
+        "results": [asdict(result) for result in results],
+    }
+    _write_atomically(path, (json.dumps(document, indent=2) + "\n").encode())
 
 
 if __name__ == "__main__":
