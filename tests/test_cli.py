@@ -87,6 +87,6 @@ def test_python_dash_m_demo_runs_the_gate_on_the_sample(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert f"sample project copied to {target}" in completed.stdout
     assert f"artifacts in {target / '.phasegate'}" in completed.stdout
-    assert "verdict SUFFICIENT (gate default, score 1.00, 5 checks)" in completed.stdout
+    assert "verdict SUFFICIENT (gate default, score 1.00, 6 checks)" in completed.stdout
     report = json.loads((target / ".phasegate" / "report.json").read_text())
     assert report["counts"]["passed"] == report["counts"]["collected"] > 0
