@@ -1,13 +1,17 @@
 """``phasegate tdd``: the cycle ledger outside pytest (status, rollback, reviews, the session log).
 
 The same engine as ``pytest --tdd`` (:class:`phasegate.tdd.cycles.TddProject`). Exit codes:
-0 done, 1 a rollback refused (nothing was changed), 4 a usage error (a bad name or value).
+0 done, 1 a rollback refused (nothing was changed) or a ledger that does not verify, 3 a
+ledger that could not be verified, 4 a usage error (a bad name or value).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +110,24 @@ def register(subparsers: Any) -> None:
     )
     note.add_argument("--round", type=int, metavar="N", help="default: the cycle's round")
     note.set_defaults(handler=_note)
+
+    verify = commands.add_parser(
+        "verify",
+        parents=[common],
+        help="check the ledger's hash chain and run every red again in its recorded tree",
+        description="Exit 0: the chain holds and every red fails again as recorded; 1: a "
+        "problem was found (each is printed); 3: the ledger could not be verified (a tree "
+        "missing from the repository, a replay that hangs or leaves no report).",
+    )
+    verify.add_argument("--json", action="store_true", help="print the findings as JSON")
+    verify.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long one replay may take (default 300)",
+    )
+    verify.set_defaults(handler=_verify)
 
     kata = commands.add_parser(
         "kata", help="copy the TDD kata (the walk-through's project) into a new folder"
@@ -216,6 +238,30 @@ def _note(args: argparse.Namespace) -> int:
     else:
         print(f"phasegate tdd note: recorded for {observation.session} R{observation.round}")
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from phasegate.tdd.verify import VerifyError, verify_ledger
+
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be above 0 seconds, not {args.timeout}")
+    project = _project(args)
+    try:
+        report = verify_ledger(project.root, project.store, project.config, timeout_s=args.timeout)
+    except VerifyError as exc:
+        print(f"phasegate tdd verify: could not verify: {exc}", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps(dataclasses.asdict(report), indent=2))
+    else:
+        print(
+            f"phasegate tdd verify: {report.entries} entries ({report.unchained} written before "
+            f"the chain), {report.replayed} red run(s) replayed, "
+            f"{len(report.problems)} problem(s)"
+        )
+        for problem in report.problems:
+            print(f"  line {problem.line}: [{problem.rule}] {problem.message}")
+    return 1 if report.problems else 0
 
 
 def _kata(args: argparse.Namespace) -> int:

@@ -25,7 +25,6 @@ started), writes no report or a report of another shape is a
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -36,9 +35,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from phasegate.gates.git import git_bytes, git_text
-from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
-from phasegate.gates.tree_copy import write_tree
+from phasegate.gates.tree_copy import environment_for, write_tree
 from phasegate.model.run import Outcome, RunReport
 from phasegate.processes import GroupTimeout, run_in_group
 from phasegate.versioning import check_version
@@ -148,7 +146,7 @@ def run_at_base(
             command.append(f"--benchmark-json={bench}")
         try:
             finished = run_in_group(
-                command, cwd=copy, timeout_s=timeout_s, env=_environment_for(copy)
+                command, cwd=copy, timeout_s=timeout_s, env=environment_for(copy)
             )
         except GroupTimeout as exc:
             raise CheckError(
@@ -197,25 +195,6 @@ def read_benchmarks(path: Path, shown: str) -> dict[str, float]:
         return {entry["fullname"]: float(entry["stats"]["median"]) for entry in data["benchmarks"]}
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckError(f"{shown} is not pytest-benchmark JSON output: missing {exc}") from exc
-
-
-def _environment_for(copy: Path) -> dict[str, str]:
-    """The copy's own code first on the import path, then whatever the project had.
-
-    phasegate's own variables (a shard, a workflow instance) and pytest-xdist's describe the
-    outer run, not this one, and are left out.
-    """
-    env = {
-        name: value
-        for name, value in helper_environment().items()
-        if not name.startswith(("PHASEGATE_", "PYTEST_XDIST_"))
-    }
-    first = [str(copy / "src")] if (copy / "src").is_dir() else []
-    first.append(str(copy))
-    if env.get("PYTHONPATH"):
-        first.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(first)
-    return env
 
 
 def _run_report(data: Any, where: str) -> RunReport:

@@ -15,13 +15,15 @@ nothing is a :class:`~phasegate.gates.protocol.CheckError`.
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from pathlib import Path
 
 from phasegate.gates.git import GIT_TIMEOUT_S, git_bytes, git_text
+from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
 
-__all__ = ["write_tree"]
+__all__ = ["environment_for", "write_tree"]
 
 
 def write_tree(root: Path, treeish: str, dest: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path:
@@ -58,3 +60,23 @@ def write_tree(root: Path, treeish: str, dest: Path, *, timeout_s: float = GIT_T
     except (tarfile.TarError, OSError) as exc:
         raise CheckError(f"the archive git made of {spec} cannot be unpacked: {exc}") from exc
     return dest
+
+
+def environment_for(copy: Path) -> dict[str, str]:
+    """The environment to run a copy's tests in: the copy's own code first on the import path.
+
+    An editable install of the project would otherwise import the work tree's code. phasegate's
+    own variables (a shard, a workflow instance) and pytest-xdist's describe the outer run,
+    not this one, and are left out.
+    """
+    env = {
+        name: value
+        for name, value in helper_environment().items()
+        if not name.startswith(("PHASEGATE_", "PYTEST_XDIST_"))
+    }
+    first = [str(copy / "src")] if (copy / "src").is_dir() else []
+    first.append(str(copy))
+    if env.get("PYTHONPATH"):
+        first.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(first)
+    return env

@@ -144,7 +144,17 @@ class ComplexityFigures(_Part):
     worst: str | None = Field(default=None, description="path:name of the most complex block")
 
 
-class RunEntry(_Artifact):
+class _Entry(_Artifact):
+    """A ledger line: it names the line before it, so the ledger is a chain."""
+
+    previous: str | None = Field(
+        default=None,
+        description="SHA-256 of the ledger line before this one, as written (64 zeros for the "
+        "first line); null in ledgers written before the chain",
+    )
+
+
+class RunEntry(_Entry):
     """One pytest run under ``--tdd``, judged."""
 
     KIND: ClassVar[str] = "tdd-run"
@@ -167,6 +177,11 @@ class RunEntry(_Artifact):
     command: list[str]
     actor: str | None = None
     git: LedgerGit | None = None
+    tree: str | None = Field(
+        default=None,
+        description="the git tree id of the work tree at the run (untracked files that are not "
+        "ignored included), kept reachable by refs/phasegate/tdd/<run_id>; null outside git",
+    )
     content_hash: str = Field(description="SHA-256 over every test and source file's hash")
     files: FileHashes
     tests: list[LedgerTest] = Field(default_factory=list)
@@ -180,7 +195,7 @@ class RunEntry(_Artifact):
     )
 
 
-class ReviewEntry(_Artifact):
+class ReviewEntry(_Entry):
     """A cross-review of one cycle (the workflow's review outcome, per cycle)."""
 
     KIND: ClassVar[str] = "tdd-review"
@@ -194,7 +209,7 @@ class ReviewEntry(_Artifact):
     round: int = Field(default=0, ge=0)
 
 
-class RollbackEntry(_Artifact):
+class RollbackEntry(_Entry):
     """Files restored to the last green state after a refactor regression."""
 
     KIND: ClassVar[str] = "tdd-rollback"
@@ -211,7 +226,7 @@ class RollbackEntry(_Artifact):
     )
 
 
-class AcceptEntry(_Artifact):
+class AcceptEntry(_Entry):
     """Tests accepted without a red (renamed tests, characterization tests), with the reason."""
 
     KIND: ClassVar[str] = "tdd-accept"

@@ -12,12 +12,19 @@ integrity violation (tests edited at green, source changed at red, a test green 
 having been red, assertions removed, behaviour in phase 0) still counts in ``violations``.
 The default conditions fail the check on unresolved failures in the change, on cycles left
 red, and on cycles awaiting a required review.
+
+The ledger is also verified (:mod:`phasegate.tdd.verify`): its hash chain, and, in a git
+project, each red of the change run again in the tree it recorded. What does not verify counts
+in ``unverified`` (a finding each; the default conditions fail on it), and so does an entry of
+the change written without the chain. A verification that cannot run (a recorded tree missing
+from the repository, a replay that hangs) makes the check an error.
 """
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -59,11 +66,17 @@ class TddCheck:
             "next red): the DPTR rule 'all cycles approved before the next batch'",
         ),
         MetricSpec("accepted_tests", "tests accepted without a red"),
+        MetricSpec(
+            "unverified",
+            "ledger problems tdd verify found: a broken chain, a red that does not fail again "
+            "as recorded in its tree, an entry of the change without the chain",
+        ),
     )
     default_conditions: ClassVar[Sequence[ConditionSpec]] = (
         ConditionSpec(metric="unresolved", scope="new", op=">", value=0),
         ConditionSpec(metric="open_red_cycles", scope="overall", op=">", value=0),
         ConditionSpec(metric="unreviewed_cycles", scope="overall", op=">", value=0),
+        ConditionSpec(metric="unverified", scope="new", op=">", value=0),
     )
     options_model: ClassVar[type[NoOptions]] = NoOptions
 
@@ -93,6 +106,9 @@ class TddCheck:
         in_change = range(start, len(entries))
         new = _metrics(entries, in_change, resolved, state, config)
         findings = _findings(entries, in_change, resolved)
+        verified = _verify(ctx, config, entries, start)
+        findings[:0] = verified.findings
+        overall["unverified"] = new["unverified"] = len(verified.findings)
         if read.rejected:
             findings.insert(
                 0,
@@ -107,12 +123,66 @@ class TddCheck:
         unresolved = int(new["unresolved"] or 0)
         score = 1.0 if runs == 0 else max(0.0, (runs - unresolved) / runs)
         return Measurement(
-            summary=_summary(new, overall),
+            summary=_summary(new, overall) + verified.note,
             score=score,
             metrics=overall,
             new_code_metrics=new,
             findings=findings[:_MAX_FINDINGS],
         )
+
+
+@dataclass(frozen=True)
+class _Verified:
+    findings: list[Finding]
+    note: str
+
+
+def _verify(
+    ctx: CheckContext, config: TddConfig, entries: Sequence[Entry], start: int
+) -> _Verified:
+    """The problems ``tdd verify`` finds: the chain always, the reds of the change in git."""
+    from phasegate.tdd.verify import VerifyError, chain_of, verify_ledger
+
+    in_git = ctx.project.in_git
+    try:
+        if in_git:
+            report = verify_ledger(
+                ctx.project.root, ctx.store, config, timeout_s=ctx.timeout_s, replay_from=start
+            )
+            problems, replayed = report.problems, report.replayed
+        else:
+            _entries, _unchained, problems = chain_of(Ledger(ctx.store).path.read_bytes())
+            replayed = 0
+    except (VerifyError, OSError) as exc:
+        raise CheckError(
+            f"the TDD ledger could not be verified: {exc}",
+            fix="run phasegate tdd verify to see why; in CI, fetch the refs that keep the "
+            "runs' trees: git fetch origin 'refs/phasegate/tdd/*:refs/phasegate/tdd/*'",
+        ) from exc
+    findings = [
+        Finding(rule=p.rule, severity=Severity.HIGH, message=f"ledger line {p.line}: {p.message}")
+        for p in problems
+    ]
+    findings += [
+        Finding(
+            rule="tdd/ledger-unchained",
+            severity=Severity.HIGH,
+            message=f"{_named(entry)} of the change is not chained to the ledger (no previous "
+            "digest): it was not written by pytest --tdd or phasegate tdd",
+        )
+        for entry in entries[start:]
+        if entry.previous is None
+    ]
+    note = (
+        f"; {replayed} red run(s) replayed in their recorded trees"
+        if in_git
+        else "; not in git: the chain was checked, no red was replayed"
+    )
+    return _Verified(findings, note)
+
+
+def _named(entry: Entry) -> str:
+    return f"run {entry.run_id}" if isinstance(entry, RunEntry) else f"a {entry.kind} entry"
 
 
 def resolutions(entries: Sequence[Entry]) -> dict[int, int | None]:

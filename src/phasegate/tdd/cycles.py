@@ -43,6 +43,7 @@ from phasegate.tdd.session_log import SessionLog, confirm
 from phasegate.tdd.snapshot import FileChangedError, ObjectStore, snapshot_files
 from phasegate.tdd.state import apply, load_state, save_state
 from phasegate.tdd.tree import TreeLayout, hash_tree
+from phasegate.tdd.worktree import NOT_IN_GIT, record_work_tree
 
 __all__ = ["CYCLE_NAME", "RunResult", "TddProject", "check_cycle_name", "utc_now"]
 
@@ -126,6 +127,10 @@ class TddProject:
         with self.store.lock(_LOCK):
             state = load_state(self.ledger)
             entry = judge(facts, state, self.config, Workspace(self.root, self.objects))
+            tree = record_work_tree(self.root, facts.run_id)
+            entry.tree = tree.tree
+            if tree.problem and tree.problem != NOT_IN_GIT:
+                entry.notes.append(f"the work tree was not kept for tdd verify: {tree.problem}")
             written = 0
             if entry.verdict == "passed" and entry.phase != "red":
                 kept = _kept_hashes(state)

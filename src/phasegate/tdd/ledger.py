@@ -5,6 +5,10 @@ synced) and read through :meth:`~phasegate.store.Store.read_jsonl`, which moves 
 lines to ``ledger.jsonl.corrupt-<timestamp>`` and keeps the valid ones: nothing is lost, and
 a torn last line never hides the entries before it.
 
+Each entry names the SHA-256 of the line before it (``previous``; :data:`GENESIS` for the first),
+so a line removed, edited or moved breaks the chain where it was (:mod:`phasegate.tdd.verify`).
+Ledgers written before the chain read as before: their entries have no ``previous``.
+
 Reading a long ledger in full on every run would cost time in proportion to its history, so
 :meth:`Ledger.read_after` reads only what was appended after a :class:`LedgerMark` (the size,
 modification time and last bytes of the part already read). Anything else (the file shrank,
@@ -32,10 +36,12 @@ from phasegate.model.tdd import (
 from phasegate.store import JsonlRead, Store
 from phasegate.versioning import SCHEMA_VERSION, schema_major
 
-__all__ = ["LEDGER_FILE", "TAIL_BYTES", "Entry", "Ledger"]
+__all__ = ["GENESIS", "LEDGER_FILE", "TAIL_BYTES", "Entry", "Ledger", "line_digest"]
 
 #: The ledger's path inside the artifacts folder.
 LEDGER_FILE = "tdd/ledger.jsonl"
+#: The ``previous`` of the first entry of a ledger.
+GENESIS = "0" * 64
 #: How many of the last bytes a mark remembers, to notice a ledger rewritten in place.
 TAIL_BYTES = 4096
 
@@ -54,8 +60,30 @@ class Ledger:
         return self.store.path(LEDGER_FILE)
 
     def append(self, entry: Entry) -> None:
-        """Append one entry (fields that are null are left out; they read back as null)."""
+        """Append one entry, chained to the line before it (null fields are left out).
+
+        The caller holds the store's ``tdd`` lock, so no other line comes between the one read
+        here and the one appended.
+        """
+        entry.previous = line_digest(self._last_line())
         self.store.append_jsonl(LEDGER_FILE, entry, exclude_none=True)
+
+    def _last_line(self) -> bytes | None:
+        """The ledger's last line (without its newline), or ``None`` for an empty ledger."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        start, chunk = size, b""
+        while start > 0:
+            start = max(0, start - 65536)
+            chunk = self._read_range(start, size)
+            body = chunk.rstrip(b"\n")
+            if b"\n" in body or start == 0:
+                return body.rsplit(b"\n", 1)[-1] if body else None
+        return None
 
     def read_all(self) -> tuple[list[Entry], JsonlRead[LedgerLine]]:
         """Every valid entry, in order; unreadable lines are moved aside with a notice."""
@@ -119,6 +147,11 @@ class Ledger:
                 return handle.read(end - start)
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+
+
+def line_digest(line: bytes | None) -> str:
+    """What the next entry's ``previous`` holds: SHA-256 of ``line``, or :data:`GENESIS`."""
+    return GENESIS if line is None else _sha(line)
 
 
 def _sha(data: bytes) -> str:
