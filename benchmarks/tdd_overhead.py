@@ -11,7 +11,7 @@ then runs, alternately in one process so that machine noise falls on every varia
   state, the session log);
 * ``gate-record``      ``pytest --gate=record``: phasegate records the run, no gate, no TDD;
 * ``gate-record+tdd``  ``pytest --gate=record --tdd=auto``: the strictest base. A run that only
-  records loads no pydantic (``phasegate.config_cache``), so here the TDD run also pays for
+  records loads no pydantic (``phasegate.config.settings_cache``), so here the TDD run also pays for
   importing pydantic, which its ledger models need; under a gate, pydantic is loaded anyway.
 
 It also times the TDD work alone, in this process, on the last run's report: hashing the files

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
 
+import phasegate.config
 from phasegate.config import PhasegateConfig, find_project_root, load_config
 from phasegate.errors import ConfigError
+from tests.conftest import REPO_ROOT
 
 
 def write_pyproject(folder: Path, body: str) -> Path:
@@ -86,3 +90,55 @@ def test_project_root_is_the_nearest_pyproject(tmp_path: Path) -> None:
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
     assert find_project_root(nested) == tmp_path.resolve()
+
+
+def second_config_paths(source: str) -> list[tuple[int, str]]:
+    """Each import in ``source`` that takes a setting from elsewhere than phasegate.config."""
+    public = set(phasegate.config.__all__)
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = {alias.name for alias in node.names}
+            if node.module.startswith("phasegate.config.") and names & public:
+                found.append((node.lineno, f"from {node.module} import {', '.join(sorted(names))}"))
+            elif node.module == "phasegate" and names & {"loaded_config", "config_cache"}:
+                found.append((node.lineno, f"from phasegate import {', '.join(sorted(names))}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in ("phasegate.loaded_config", "phasegate.config_cache") or (
+                    alias.name.startswith("phasegate.config.")
+                    and alias.name != "phasegate.config.settings_cache"
+                ):
+                    found.append((node.lineno, f"import {alias.name}"))
+    return found
+
+
+def test_the_settings_have_one_import_path() -> None:
+    package = REPO_ROOT / "src" / "phasegate" / "config"
+    places = [
+        f"{path.relative_to(REPO_ROOT)}:{line}: {statement}"
+        for folder in ("src", "tests", "benchmarks")
+        for path in sorted((REPO_ROOT / folder).rglob("*.py"))
+        if package not in path.parents
+        for line, statement in second_config_paths(path.read_text(encoding="utf-8"))
+    ]
+    assert places == [], (
+        "import load_config, LoadedConfig and the settings models from phasegate.config, "
+        "its one import path: " + "; ".join(places)
+    )
+    for old in ("phasegate.loaded_config", "phasegate.config_cache"):
+        assert importlib.util.find_spec(old) is None, f"{old} is back: a second import path"
+
+
+def test_a_second_import_path_is_found() -> None:
+    source = (
+        "from phasegate.config.loading import load_config\n"
+        "from phasegate.config import load_config, settings_cache\n"
+        "import phasegate.config.models\n"
+        "from phasegate import loaded_config\n"
+    )
+    assert second_config_paths(source) == [
+        (1, "from phasegate.config.loading import load_config"),
+        (3, "import phasegate.config.models"),
+        (4, "from phasegate import loaded_config"),
+    ]

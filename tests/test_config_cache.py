@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from phasegate import config_cache
-from phasegate.config import PhasegateConfig, load_config
+from phasegate.config import LoadedConfig, PhasegateConfig, load_config, settings_cache
 from phasegate.errors import ConfigError
-from phasegate.loaded_config import LoadedConfig
 
 RICH = """
 [tool.phasegate]
@@ -45,7 +43,7 @@ def write_pyproject(folder: Path, body: str) -> Path:
 
 
 def cache_file(root: Path, artifacts: str = ".phasegate") -> Path:
-    return root / artifacts / config_cache.CACHE_FILE
+    return root / artifacts / settings_cache.CACHE_FILE
 
 
 def test_a_second_load_reads_the_same_settings_from_the_cache(tmp_path: Path) -> None:
@@ -79,7 +77,7 @@ def test_a_hit_loads_no_pydantic(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from phasegate.loaded_config import load_config\n"
+        "from phasegate.config import load_config\n"
         f"loaded = load_config(Path({str(tmp_path)!r}), cache=True)\n"
         "print(loaded.values['max_traceback_chars'], 'pydantic' in sys.modules)\n"
     )
@@ -91,17 +89,17 @@ def test_a_hit_loads_no_pydantic(tmp_path: Path) -> None:
 
 def test_runs_that_alternate_between_settings_each_find_their_own(tmp_path: Path) -> None:
     write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
-    gates = [f"gate{n}" for n in range(config_cache.ENTRIES + 1)]
+    gates = [f"gate{n}" for n in range(settings_cache.ENTRIES + 1)]
     for gate in gates:
         load_config(tmp_path, {"gate": ("--gate", gate)}, cache=True)
     load_config(tmp_path, cache=True)
-    for gate in gates[-(config_cache.ENTRIES - 1) :]:  # the oldest two made way
+    for gate in gates[-(settings_cache.ENTRIES - 1) :]:  # the oldest two made way
         again = load_config(tmp_path, {"gate": ("--gate", gate)}, cache=True)
         assert "config" not in again.__dict__, gate  # read back, not validated
         assert again.values["gate"] == gate
     assert "config" not in load_config(tmp_path, cache=True).__dict__
     data = json.loads(cache_file(tmp_path).read_text())
-    assert len(data["entries"]) == config_cache.ENTRIES
+    assert len(data["entries"]) == settings_cache.ENTRIES
     missed = load_config(tmp_path, {"gate": ("--gate", gates[0])}, cache=True)
     assert "config" in missed.__dict__
 
@@ -136,7 +134,7 @@ def test_the_cache_names_the_code_that_validated(tmp_path: Path) -> None:
     load_config(tmp_path, cache=True)
     data = json.loads(cache_file(tmp_path, "out/pg").read_text())
     files = {Path(entry[0]).as_posix() for entry in data["entries"][0]["modules"]}
-    assert any(file.endswith("phasegate/config.py") for file in files)
+    assert any(file.endswith("phasegate/config/models.py") for file in files)
     assert any(file.endswith("phasegate/tdd/config.py") for file in files)
     assert any(file.endswith("pydantic/__init__.py") for file in files)
 
@@ -146,17 +144,17 @@ def test_an_edited_or_missing_module_makes_the_cache_stale(tmp_path: Path) -> No
     module.write_text("RULE = 1\n")
     status = module.stat()
     path = tmp_path / "config.json"
-    values = dict(config_cache.LIGHT_DEFAULTS)
-    config_cache.save(path, "k", values)
+    values = dict(settings_cache.LIGHT_DEFAULTS)
+    settings_cache.save(path, "k", values)
     data = json.loads(path.read_text())
     data["entries"][0]["modules"] = [[str(module), status.st_mtime_ns, status.st_size]]
     path.write_text(json.dumps(data))
-    assert config_cache.lookup(path, "k") == values
-    assert config_cache.lookup(path, "other") is None
+    assert settings_cache.lookup(path, "k") == values
+    assert settings_cache.lookup(path, "other") is None
     module.write_text("RULE = 22\n")
-    assert config_cache.lookup(path, "k") is None
+    assert settings_cache.lookup(path, "k") is None
     module.unlink()
-    assert config_cache.lookup(path, "k") is None
+    assert settings_cache.lookup(path, "k") is None
 
 
 @pytest.mark.parametrize(
@@ -181,13 +179,13 @@ def test_an_unwritable_folder_only_loses_the_cache(tmp_path: Path) -> None:
 def test_toml_dates_are_part_of_the_key() -> None:
     import datetime
 
-    first = config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
-    assert first == config_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
+    first = settings_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
+    assert first == settings_cache.input_key({"x": datetime.date(2026, 1, 2)}, {})
     # No string stands for a date, whatever it spells.
     for text in ("2026-01-02", "date:2026-01-02", '["date", "2026-01-02"]'):
-        assert first != config_cache.input_key({"x": text}, {})
-    assert config_cache.input_key({"x": 1}, {}) != config_cache.input_key({"x": 1.0}, {})
-    assert config_cache.input_key({"x": 1}, {}) != config_cache.input_key({"x": True}, {})
+        assert first != settings_cache.input_key({"x": text}, {})
+    assert settings_cache.input_key({"x": 1}, {}) != settings_cache.input_key({"x": 1.0}, {})
+    assert settings_cache.input_key({"x": 1}, {}) != settings_cache.input_key({"x": True}, {})
 
 
 def test_a_string_spelling_a_date_does_not_let_a_date_skip_validation(tmp_path: Path) -> None:
@@ -205,7 +203,7 @@ def test_another_installation_of_the_validators_is_a_miss(
     load_config(tmp_path, cache=True)
     assert "config" not in load_config(tmp_path, cache=True).__dict__  # a hit
     elsewhere = ["/elsewhere/phasegate/__init__.py", None, None]
-    monkeypatch.setattr(config_cache, "_installation", lambda: elsewhere)
+    monkeypatch.setattr(settings_cache, "_installation", lambda: elsewhere)
     assert "config" in load_config(tmp_path, cache=True).__dict__  # validated again
 
 
@@ -249,7 +247,7 @@ def test_a_value_json_cannot_carry_is_validated_every_time(tmp_path: Path, value
 def test_a_deeply_nested_cache_file_is_a_miss(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_bytes(b"[" * 200_000)
-    assert config_cache.lookup(path, "k") is None
+    assert settings_cache.lookup(path, "k") is None
 
 
 def test_one_table_is_built_alone_and_agrees_with_the_whole(tmp_path: Path) -> None:

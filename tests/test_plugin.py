@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from phasegate import config_cache
+from phasegate.config import settings_cache
 from phasegate.plugin.display import display_path
 from tests.conftest import REPO_ROOT, read_report
 
@@ -59,7 +59,7 @@ def test_without_gate_no_hook_of_phasegate_is_registered(pytester: pytest.Pytest
 def test_recording_only_imports_nothing_of_the_gate_engine(pytester: pytest.Pytester) -> None:
     # `--gate=record` judges no check, splits no shard and debugs nothing: it must not pay for
     # importing those engines, nor, once its settings are in the cache
-    # (phasegate.config_cache), for pydantic.
+    # (phasegate.config.settings_cache), for pydantic.
     pytester.makepyfile(
         test_engine="""
         import sys
@@ -82,7 +82,7 @@ def test_recording_only_imports_nothing_of_the_gate_engine(pytester: pytest.Pyte
         "-p", "no:cacheprovider", "--gate=record", "test_engine.py"
     )
     first.assert_outcomes(passed=1)
-    assert (pytester.path / ".phasegate" / config_cache.CACHE_FILE).is_file()
+    assert (pytester.path / ".phasegate" / settings_cache.CACHE_FILE).is_file()
     second = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--gate=record", "test_cached.py"
     )

@@ -15,7 +15,7 @@ recording does; so when it is written, its SHA-256 is kept beside it (``cache/wr
 phasegate wrote.
 
 pydantic is imported only by the methods that read or append models: recording a run writes
-plain JSON and loads no pydantic (see :mod:`phasegate.config_cache`).
+plain JSON and loads no pydantic (see :mod:`phasegate.config.settings_cache`).
 
 File locking uses the ``filelock`` package (portable, well kept) rather than hand-written
 ``fcntl``/``msvcrt`` code.

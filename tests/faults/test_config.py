@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from phasegate import config_cache
 from phasegate.cli import main
-from phasegate.config import load_config
+from phasegate.config import load_config, settings_cache
 from phasegate.errors import ConfigError, PhasegateError
 from tests.faults.conftest import Tried
 
@@ -178,7 +177,7 @@ def test_a_folder_outside_the_root_is_refused(
 
 def _cached_entry(root: Path) -> tuple[Path, dict[str, object]]:
     load_config(root, cache=True)
-    path = root / ".phasegate" / config_cache.CACHE_FILE
+    path = root / ".phasegate" / settings_cache.CACHE_FILE
     return path, json.loads(path.read_text())
 
 
@@ -206,7 +205,7 @@ def test_a_poisoned_settings_cache_is_set_aside_and_validated_again(
     assert isinstance(entries, list)
     entries[0]["values"].update(changes)
     if keep:
-        entries[0]["sha256"] = config_cache._digest(entries[0]["values"])
+        entries[0]["sha256"] = settings_cache._digest(entries[0]["values"])
     path.write_text(json.dumps(data))
     with tried("configuration", f"a poisoned settings-cache entry: {poison}"):
         loaded = load_config(tmp_path, cache=True)
@@ -230,7 +229,7 @@ def test_a_poisoned_table_the_settings_leave_out_is_not_read_alone_either(
     entries = data["entries"]
     assert isinstance(entries, list)
     entries[0]["values"]["tdd"]["require_review"] = False
-    entries[0]["sha256"] = config_cache._digest(entries[0]["values"])
+    entries[0]["sha256"] = settings_cache._digest(entries[0]["values"])
     path.write_text(json.dumps(data))
     with tried("configuration", "a poisoned settings cache: a table read alone (tdd)"):
         loaded = load_config(tmp_path, cache=True)
@@ -243,7 +242,7 @@ def test_a_garbled_settings_cache_is_set_aside(
     content: bytes, tmp_path: Path, tried: Tried
 ) -> None:
     _pyproject(tmp_path, 'gate = "strict"')
-    path = tmp_path / ".phasegate" / config_cache.CACHE_FILE
+    path = tmp_path / ".phasegate" / settings_cache.CACHE_FILE
     path.parent.mkdir(parents=True)
     path.write_bytes(content)
     with tried("configuration", f"a garbled settings cache: {content[:20]!r}"):
@@ -260,10 +259,10 @@ def test_a_poisoned_cache_does_not_crash_a_pytest_run(
     pytester.makepyfile("def test_one():\n    assert True\n")
     first = pytester.runpytest_inprocess("--gate", "-p", "no:cacheprovider")
     assert first.ret == 0
-    path = pytester.path / ".phasegate" / config_cache.CACHE_FILE
+    path = pytester.path / ".phasegate" / settings_cache.CACHE_FILE
     data = json.loads(path.read_text())
     data["entries"][0]["values"]["max_traceback_chars"] = "lots"
-    data["entries"][0]["sha256"] = config_cache._digest(data["entries"][0]["values"])
+    data["entries"][0]["sha256"] = settings_cache._digest(data["entries"][0]["values"])
     path.write_text(json.dumps(data))
     with tried("configuration", "a poisoned settings cache under `pytest --gate`"):
         again = pytester.runpytest_inprocess("--gate", "-p", "no:cacheprovider")

@@ -23,9 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from phasegate import config_cache
 from phasegate.autodebug.workspace import recover
-from phasegate.config import PhasegateConfig, load_config
+from phasegate.config import PhasegateConfig, load_config, settings_cache
 from phasegate.errors import PhasegateError, SchemaVersionError
 from phasegate.gates.definition import GateDefinition, load_gate
 from phasegate.gates.registry import CheckRegistry
@@ -219,7 +218,7 @@ def test_any_artifact_file_reads_or_is_kept_aside(kind: str, tried: Tried) -> No
 def _settings_caches(raw: bytes) -> None:
     with _folder() as root:
         (root / "pyproject.toml").write_text('[tool.phasegate]\ngate = "strict"\n')
-        path = root / ".phasegate" / config_cache.CACHE_FILE
+        path = root / ".phasegate" / settings_cache.CACHE_FILE
         path.parent.mkdir(parents=True)
         path.write_bytes(raw)
         loaded = load_config(root, cache=True)

@@ -120,9 +120,9 @@ PROJECT = {
 def test_record_then_only_new_findings_count(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
     from phasegate.gates.build import make_runner
-    from phasegate.loaded_config import load_config
     from phasegate.store import Store
 
     for name, text in PROJECT.items():

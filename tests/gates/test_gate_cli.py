@@ -101,7 +101,7 @@ def test_gate_run_with_a_base_outside_git_exits_4_and_says_why(project: Path) ->
 def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
     # With the settings cached (as the pytest plugin leaves them), `gate run` starts pytest
     # at once; the gate and the full settings are checked while pytest starts up.
-    warm = "from pathlib import Path; from phasegate.loaded_config import load_config\n"
+    warm = "from pathlib import Path; from phasegate.config import load_config\n"
     warm += "load_config(Path.cwd(), {'gate': ('--gate', 'small')}, cache=True)"
     subprocess.run([sys.executable, "-c", warm], cwd=project, check=True)
     code = (

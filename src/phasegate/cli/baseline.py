@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from phasegate.loaded_config import find_project_root, load_config
+from phasegate.config import find_project_root, load_config
 
 __all__ = ["register"]
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from phasegate import clock
+from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.gates import RECORD_ONLY
-from phasegate.loaded_config import LoadedConfig, find_project_root, load_config
 from phasegate.store import RUN_REPORT_FILE, Store
 
 __all__ = ["register"]

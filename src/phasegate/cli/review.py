@@ -142,8 +142,8 @@ def _import_pr(args: argparse.Namespace) -> int:
     import os
 
     from phasegate.cli.report import github_client, pull_number
+    from phasegate.config import find_project_root, load_config
     from phasegate.gates.pull_request_reviews import fetch_reviews, import_reviews
-    from phasegate.loaded_config import find_project_root, load_config
     from phasegate.store import Store
 
     client = github_client("review import-pr")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pluggy
 
+from phasegate.config import LoadedConfig
 from phasegate.gates.baseline import BASELINE_CHECKS, build_baseline
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import NewCode
@@ -19,7 +20,6 @@ from phasegate.gates.project import Project
 from phasegate.gates.protocol import CheckContext, CheckError
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
-from phasegate.loaded_config import LoadedConfig
 from phasegate.model.baseline import Baseline
 from phasegate.model.gate import BaseInfo, Finding
 from phasegate.store import Store

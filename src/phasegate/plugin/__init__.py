@@ -43,7 +43,7 @@ import pytest
 from phasegate import clock  # noqa: F401
 
 if TYPE_CHECKING:
-    from phasegate.loaded_config import LoadedConfig
+    from phasegate.config import LoadedConfig
     from phasegate.plugin.recorder import Recorder
 
 __all__ = ["FEATURES", "RECORDER_KEY", "SWITCHES", "Recorder"]
@@ -210,7 +210,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def _load(config: pytest.Config) -> LoadedConfig:
-    from phasegate.loaded_config import load_config
+    from phasegate.config import load_config
 
     inipath = config.inipath
     root = inipath.parent if inipath is not None and inipath.name == "pyproject.toml" else None

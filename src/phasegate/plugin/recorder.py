@@ -26,9 +26,9 @@ import pluggy
 import pytest
 
 from phasegate import clock
+from phasegate.config import LoadedConfig
 from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
-from phasegate.loaded_config import LoadedConfig
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
 from phasegate.plugin.convert import PHASES, collection_error, collection_skip, rows_from_reports
 from phasegate.plugin.display import display_path

@@ -29,7 +29,7 @@ values carry their own SHA-256, the keys a plain recording run reads (``artifact
 flags give (or their defaults), and every key the table gives is in the values as written
 (strict validation never changes a value). A poisoned file (unreadable, or an entry that is not
 intact) is moved aside (``config.json.corrupt-<time>``) and the settings are validated again.
-No other value is trusted: :class:`~phasegate.loaded_config.LoadedConfig` builds its model from
+No other value is trusted: :class:`~phasegate.config.LoadedConfig` builds its model from
 the table, and sets the file aside the same way when the cached values say otherwise.
 Hand-written (some hundred lines over the standard library) because the check-result cache
 (:mod:`phasegate.gates.cache`) keys by file contents and is itself built on pydantic, which is

@@ -1,10 +1,10 @@
-"""``[tool.phasegate]`` in ``pyproject.toml``, read into a model that forbids unknown keys.
+"""The settings models: ``[tool.phasegate]`` as pydantic models that forbid unknown keys.
 
 A bad key or value is a :class:`~phasegate.errors.ConfigError` naming the file, the key, the
 value and what is allowed. Command-line flags override the file and are checked the same way.
-Reading the file (:func:`load_config`, :class:`LoadedConfig`, re-exported here) lives in
-:mod:`phasegate.loaded_config`, which imports this module only when it validates.
-The full reference is ``docs/configuration.md``; a test keeps it in step with this model.
+:mod:`phasegate.config.loading` reads the file and imports this module only when it validates;
+this module imports nothing of the loading, so the two are not tied in a cycle. The full
+reference is ``docs/configuration.md``; a test keeps it in step with this model.
 """
 
 from __future__ import annotations
@@ -14,20 +14,11 @@ from pydantic import Field
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.gates.definition import CheckOverride
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
-from phasegate.loaded_config import CONFIG_TABLE, LoadedConfig, find_project_root, load_config
 from phasegate.settings import Section
 from phasegate.tdd.config import TddConfig
 from phasegate.workflow.settings import WorkflowSettings
 
-__all__ = [
-    "CONFIG_TABLE",
-    "LoadedConfig",
-    "PhasegateConfig",
-    "RefineConfig",
-    "ReportConfig",
-    "find_project_root",
-    "load_config",
-]
+__all__ = ["PhasegateConfig", "RefineConfig", "ReportConfig"]
 
 
 class RefineConfig(Section):

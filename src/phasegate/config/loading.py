@@ -2,7 +2,7 @@
 
 The settings are validated by :class:`phasegate.config.PhasegateConfig` (pydantic), which this
 module imports only when it validates: with ``cache=True`` (the pytest plugin) a table already
-validated by the same code is read back from :mod:`phasegate.config_cache`, and a run that
+validated by the same code is read back from :mod:`phasegate.config.settings_cache`, and a run that
 only records its tests never loads pydantic. :attr:`LoadedConfig.values` holds the validated
 settings as plain values for such readers; :attr:`LoadedConfig.config` is the model, built on
 first use, from the table itself: the cache is trusted only for the few keys a recording run
@@ -22,13 +22,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from phasegate import config_cache, tomlfile
+from phasegate import tomlfile
+from phasegate.config import settings_cache
 from phasegate.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from phasegate.config import PhasegateConfig
+    from phasegate.config.models import PhasegateConfig
 
     SectionT = TypeVar("SectionT", bound=BaseModel)
 
@@ -75,7 +76,7 @@ class LoadedConfig:
         table does not, so the model is built from the table itself, which costs what
         building it from the values would, and cached values that disagree are set aside.
         """
-        from phasegate.config import PhasegateConfig
+        from phasegate.config.models import PhasegateConfig
 
         if self.cache_file is not None:
             return self._validated_again(only_if_different=True).config
@@ -136,7 +137,7 @@ class LoadedConfig:
         if self.overrides:
             loaded = loaded.with_overrides(self.overrides)
         if self.cache_file is not None and (not only_if_different or loaded.values != self.values):
-            config_cache.set_aside(
+            settings_cache.set_aside(
                 self.cache_file, "its values are not what the settings validate to"
             )
         object.__setattr__(self, "values", loaded.values)
@@ -147,7 +148,7 @@ class LoadedConfig:
         """A copy with ``{key: (flag, value)}`` applied, each checked like the file is."""
         from pydantic import ValidationError
 
-        from phasegate.config import PhasegateConfig
+        from phasegate.config.models import PhasegateConfig
         from phasegate.settings import describe_errors
 
         merged = self.config.model_dump()
@@ -193,13 +194,13 @@ def load_config(
     cache = (
         cache
         and override_values.get("cache", table.get("cache")) is not False
-        and config_cache.cacheable(table)
-        and config_cache.cacheable(override_values)
+        and settings_cache.cacheable(table)
+        and settings_cache.cacheable(override_values)
     )
-    path = config_cache.cache_path(project_root, table, override_values) if cache else None
+    path = settings_cache.cache_path(project_root, table, override_values) if cache else None
     if path is not None:
-        key = config_cache.input_key(table, override_values)
-        values = config_cache.lookup(path, key, table, override_values)
+        key = settings_cache.input_key(table, override_values)
+        values = settings_cache.lookup(path, key, table, override_values)
         if values is not None:
             return LoadedConfig(
                 values, project_root, source, dict(overrides or {}), cache_file=path, table=table
@@ -208,7 +209,7 @@ def load_config(
     if overrides:
         loaded = loaded.with_overrides(overrides)
     if path is not None:
-        config_cache.save(path, key, loaded.values)
+        settings_cache.save(path, key, loaded.values)
     return loaded
 
 
@@ -232,7 +233,7 @@ def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:
 def _validate(table: dict[str, Any], source: Path | None) -> PhasegateConfig:
     from pydantic import ValidationError
 
-    from phasegate.config import PhasegateConfig
+    from phasegate.config.models import PhasegateConfig
     from phasegate.settings import describe_errors
 
     try:
