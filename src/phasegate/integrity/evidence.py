@@ -142,6 +142,9 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
 #: How alike (difflib's ratio of the syntax trees) a new test must be to a deleted one of the
 #: same file to count as the same test renamed and edited, not a deletion.
 SAME_TEST_RATIO = 0.6
+#: Bodies longer than this (as syntax-tree text) are matched by fingerprint only: difflib's
+#: ratio grows with the product of the lengths.
+MAX_COMPARED_CHARS = 20_000
 
 
 def _edited_rename(
@@ -158,7 +161,11 @@ def _edited_rename(
         (item for item in after.items() if item[0] not in before),
         key=lambda item: (item[0][0] != path, item[0]),
     )
+    if len(test.body_dump) > MAX_COMPARED_CHARS:
+        return None
     for _key, candidate in candidates:
+        if len(candidate.body_dump) > MAX_COMPARED_CHARS:
+            continue
         matcher = difflib.SequenceMatcher(None, test.body_dump, candidate.body_dump, autojunk=False)
         if (
             matcher.real_quick_ratio() >= SAME_TEST_RATIO
