@@ -44,8 +44,10 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
 __all__ = [
+    "AUTODEBUG_JOURNAL_FILE",
     "AUTODEBUG_REPORT_FILE",
     "DEFAULT_LOCK_TIMEOUT_S",
+    "REFINEMENT_FILE",
     "RUN_REPORT_FILE",
     "JsonlRead",
     "RejectedLine",
@@ -62,6 +64,10 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 RUN_REPORT_FILE = "report.json"
 #: The latest auto-debug report (:class:`~phasegate.model.autodebug.AutodebugReport`).
 AUTODEBUG_REPORT_FILE = "autodebug.json"
+#: The original bytes of the files auto-debug is trying a candidate in, for recovery.
+AUTODEBUG_JOURNAL_FILE = "autodebug/journal.json"
+#: The refinement loop's state (:class:`~phasegate.model.refine.RefinementState`).
+REFINEMENT_FILE = "refinement.json"
 
 _ARTIFACT_HEADER = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"(\d+\.\d+)"')
 #: Where the digests of files written with ``keep_digest`` are kept.

@@ -17,11 +17,9 @@ from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.autodebug import AutodebugReport
 from phasegate.report.autodebug import autodebug_lines
-from phasegate.store import AUTODEBUG_REPORT_FILE, Store
+from phasegate.store import AUTODEBUG_JOURNAL_FILE, AUTODEBUG_REPORT_FILE, Store
 
 __all__ = ["register"]
-
-_JOURNAL = "autodebug/journal.json"
 
 
 def register(subparsers: Any) -> None:
@@ -73,7 +71,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     store = _store(args.project)
-    messages = recover(store.path(_JOURNAL), _root(args.project))
+    messages = recover(store.path(AUTODEBUG_JOURNAL_FILE), _root(args.project))
     for message in messages:
         print(message)
     if not messages:

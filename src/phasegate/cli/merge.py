@@ -27,7 +27,7 @@ from phasegate.model.run import RunReport
 from phasegate.refine.state import loop_configured, record_round
 from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
 from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
-from phasegate.store import RUN_REPORT_FILE, Store
+from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store
 
 __all__ = ["register"]
 
@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     store.vet(RUN_REPORT_FILE, RunReport)
     store.vet(Store.verdict_file(runner.gate.name), GateVerdict)
     if loaded.config.refine.enabled:
-        store.vet("refinement.json", RefinementState)
+        store.vet(REFINEMENT_FILE, RefinementState)
     runner.start()
     coverage_json: dict[str, Any] | None = None
     problem: str | None = None

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from phasegate.plugin.display import display_path
-from phasegate.store import AUTODEBUG_REPORT_FILE
+from phasegate.store import AUTODEBUG_JOURNAL_FILE, AUTODEBUG_REPORT_FILE
 
 if TYPE_CHECKING:
     from phasegate.autodebug.engine import FailedTest
@@ -37,12 +37,10 @@ if TYPE_CHECKING:
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["DIAGNOSIS_ATTRIBUTE", "JOURNAL_FILE", "MODES", "configure"]
+__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure"]
 
 #: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
 DIAGNOSIS_ATTRIBUTE = "phasegate_autodebug"
-#: Original bytes of files being tried, for recovery after a crash.
-JOURNAL_FILE = "autodebug/journal.json"
 MODES = ("suggest", "apply")
 
 CONTROLLER_KEY = pytest.StashKey["AutodebugController"]()
@@ -177,7 +175,7 @@ class AutodebugController:
 
         try:
             self.notices = recover(
-                self._recorder.store.path(JOURNAL_FILE),
+                self._recorder.store.path(AUTODEBUG_JOURNAL_FILE),
                 self._recorder.loaded_config.project_root,
             )
         except PhasegateError as exc:
@@ -267,7 +265,7 @@ class AutodebugController:
         if self._failed and data.get("incomplete"):
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
             baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, data)
-        workspace = Workspace(project, store.path(JOURNAL_FILE))
+        workspace = Workspace(project, store.path(AUTODEBUG_JOURNAL_FILE))
         serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
         engine = Engine(
             project=project,

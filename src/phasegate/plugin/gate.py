@@ -48,7 +48,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     from phasegate.gates.static_process import StaticChecksProcess
     from phasegate.plugin.gate_session import GateSession, ShardGateSession
     from phasegate.plugin.shard import requested as requested_shard
-    from phasegate.store import Store
+    from phasegate.store import REFINEMENT_FILE, Store
 
     try:
         runner = build_runner(config, recorder, name)
@@ -57,7 +57,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         verdict_file = Store.verdict_file(runner.gate.name)
         recorder.store.vet(verdict_file, "phasegate.model.gate:GateVerdict")
         if loaded.config.refine.enabled:
-            recorder.store.vet("refinement.json", "phasegate.model.refine:RefinementState")
+            recorder.store.vet(REFINEMENT_FILE, "phasegate.model.refine:RefinementState")
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     if not runner.needs_coverage:

@@ -24,19 +24,15 @@ from phasegate.model.run import RunReport
 from phasegate.refine.loop import advance
 from phasegate.refine.metrics import metrics_file, task_metrics
 from phasegate.refine.router import decide
-from phasegate.store import AUTODEBUG_REPORT_FILE, Store
+from phasegate.store import AUTODEBUG_REPORT_FILE, REFINEMENT_FILE, Store
 
 __all__ = [
-    "REFINEMENT_FILE",
     "RoundOutcome",
     "default_task",
     "load_state",
     "loop_configured",
     "record_round",
 ]
-
-#: The loop's state, inside the artifacts folder.
-REFINEMENT_FILE = "refinement.json"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.run import RunReport
-from phasegate.store import RUN_REPORT_FILE, Store
+from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store
 from phasegate.versioning import check_version
 
 __all__ = ["Bundle", "load_bundle", "read_artifact"]
@@ -32,7 +32,6 @@ __all__ = ["Bundle", "load_bundle", "read_artifact"]
 M = TypeVar("M", bound=BaseModel)
 
 _VERSION = re.compile(rb'\A\{\s*"schema_version"\s*:\s*"([^"]*)"')
-_REFINEMENT = "refinement.json"
 
 
 @dataclass
@@ -111,8 +110,8 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
             f"{folder} holds neither a run report ({RUN_REPORT_FILE}) nor a verdict "
             "(gates/*.json); run pytest --gate first, or point at the artifacts folder"
         )
-    if (folder / _REFINEMENT).is_file():
-        state = read_artifact(folder / _REFINEMENT, RefinementState)
+    if (folder / REFINEMENT_FILE).is_file():
+        state = read_artifact(folder / REFINEMENT_FILE, RefinementState)
         if bundle.verdict is None or state.gate == bundle.verdict.gate:
             bundle.refinement = state
     bundle.reviews = _reviews(folder / REVIEWS_FILE)
