@@ -553,7 +553,7 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(f"machine: {CORES} cores, load average {load:.1f}; python {sys.version.split()[0]}")
     equal = True
-    summary: list[tuple[str, dict[str, float]]] = []
+    summary: list[tuple[str, dict[str, Timing], dict[str, float], bool]] = []
     for name in args.only:
         with tempfile.TemporaryDirectory(prefix="phasegate-bench-") as tmp:
             folder = Path(tmp)
@@ -568,17 +568,26 @@ def main() -> int:
             out = folder / "by-hand"
             out.mkdir()
             figures = measure(subject, args.rounds, out)
-            summary.append((name, report(name, figures, args.rounds)))
-            equal = compare_findings(subject, out) and equal
+            ratios = report(name, figures, args.rounds)
+            same = compare_findings(subject, out)
+            summary.append((name, figures, ratios, same))
+            equal = same and equal
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (at the start {load:.1f})")
+    print("wall s / CPU s, medians:")
+    columns = ["by hand, one after another", "pytest --gate cold", "pytest --gate warm",
+               "gate run cold", "gate run warm"]  # fmt: skip
     print(
-        "| project | CPU gate / by hand | gate run adds | wall / limit | warm static (wall, CPU) |"
+        "| project | tools by hand | `pytest --gate` cold | warm | `gate run` cold | warm "
+        "| limit | CPU gate / by hand | `gate run` adds | wall / limit "
+        "| warm static / cold (wall, CPU) | findings |"
     )
-    print("|---|---|---|---|---|")
-    for name, r in summary:
+    print("|---" * 12 + "|")
+    for name, figures, r, same in summary:
+        cells = " | ".join(f"{figures[c].wall:.2f} / {figures[c].cpu:.2f}" for c in columns)
         print(
-            f"| {name} | {r['cpu']:.3f} | {r['cli']:+.1%} | {r['wall']:.2f} | "
-            f"{r['warm_wall']:.3f}, {r['warm_cpu']:.3f} |"
+            f"| {name} | {cells} | {r['limit']:.2f} | {r['cpu']:.3f} | {r['cli']:+.1%} "
+            f"| {r['wall']:.2f} | {r['warm_wall']:.3f}, {r['warm_cpu']:.3f} "
+            f"| {'same' if same else 'DIFFERENT'} |"
         )
     print(f"findings equal on every project: {'yes' if equal else 'NO'}")
     return 0 if equal else 1
