@@ -1,23 +1,25 @@
 """What per-test coverage contexts cost on a large suite, beside what ``pytest --gate`` costs.
 
-On python-dateutil's whole suite (``tests/realprojects.py``, cached sdist, offline), in each
-round and in a rotating order, side by side:
+``pytest --gate`` records each test's lines under its node id (coverage.py's dynamic contexts)
+only when the gate has the mutation check and a base to compare with: the mutation check runs
+each mutant against the tests that ran its line. This measures what that costs. On
+python-dateutil's whole suite (``tests/realprojects.py``, cached sdist, offline), in each round
+and in a rotating order, side by side:
 
 * plain pytest;
 * pytest under branch coverage, as ``pytest --cov --cov-branch`` measures it
   (``coverage run --branch``, the project's packages as the source, no contexts);
-* the same with a coverage context per test (coverage.py's ``dynamic_context =
-  test_function``): what collecting contexts in the measured run would add;
-* phasegate's own contexts run (``-p phasegate.plugin.contexts``, the ``ctrace`` core, the
-  node id of each test's setup, call and teardown as the context: what auto-debug's
-  localization and the mutation check run in their own subprocess);
-* ``pytest --gate=twelve-check`` from cold, and ``pytest`` with a gate of only the tests and
-  coverage checks (the test side of the gate, without its static checks).
+* ``pytest --gate`` with a gate of the checks that read the test run (tests, coverage,
+  mutation), without a base: branch coverage, no contexts;
+* the same with ``--base=HEAD``: a context per test (nothing changed, so the mutation check
+  itself is skipped and the difference is the contexts alone);
+* optionally (``--all``) coverage.py's own ``dynamic_context = test_function`` under
+  ``coverage run`` and ``pytest --gate=twelve-check`` from cold.
 
 Each run's wall time and CPU time (user + system, children included) is taken; the figures are
 medians over the rounds, with each variant's CPU against plain pytest's.
 
-    python benchmarks/coverage_contexts.py [--rounds 2] [--project python-dateutil]
+    python benchmarks/coverage_contexts.py [--rounds 1] [--project python-dateutil] [--all]
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ sys.path.insert(0, str(HERE))
 from gate import PY, Timing, clear_cache, real_subject, timed  # noqa: E402
 
 #: A gate of the checks that read the test run only (no static check, no child process).
-TEST_SIDE_GATE = 'name = "test-side"\n[checks.tests]\n[checks.coverage]\n'
+TEST_SIDE_GATE = """\
+name = "test-side"
+[checks.tests]
+[checks.coverage]
+[checks.mutation]
+skip_allowed = true
+"""
 
 
 def variants(root: Path, packages: list[Path], args: list[str], env: dict[str, str],
@@ -62,38 +70,33 @@ def variants(root: Path, packages: list[Path], args: list[str], env: dict[str, s
             root, env=env,
         )  # fmt: skip
 
-    def phasegate_contexts() -> Timing:
-        for leftover in scratch.glob("data*"):
-            leftover.unlink()
-        extra = {
-            **env,
-            "PHASEGATE_CONTEXTS_DATA": str(data),
-            "PHASEGATE_CONTEXTS_SOURCE": str(packages[0].parent),
-        }
-        return timed([PY, *pytest, "-p", "phasegate.plugin.contexts"], root, env=extra)
-
-    def gate(name: str) -> Callable[[], Timing]:
+    def gate(name: str, *options: str) -> Callable[[], Timing]:
         def run() -> Timing:
             clear_cache(root)
             shutil.rmtree(root / ".phasegate" / "coverage", ignore_errors=True)
-            return timed([PY, *pytest, f"--gate={name}"], root, env=env)
+            return timed([PY, *pytest, f"--gate={name}", *options], root, env=env)
 
         return run
 
     return {
         "plain pytest": lambda: timed([PY, *pytest], root, env=env),
         "branch coverage, no contexts": lambda: coverage_run("--branch", f"--source={source}"),
-        "branch coverage, a context per test": lambda: coverage_run(f"--rcfile={contexts_rc}"),
-        "phasegate's contexts run (ctrace)": phasegate_contexts,
+        "pytest --gate (test side), no contexts": gate(str(gate_file)),
+        "pytest --gate (test side) --base=HEAD, contexts": gate(str(gate_file), "--base=HEAD"),
+        "coverage run, a context per test": lambda: coverage_run(f"--rcfile={contexts_rc}"),
         "pytest --gate=twelve-check, cold": gate("twelve-check"),
-        "pytest --gate (tests and coverage only)": gate(str(gate_file)),
     }
+
+
+#: The variants run without ``--all``.
+DEFAULT = 4
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--project", default="python-dateutil")
+    parser.add_argument("--all", action="store_true", help="also the last two variants")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="phasegate-contexts-") as tmp:
@@ -102,6 +105,8 @@ def main() -> int:
         scratch = folder / "scratch"
         scratch.mkdir()
         runs = variants(subject.root, subject.packages, subject.pytest_args, subject.env, scratch)
+        if not args.all:
+            runs = dict(list(runs.items())[:DEFAULT])
         results: dict[str, list[Timing]] = {name: [] for name in runs}
         order = list(runs)
         for index in range(args.rounds):
