@@ -332,3 +332,58 @@ def test_a_skip_mark_on_a_new_test_class_hides_nothing_of_the_base(
         {"tests/test_calc.py": CLASS_TESTS + new_class, "src/calc/__init__.py": FIXED_CALC}
     )
     assert change.sentences() == []
+
+
+@pytest.mark.parametrize(
+    ("mark", "expected"),
+    [
+        (
+            "@pytest.mark.xfail(reason='bug 7')",
+            "tests/test_calc.py:6 test_mean newly marked as an expected failure "
+            "(@pytest.mark.xfail, not strict)",
+        ),
+        ("@pytest.mark.skip(reason='later')", "tests/test_calc.py:6 test_mean newly skipped"),
+    ],
+)
+def test_a_mark_written_as_a_call_is_one_trick(
+    make_change: MakeChange, mark: str, expected: str
+) -> None:
+    change = make_change().write(
+        {"tests/test_calc.py": TESTS.replace("def test_mean", f"{mark}\ndef test_mean")}
+    )
+    sentences = change.sentences()
+    assert len(sentences) == 1, sentences
+    assert sentences[0].startswith(expected), sentences
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        CLASS_TESTS.replace("class TestMean", "@pytest.mark.skip(reason='later')\nclass TestMean"),
+        TESTS.replace(
+            "from calc import", "pytestmark = pytest.mark.skip(reason='x')\nfrom calc import"
+        ),
+    ],
+    ids=["class-mark", "pytestmark"],
+)
+def test_a_module_or_class_mark_written_as_a_call_is_one_trick(
+    make_change: MakeChange, marked: str
+) -> None:
+    base = CLASS_TESTS if "class TestMean" in marked else TESTS
+    change = make_change({**_base(), "tests/test_calc.py": base}).write(
+        {"tests/test_calc.py": marked}
+    )
+    sentences = change.sentences()
+    assert len(sentences) == 1, sentences
+    assert "tests of this module newly skipped" in sentences[0], sentences
+
+
+def test_a_strict_xfail_mark_on_a_test_of_the_base_is_no_trick(make_change: MakeChange) -> None:
+    change = make_change().write(
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean", "@pytest.mark.xfail(strict=True, reason='bug 7')\ndef test_mean"
+            )
+        }
+    )
+    assert change.sentences() == []

@@ -173,6 +173,9 @@ def _test_facts(
         skips=_decorator_skips(node.decorator_list),
     )
     own = list(_own_nodes(node))
+    # The decorators were read as marks above; read again as calls, a mark would count twice
+    # (and a strict xfail would count as a plain one).
+    marks = {id(decorator) for decorator in node.decorator_list}
     last_check = 0
     called: set[str] = set()
     for child in own:
@@ -198,7 +201,9 @@ def _test_facts(
                 and _dotted(child.args[0]) in _BROAD
             ):
                 facts.broad_raises.append(child.lineno)
-            if last in _SKIP_CALLS:
+            if id(child) in marks:
+                pass
+            elif last in _SKIP_CALLS:
                 facts.skips.append(SkipFeature(_skip_kind(last), f"{dotted}()", child.lineno))
             elif last == "xfail" and dotted.startswith(("pytest", "xfail")):
                 facts.skips.append(SkipFeature("xfail", f"{dotted}()", child.lineno))
@@ -398,6 +403,8 @@ def _first_party_imports(tree: ast.Module, first_party: frozenset[str]) -> froze
 def _skips_outside_tests(tree: ast.Module) -> list[SkipFeature]:
     """Skip calls at module level or in helpers and fixtures: they skip tests from outside."""
     found: list[SkipFeature] = _pytestmark(tree.body)
+    # Marks of test classes and of ``pytestmark`` are read as marks already: not again as calls.
+    marks = {id(mark) for mark in _mark_nodes(tree.body)}
     stack: list[ast.AST] = list(tree.body)
     while stack:
         node = stack.pop()
@@ -405,13 +412,25 @@ def _skips_outside_tests(tree: ast.Module) -> list[SkipFeature]:
             "test"
         ):
             continue
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and id(node) not in marks:
             dotted = _dotted(node.func)
             last = dotted.rsplit(".", 1)[-1]
             if last in _SKIP_CALLS and dotted.startswith(("pytest", "skip", "importorskip")):
                 found.append(SkipFeature(_skip_kind(last), f"{dotted}()", node.lineno))
         stack.extend(ast.iter_child_nodes(node))
     return sorted(found, key=lambda feature: feature.line)
+
+
+def _mark_nodes(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    """The decorators of the module's test classes and the values of its ``pytestmark``."""
+    for node in body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            yield from node.decorator_list
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
+        ):
+            value = node.value
+            yield from value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
 
 
 #: conftest.py hooks that can take tests out of a run.
