@@ -12,6 +12,12 @@ from typing import Any
 # tracer cannot be imported a second time, so it is imported here, before any run.
 import coverage  # noqa: F401
 import pytest
+from hypothesis import settings
+
+# No property test has a deadline: a deadline is a timing assertion, and the machines that run
+# this suite are shared and loaded.
+settings.register_profile("phasegate", deadline=None)
+settings.load_profile("phasegate")
 
 # Nor can numpy and scipy, under scikit-learn: an in-process run that imported auto-debug's
 # TF-IDF index first would leave every later run in the process without it ("cannot load
