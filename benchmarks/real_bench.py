@@ -117,6 +117,9 @@ class Setup:
         """``python -m pytest ARGS`` in ``root``: exit status (None on timeout), seconds, tail."""
         started = time.perf_counter()
         try:
+            # A session of its own, as auto-debug's re-runs have: where the kernel shares CPU
+            # between sessions (autogroups), a run in the benchmark's busy session would be
+            # slowed by the benchmark's other work, and the re-runs would look faster.
             done = subprocess.run(
                 [sys.executable, "-m", "pytest", "-q", *args],
                 cwd=root,
@@ -125,6 +128,7 @@ class Setup:
                 text=True,
                 timeout=timeout,
                 check=False,
+                start_new_session=True,
             )
         except subprocess.TimeoutExpired:
             return None, time.perf_counter() - started, "timeout"
@@ -398,6 +402,18 @@ class Result:
     description: str
     explanations: list[str] = field(default_factory=list)
     touched: list[str] = field(default_factory=list)
+    #: CPU seconds of the whole ``pytest --autodebug`` run and of the plain reference run,
+    #: every process they started included (0 where not measured).
+    autodebug_run_cpu_s: float = 0.0
+    reference_cpu_s: float = 0.0
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of every child process waited for so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _same_sources(project: Setup, root: Path) -> bool:
@@ -419,10 +435,14 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
     if root.exists():
         shutil.rmtree(root)
     shutil.copytree(project.pristine, root, symlinks=True)
+    cpu = _children_cpu()
     _, reference, _ = project.run(root, ["--tb=no", *fault.tests])
+    reference_cpu = _children_cpu() - cpu
     (root / mutant.file).write_text(mutant.text, encoding="utf-8")
     before = _hashes(root)
+    cpu = _children_cpu()
     _, wall, _ = project.run(root, ["--autodebug=apply", *fault.tests])
+    autodebug_cpu = _children_cpu() - cpu
     report_path = root / ".phasegate" / "autodebug.json"
     report = json.loads(report_path.read_text()) if report_path.is_file() else {"failures": []}
     after = _hashes(root)
@@ -450,6 +470,8 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
         wall_s=round(wall, 2),
         autodebug_s=round(float(report.get("duration_s") or 0.0), 2),
         reference_s=round(reference, 2),
+        autodebug_run_cpu_s=round(autodebug_cpu, 2),
+        reference_cpu_s=round(reference_cpu, 2),
         tests_modified=sum(1 for p in touched if _is_test(p)),
         tree_changed_unkept=not repaired and bool(touched),
         failures=len(report["failures"]),
@@ -505,6 +527,13 @@ def table(results: list[Result], classes: Sequence[str], suites: dict[str, float
             f"run {wall:.1f}s; auto-debug's time / one plain run of the same tests: {ratio:.2f} "
             "(target <= 2)"
         )
+        cpu = [r.autodebug_run_cpu_s / r.reference_cpu_s for r in results if r.reference_cpu_s]
+        if cpu:
+            print(
+                "CPU, every process included: the whole pytest --autodebug run (the failing run "
+                "itself, then auto-debug) / the plain run of the same tests, median: "
+                f"{statistics.median(cpu):.2f} over {len(cpu)} faults"
+            )
         versus = [r.autodebug_s / suites[r.project] for r in results if suites.get(r.project)]
         if versus:
             print(
