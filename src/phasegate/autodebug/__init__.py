@@ -35,7 +35,8 @@ One module, one job:
 ``runner``         the tests re-run in a subprocess, and what each test did read back
 ``validate``       a candidate kept only if it fixes the failure without breaking anything
 ``localize``       suspicious functions ranked (Ochiai) where no repair was found
-``engine``         the loop: group, propose, validate, keep or escalate, localize, report
+``engine``         the loop: group, propose, validate, keep or escalate, localize (and put
+                   back a lost None guard in the suspects, ``patterns/lost_guards``), report
 =================  ===========================================================================
 
 ``phasegate.plugin.autodebug`` and ``phasegate.cli.autodebug`` are the front ends. This
