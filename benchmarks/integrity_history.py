@@ -14,9 +14,13 @@ the commit is checked out (``git clean`` removes the previous run's files) and
 run in it, with the release's code on ``PYTHONPATH`` (``src/`` when it has one) so that its own
 tests import it rather than an installed copy. The findings are read from the verdict file
 (``.phasegate/gates/<gate>.json``) and printed one row per commit: the release, the check's
-status, the findings counted by rule, the verdict. ``--json FILE`` writes every finding.
+status, the findings counted by rule, the verdict. ``--json FILE`` writes every finding (after
+each commit, so an interrupted run keeps what it measured). ``--engine`` calls the check's
+engine in-process on each commit instead (no pytest run, so no comparison with the node ids a
+run collected): seconds instead of the projects' whole suites.
 
     python benchmarks/integrity_history.py [--project NAME ...] [--json FILE] [--work DIR]
+    python benchmarks/integrity_history.py --engine --json FILE   # the engine only, quick
     python benchmarks/integrity_history.py --fetch-only      # download what is missing
 """
 
@@ -455,6 +459,49 @@ def judge(
     )
 
 
+def judge_engine(project: str, root: Path, parent: Commit, commit: Commit) -> Judged:
+    """Check ``commit`` out and call the check's engine on it against ``parent``, in-process.
+
+    The same families the check runs, without pytest: quick, but without the comparison with
+    the node ids a run collected (``test-deselected``) and without a TDD ledger's tricks.
+    """
+    from phasegate.integrity.configuration import configuration_tricks
+    from phasegate.integrity.evidence import evidence_tricks
+    from phasegate.integrity.gatechanges import gate_tricks
+    from phasegate.integrity.sources import ChangedSources
+    from phasegate.integrity.suppressions import SuppressionPolicy, suppression_tricks
+
+    git(root, "checkout", "-q", "--force", "--detach", commit.sha)
+    git(root, "clean", "-q", "-f", "-d", "-x")
+    code = root / "src" if (root / "src").is_dir() else root
+    packages = frozenset(path.parent.name for path in code.glob("*/__init__.py"))
+    started = time.monotonic()
+    sources = ChangedSources(root, parent.sha, timeout_s=120.0)
+    sources.check_listed()
+    tricks = [
+        *evidence_tricks(sources, packages, None),
+        *suppression_tricks(sources, SuppressionPolicy()),
+        *configuration_tricks(sources),
+        *gate_tricks(sources),
+    ]
+    findings = [
+        {"rule": trick.rule, "path": trick.path, "line": trick.line, "message": trick.message}
+        for trick in tricks
+    ]
+    status = "failed" if findings else "passed"
+    return Judged(
+        project,
+        commit.version,
+        parent.version,
+        commit.sha,
+        "insufficient" if findings else "sufficient",
+        status,
+        f"{len(findings)} trick(s) (engine, no run)",
+        findings,
+        wall_s=time.monotonic() - started,
+    )
+
+
 # -- the report -----------------------------------------------------------------------------
 
 
@@ -499,6 +546,7 @@ def run(
     *,
     offline: bool,
     json_file: Path | None = None,
+    engine: bool = False,
 ) -> list[Judged]:
     """Build each project's history under ``work`` and judge its commits; print as it goes.
 
@@ -529,7 +577,10 @@ def run(
         )
         print(f"{project}: {len(commits)} releases as commits in {root}", flush=True)
         for parent, commit in itertools.pairwise(commits):
-            result = judge(project, root, parent, commit, gate_file, pytest_args)
+            if engine:
+                result = judge_engine(project, root, parent, commit)
+            else:
+                result = judge(project, root, parent, commit, gate_file, pytest_args)
             results.append(result)
             if json_file is not None:
                 write_json(json_file, pytest_args, results)
@@ -550,6 +601,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--offline", action="store_true", help="never fetch; fail when missing")
     parser.add_argument("--fetch-only", action="store_true", help="download what is missing")
     parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="call the check's engine in-process instead of `phasegate gate run` (no pytest run)",
+    )
+    parser.add_argument(
         "--pytest-arg",
         action="append",
         default=[],
@@ -568,7 +624,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = args.work.resolve() if args.work else Path(temporary)
         work.mkdir(parents=True, exist_ok=True)
         results = run(
-            args.project, work, args.pytest_arg, offline=args.offline, json_file=args.json
+            args.project,
+            work,
+            args.pytest_arg,
+            offline=args.offline,
+            json_file=args.json,
+            engine=args.engine,
         )
     print()
     print("\n".join(table(results)))

@@ -144,3 +144,31 @@ def test_every_history_has_31_releases_oldest_first(history: ModuleType) -> None
         assert len(versions) == 31
         assert versions == sorted(set(versions))
         assert all(len(release.sha256) == 64 for release in releases)
+
+
+def test_the_engine_judges_each_release_against_the_one_before(
+    history: ModuleType, tmp_path: Path
+) -> None:
+    tests = "import pytest\n\n\ndef test_mean():\n    assert mean([2]) == 2\n"
+    first = make_sdist(tmp_path, "calc-1.0", {"calc.py": "X = 1\n", "tests/test_calc.py": tests})
+    second = make_sdist(
+        tmp_path,
+        "calc-1.1",
+        {
+            "calc.py": "X = 2\n",
+            "tests/test_calc.py": tests.replace(
+                "def test_mean", "@pytest.mark.skip\ndef test_mean"
+            ),
+        },
+    )
+    root = tmp_path / "repo"
+    commits = history.build_history([("1.0", first), ("1.1", second)], root)
+
+    judged = history.judge_engine("calc", root, commits[0], commits[1])
+
+    assert (judged.version, judged.parent, judged.status) == ("1.1", "1.0", "failed")
+    assert [(f["rule"], f["path"], f["line"]) for f in judged.findings] == [
+        ("newly-skipped", "tests/test_calc.py", 4)
+    ]
+    honest = history.judge_engine("calc", root, commits[0], commits[0])
+    assert (honest.status, honest.findings) == ("passed", [])
