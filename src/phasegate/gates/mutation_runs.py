@@ -45,6 +45,7 @@ from phasegate.autodebug.runner import CHILD_ENV
 from phasegate.failures import relative_path
 from phasegate.model.outcome import Outcome
 from phasegate.processes import GroupTimeout, run_in_group
+from phasegate.store import RUN_REPORT_FILE
 
 __all__ = [
     "TestRun",
@@ -150,7 +151,7 @@ def run_tests(
         )
     except OSError as exc:
         return TestRun("error", f"the test command {command[0]!r} could not start: {exc}")
-    run = _recognize(report_dir / "report.json", finished.returncode, finished.stdout, selection)
+    run = _recognize(report_dir / RUN_REPORT_FILE, finished.returncode, finished.stdout, selection)
     run.duration_s = clock.perf_counter() - started
     return run
 
