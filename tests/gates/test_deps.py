@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 from pydantic import ValidationError
 
 from phasegate import processes
@@ -191,6 +192,23 @@ def test_only_imports_on_changed_lines_are_new(
     assert (new.path, new.line) == ("src/sample/newer.py", 2)
 
 
+def pip_names_unnamed() -> bool:
+    """Whether the installed pip names a distribution without ``Name`` by its folder (24.2+)."""
+    return Version(importlib.metadata.version("pip")) >= Version("24.2")
+
+
+def test_a_distribution_without_a_name_is_named_by_its_folder_or_skipped(tmp_path: Path) -> None:
+    site = broken_site(tmp_path / "site")
+    named = broken_requirements(installed_distributions([str(site)]), unsupported_wheels=False)
+    skipped = broken_requirements(
+        installed_distributions([str(site)], unnamed_from_folder=False), unsupported_wheels=False
+    )
+    line = "noname 1.0 requires zzz-not-installed, which is not installed."
+    assert line in named  # pip 24.2 and later
+    assert line not in skipped  # pip before 24.2
+    assert [problem for problem in named if problem != line] == skipped
+
+
 def broken_site(folder: Path) -> Path:
     """A folder of installed distributions with every kind of problem pip check reports."""
     distributions = {
@@ -202,7 +220,7 @@ def broken_site(folder: Path) -> Path:
         "Other_Lib-01.0": "Name: Other_Lib\nVersion: 01.0\nRequires-Dist: brokenlib>=2.0\n"
         "Requires-Dist: pluggy>=0\n",
         "pre-1.0": "Name: pre\nVersion: 1.0\nRequires-Dist: Other-Lib>=1.0rc1\n",
-        # No name: pip skips it, and so its requirement is not checked.
+        # No name: pip before 24.2 skips it; later pips name it by its folder.
         "noname-1.0": "Version: 1.0\nRequires-Dist: zzz-not-installed\n",
     }
     for stem, metadata in distributions.items():
@@ -222,17 +240,20 @@ def test_pip_check_problems_are_findings_without_starting_pip(
     monkeypatch.syspath_prepend(str(broken_site(tmp_path / "site")))
     started = fake_process_counter()
     measurement = DepsCheck().measure(make_context(clean), NoOptions())
-    assert measurement.metrics["pip_problems"] == 3
-    assert {finding.message for finding in measurement.findings} == {
+    expected = {
         "brokenlib 1.0 requires no-such-distribution-xyz, which is not installed.",
         'brokenlib 1.0 has requirement Packaging<1; python_version >= "3", but you have '
         f"packaging {importlib.metadata.version('packaging')}.",
         "other-lib 1.0 has requirement brokenlib>=2.0, but you have brokenlib 1.0.",
     }
+    if pip_names_unnamed():
+        expected.add("noname 1.0 requires zzz-not-installed, which is not installed.")
+    assert measurement.metrics["pip_problems"] == len(expected)
+    assert {finding.message for finding in measurement.findings} == expected
     assert all(
         finding.rule == "pip-check" and finding.path is None for finding in measurement.findings
     )
-    assert "pip check reports 3 broken requirement" in measurement.summary
+    assert f"pip check reports {len(expected)} broken requirement" in measurement.summary
     assert not [command for command in started if "pip" in command]  # answered in-process
 
 
@@ -245,7 +266,8 @@ def test_the_in_process_answer_is_pip_checks_own(tmp_path: Path) -> None:
         capture_output=True, text=True, env=environment, cwd=tmp_path, check=False,
     )  # fmt: skip
     paths = [str(site), *sys.path]
-    mine = broken_requirements(installed_distributions(paths), unsupported_wheels=False)
+    installed = installed_distributions(paths, unnamed_from_folder=pip_names_unnamed())
+    mine = broken_requirements(installed, unsupported_wheels=False)
     assert by_pip.returncode == 1
     assert by_pip.stdout.splitlines() == mine
     # And on the environment these tests run in, as it is: both say it is consistent.

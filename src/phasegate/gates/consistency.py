@@ -4,11 +4,12 @@
 itself; what it computes is small. This module computes the same answer from
 ``importlib.metadata`` in the process already running the checks, with the rules of pip's own
 ``check`` command (``pip/_internal/operations/check.py`` and ``commands/check.py``, pip 23 to
-25):
+26):
 
 * the distributions are those of every ``sys.path`` entry, in order, the first of each
   (normalized) name winning; a path entry that is a wheel file is skipped; a distribution
-  whose metadata names no distribution is skipped, as pip skips it;
+  whose metadata names no distribution is skipped, as pip before 24.2 skips it, or named by
+  its ``.dist-info`` folder, as pip 24.2 and later name it (the caller says which);
 * a requirement counts when it has no marker, or its marker holds with ``extra`` empty;
 * a requirement is *missing* when no distribution of its name is installed, and
   *conflicting* when the installed version is outside its specifier (pre-releases allowed);
@@ -58,8 +59,14 @@ class Installed:
     location: str
 
 
-def installed_distributions(paths: Sequence[str] | None = None) -> list[Installed]:
-    """The distributions of ``paths`` (default ``sys.path``), the first of each name only."""
+def installed_distributions(
+    paths: Sequence[str] | None = None, *, unnamed_from_folder: bool = True
+) -> list[Installed]:
+    """The distributions of ``paths`` (default ``sys.path``), the first of each name only.
+
+    ``unnamed_from_folder``: a distribution whose metadata has no ``Name`` is named by its
+    ``.dist-info`` folder (pip 24.2 and later); otherwise it is skipped (pip before 24.2).
+    """
     found: dict[NormalizedName, Installed] = {}
     for location in sys.path if paths is None else paths:
         if _looks_like_wheel(location):
@@ -67,6 +74,8 @@ def installed_distributions(paths: Sequence[str] | None = None) -> list[Installe
         for dist in importlib.metadata.distributions(path=[location]):
             metadata: Message | None = dist.metadata  # type: ignore[assignment]
             raw = metadata.get("Name") if metadata is not None else None
+            if not raw and unnamed_from_folder:
+                raw = _folder_name(dist)
             if not raw:
                 continue  # pip skips it ("Skipping ... due to invalid metadata")
             name = canonicalize_name(raw)
@@ -80,6 +89,15 @@ def installed_distributions(paths: Sequence[str] | None = None) -> list[Installe
                 location=location,
             )
     return list(found.values())
+
+
+def _folder_name(dist: importlib.metadata.Distribution) -> str | None:
+    """The distribution name in a ``NAME-VERSION.dist-info`` folder's name, or None."""
+    folder = getattr(dist, "_path", None)  # PathDistribution's folder; no public accessor
+    if not isinstance(folder, Path) or folder.suffix != ".dist-info":
+        return None
+    name = folder.stem.partition("-")[0]
+    return name or None
 
 
 def broken_requirements(

@@ -67,6 +67,8 @@ __all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
 _PIP_CLEAN = "No broken requirements found."
 #: The pip release from which pip check also reports installed wheels this Python cannot use.
 _PIP_CHECKS_WHEELS = Version("24.1")
+#: The first pip that names a distribution without a ``Name`` by its ``.dist-info`` folder.
+_PIP_NAMES_UNNAMED = Version("24.2")
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
@@ -161,7 +163,8 @@ class DepsCheck:
             problems = _pip_check_process(ctx)
         else:
             problems = broken_requirements(
-                installed_distributions(), unsupported_wheels=pip >= _PIP_CHECKS_WHEELS
+                installed_distributions(unnamed_from_folder=pip >= _PIP_NAMES_UNNAMED),
+                unsupported_wheels=pip >= _PIP_CHECKS_WHEELS,
             )
         return [
             locate(
