@@ -228,33 +228,23 @@ def _weakened_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) 
     return tricks
 
 
+#: The checks that cannot fail: the ``TestFacts`` field listing their lines, the rule, and why.
+_FAKE_CHECKS = (
+    ("constant_asserts", "constant-assert", "asserts a constant: an assertion that cannot fail "
+     "proves nothing"),
+    ("swallowed_asserts", "assert-swallowed", "catches its own AssertionError: the assertion "
+     "cannot fail"),
+    ("early_returns", "early-return", "returns before its assertions: they never run"),
+)  # fmt: skip
+
+
 def _fake_checks(path: str, now: TestFacts, was: TestFacts | None) -> Iterable[Trick]:
     """Checks that cannot fail, in old and new tests alike."""
     name = now.name
-    for line in _added(was.constant_asserts if was else [], now.constant_asserts):
-        yield Trick(
-            "evidence",
-            "constant-assert",
-            path,
-            line,
-            f"{name} asserts a constant: an assertion that cannot fail proves nothing",
-        )
-    for line in _added(was.swallowed_asserts if was else [], now.swallowed_asserts):
-        yield Trick(
-            "evidence",
-            "assert-swallowed",
-            path,
-            line,
-            f"{name} catches its own AssertionError: the assertion cannot fail",
-        )
-    for line in _added(was.early_returns if was else [], now.early_returns):
-        yield Trick(
-            "evidence",
-            "early-return",
-            path,
-            line,
-            f"{name} returns before its assertions: they never run",
-        )
+    for field, rule, why in _FAKE_CHECKS:
+        before: Sequence[int] = getattr(was, field) if was else []
+        for line in _added(before, getattr(now, field)):
+            yield Trick("evidence", rule, path, line, f"{name} {why}")
     for patched, line in now.patched_self.items():
         if was is None or patched not in was.patched_self:
             yield Trick(
