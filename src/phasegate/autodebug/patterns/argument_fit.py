@@ -44,7 +44,7 @@ def fit(
     loops: set[str],
     passed: list[str],
 ) -> float:
-    """How well ``value`` fits the parameter ``param`` (about -0.7 to 2.5)."""
+    """How well ``value`` fits the parameter ``param`` (about -1.1 to 2.5)."""
     word = _last_word(value)
     score = _similarity(word, str(param["name"]).strip("_"))
     if value in loops:
@@ -53,7 +53,7 @@ def fit(
         score += 0.8 * sites[value] / sum(sites.values())
     score += _type_fit(kind, param)
     if value in passed:
-        score -= 0.4
+        score -= 0.8  # one value passed twice in a call is rare: the last resort
     if value in ("self", "cls"):
         score -= 0.3
     # Arguments are often named alike (`leftkey, leftseq`): what it shares with the others.

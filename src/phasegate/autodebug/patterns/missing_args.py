@@ -7,7 +7,9 @@ every value that could fill it:
 * the names in scope where the call is made: the frame's locals (a comprehension's or lambda's
   enclosing function's too) and ``self``'s attributes, read where the test ran
   (:func:`visible_values`);
-* the arguments the project's other calls of the same function pass at that place.
+* the arguments the project's other calls of the same function pass at that place; where
+  those calls pass the function they are made in (``_get_factory(merge, kwargs)`` inside
+  ``merge``), the function the failing call is made in is what they pass.
 
 A pair (place, value) is scored by how well the value fits the parameter it would fill: the
 same name or the same words (``key`` for ``key``, ``cache_key`` for ``key``), the variable of
@@ -48,6 +50,8 @@ __all__ = ["missing_candidates", "visible_values"]
 _KEPT = 6
 _SELF_ATTRIBUTES = 40
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+#: What :func:`_call_sites` records for a call that passes the function it is made in.
+_CALLER = "<the calling function>"
 
 
 # -- where the test ran -----------------------------------------------------------------------
@@ -120,7 +124,9 @@ def missing_candidates(
     params: list[dict[str, Any]] = diagnosis.facts.get("params", [])
     positional = [p for p in params if p["kind"] in _POSITIONAL]
     callee = str(diagnosis.facts.get("callee", {}).get("text", ""))
-    sites = _call_sites(project, callee.rpartition(".")[2], path, call)
+    sites = _as_caller(
+        _call_sites(project, callee.rpartition(".")[2], path, call), _top_function(tree, call)
+    )
     pool = _pool(diagnosis, tree, sites)
     loops = _loop_variables(tree, call)
     passed = [ast.unparse(arg) for arg in call.args]
@@ -251,11 +257,35 @@ def _call_sites(
                 continue
             if relpath == path and own[0] <= node.lineno <= own[1]:
                 continue  # calls beside it pass other values, or it would not need two
+            caller = _top_function(tree, node) if tree is not None else None
             for position, arg in enumerate(node.args):
                 if isinstance(arg, ast.Starred):
                     break
-                found.setdefault(position, Counter())[ast.unparse(arg)] += 1
+                text_of = ast.unparse(arg)
+                passes_itself = isinstance(arg, ast.Name) and arg.id == caller
+                found.setdefault(position, Counter())[_CALLER if passes_itself else text_of] += 1
     return found
+
+
+def _top_function(tree: ast.Module, call: ast.Call) -> str | None:
+    """The name of the module-level function ``call`` is made in (a method's name is not a
+    name its body can pass, so methods give None)."""
+    function = enclosing_function(tree, call.lineno)
+    return function.name if function is not None and function in tree.body else None
+
+
+def _as_caller(sites: dict[int, Counter[str]], caller: str | None) -> dict[int, Counter[str]]:
+    """The call sites with "the function the call is made in" read as ``caller``: the name
+    the failing call would pass where the others pass their own function."""
+    translated: dict[int, Counter[str]] = {}
+    for position, counter in sites.items():
+        translated[position] = Counter()
+        for text, count in counter.items():
+            if text != _CALLER:
+                translated[position][text] += count
+            elif caller is not None:
+                translated[position][caller] += count
+    return translated
 
 
 def _called(call: ast.Call) -> str | None:
