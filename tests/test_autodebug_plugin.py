@@ -150,6 +150,29 @@ def test_a_none_that_flows_on_to_a_wrong_value_gets_its_lost_guard_back(
 
 
 @pytest.mark.slow
+def test_a_flaky_failure_gets_no_lost_guard(pytester: pytest.Pytester) -> None:
+    # The test fails the first time only (as a timing test does on a loaded machine). A
+    # guard of `prefix` changes nothing where the test passes, so it would "pass" its re-run:
+    # the failure is re-run unchanged first, passes, and no guard is tried.
+    code = "def label(name, prefix=None):\n    return f'{prefix}-{name}'\n"
+    tests = (
+        "from pathlib import Path\n\nfrom labels import label\n\n\ndef test_label():\n"
+        "    marker = Path(__file__).with_name('ran-once')\n"
+        "    first = not marker.exists()\n    marker.touch()\n"
+        "    assert label('a', 'x') == ('y-a' if first else 'x-a')\n"
+    )
+    make_project(pytester, {"src/labels.py": code, "tests/test_labels.py": tests})
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider", "-v")
+    result.stdout.fnmatch_lines(["01-assertion localized: *"])
+    assert (pytester.path / "src/labels.py").read_text() == code
+    (failure,) = read(pytester)["failures"]
+    assert failure["outcome"] == "localized"
+    assert failure["suspicious"][0]["function"] == "label"
+    assert failure["attempts"] == []
+    assert "the failure is flaky, so no lost None guard is tried" in failure["explanation"]
+
+
+@pytest.mark.slow
 def test_a_repair_that_breaks_another_test_is_rolled_back(pytester: pytest.Pytester) -> None:
     # text.py misspells slugify, and web.py uses the misspelling. Renaming the definition
     # fixes test_text but breaks web.py, whose test passed: the candidate must not be kept.

@@ -14,7 +14,9 @@ Failures without a repair (assertions, exceptions no pattern covers, escalations
 localized together in one extra run with per-test coverage (:mod:`.localize`). An assertion
 or other exception may be a None that a lost guard no longer stops: in the functions the
 ranking suspects most, guards are put back (:mod:`.patterns.lost_guards`) and validated as
-any candidate is; one that passes repairs the failure.
+any candidate is; one that passes repairs the failure. A guard changes nothing where the value
+is not None, so the failure is first re-run as it is: one that passes then is flaky, and no
+guard is tried for it.
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
-from phasegate.autodebug.validate import OK_OUTCOMES, Baseline, failure_key, validate
+from phasegate.autodebug.validate import (
+    OK_OUTCOMES,
+    Baseline,
+    failure_key,
+    reproduces,
+    validate,
+)
 from phasegate.autodebug.workspace import EditRefused, Workspace
 from phasegate.model.autodebug import (
     AutodebugCounts,
@@ -397,6 +405,8 @@ class Engine:
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
         candidates = self._usable(proposed)[: self.settings.max_iterations]
+        if candidates and not self._fails_again(group, entry):
+            candidates = []
         for rank, candidate in enumerate(candidates, start=1):
             self.progress(
                 f"{entry.id}: trying a lost None guard {rank}/{len(candidates)}: "
@@ -421,6 +431,23 @@ class Engine:
             )
             break
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
+
+    def _fails_again(self, group: _Group, entry: AutodebugFailure) -> bool:
+        """Whether the failure repeats with nothing changed; if not, the entry says why no
+        guard is tried (a guard passes wherever a flaky test happens to pass)."""
+        self.progress(f"{entry.id}: re-running the failing tests unchanged before any guard")
+        again = reproduces(
+            group.tests, runner=self.runner, baseline=self.baseline, root=self.project.root
+        )
+        if again is True:
+            return True
+        if again is False:
+            why = "the failing tests pass when re-run unchanged: the failure is flaky"
+        else:
+            why = f"the failing tests could not be re-run unchanged ({again})"
+        entry.explanation += f"; {why}, so no lost None guard is tried"
+        self.warnings.append(f"{entry.id}: {why}; no lost None guard was tried")
+        return False
 
     @staticmethod
     def _settle_unrepaired(wanted: list[tuple[_Group, AutodebugFailure]]) -> None:

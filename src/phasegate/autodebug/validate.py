@@ -40,6 +40,7 @@ __all__ = [
     "failure_key",
     "judge",
     "one_run_suffices",
+    "reproduces",
     "target_selection",
     "validate",
 ]
@@ -243,6 +244,26 @@ def one_run_suffices(baseline: Baseline, modules: Collection[str]) -> bool:
     total = len(baseline.outcomes)
     inside = sum(1 for nodeid in baseline.outcomes if _module(nodeid) in modules)
     return total <= SMALL_RUN or 2 * inside >= total
+
+
+def reproduces(
+    targets: list[str], *, runner: TestRunner, baseline: Baseline, root: Path
+) -> bool | str:
+    """Whether ``targets`` fail again when re-run with nothing changed, run as a candidate's
+    first stage would run them.
+
+    A candidate that changes nothing where the tests pass (a None guard where the value is
+    never None) is proven only by a failure that repeats: one that passes when run again is
+    flaky, and would let any such candidate through. True when some target fails again, False
+    when every one passes; the re-run's error (a text) when it could not tell.
+    """
+    modules = sorted({_module(target) for target in targets})
+    selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
+    at_once = not whole_run and one_run_suffices(baseline, modules)
+    run = runner.run(None if at_once else selection)
+    if run.error is not None:
+        return run.error
+    return not all(_target_passes(run, target) for target in targets)
 
 
 def validate(
