@@ -76,6 +76,9 @@ class _Merged:
     path: str
 
 
+_Settings = dict[tuple[str, str, str], _Merged]
+
+
 def configuration_tricks(
     sources: ChangedSources, security_rules: Iterable[str] = ("S",)
 ) -> list[Trick]:
@@ -93,37 +96,37 @@ def configuration_tricks(
         lambda name: sources.base_text(name) if name in changed else sources.head_text(name),
     )
     head = _merge(present, sources.head_text)
-    # `strict = true` turns the strictness flags on: one removed beside it loosens nothing.
-    strict = {
-        s.setting.scope
-        for s in head.values()
-        if s.setting.tool == "mypy" and s.setting.key == "strict" and s.setting.value is True
-    }
+    return [
+        *_loosened_tricks(base, head, sources, tuple(security_rules)),
+        *_removed_tricks(base, head),
+    ]
+
+
+def _loosened_tricks(
+    base: _Settings, head: _Settings, sources: ChangedSources, security: tuple[str, ...]
+) -> list[Trick]:
+    """A trick for each setting still there that the change loosened, at its line."""
     tricks: list[Trick] = []
     for key, now in head.items():
         was = base.get(key)
-        message = _loosened(now.setting, was.setting if was else None, tuple(security_rules))
+        message = _loosened(now.setting, was.setting if was else None, security)
         if message is not None:
+            line = _line_of(sources.head_text(now.path) or "", now.setting.key.split()[-1])
             tricks.append(
-                Trick(
-                    "configuration",
-                    f"{now.setting.tool}-loosened",
-                    now.path,
-                    _line_of(sources.head_text(now.path) or "", now.setting.key.split()[-1]),
-                    message,
-                )
+                Trick("configuration", f"{now.setting.tool}-loosened", now.path, line, message)
             )
+    return tricks
+
+
+def _removed_tricks(base: _Settings, head: _Settings) -> list[Trick]:
+    """A trick for each deleted setting whose absence loosens; mypy flags grouped by file."""
+    strict = _strict_scopes(head)
+    tricks: list[Trick] = []
     strict_flags: dict[str, list[Setting]] = {}  # file -> mypy strictness flags removed
     for key, was in base.items():
-        if key in head or (
-            was.setting.tool == "mypy" and ("" in strict or was.setting.scope in strict)
-        ):
+        if key in head or _kept_by_strict(was.setting, strict):
             continue
-        if (
-            was.setting.tool == "mypy"
-            and was.setting.value is True
-            and _STRICT_MYPY.match(was.setting.key)
-        ):
+        if _is_strict_flag(was.setting):
             strict_flags.setdefault(was.path, []).append(was.setting)
             continue
         message = _removed(was.setting)
@@ -139,10 +142,28 @@ def configuration_tricks(
     return tricks
 
 
-def _merge(
-    names: list[str], read: Callable[[str], str | None]
-) -> dict[tuple[str, str, str], _Merged]:
-    merged: dict[tuple[str, str, str], _Merged] = {}
+def _strict_scopes(head: _Settings) -> set[str]:
+    """The scopes ("" for all modules) where mypy's ``strict = true`` is on in the work tree."""
+    return {
+        s.setting.scope
+        for s in head.values()
+        if s.setting.tool == "mypy" and s.setting.key == "strict" and s.setting.value is True
+    }
+
+
+def _kept_by_strict(setting: Setting, strict: set[str]) -> bool:
+    """`strict = true` turns the strictness flags on: one removed beside it loosens nothing."""
+    return setting.tool == "mypy" and ("" in strict or setting.scope in strict)
+
+
+def _is_strict_flag(setting: Setting) -> bool:
+    return (
+        setting.tool == "mypy" and setting.value is True and bool(_STRICT_MYPY.match(setting.key))
+    )
+
+
+def _merge(names: list[str], read: Callable[[str], str | None]) -> _Settings:
+    merged: _Settings = {}
     for name in names:
         text = read(name)
         if text is None:
@@ -177,19 +198,13 @@ def _loosened(now: Setting, was: Setting | None, security: tuple[str, ...]) -> s
 
 
 def _lists_loosened(now: Setting, old: object, security: tuple[str, ...]) -> str | None:
+    """A list grown or shrunk in the loosening direction, or coverage's ``fail_under`` lowered."""
     pair, value = (now.tool, now.key), now.value
-    shown = f"{now.tool} {now.key}{_where(now)}"
     if pair in _LOOSER_AS_GROWS and isinstance(value, frozenset):
-        added = sorted(value - (old if isinstance(old, frozenset) else frozenset()))
-        if not added:
-            return None
-        message = f"{shown} adds {_list(added)}: {_LOOSER_AS_GROWS[pair]}"
-        silenced = [code for code in added if now.tool == "ruff" and _is_rule(code, security)]
-        if silenced:
-            message += f"; {_list(silenced)} silence(s) rules the security check relies on"
-        return message
+        return _grown(now, value, old, security)
     if pair in _LOOSER_AS_SHRINKS and isinstance(value, frozenset) and isinstance(old, frozenset):
         dropped = sorted(old - value)
+        shown = f"{now.tool} {now.key}{_where(now)}"
         return f"{shown} drops {_list(dropped)}: {_LOOSER_AS_SHRINKS[pair]}" if dropped else None
     lowered = isinstance(value, float) and isinstance(old, float) and value < old
     if pair == ("coverage", "fail_under") and lowered:
@@ -197,17 +212,37 @@ def _lists_loosened(now: Setting, old: object, security: tuple[str, ...]) -> str
     return None
 
 
+def _grown(
+    now: Setting, value: frozenset[str], old: object, security: tuple[str, ...]
+) -> str | None:
+    """The items a looser-as-it-grows list gained, naming the security rules it silences."""
+    added = sorted(value - (old if isinstance(old, frozenset) else frozenset()))
+    if not added:
+        return None
+    message = f"{now.tool} {now.key}{_where(now)} adds {_list(added)}: "
+    message += _LOOSER_AS_GROWS[(now.tool, now.key)]
+    silenced = [code for code in added if now.tool == "ruff" and _is_rule(code, security)]
+    if silenced:
+        message += f"; {_list(silenced)} silence(s) rules the security check relies on"
+    return message
+
+
 def _mypy_loosened(now: Setting, old: object) -> str | None:
     key, value, where = now.key, now.value, _where(now)
     if isinstance(value, bool):
-        if key in _LOOSE_MYPY and value and old is not True:
-            return f"mypy {key} = true added{where}: the type checker stops reporting errors"
-        if _STRICT_MYPY.match(key) and not value and old is True:
-            return f"mypy {key} turned off{where}: the type checker checks less"
-        return None
+        return _mypy_flag_loosened(key, value, old, where)
     if key == "follow_imports" and value in ("skip", "silent") and old != value:
         return f"mypy follow_imports = {value}{where}: errors in imported modules stop counting"
     return _lists_loosened(now, old, ())
+
+
+def _mypy_flag_loosened(key: str, value: bool, old: object, where: str) -> str | None:
+    """A loosening flag turned on, or a strictness flag turned off."""
+    if key in _LOOSE_MYPY and value and old is not True:
+        return f"mypy {key} = true added{where}: the type checker stops reporting errors"
+    if _STRICT_MYPY.match(key) and not value and old is True:
+        return f"mypy {key} turned off{where}: the type checker checks less"
+    return None
 
 
 def _pytest_loosened(now: Setting, old: object) -> str | None:
@@ -245,17 +280,22 @@ def _dropping(addopts: str) -> set[str]:
         words = addopts.split()
     found: set[str] = set()
     for index, word in enumerate(words):
-        option, _, attached = word.partition("=")
-        if option in _FLAGS:
-            found.add(option)
-        elif option in _WITH_VALUE:
-            following = words[index + 1] if index + 1 < len(words) else ""
-            value = attached or following
-            if option != "-p" or value.startswith("no:"):
-                found.add(f"{option} {value}".strip())
-        elif (word[:2] in ("-k", "-m") and len(word) > 2) or word.startswith("-pno:"):
-            found.add(word)
+        following = words[index + 1] if index + 1 < len(words) else ""
+        found.update(_dropping_option(word, following))
     return found
+
+
+def _dropping_option(word: str, following: str) -> list[str]:
+    """``word`` as an option that leaves tests or plugins out (with its value), else nothing."""
+    option, _, attached = word.partition("=")
+    if option in _FLAGS:
+        return [option]
+    if option in _WITH_VALUE:
+        value = attached or following
+        return [f"{option} {value}".strip()] if option != "-p" or value.startswith("no:") else []
+    if (word[:2] in ("-k", "-m") and len(word) > 2) or word.startswith("-pno:"):
+        return [word]
+    return []
 
 
 def _is_rule(item: str, security: tuple[str, ...]) -> bool:

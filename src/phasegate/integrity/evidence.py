@@ -86,11 +86,7 @@ def _collected(modules: dict[str, ModuleFacts]) -> dict[tuple[str, str], TestFac
 def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
     before, after = _collected(base), _collected(head)
     after_bodies = {test.body_digest for test in after.values()}
-    elsewhere = {
-        digest: (path, name, line)
-        for path, module in head.items()
-        for digest, (name, line) in module.function_digests.items()
-    }
+    elsewhere = _function_homes(head)
     removed_code = _removed_definitions(base, head)
     tricks: list[Trick] = []
     moved: dict[str, list[tuple[str, int]]] = {}  # file pytest does not collect -> tests
@@ -98,45 +94,57 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
     for (path, name), test in before.items():
         if (path, name) in after or test.body_digest in after_bodies:
             continue
-        if test.body_digest in elsewhere:
-            new_path, new_name, new_line = elsewhere[test.body_digest]
-            if not head[new_path].test_file:
-                moved.setdefault(new_path, []).append((name, new_line))
-                continue
-            tricks.append(
-                Trick(
-                    "evidence",
-                    "test-uncollected",
-                    new_path,
-                    new_line,
-                    f"{name} is no longer collected: its code is now {new_name}, which pytest "
-                    "does not collect, so the test never runs"
-                    if new_name != name.rsplit("::", 1)[-1]
-                    else f"{name} is no longer collected (its class was renamed, or it is "
-                    "marked __test__ = False), so the test never runs",
-                )
-            )
+        home = elsewhere.get(test.body_digest)
+        if home is not None and not head[home[0]].test_file:
+            moved.setdefault(home[0], []).append((name, home[2]))
+        elif home is not None:
+            tricks.append(_uncollected(name, *home))
         elif (renamed := _edited_rename(test, path, before, after)) is not None:
             # The same test under a new name: judged as the test it was.
             tricks.extend(_skips(path, renamed.name, test.skips, renamed.skips))
             tricks.extend(_weaker_checks(path, test, renamed))
         elif not test.referenced & removed_code:
             deleted.setdefault(path, []).append(test)
-    for path, gone in deleted.items():
-        tricks.append(_deletion(path, gone, path in head))
-    for new_path, tests in moved.items():
-        names = ", ".join(name for name, _line in tests)
-        tricks.append(
-            Trick(
-                "evidence",
-                "test-uncollected",
-                new_path,
-                min(line for _name, line in tests),
-                f"{len(tests)} test(s) ({names}) are no longer collected: they moved to "
-                f"{new_path}, a file pytest does not collect, so they never run",
-            )
-        )
+    tricks.extend(_deletion(path, gone, path in head) for path, gone in deleted.items())
+    tricks.extend(_moved_out(new_path, tests) for new_path, tests in moved.items())
     return tricks
+
+
+def _function_homes(modules: dict[str, ModuleFacts]) -> dict[str, tuple[str, str, int]]:
+    """Every function's body fingerprint -> its file, name and line."""
+    return {
+        digest: (path, name, line)
+        for path, module in modules.items()
+        for digest, (name, line) in module.function_digests.items()
+    }
+
+
+def _uncollected(name: str, new_path: str, new_name: str, new_line: int) -> Trick:
+    """A test whose body is now a function of a test file that pytest does not collect."""
+    if new_name != name.rsplit("::", 1)[-1]:
+        message = (
+            f"{name} is no longer collected: its code is now {new_name}, which pytest "
+            "does not collect, so the test never runs"
+        )
+    else:
+        message = (
+            f"{name} is no longer collected (its class was renamed, or it is "
+            "marked __test__ = False), so the test never runs"
+        )
+    return Trick("evidence", "test-uncollected", new_path, new_line, message)
+
+
+def _moved_out(new_path: str, tests: list[tuple[str, int]]) -> Trick:
+    """Tests whose bodies moved to a file pytest does not collect."""
+    names = ", ".join(name for name, _line in tests)
+    return Trick(
+        "evidence",
+        "test-uncollected",
+        new_path,
+        min(line for _name, line in tests),
+        f"{len(tests)} test(s) ({names}) are no longer collected: they moved to "
+        f"{new_path}, a file pytest does not collect, so they never run",
+    )
 
 
 #: How alike (difflib's ratio of the syntax trees) a new test must be to a deleted one of the
@@ -339,13 +347,21 @@ def _module_skips(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) ->
         was = base.get(path)
         if was is None and not path.endswith("conftest.py"):
             continue  # a new module's own skips hide none of the evidence the base had
-        old = was.module_skips if was is not None else []
-        classes = {name.split("::")[0] for name in was.tests} if was is not None else set()
-        # A mark on a test class the base did not have hides none of the base's evidence.
-        now = [f for f in module.module_skips if not f.owner or f.owner in classes]
-        for feature in _added_features(old, now):
-            tricks.append(_skip_trick(path, "tests of this module", feature))
+        tricks.extend(
+            _skip_trick(path, "tests of this module", feature)
+            for feature in _added_module_skips(was, module)
+        )
     return tricks
+
+
+def _added_module_skips(was: ModuleFacts | None, module: ModuleFacts) -> list[SkipFeature]:
+    """The module's skips outside tests beyond the base's, on classes the base had."""
+    if was is None:
+        return _added_features([], [f for f in module.module_skips if not f.owner])
+    classes = {name.split("::")[0] for name in was.tests}
+    # A mark on a test class the base did not have hides none of the base's evidence.
+    now = [f for f in module.module_skips if not f.owner or f.owner in classes]
+    return _added_features(was.module_skips, now)
 
 
 def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
@@ -387,30 +403,50 @@ def _deselected(
     run_files = sorted({node_id.split("::", 1)[0] for node_id in run_ids})
     tricks: list[Trick] = []
     for path in run_files:
-        if path not in head:
-            text = sources.head_text(path) if is_test_file(path) else None
-            if text is None:
-                continue
-            now = read_module(path, _parse(text, path, "the work tree"), first_party)
-        else:
-            now = head[path]
-        had = base[path].tests if path in base else now.tests if path not in head else {}
-        for name, test in now.tests.items():
-            was = had.get(name)
-            if not test.collected or was is None or not was.collected:
-                continue
-            if f"{path}::{name}" not in run_ids:
-                tricks.append(
-                    Trick(
-                        "evidence",
-                        "test-deselected",
-                        path,
-                        test.line,
-                        f"{name} was not collected by this run (deselected by -k, -m, "
-                        "--deselect or a hook): a test that does not run proves nothing",
-                    )
-                )
+        now = head.get(path) or _unchanged_module(sources, path, first_party)
+        if now is None:
+            continue
+        had = _base_tests(path, base, head, now)
+        tricks.extend(
+            _deselection(path, name, test)
+            for name, test in now.tests.items()
+            if _collected_both(had.get(name), test) and f"{path}::{name}" not in run_ids
+        )
     return tricks
+
+
+def _base_tests(
+    path: str, base: dict[str, ModuleFacts], head: dict[str, ModuleFacts], now: ModuleFacts
+) -> dict[str, TestFacts]:
+    """The base's tests of a file; a file the change did not touch is as the work tree has it."""
+    if path in base:
+        return base[path].tests
+    return now.tests if path not in head else {}
+
+
+def _unchanged_module(
+    sources: ChangedSources, path: str, first_party: frozenset[str]
+) -> ModuleFacts | None:
+    """A test file the change did not touch, read from the work tree; None if none is there."""
+    text = sources.head_text(path) if is_test_file(path) else None
+    if text is None:
+        return None
+    return read_module(path, _parse(text, path, "the work tree"), first_party)
+
+
+def _collected_both(was: TestFacts | None, now: TestFacts) -> bool:
+    return now.collected and was is not None and was.collected
+
+
+def _deselection(path: str, name: str, test: TestFacts) -> Trick:
+    return Trick(
+        "evidence",
+        "test-deselected",
+        path,
+        test.line,
+        f"{name} was not collected by this run (deselected by -k, -m, "
+        "--deselect or a hook): a test that does not run proves nothing",
+    )
 
 
 def _without_parameters(node_id: str) -> str:

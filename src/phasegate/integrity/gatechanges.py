@@ -125,28 +125,47 @@ def _spec_loosened(
     check_id: str, was: Mapping[str, Any], now: Mapping[str, Any], *, override: bool
 ) -> list[str]:
     """What loosened in one check's spec. An override's missing key keeps the gate's value."""
-    found: list[str] = []
-    if "required" in now or not override:
-        old, new = was.get("required", True), now.get("required", True)
-        if _REQUIRED_RANK.get(new, 2) < _REQUIRED_RANK.get(old, 2):
-            found.append(
-                f"the {check_id} check is no longer required (required = {json.dumps(new)}): "
-                "its failure no longer fails the gate"
-            )
-    if now.get("skip_allowed") is True and was.get("skip_allowed") is not True:
-        found.append(f"the {check_id} check may now be skipped (skip_allowed = true)")
-    old_level = _severity(was.get("options"))
-    new_level = _severity(now.get("options"))
-    if new_level is not None and _SEVERITY_RANK.get(new_level, -1) > _SEVERITY_RANK.get(
-        old_level or "low", 0
-    ):
-        found.append(
-            f"the {check_id} check's severity raised from {old_level or 'its default'} to "
-            f"{new_level}: findings below it no longer count"
+    found = [
+        message
+        for message in (
+            _no_longer_required(check_id, was, now) if "required" in now or not override else "",
+            _skip_now_allowed(check_id, was, now),
+            _severity_raised(check_id, was, now),
         )
+        if message
+    ]
     if "fail_when" in now or "fail_when" in was:
         found.extend(_conditions_loosened(check_id, was.get("fail_when"), now.get("fail_when")))
     return found
+
+
+def _no_longer_required(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    old, new = was.get("required", True), now.get("required", True)
+    if _REQUIRED_RANK.get(new, 2) >= _REQUIRED_RANK.get(old, 2):
+        return ""
+    return (
+        f"the {check_id} check is no longer required (required = {json.dumps(new)}): "
+        "its failure no longer fails the gate"
+    )
+
+
+def _skip_now_allowed(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    if now.get("skip_allowed") is True and was.get("skip_allowed") is not True:
+        return f"the {check_id} check may now be skipped (skip_allowed = true)"
+    return ""
+
+
+def _severity_raised(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    old_level = _severity(was.get("options"))
+    new_level = _severity(now.get("options"))
+    if new_level is None:
+        return ""
+    if _SEVERITY_RANK.get(new_level, -1) <= _SEVERITY_RANK.get(old_level or "low", 0):
+        return ""
+    return (
+        f"the {check_id} check's severity raised from {old_level or 'its default'} to "
+        f"{new_level}: findings below it no longer count"
+    )
 
 
 def _severity(options: object) -> str | None:
@@ -159,21 +178,27 @@ def _conditions_loosened(check_id: str, was: object, now: object) -> list[str]:
     new = _conditions(now) if now is not None else _default_conditions(check_id)
     if old is None or new is None:
         return []  # a check phasegate does not know: its defaults cannot be compared
-    found: list[str] = []
-    for metric, scope, op, value in old:
-        same = [c for c in new if c[:3] == (metric, scope, op)]
-        shown = f"`{metric} {op} {value}` {'on new code' if scope == 'new' else 'overall'}"
-        if not same:
-            found.append(f"the {check_id} check's condition {shown} removed")
-        elif not any(not _looser(op, value, c[3]) for c in same):
-            found.append(
-                f"the {check_id} check's condition {shown} loosened to "
-                f"`{metric} {op} {same[0][3]}`: less fails"
-            )
-    return found
+    return [
+        message for condition in old if (message := _condition_loosened(check_id, condition, new))
+    ]
 
 
 Condition = tuple[str, str, str, object]
+
+
+def _condition_loosened(check_id: str, condition: Condition, new: list[Condition]) -> str:
+    """How one condition of the base fares in the work tree: removed, loosened, or kept ("")."""
+    metric, scope, op, value = condition
+    same = [c for c in new if c[:3] == (metric, scope, op)]
+    shown = f"`{metric} {op} {value}` {'on new code' if scope == 'new' else 'overall'}"
+    if not same:
+        return f"the {check_id} check's condition {shown} removed"
+    if all(_looser(op, value, c[3]) for c in same):
+        return (
+            f"the {check_id} check's condition {shown} loosened to "
+            f"`{metric} {op} {same[0][3]}`: less fails"
+        )
+    return ""
 
 
 def _conditions(value: object) -> list[Condition] | None:
@@ -241,9 +266,14 @@ def _accepted(text: str | None, path: str) -> int:
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise CheckError(f"{path} has no list of entries: it is not a phasegate baseline")
     counts = [e.get("count", 1) for e in entries]
-    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in counts):
+    if not all(_is_count(c) for c in counts):
         raise CheckError(f"{path} has an entry whose count is not a whole number of at least 1")
     return sum(counts)
+
+
+def _is_count(value: object) -> bool:
+    """A whole number of at least 1 (``True`` is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _line_of(text: str, pattern: str) -> int | None:

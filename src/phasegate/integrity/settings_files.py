@@ -87,27 +87,43 @@ def _from_toml(name: str, data: Mapping[str, Any]) -> list[Setting]:
     return found
 
 
+#: Where an INI file keeps coverage's settings: file name -> its run and report sections.
+_INI_COVERAGE = {
+    ".coveragerc": ("run", "report"),
+    "setup.cfg": ("coverage:run", "coverage:report"),
+    "tox.ini": ("coverage:run", "coverage:report"),
+}
+#: Where an INI file keeps pytest's settings: file name -> section.
+_INI_PYTEST = {"pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
+#: INI files mypy reads its ``[mypy]`` and ``[mypy-<module>]`` sections from.
+_INI_MYPY = frozenset({"setup.cfg", "mypy.ini", ".mypy.ini"})
+
+
 def _from_ini(name: str, parser: configparser.ConfigParser) -> list[Setting]:
     def section(title: str) -> Mapping[str, str]:
         return parser[title] if parser.has_section(title) else {}
 
     found: list[Setting] = []
-    if name == ".coveragerc":
-        found += _coverage(section("run"), section("report"))
-    elif name in ("setup.cfg", "tox.ini"):
-        found += _coverage(section("coverage:run"), section("coverage:report"))
-    if name in ("setup.cfg", "mypy.ini", ".mypy.ini"):
-        for title in parser.sections():
-            if title == "mypy":
-                found += _mypy_flags(parser[title], "")
-            elif title.startswith("mypy-"):
-                found += _mypy_flags(parser[title], title.removeprefix("mypy-"))
+    if name in _INI_COVERAGE:
+        run, report = _INI_COVERAGE[name]
+        found += _coverage(section(run), section(report))
+    if name in _INI_MYPY:
+        found += _mypy_sections(parser)
     if name == ".bandit":
         found += _bandit(section("bandit"))
-    if name == "pytest.ini" or name == "tox.ini":
-        found += _pytest(section("pytest"))
-    elif name == "setup.cfg":
-        found += _pytest(section("tool:pytest"))
+    if name in _INI_PYTEST:
+        found += _pytest(section(_INI_PYTEST[name]))
+    return found
+
+
+def _mypy_sections(parser: configparser.ConfigParser) -> list[Setting]:
+    """``[mypy]`` for all modules, ``[mypy-<pattern>]`` for the modules it names."""
+    found: list[Setting] = []
+    for title in parser.sections():
+        if title == "mypy":
+            found += _mypy_flags(parser[title], "")
+        elif title.startswith("mypy-"):
+            found += _mypy_flags(parser[title], title.removeprefix("mypy-"))
     return found
 
 
@@ -156,39 +172,40 @@ def _coverage(run: Mapping[str, Any], report: Mapping[str, Any]) -> list[Setting
     return found
 
 
+_RUFF_LISTS = ("ignore", "extend-ignore", "select", "extend-select", "exclude", "extend-exclude")
+_RUFF_FILE_IGNORES = ("per-file-ignores", "extend-per-file-ignores")
+
+
 def _ruff(table: Mapping[str, Any]) -> list[Setting]:
     found: list[Setting] = []
     for where in (table, _table(table, "lint")):
-        for key in (
-            "ignore",
-            "extend-ignore",
-            "select",
-            "extend-select",
-            "exclude",
-            "extend-exclude",
-        ):
-            if key in where:
-                found.append(Setting("ruff", key, _items(where[key])))
-        for key in ("per-file-ignores", "extend-per-file-ignores"):
-            files = where.get(key)
-            if isinstance(files, Mapping):
-                pairs = {
-                    f"{pattern}:{code}"
-                    for pattern, codes in files.items()
-                    for code in _items(codes)
-                }
-                found.append(Setting("ruff", key, frozenset(pairs)))
+        found += [Setting("ruff", key, _items(where[key])) for key in _RUFF_LISTS if key in where]
+        found += _ruff_file_ignores(where)
     merged: dict[str, Setting] = {}
     for setting in found:  # `lint.ignore` and the older top-level `ignore` add up
         old = merged.get(setting.key)
-        if (
-            old is not None
-            and isinstance(old.value, frozenset)
-            and isinstance(setting.value, frozenset)
-        ):
-            setting = Setting("ruff", setting.key, old.value | setting.value)
-        merged[setting.key] = setting
+        merged[setting.key] = _joined(old, setting) if old is not None else setting
     return list(merged.values())
+
+
+def _ruff_file_ignores(table: Mapping[str, Any]) -> list[Setting]:
+    """``per-file-ignores`` as ``pattern:code`` pairs, one per file pattern and rule."""
+    found: list[Setting] = []
+    for key in _RUFF_FILE_IGNORES:
+        files = table.get(key)
+        if isinstance(files, Mapping):
+            pairs = {
+                f"{pattern}:{code}" for pattern, codes in files.items() for code in _items(codes)
+            }
+            found.append(Setting("ruff", key, frozenset(pairs)))
+    return found
+
+
+def _joined(old: Setting, new: Setting) -> Setting:
+    """Two list settings of the same key together; any other ``new`` replaces ``old``."""
+    if isinstance(old.value, frozenset) and isinstance(new.value, frozenset):
+        return Setting(new.tool, new.key, old.value | new.value)
+    return new
 
 
 def _mypy_table(table: Mapping[str, Any]) -> list[Setting]:

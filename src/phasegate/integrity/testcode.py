@@ -109,47 +109,75 @@ def read_module(
 ) -> ModuleFacts:
     """The facts of one parsed module. ``first_party`` names the project's own packages."""
     facts = ModuleFacts(path=path, test_file=is_test_file(path))
-    module_collected = facts.test_file and not _marked_not_test(tree.body)
-    imported = _first_party_imports(tree, first_party)
-    not_tests = _functions_marked_not_test(tree.body)
+    reader = _TestReader(
+        module_collected=facts.test_file and not _marked_not_test(tree.body),
+        imported=_first_party_imports(tree, first_party),
+        not_tests=_functions_marked_not_test(tree.body),
+    )
     for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            facts.defined.add(node.name)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            facts.defined.add(node.name)
-            if node.name.startswith("test"):
-                collected = module_collected and node.name not in not_tests
-                facts.tests[node.name] = _test_facts(node, node.name, collected, imported)
+            reader.read_function(node, facts)
         elif isinstance(node, ast.ClassDef):
-            facts.defined.add(node.name)
-            if node.name.startswith("Test"):
-                collected = (
-                    module_collected
-                    and not _marked_not_test(node.body)
-                    and not any(
-                        isinstance(child, ast.FunctionDef) and child.name == "__init__"
-                        for child in node.body
-                    )
-                )
-                facts.module_skips.extend(
-                    SkipFeature(f.kind, f"{f.how} on class {node.name}", f.line, node.name)
-                    for f in _decorator_skips(node.decorator_list)
-                )
-                for child in node.body:
-                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                        child.name.startswith("test")
-                    ):
-                        name = f"{node.name}::{child.name}"
-                        facts.tests[name] = _test_facts(child, name, collected, imported)
+            reader.read_class(node, facts)
     facts.module_skips = sorted(
         [*facts.module_skips, *_skips_outside_tests(tree)], key=lambda feature: feature.line
     )
-    facts.function_digests = {
+    facts.function_digests = _function_digests(tree)
+    if PurePosixPath(path).name == "conftest.py":
+        facts.collection_controls = _collection_controls(tree)
+    return facts
+
+
+@dataclass(frozen=True)
+class _TestReader:
+    """What decides, for each top-level function and class of one module, if pytest collects it."""
+
+    module_collected: bool
+    imported: frozenset[str]
+    not_tests: set[str]
+
+    def read_function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, facts: ModuleFacts
+    ) -> None:
+        """A module-level ``test*`` function: one test."""
+        if node.name.startswith("test"):
+            collected = self.module_collected and node.name not in self.not_tests
+            facts.tests[node.name] = _test_facts(node, node.name, collected, self.imported)
+
+    def read_class(self, node: ast.ClassDef, facts: ModuleFacts) -> None:
+        """A ``Test*`` class: its class-level skip marks and its ``test*`` methods."""
+        if not node.name.startswith("Test"):
+            return
+        collected = self.module_collected and _collects_class(node)
+        facts.module_skips.extend(
+            SkipFeature(f.kind, f"{f.how} on class {node.name}", f.line, node.name)
+            for f in _decorator_skips(node.decorator_list)
+        )
+        for child in node.body:
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                child.name.startswith("test")
+            ):
+                name = f"{node.name}::{child.name}"
+                facts.tests[name] = _test_facts(child, name, collected, self.imported)
+
+
+def _collects_class(node: ast.ClassDef) -> bool:
+    """pytest skips a test class marked ``__test__ = False`` or with an ``__init__``."""
+    has_init = any(
+        isinstance(child, ast.FunctionDef) and child.name == "__init__" for child in node.body
+    )
+    return not has_init and not _marked_not_test(node.body)
+
+
+def _function_digests(tree: ast.Module) -> dict[str, tuple[str, int]]:
+    """Every function's body fingerprint -> its name and line."""
+    return {
         _digest(node): (node.name, node.lineno)
         for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    if PurePosixPath(path).name == "conftest.py":
-        facts.collection_controls = _collection_controls(tree)
-    return facts
 
 
 def _digest(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -180,48 +208,82 @@ def _test_facts(
     called: set[str] = set()
     for child in own:
         if isinstance(child, ast.Assert):
-            if _is_constant(child.test):
-                facts.constant_asserts.append(child.lineno)
-            else:
-                facts.assertions += 1
-            last_check = max(last_check, child.lineno)
+            last_check = max(last_check, _read_assert(child, facts))
         elif isinstance(child, ast.Call):
-            dotted = _dotted(child.func)
-            last = dotted.rsplit(".", 1)[-1]
-            if isinstance(child.func, ast.Name):
-                called.add(child.func.id)
-            elif isinstance(child.func, ast.Attribute):
-                called.add(child.func.attr)
-            if last.startswith("assert") or last in {"raises", "warns", "fail"}:
-                facts.assertions += 1
-                last_check = max(last_check, child.lineno)
-            if (
-                last in {"raises", "assertRaises"}
-                and child.args
-                and _dotted(child.args[0]) in _BROAD
-            ):
-                facts.broad_raises.append(child.lineno)
-            if id(child) in marks:
-                pass
-            elif last in _SKIP_CALLS:
-                facts.skips.append(SkipFeature(_skip_kind(last), f"{dotted}()", child.lineno))
-            elif last == "xfail" and dotted.startswith(("pytest", "xfail")):
-                facts.skips.append(SkipFeature("xfail", f"{dotted}()", child.lineno))
-            if last == "approx":
-                facts.approx.append(_approx(child))
-        elif isinstance(child, ast.Name):
-            facts.referenced.add(child.id)
-        elif isinstance(child, ast.Attribute):
-            facts.referenced.add(child.attr)
+            called.update(_callee(child.func))
+            last_check = max(last_check, _read_call(child, facts, is_mark=id(child) in marks))
+        elif isinstance(child, (ast.Name, ast.Attribute)):
+            facts.referenced.update(_callee(child))
     facts.referenced |= called
     facts.swallowed_asserts = _swallowed_asserts(node)
     facts.early_returns = [
         child.lineno for child in own if isinstance(child, ast.Return) and child.lineno < last_check
     ]
+    facts.patched_self = _patched_self(node, name, called, imported)
+    return facts
+
+
+def _read_assert(statement: ast.Assert, facts: TestFacts) -> int:
+    """Count an ``assert`` (or note it cannot fail); its line, the latest check so far."""
+    if _is_constant(statement.test):
+        facts.constant_asserts.append(statement.lineno)
+    else:
+        facts.assertions += 1
+    return statement.lineno
+
+
+#: Calls that check something besides ``assert*``: ``pytest.raises``, ``pytest.warns``, ...
+_CHECK_CALLS = {"raises", "warns", "fail"}
+_RAISES_CALLS = {"raises", "assertRaises"}
+
+
+def _read_call(call: ast.Call, facts: TestFacts, *, is_mark: bool) -> int:
+    """Read one call of a test body into ``facts``; its line if it checks something, else 0."""
+    dotted = _dotted(call.func)
+    last = dotted.rsplit(".", 1)[-1]
+    if last in _RAISES_CALLS and call.args and _dotted(call.args[0]) in _BROAD:
+        facts.broad_raises.append(call.lineno)
+    skip = None if is_mark else _skip_call(dotted, last, call.lineno)
+    if skip is not None:
+        facts.skips.append(skip)
+    if last == "approx":
+        facts.approx.append(_approx(call))
+    if last.startswith("assert") or last in _CHECK_CALLS:
+        facts.assertions += 1
+        return call.lineno
+    return 0
+
+
+def _skip_call(dotted: str, last: str, line: int) -> SkipFeature | None:
+    """A call inside a test that skips or xfails it, read as the feature it is."""
+    if last in _SKIP_CALLS:
+        return SkipFeature(_skip_kind(last), f"{dotted}()", line)
+    if last == "xfail" and dotted.startswith(("pytest", "xfail")):
+        return SkipFeature("xfail", f"{dotted}()", line)
+    return None
+
+
+def _callee(expr: ast.expr) -> list[str]:
+    """The name a bare name or an attribute access ends in (``obj.run`` -> ``run``)."""
+    if isinstance(expr, ast.Name):
+        return [expr.id]
+    if isinstance(expr, ast.Attribute):
+        return [expr.attr]
+    return []
+
+
+def _patched_self(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    called: set[str],
+    imported: frozenset[str],
+) -> dict[str, int]:
+    """The names a test both patches and calls, when they are its subject or first-party."""
+    patched_self: dict[str, int] = {}
     for patched, line in _patched_names(node):
         if patched in called and (patched in name or patched in imported):
-            facts.patched_self.setdefault(patched, line)
-    return facts
+            patched_self.setdefault(patched, line)
+    return patched_self
 
 
 def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
@@ -272,44 +334,51 @@ def _strict(decorator: ast.expr) -> bool:
     )
 
 
+def _assigns_name(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` is an assignment to the bare name ``name``."""
+    return isinstance(node, ast.Assign) and any(
+        isinstance(target, ast.Name) and target.id == name for target in node.targets
+    )
+
+
+def _assigned_marks(node: ast.Assign) -> list[ast.expr]:
+    """The marks of ``pytestmark = ...``: one mark or a list or tuple of them."""
+    value = node.value
+    return list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
+
+
 def _pytestmark(body: list[ast.stmt]) -> list[SkipFeature]:
     for node in body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
-        ):
-            value = node.value
-            marks = list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
+        if isinstance(node, ast.Assign) and _assigns_name(node, "pytestmark"):
             return [
                 SkipFeature(f.kind, f"pytestmark = {f.how.removeprefix('@')}", f.line)
-                for f in _decorator_skips(marks)
+                for f in _decorator_skips(_assigned_marks(node))
             ]
     return []
 
 
+def _is_false(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and not expr.value
+
+
 def _marked_not_test(body: list[ast.stmt]) -> bool:
     return any(
-        isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "__test__" for t in node.targets)
-        and isinstance(node.value, ast.Constant)
-        and not node.value.value
+        isinstance(node, ast.Assign) and _assigns_name(node, "__test__") and _is_false(node.value)
         for node in body
     )
 
 
 def _functions_marked_not_test(body: list[ast.stmt]) -> set[str]:
-    names: set[str] = set()
-    for node in body:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and target.attr == "__test__"
-                    and isinstance(target.value, ast.Name)
-                    and isinstance(node.value, ast.Constant)
-                    and not node.value.value
-                ):
-                    names.add(target.value.id)
-    return names
+    """The functions a module takes out of collection with ``name.__test__ = False``."""
+    return {
+        target.value.id
+        for node in body
+        if isinstance(node, ast.Assign) and _is_false(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Attribute)
+        and target.attr == "__test__"
+        and isinstance(target.value, ast.Name)
+    }
 
 
 def _is_constant(test: ast.expr) -> bool:
@@ -323,14 +392,16 @@ def _swallowed_asserts(function: ast.AST) -> list[int]:
     """Lines of assertions inside a ``try`` whose handler catches AssertionError quietly."""
     lines: list[int] = []
     for node in ast.walk(function):
-        if not isinstance(node, ast.Try):
-            continue
-        catching = [h for h in node.handlers if _catches_assertions(h)]
-        if not catching or any(_reraises(h) for h in catching):
-            continue
-        for statement in node.body:
-            lines.extend(n.lineno for n in ast.walk(statement) if isinstance(n, ast.Assert))
+        if isinstance(node, ast.Try) and _swallows_assertions(node):
+            for statement in node.body:
+                lines.extend(n.lineno for n in ast.walk(statement) if isinstance(n, ast.Assert))
     return lines
+
+
+def _swallows_assertions(statement: ast.Try) -> bool:
+    """A ``try`` with a handler that catches AssertionError, and none of those re-raises."""
+    catching = [h for h in statement.handlers if _catches_assertions(h)]
+    return bool(catching) and not any(_reraises(h) for h in catching)
 
 
 def _catches_assertions(handler: ast.ExceptHandler) -> bool:
@@ -374,30 +445,54 @@ def _patched_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator
     calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
     calls += [d for d in function.decorator_list if isinstance(d, ast.Call)]
     for call in calls:
-        dotted = _dotted(call.func)
-        last = dotted.rsplit(".", 1)[-1]
-        if last not in _PATCHERS or (last == "object" and not dotted.endswith("patch.object")):
-            continue
-        if last == "setattr" and not dotted.startswith("monkeypatch"):
-            continue
-        target = call.args[1] if last in ("setattr", "object") and len(call.args) > 1 else None
-        if isinstance(target, ast.Constant) and isinstance(target.value, str):
-            yield target.value, call.lineno
-        elif call.args and isinstance(call.args[0], ast.Constant):
-            named = call.args[0].value
-            if isinstance(named, str):
-                yield named.rsplit(".", 1)[-1], call.lineno
+        patched = _patch_target(call)
+        if patched:
+            yield patched, call.lineno
+
+
+def _patcher(dotted: str) -> str:
+    """Which patcher a call is (``setattr``, ``patch``, ``object``), or "" for none."""
+    last = dotted.rsplit(".", 1)[-1]
+    if last == "setattr":
+        return last if dotted.startswith("monkeypatch") else ""
+    if last == "object":
+        return last if dotted.endswith("patch.object") else ""
+    return last if last in _PATCHERS else ""
+
+
+def _patch_target(call: ast.Call) -> str:
+    """The attribute name a patching call replaces, or "" when it is none or not literal."""
+    patcher = _patcher(_dotted(call.func))
+    if not patcher:
+        return ""
+    if patcher in ("setattr", "object") and len(call.args) > 1:
+        named = _string(call.args[1])
+        if named is not None:
+            return named
+    dotted_target = _string(call.args[0]) if call.args else None
+    return dotted_target.rsplit(".", 1)[-1] if dotted_target is not None else ""
+
+
+def _string(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    return None
 
 
 def _first_party_imports(tree: ast.Module, first_party: frozenset[str]) -> frozenset[str]:
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".", 1)[0] in first_party:
-                names.update(alias.asname or alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level > 0:
-            names.update(alias.asname or alias.name for alias in node.names)
-    return frozenset(names)
+    """The names imported from the project itself: from its packages or relatively."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and _from_first_party(node, first_party)
+        for alias in node.names
+    )
+
+
+def _from_first_party(node: ast.ImportFrom, first_party: frozenset[str]) -> bool:
+    if node.level > 0:
+        return True
+    return node.module is not None and node.module.split(".", 1)[0] in first_party
 
 
 def _skips_outside_tests(tree: ast.Module) -> list[SkipFeature]:
@@ -413,12 +508,18 @@ def _skips_outside_tests(tree: ast.Module) -> list[SkipFeature]:
         ):
             continue
         if isinstance(node, ast.Call) and id(node) not in marks:
-            dotted = _dotted(node.func)
-            last = dotted.rsplit(".", 1)[-1]
-            if last in _SKIP_CALLS and dotted.startswith(("pytest", "skip", "importorskip")):
-                found.append(SkipFeature(_skip_kind(last), f"{dotted}()", node.lineno))
+            found.extend(_skip_call_outside(node))
         stack.extend(ast.iter_child_nodes(node))
     return sorted(found, key=lambda feature: feature.line)
+
+
+def _skip_call_outside(call: ast.Call) -> list[SkipFeature]:
+    """``pytest.skip()`` and kin called outside a test (a bare ``skip()`` counts too)."""
+    dotted = _dotted(call.func)
+    last = dotted.rsplit(".", 1)[-1]
+    if last in _SKIP_CALLS and dotted.startswith(("pytest", "skip", "importorskip")):
+        return [SkipFeature(_skip_kind(last), f"{dotted}()", call.lineno)]
+    return []
 
 
 def _mark_nodes(body: list[ast.stmt]) -> Iterator[ast.expr]:
@@ -426,11 +527,8 @@ def _mark_nodes(body: list[ast.stmt]) -> Iterator[ast.expr]:
     for node in body:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             yield from node.decorator_list
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id == "pytestmark" for target in node.targets
-        ):
-            value = node.value
-            yield from value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+        elif isinstance(node, ast.Assign) and _assigns_name(node, "pytestmark"):
+            yield from _assigned_marks(node)
 
 
 #: conftest.py hooks that can take tests out of a run.
