@@ -150,3 +150,55 @@ def test_the_tests_progress_is_written_for_gate_run(
     tests = [e["tests"] for e in map(json.loads, events.read_text().splitlines()) if "tests" in e]
     assert tests[0] == {"collected": 2, "done": 0, "failed": 0}
     assert tests[-1] == {"collected": 2, "done": 2, "failed": 1}
+
+
+def test_the_gate_and_its_verdict_are_written_for_gate_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `gate run` prints what pytest leaves in the feed: it loads no gate and no verdict itself.
+    pytester.makepyprojecttoml('[tool.phasegate]\ngate_paths = ["ci"]\n')
+    pytester.mkdir("ci")
+    (pytester.path / "ci" / "file.toml").write_text('name = "only-tests"\n[checks.tests]\n')
+    pytester.makepyfile(test_a="def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
+    events = pytester.path / "events.jsonl"
+    monkeypatch.setenv("PHASEGATE_PROGRESS_FILE", str(events))
+    pytester.runpytest("--gate=ci/file.toml").assert_outcomes(passed=1, failed=1)
+    written = [json.loads(line) for line in events.read_text().splitlines()]
+    assert written[0] == {"gate": "only-tests"}  # the gate file's own name, before any test
+    verdict = written[-1]["verdict"]
+    assert verdict["gate"] == "only-tests"
+    assert verdict["insufficient"] is True
+    assert verdict["lines"][0] == "  FAILED test_a.py::test_b - AssertionError: assert 0"
+    assert verdict["lines"][1].startswith("gate only-tests: INSUFFICIENT")
+
+
+def test_gate_run_says_not_judged_without_a_sound_verdict_event(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from phasegate.cli.gate import _Display, _finish
+
+    for last in (
+        "",  # pytest ended (crashed, was killed) before the verdict
+        '{"verdict": {"gate": "small", "insufficient": "no", "lines": []}}',  # wrong shape
+        '{"verdict": {"gate": "other", "insufficient": false, "lines": ["ok"]}}',  # not this gate
+    ):
+        display = _Display(io.StringIO(), interactive=False, started=0.0)
+        display.event('{"gate": "small"}')
+        display.event(last)
+        assert _finish(display, 0, Path("small.pytest.log")) == 1
+        assert "the gate was not judged (pytest exit status 0)" in capsys.readouterr().out
+
+
+def test_gate_run_before_the_gate_loaded_fails(tmp_path: Path) -> None:
+    from phasegate.cli.gate import _not_started
+    from phasegate.errors import UsageError
+
+    log = tmp_path / ".running-1.pytest.log"
+    log.write_text("ERROR: phasegate: ci/small.toml: unknown key checks.lint.requird\n")
+    with pytest.raises(UsageError, match=r"^ci/small.toml: unknown key checks.lint.requird$"):
+        _not_started(log, 4)
+    assert not log.exists()  # as if nothing had started
+    for output, returncode in (("", 0), ("garbage\n", 0), ("Traceback ...\n", 1)):
+        log.write_text(output)
+        assert _not_started(log, returncode) == 1  # never a pass without a verdict
+        assert log.exists()  # kept for the user to read

@@ -16,15 +16,16 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from phasegate import clock
 from phasegate.config import LoadedConfig, find_project_root, load_config
-from phasegate.errors import UsageError
+from phasegate.errors import USAGE_ERROR_EXIT_CODE, UsageError
 from phasegate.gates import RECORD_ONLY
-from phasegate.store import RUN_REPORT_FILE, Store
+from phasegate.store import Store
 
 __all__ = ["register"]
 
@@ -125,12 +126,14 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Start pytest first, then check the settings and the gate while it starts up.
+    """Start pytest at once and follow it; pytest loads and checks the settings and the gate.
 
-    Only what the command line needs is read before pytest starts: the settings as the pytest
-    plugin caches them (no pydantic on a hit). The gate and the full settings are loaded and
-    checked while pytest runs; when either is wrong, pytest is stopped and the error is the
-    command's (exit code 4), as if nothing had started.
+    Only what the command line needs is read here: the settings as the pytest plugin caches
+    them (no pydantic on a hit). The pytest run checks the settings, the base and the gate when
+    it starts and names the gate it loaded in the progress feed; a problem ends it with a usage
+    error, which becomes the command's own (exit code 4), its log removed. At the end the feed
+    holds the failing tests and the gate's table, so this process loads neither the gate's
+    checks nor the verdict's models.
     """
     if args.gate == RECORD_ONLY:
         raise UsageError(_RECORD_ONLY_REFUSED)
@@ -154,7 +157,7 @@ def _run(args: argparse.Namespace) -> int:
         progress = Path(folder) / "events.jsonl"
         progress.touch()
         environment = {**os.environ, "PHASEGATE_PROGRESS_FILE": str(progress)}
-        # Named for the gate once it is loaded (a gate file names its gate).
+        # Renamed for the gate once pytest has loaded it (a gate file names its gate).
         running_log = gates / f".running-{os.getpid()}.pytest.log"
         with open(running_log, "w", encoding="utf-8") as log:
             process = subprocess.Popen(
@@ -164,24 +167,18 @@ def _run(args: argparse.Namespace) -> int:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
+            display = _Display(sys.stdout, sys.stdout.isatty(), clock.monotonic())
+            display.on_gate = lambda gate: _name_log(
+                running_log, store.path(Store.gate_log_file(gate)), gate, command
+            )
             try:
-                gate_name = _check_settings_and_gate(root, name, args.base)
-            except BaseException:  # a bad gate or setting, Ctrl-C, or a crash: no run is wanted
-                _stop(process)
-                log.close()
-                running_log.unlink(missing_ok=True)
-                raise
-            # Renamed while pytest writes to it (the open file follows): a run killed from
-            # outside still leaves its log under the gate's name.
-            log_path = store.path(Store.gate_log_file(gate_name))
-            os.replace(running_log, log_path)
-            print(f"phasegate: gate {gate_name}: running {' '.join(['pytest', *command[3:]])}")
-            try:
-                returncode = _follow(process, progress, sys.stdout)
+                returncode = _follow(process, progress, display)
             except BaseException:  # Ctrl-C: stop pytest too, and let main() say it in a line
                 _stop(process)
                 raise
-    return _finish(store, gate_name, returncode, log_path)
+    if display.gate is None:
+        return _not_started(running_log, returncode)
+    return _finish(display, returncode, store.path(Store.gate_log_file(display.gate)))
 
 
 _RECORD_ONLY_REFUSED = (
@@ -189,33 +186,37 @@ _RECORD_ONLY_REFUSED = (
 )
 
 
-def _check_settings_and_gate(root: Path, name: str, base: str | None) -> str:
-    """Validate the settings, the base and the gate ``name``; return the gate's own name.
+def _name_log(running_log: Path, log_path: Path, gate: str, command: list[str]) -> None:
+    """The gate is loaded: its log takes the gate's name (the open file follows the rename)."""
+    os.replace(running_log, log_path)
+    print(f"phasegate: gate {gate}: running {' '.join(['pytest', *command[3:]])}", flush=True)
 
-    Also imports what :func:`_finish` needs, while pytest runs rather than after it.
+
+def _not_started(running_log: Path, returncode: int) -> int:
+    """pytest ended before it had loaded the gate: a bad setting, base or gate, or a crash.
+
+    pytest's usage error (exit code 4) becomes the command's, and its log is removed, as if
+    nothing had started; anything else is said with the log's last lines.
     """
-    from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.definition import load_gate
-    from phasegate.gates.newcode import require_base
-    from phasegate.gates.registry import CheckRegistry
-    from phasegate.gates.runner import plan_gate
-    from phasegate.model.gate import GateVerdict  # noqa: F401 - imported for _finish, now
-    from phasegate.model.run import RunReport  # noqa: F401 - imported for _finish, now
-
-    loaded = load_config(root)
-    if base:
-        require_base(root, base)
-    gate, source = load_gate(
-        name,
-        loaded.project_root,
-        gate_paths=loaded.config.gate_paths,
-        overrides=loaded.config.checks,
-        overrides_file=loaded.source,
+    try:
+        text = running_log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    errors = [
+        line.removeprefix("ERROR: ").removeprefix("phasegate: ")
+        for line in text.splitlines()
+        if line.startswith("ERROR: ")
+    ]
+    if returncode == USAGE_ERROR_EXIT_CODE and errors:
+        running_log.unlink(missing_ok=True)
+        raise UsageError("\n".join(errors))
+    tail = "\n".join(text.strip().splitlines()[-15:])
+    print(
+        f"phasegate: pytest exited with status {returncode} before the gate was loaded; "
+        f"its output is in {running_log}:\n{tail}",
+        file=sys.stderr,
     )
-    # Planning finds what only the checks know: unknown check ids, thresholds of the wrong type.
-    registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
-    plan_gate(gate, source, registry, in_pull_request=False)
-    return gate.name
+    return returncode or 1
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -242,7 +243,9 @@ class _Display:
     """What ``gate run`` shows while pytest runs: checks in progress and how far the tests are.
 
     On a terminal one status line is redrawn; in a log (CI), each event is a line of its own,
-    the tests' counts at most every :data:`_TESTS_LINE_S` seconds and when they are done.
+    the tests' counts at most every :data:`_TESTS_LINE_S` seconds and when they are done. It
+    also keeps the gate's name once pytest has loaded it (and calls ``on_gate`` with it), and
+    what pytest left to print at the end (the failing tests and the gate's table).
     """
 
     out: TextIO
@@ -252,6 +255,9 @@ class _Display:
     tests: dict[str, int] | None = None
     tests_shown_at: float | None = None
     tests_final_shown: bool = False
+    gate: str | None = None
+    on_gate: Callable[[str], None] | None = None
+    verdict: _Verdict | None = None
 
     def event(self, line: str) -> None:
         try:
@@ -260,7 +266,13 @@ class _Display:
             return
         if not isinstance(event, dict):
             return
-        if isinstance(event.get("tests"), dict):
+        if isinstance(event.get("gate"), str) and self.gate is None:
+            self.gate = event["gate"]
+            if self.on_gate is not None:
+                self.on_gate(event["gate"])
+        elif isinstance(event.get("verdict"), dict):
+            self.verdict = _Verdict.read(event["verdict"])
+        elif isinstance(event.get("tests"), dict):
             self._tests(event["tests"])
         elif "check" in event:
             self._check(event)
@@ -315,9 +327,8 @@ class _Display:
         self.out.flush()
 
 
-def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> int:
+def _follow(process: subprocess.Popen[bytes], progress: Path, display: _Display) -> int:
     """Show check and test events as they arrive until pytest exits; return its exit code."""
-    display = _Display(out, out.isatty(), clock.monotonic())
     seen = 0
     while True:
         returncode = process.poll()
@@ -335,30 +346,38 @@ def _follow(process: subprocess.Popen[bytes], progress: Path, out: TextIO) -> in
     return returncode
 
 
-def _finish(store: Store, gate: str, returncode: int, log_path: Path) -> int:
-    from phasegate.model.gate import GateVerdict
-    from phasegate.model.run import Outcome, RunReport
-    from phasegate.report.terminal import gate_lines
+@dataclass(frozen=True)
+class _Verdict:
+    """The end of the run as pytest left it in the feed: the gate, its verdict, what to print."""
 
-    verdict = store.read_model(Store.verdict_file(gate), GateVerdict)
-    report = store.read_model(RUN_REPORT_FILE, RunReport)
+    gate: str
+    insufficient: bool
+    lines: list[str]
+
+    @classmethod
+    def read(cls, event: dict[str, Any]) -> _Verdict | None:
+        """The verdict event, or ``None`` when it is not of the shape pytest writes."""
+        gate, insufficient, lines = event.get("gate"), event.get("insufficient"), event.get("lines")
+        if not (
+            isinstance(gate, str)
+            and isinstance(insufficient, bool)
+            and isinstance(lines, list)
+            and all(isinstance(line, str) for line in lines)
+        ):
+            return None
+        return cls(gate, insufficient, lines)
+
+
+def _finish(display: _Display, returncode: int, log_path: Path) -> int:
+    """Print the failing tests and the table; exit 1 when insufficient, else pytest's status."""
+    verdict = display.verdict
     print()
-    if report is not None:
-        failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
-        for test in failing[:20]:
-            detail = f"{test.failure.exc_type}: {test.failure.message}" if test.failure else ""
-            first_line = detail.splitlines()[0] if detail else ""
-            print(f"  {test.outcome.value.upper()} {test.nodeid} - {first_line}")
-        if len(failing) > 20:
-            print(f"  ... and {len(failing) - 20} more (see the report)")
-    if verdict is None or (report is not None and verdict.run_id != report.run_id):
+    if verdict is None or verdict.gate != display.gate:
         print(
             f"phasegate: the gate was not judged (pytest exit status {returncode}); see {log_path}"
         )
         return returncode or 1
-    for text, _markup in gate_lines(
-        verdict, str(store.path(Store.verdict_file(gate))), verbosity=0
-    ):
-        print(text)
+    for line in verdict.lines:
+        print(line)
     print(f"pytest output: {log_path}")
-    return 1 if verdict.verdict == "insufficient" and returncode == 0 else returncode
+    return 1 if verdict.insufficient and returncode == 0 else returncode

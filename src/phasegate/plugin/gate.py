@@ -11,6 +11,7 @@ A shard (``--shard=K/N``) judges nothing: it measures what the gate's session ch
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,7 +45,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     if name == RECORD_ONLY:
         run_coverage.stop_unneeded(config)
         return
-    from phasegate.gates.progress import PROGRESS_ENV
+    from phasegate.gates.progress import PROGRESS_ENV, append_event
     from phasegate.gates.static_process import StaticChecksProcess
     from phasegate.plugin.gate_session import GateSession, ShardGateSession
     from phasegate.plugin.shard import requested as requested_shard
@@ -60,6 +61,12 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
             recorder.store.vet(REFINEMENT_FILE, "phasegate.model.refine:RefinementState")
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
+    progress = os.environ.get(PROGRESS_ENV)
+    if progress:  # `gate run` waits for the gate's own name: the gate is sound
+        from phasegate.plugin.progress import gate_event
+
+        with contextlib.suppress(OSError):  # only a display's feed
+            append_event(Path(progress), gate_event(runner.gate.name))
     if not runner.needs_coverage:
         run_coverage.stop_unneeded(config)
     shard = requested_shard(config)
@@ -73,7 +80,6 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     config.pluginmanager.register(session, "phasegate-gate")
     if runner.wants_test_contexts:
         config.pluginmanager.register(run_coverage.TestContexts(config), "phasegate-test-contexts")
-    progress = os.environ.get(PROGRESS_ENV)
     if progress:
         from phasegate.plugin.progress import TestProgress
 

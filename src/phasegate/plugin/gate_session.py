@@ -9,6 +9,7 @@ table closes the terminal output, and an insufficient verdict turns a passing ex
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ import pytest
 
 from phasegate.errors import PhasegateError, SchemaVersionError
 from phasegate.gates.coverage_run import COVERAGE_DATA, MeasurementError, read_data_file
+from phasegate.gates.progress import PROGRESS_ENV, append_event
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
 from phasegate.plugin import coverage as run_coverage
@@ -90,6 +92,12 @@ class GateSession:
         self._record_round(session, report)
         if self.verdict.verdict == "insufficient":
             self._fail(session)
+        progress = os.environ.get(PROGRESS_ENV)
+        if progress:  # `gate run` prints this rather than loading the verdict and the report
+            from phasegate.plugin.progress import verdict_event
+
+            with contextlib.suppress(OSError):  # unseen, `gate run` says it was not judged
+                append_event(Path(progress), verdict_event(self.verdict, str(path), report))
 
     def _record_round(self, session: pytest.Session, report: Any) -> None:
         refine = self._recorder.loaded_config.config.refine

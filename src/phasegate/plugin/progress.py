@@ -5,22 +5,61 @@ silence. Registered by the gate feature in the process that records (a serial ru
 pytest-xdist controller) when ``PHASEGATE_PROGRESS_FILE`` is set. A test counts as done when
 its teardown is reported, and as failed when any of its reports failed (a subtest too). An
 event is written at most every :data:`INTERVAL_S` seconds, and once more at the end.
+
+Two more events make ``gate run`` a thin front end that loads neither the gate nor pydantic:
+the gate's own name once it is loaded and planned (:func:`gate_event`, a gate file names its
+gate), and at the end what the command prints (:func:`verdict_event`: the failing tests and the
+gate's table, rendered here, where the verdict and the run report already are in memory).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from phasegate import clock
 from phasegate.gates.progress import append_event, tests_event
 
-__all__ = ["INTERVAL_S", "TestProgress"]
+if TYPE_CHECKING:
+    from phasegate.model.gate import GateVerdict
+    from phasegate.model.run import RunReport
+
+__all__ = ["INTERVAL_S", "SHOWN_FAILURES", "TestProgress", "gate_event", "verdict_event"]
 
 #: The shortest time between two test progress events.
 INTERVAL_S = 0.5
+#: How many failing tests ``gate run`` names before it says how many more there are.
+SHOWN_FAILURES = 20
+
+
+def gate_event(name: str) -> dict[str, Any]:
+    """The gate was loaded and planned: its own name (the log ``gate run`` keeps is named so)."""
+    return {"gate": name}
+
+
+def verdict_event(verdict: GateVerdict, verdict_path: str, report: RunReport) -> dict[str, Any]:
+    """What ``gate run`` prints at the end: the failing tests, then the gate's table."""
+    from phasegate.model.run import Outcome
+    from phasegate.report.terminal import gate_lines
+
+    failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
+    failures = []
+    for test in failing[:SHOWN_FAILURES]:
+        detail = f"{test.failure.exc_type}: {test.failure.message}" if test.failure else ""
+        first_line = detail.splitlines()[0] if detail else ""
+        failures.append(f"  {test.outcome.value.upper()} {test.nodeid} - {first_line}")
+    if len(failing) > SHOWN_FAILURES:
+        failures.append(f"  ... and {len(failing) - SHOWN_FAILURES} more (see the report)")
+    table = [text for text, _markup in gate_lines(verdict, verdict_path, verbosity=0)]
+    return {
+        "verdict": {
+            "gate": verdict.gate,
+            "insufficient": verdict.verdict == "insufficient",
+            "lines": [*failures, *table],
+        }
+    }
 
 
 class TestProgress:
