@@ -2,8 +2,9 @@
 
 What third-party packages build on: phasegate's hook specifications, the check protocol (with
 what a check is given and returns), the auto-debug pattern protocol (with what a pattern
-returns), and the names ``phasegate.model`` exports. Their names and signatures, as written in
-the source, are kept in ``tests/data/extension_surface.json``; any difference fails here.
+returns), the report format protocol (with what a format is given), and the names
+``phasegate.model`` exports. Their names and signatures, as written in the source, are kept
+in ``tests/data/extension_surface.json``; any difference fails here.
 
 A deliberate change updates the snapshot and says so in the changelog::
 
@@ -38,6 +39,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     ),
     "phasegate.autodebug.patterns.base": ("Pattern",),
     "phasegate.autodebug.diagnosis": ("Candidate", "Diagnosis", "FileEdit"),
+    "phasegate.report.formats": ("ReportContext", "ReportFormat"),
 }
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
     from phasegate.model.workflow import MemoryUpdate, WorkflowEvent
+    from phasegate.report.formats import ReportFormat
     from phasegate.report.markdown import ExtraSection
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "phasegate_on_event",
     "phasegate_on_memory_sync",
     "phasegate_register_checks",
+    "phasegate_report_formats",
     "phasegate_report_ready",
     "phasegate_report_sections",
 ]
@@ -99,6 +101,21 @@ def phasegate_report_sections(
 
     The TDD ledger, for one, shows the state of its cycles here. Bodies are Markdown that the
     plugin has made safe; give a ``compact`` form for when the report runs out of room.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def phasegate_report_formats() -> Sequence[ReportFormat] | None:
+    """Return report formats to add to ``phasegate report`` and the GitHub bundle.
+
+    Each is an object with ``name``, ``description``, ``reads``, ``bundle_file``,
+    ``step_output`` and ``render(bundle, context)``, as
+    :class:`phasegate.report.formats.ReportFormat` describes. ``phasegate report NAME``
+    renders it, and ``phasegate report github`` writes it into the artifacts folder (or the
+    step's log). Names must be unique: a plugin may not replace a built-in format. A format
+    that raises or returns anything but text is an error naming it.
 
     .. versionadded:: 0.1
     """

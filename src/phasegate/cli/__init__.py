@@ -70,13 +70,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_named(arguments))
-    args = parser.parse_args(arguments)
-    handler: Handler | None = getattr(args, "handler", None)
-    if handler is None:  # no command, or a command without its sub-command
-        build_parser().print_help()
-        return USAGE_ERROR_EXIT_CODE
-    try:
+    try:  # building the parser may load plugins (report formats), which may be broken
+        parser = build_parser(_command_named(arguments))
+        args = parser.parse_args(arguments)
+        handler: Handler | None = getattr(args, "handler", None)
+        if handler is None:  # no command, or a command without its sub-command
+            build_parser().print_help()
+            return USAGE_ERROR_EXIT_CODE
         return handler(args)
     except PhasegateError as exc:
         print(f"phasegate: error: {exc}", file=sys.stderr)

@@ -1,16 +1,23 @@
-"""``phasegate report``: the Markdown, SARIF and annotation renderers, a diff of two runs, and
+"""``phasegate report``: every registered report format, a diff of two runs, and
 ``report github``, which publishes all of them in a GitHub Actions step.
 
-Every sub-command reads an artifacts folder (``--dir``, default the project's ``.phasegate``).
-``report github`` writes the job summary into ``GITHUB_STEP_SUMMARY`` (within what is left of
-the step's 1 MiB), prints the annotations, writes the comment body and the SARIF file, and
-sets the step outputs ``verdict``, ``score``, ``next-action``, ``report-path``,
-``comment-path`` and ``sarif-path`` in ``GITHUB_OUTPUT``.
+The formats (Markdown, SARIF, annotations, and those plugins add) come from
+:class:`~phasegate.report.formats.FormatRegistry`: each is a sub-command,
+``phasegate report NAME``, and this module names none of them but ``markdown``, which the job
+summary is. Every sub-command reads an artifacts folder (``--dir``, default the project's
+``.phasegate``). ``report github`` sets the step outputs ``verdict``, ``score`` and
+``next-action`` first, from the verdict file alone; writes the Markdown report into
+``GITHUB_STEP_SUMMARY`` (within what is left of the step's 1 MiB); then writes each format's
+file into the artifacts folder (``comment.md``, ``phasegate.sarif``, ...) or prints it in the
+step's log (the annotations), and sets the outputs naming the files (``comment-path``,
+``sarif-path``, ...) and ``report-path``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import os
 import subprocess
@@ -18,14 +25,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pluggy
+
 from phasegate.config import LoadedConfig, find_project_root, load_config
-from phasegate.errors import UsageError
-from phasegate.report.annotations import render_annotations
+from phasegate.errors import PhasegateError, UsageError
+from phasegate.extensions import make_plugin_manager
 from phasegate.report.bundle import Bundle, load_bundle
 from phasegate.report.diff import ReportDiff, diff_bundles
+from phasegate.report.formats import FormatRegistry, ReportContext, ReportFormat
 from phasegate.report.limits import COMMENT, SUMMARY, Budget
-from phasegate.report.markdown import ExtraSection, MarkdownOptions, render_markdown
-from phasegate.report.sarif import render_sarif
+from phasegate.report.markdown import ExtraSection, render_markdown
+from phasegate.report.standard import markdown_options
+from phasegate.store import write_atomically
 
 if TYPE_CHECKING:
     from phasegate.report.comment import GitHubClient
@@ -34,34 +45,20 @@ __all__ = ["github_client", "pull_number", "register"]
 
 
 def register(subparsers: Any) -> None:
-    """Add ``report markdown|sarif|annotations|diff|github``."""
+    """Add ``report FORMAT`` for every registered format, and ``report diff|github|comment``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "report",
         help="render the gate's reports: Markdown, SARIF, annotations, diff",
         description="Render the reports of a gate run from its artifacts folder.",
     )
     commands = parser.add_subparsers(title="report commands", metavar="COMMAND")
-
-    markdown = commands.add_parser("markdown", help="the Markdown report (comment or summary)")
-    _common(markdown)
-    markdown.add_argument(
-        "--target",
-        choices=("comment", "summary"),
-        default="comment",
-        help="size it for a pull-request comment (65,536 characters) or a job summary (1 MiB)",
-    )
-    markdown.add_argument("--compare", type=Path, metavar="BASE_DIR", help="base run's artifacts")
-    markdown.add_argument("--out", type=Path, help="write to this file instead of printing")
-    markdown.set_defaults(handler=_markdown)
-
-    sarif = commands.add_parser("sarif", help="SARIF 2.1.0 for code scanning")
-    _common(sarif)
-    sarif.add_argument("--out", type=Path, help="write to this file instead of printing")
-    sarif.set_defaults(handler=_sarif)
-
-    annotations = commands.add_parser("annotations", help="GitHub workflow command annotations")
-    _common(annotations)
-    annotations.set_defaults(handler=_annotations)
+    formats = FormatRegistry(_extensions_for_help())
+    for registered in formats.formats():
+        report_format = registered.format
+        command = commands.add_parser(report_format.name, help=report_format.description)
+        _common(command)
+        _format_options(command)
+        command.set_defaults(handler=_render, format_name=report_format.name)
 
     diff = commands.add_parser(
         "diff", help="what changed between two runs", description="Compare BASE with HEAD."
@@ -77,7 +74,21 @@ def register(subparsers: Any) -> None:
     )
     _common(github)
     github.add_argument("--compare", type=Path, metavar="BASE_DIR", help="base run's artifacts")
-    github.add_argument("--no-annotations", action="store_true", help="print no annotations")
+    github.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=formats.names(),
+        metavar="FORMAT",
+        help=f"publish no FORMAT ({', '.join(formats.names())}); may be repeated",
+    )
+    github.add_argument(
+        "--no-annotations",
+        action="append_const",
+        const="annotations",
+        dest="skip",
+        help="print no annotations (--skip annotations)",
+    )
     github.set_defaults(handler=_github)
 
     comment = commands.add_parser(
@@ -111,8 +122,36 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _format_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        choices=("comment", "summary"),
+        default="comment",
+        help="size it for a pull-request comment (65,536 characters) or a job summary (1 MiB)",
+    )
+    parser.add_argument("--compare", type=Path, metavar="BASE_DIR", help="base run's artifacts")
+    parser.add_argument("--out", type=Path, help="write to this file instead of printing")
+
+
 def _loaded() -> LoadedConfig:
     return load_config(find_project_root(Path.cwd()))
+
+
+def _extensions_for_help() -> pluggy.PluginManager:
+    """The plugin manager whose formats become sub-commands.
+
+    A configuration that cannot be read still lets the built-in formats be named: running one
+    then reports the configuration's error (a format a configured plugin adds is unknown till
+    then).
+    """
+    try:
+        plugins = _loaded().config.plugins
+    except PhasegateError:
+        plugins = []
+    try:
+        return make_plugin_manager(plugins)
+    except PhasegateError:
+        return make_plugin_manager()
 
 
 def _folder(args: argparse.Namespace, loaded: LoadedConfig) -> Path:
@@ -120,12 +159,18 @@ def _folder(args: argparse.Namespace, loaded: LoadedConfig) -> Path:
     return folder
 
 
-def _options(
-    loaded: LoadedConfig, budget: Budget, diff: ReportDiff | None, bundle: Bundle
-) -> MarkdownOptions:
+def _context(
+    loaded: LoadedConfig,
+    extensions: pluggy.PluginManager,
+    bundle: Bundle,
+    *,
+    budget: Budget = COMMENT,
+    diff: ReportDiff | None = None,
+    path_prefix: str | None = None,
+) -> ReportContext:
     settings = loaded.config.report
     hint = os.environ.get("PHASEGATE_ARTIFACT_HINT") or f"the artifacts folder ({bundle.source})"
-    return MarkdownOptions(
+    return ReportContext(
         budget=budget,
         max_failures=settings.max_failures,
         max_findings=settings.max_findings,
@@ -133,15 +178,13 @@ def _options(
         artifact_hint=hint,
         run_url=_run_url(os.environ),
         diff=diff,
-        extra=_extra_sections(loaded, bundle),
+        find_path_prefix=functools.partial(_prefix, path_prefix, loaded),
+        find_extra_sections=functools.partial(_extra_sections, extensions, bundle),
     )
 
 
-def _extra_sections(loaded: LoadedConfig, bundle: Bundle) -> list[ExtraSection]:
-    from phasegate.extensions import make_plugin_manager
-
-    manager = make_plugin_manager(loaded.config.plugins)
-    hook = manager.hook.phasegate_report_sections
+def _extra_sections(extensions: pluggy.PluginManager, bundle: Bundle) -> list[ExtraSection]:
+    hook = extensions.hook.phasegate_report_sections
     found: list[ExtraSection] = []
     for returned in hook(verdict=bundle.verdict, report=bundle.run):
         found.extend(returned or ())
@@ -155,9 +198,10 @@ def _run_url(environment: dict[str, str] | os._Environ[str]) -> str | None:
     return f"{server}/{repo}/actions/runs/{run}" if server and repo and run else None
 
 
-def _prefix(args: argparse.Namespace, loaded: LoadedConfig) -> str:
-    if args.path_prefix is not None:
-        return str(args.path_prefix)
+def _prefix(given: str | None, loaded: LoadedConfig) -> str:
+    """``--path-prefix``, else the project's folder in its repository as git says."""
+    if given is not None:
+        return given
     try:
         completed = subprocess.run(
             ["git", "rev-parse", "--show-prefix"],
@@ -188,42 +232,24 @@ def _compare(path: Path | None, gate: str | None, head: Bundle) -> ReportDiff | 
     return diff_bundles(load_bundle(path, name), head)
 
 
-def _markdown(args: argparse.Namespace) -> int:
+def _render(args: argparse.Namespace) -> int:
+    """``phasegate report FORMAT``: one registered format, printed or written to ``--out``."""
     loaded = _loaded()
+    extensions = make_plugin_manager(loaded.config.plugins)
+    formats = FormatRegistry(extensions)
+    registered = formats.get(args.format_name)
     bundle = load_bundle(_folder(args, loaded), args.gate)
-    budget = COMMENT if args.target == "comment" else SUMMARY
-    diff = _compare(args.compare, args.gate, bundle)
-    rendered = render_markdown(bundle, _options(loaded, budget, diff, bundle))
-    _emit(rendered.text, args.out)
-    return 0
-
-
-def _require_verdict(bundle: Bundle) -> Any:
-    if bundle.verdict is None:
-        raise UsageError(
-            f"{bundle.source} holds no gate verdict of its latest run (gates/*.json): SARIF "
-            "and annotations show a gate's findings; run pytest --gate=NAME first, or name an "
-            "older verdict with --gate NAME"
-        )
-    return bundle.verdict
-
-
-def _sarif(args: argparse.Namespace) -> int:
-    loaded = _loaded()
-    bundle = load_bundle(_folder(args, loaded), args.gate)
-    output = render_sarif(_require_verdict(bundle), path_prefix=_prefix(args, loaded))
-    _emit(output.dumps(), args.out)
-    for reason, count in output.left_out.items():
-        print(f"phasegate: SARIF left out {count} {reason}", file=sys.stderr)
-    return 0
-
-
-def _annotations(args: argparse.Namespace) -> int:
-    loaded = _loaded()
-    bundle = load_bundle(_folder(args, loaded), args.gate)
-    output = render_annotations(_require_verdict(bundle), path_prefix=_prefix(args, loaded))
-    for line in output.lines:
-        print(line)
+    context = _context(
+        loaded,
+        extensions,
+        bundle,
+        budget=COMMENT if args.target == "comment" else SUMMARY,
+        diff=_compare(args.compare, args.gate, bundle),
+        path_prefix=args.path_prefix,
+    )
+    _emit(formats.render(registered, bundle, context), args.out)
+    for note in context.notes:
+        print(f"phasegate: {note}", file=sys.stderr)
     return 0
 
 
@@ -236,7 +262,9 @@ def _diff(args: argparse.Namespace) -> int:
         print(diff.model_dump_json(indent=2))
     elif args.format == "markdown":
         loaded = _loaded()
-        print(render_markdown(head, _options(loaded, COMMENT, diff, head)).text, end="")
+        extensions = make_plugin_manager(loaded.config.plugins)
+        context = _context(loaded, extensions, head, diff=diff)
+        print(render_markdown(head, markdown_options(context)).text, end="")
     else:
         for line in _diff_lines(diff):
             print(line)
@@ -284,45 +312,75 @@ def _pct(value: float | None) -> str:
 
 
 def _github(args: argparse.Namespace) -> int:
-    """Everything a GitHub Actions step publishes, from one artifacts folder."""
+    """Everything a GitHub Actions step publishes, from one artifacts folder.
+
+    The verdict's outputs are set before any format is rendered, from the verdict file alone:
+    a format that fails stops the step with an error, and cannot change or hide the verdict.
+    """
     loaded = _loaded()
     folder = _folder(args, loaded)
     environment = os.environ
     # Said first, so that the artifacts are uploaded even when they cannot be rendered.
     _write_outputs(environment.get("GITHUB_OUTPUT"), {"report-path": str(folder)})
     bundle = load_bundle(folder, args.gate)
-    diff = _compare(args.compare, args.gate, bundle)
-    outputs: dict[str, str] = {}
-    summary_path = environment.get("GITHUB_STEP_SUMMARY")
-    if summary_path:
-        path = Path(summary_path)
-        used = path.stat().st_size if path.is_file() else 0
-        summary = render_markdown(bundle, _options(loaded, SUMMARY.less(used), diff, bundle))
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(summary.text)
-    comment = render_markdown(bundle, _options(loaded, COMMENT, diff, bundle))
-    comment_path = folder / "comment.md"
-    comment_path.write_text(comment.text, encoding="utf-8")
-    outputs["comment-path"] = str(comment_path)
+    _write_outputs(environment.get("GITHUB_OUTPUT"), _verdict_outputs(bundle))
     _pull_request_file(folder, environment)
-    if bundle.verdict is not None:
-        verdict = bundle.verdict
-        outputs["verdict"] = verdict.verdict
-        outputs["score"] = f"{verdict.score:.4f}"
-        prefix = _prefix(args, loaded)
-        sarif = render_sarif(verdict, path_prefix=prefix)
-        sarif_path = folder / "phasegate.sarif"
-        sarif_path.write_text(sarif.dumps(), encoding="utf-8")
-        outputs["sarif-path"] = str(sarif_path)
-        if not args.no_annotations:
-            for line in render_annotations(verdict, path_prefix=prefix).lines:
-                print(line)
-    else:
-        outputs["verdict"] = "none"
-    if bundle.refinement is not None and bundle.refinement.next_action is not None:
-        outputs["next-action"] = bundle.refinement.next_action.action.value
+    extensions = make_plugin_manager(loaded.config.plugins)
+    formats = FormatRegistry(extensions)
+    diff = _compare(args.compare, args.gate, bundle)
+    context = _context(loaded, extensions, bundle, diff=diff, path_prefix=args.path_prefix)
+    _job_summary(environment.get("GITHUB_STEP_SUMMARY"), formats, bundle, context)
+    outputs: dict[str, str] = {}
+    for registered in formats.formats():
+        report_format = registered.format
+        if report_format.name in args.skip or not _has_input(report_format, bundle):
+            continue
+        text = formats.render(registered, bundle, context)
+        if report_format.bundle_file is None:
+            sys.stdout.write(text)
+            continue
+        path = folder / report_format.bundle_file
+        write_atomically(path, text.encode("utf-8"))
+        if report_format.step_output is not None:
+            outputs[report_format.step_output] = str(path)
+    for note in context.notes:
+        print(f"phasegate: {note}", file=sys.stderr)
     _write_outputs(environment.get("GITHUB_OUTPUT"), outputs)
     return 0
+
+
+def _verdict_outputs(bundle: Bundle) -> dict[str, str]:
+    """The step outputs the action decides on: the verdict, its score, the next action."""
+    outputs = {"verdict": "none"}
+    if bundle.verdict is not None:
+        outputs["verdict"] = bundle.verdict.verdict
+        outputs["score"] = f"{bundle.verdict.score:.4f}"
+    if bundle.refinement is not None and bundle.refinement.next_action is not None:
+        outputs["next-action"] = bundle.refinement.next_action.action.value
+    return outputs
+
+
+def _has_input(report_format: ReportFormat, bundle: Bundle) -> bool:
+    """Whether the bundle holds what the format reads (a run without a gate has no verdict)."""
+    if report_format.reads == "verdict":
+        return bundle.verdict is not None
+    if report_format.reads == "run":
+        return bundle.run is not None
+    return True
+
+
+def _job_summary(
+    summary_path: str | None, formats: FormatRegistry, bundle: Bundle, context: ReportContext
+) -> None:
+    """The Markdown report appended to the job summary, within what is left of its 1 MiB."""
+    if not summary_path:
+        return
+    path = Path(summary_path)
+    used = path.stat().st_size if path.is_file() else 0
+    summary = dataclasses.replace(context, budget=SUMMARY.less(used), notes=[])
+    text = formats.render(formats.get("markdown"), bundle, summary)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _pull_request_file(folder: Path, environment: dict[str, str] | os._Environ[str]) -> None:
