@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING
 
 from phasegate.autodebug.context_index import split_identifier
 from phasegate.autodebug.distance import max_distance, osa_distance
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.patterns.call_facts import ParameterFacts
 
 __all__ = ["alignment", "fit"]
 
@@ -39,7 +42,7 @@ def _similarity(word: str, wanted: str) -> float:
 def fit(
     value: str,
     kind: str | None,
-    param: dict[str, Any],
+    param: ParameterFacts,
     sites: Counter[str],
     loops: set[str],
     passed: list[str],
@@ -76,7 +79,7 @@ def _shared(word: str, other: str) -> float:
     return words
 
 
-def _type_fit(kind: str | None, param: dict[str, Any]) -> float:
+def _type_fit(kind: str | None, param: ParameterFacts) -> float:
     if kind is None:
         return 0.0
     default = param.get("default_type")
@@ -86,7 +89,7 @@ def _type_fit(kind: str | None, param: dict[str, Any]) -> float:
     return 0.15 if annotation and kind.lower() in annotation else 0.0
 
 
-def alignment(args: list[ast.expr], positional: list[dict[str, Any]], position: int) -> float:
+def alignment(args: list[ast.expr], positional: list[ParameterFacts], position: int) -> float:
     """How well the call's arguments name the parameters they reach once one is inserted."""
     names = [str(p["name"]).strip("_") for p in positional]
     score = 0.0

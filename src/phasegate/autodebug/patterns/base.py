@@ -15,7 +15,8 @@ Third-party packages add patterns through the ``phasegate_autodebug_patterns`` h
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.source import node_span
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
 __all__ = [
+    "CulpritFacts",
     "Pattern",
     "closeness",
     "culprit_sentence",
@@ -58,6 +60,13 @@ class Pattern(Protocol):
         ...
 
 
+class CulpritFacts(TypedDict):
+    """A name the test asks for (``asked``) that the project spells otherwise (``defined``)."""
+
+    asked: str
+    defined: str
+
+
 def short(exc_type: str) -> str:
     """``NameError`` for ``builtins.NameError`` and ``pkg.errors.Oops`` alike stays readable."""
     return exc_type.rpartition(".")[2]
@@ -83,10 +92,11 @@ def diagnose(
     frame: LiveFrame | None,
     *,
     kind: str,
-    facts: dict[str, Any],
+    facts: Mapping[str, object],
     node: ast.AST | None = None,
 ) -> Diagnosis:
-    """A diagnosis at ``node`` (when known) or at the frame's failing span."""
+    """A diagnosis at ``node`` (when known) or at the frame's failing span; ``facts`` (a
+    pattern's TypedDict, or a plain dict) are kept as a plain dict."""
     exc = failure.exc
     cls = type(exc)
     exc_type = (
@@ -98,7 +108,7 @@ def diagnose(
         kind=kind,
         exc_type=exc_type,
         message=str(exc)[:500],
-        facts=facts,
+        facts=dict(facts),
     )
     if frame is None or frame.path is None:
         return diagnosis
@@ -148,7 +158,7 @@ def test_is_culprit(
     return counts[defined] > max(0, counts[asked] - 1)
 
 
-def culprit_sentence(culprit: dict[str, str], what: str) -> str:
+def culprit_sentence(culprit: CulpritFacts, what: str) -> str:
     """Why the code was left alone when a test spells a name otherwise than the code does."""
     return (
         f"the test is the likely culprit: it asks for `{culprit['asked']}`, while the code, "

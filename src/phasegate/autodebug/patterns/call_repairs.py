@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
@@ -19,6 +20,7 @@ from phasegate.autodebug.patterns.base import (
     definition_is_misspelt,
     test_is_culprit,
 )
+from phasegate.autodebug.patterns.call_facts import call_facts, operand_facts
 from phasegate.autodebug.source import (
     node_span,
     parse,
@@ -29,45 +31,100 @@ from phasegate.autodebug.source import (
 )
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.patterns.call_facts import CalleeFacts, OperandFacts
     from phasegate.autodebug.project import Project
 
 __all__ = [
+    "CallSite",
+    "Definition",
     "extra_candidates",
     "find_call",
     "find_def",
     "keyword_candidates",
     "operand_candidates",
+    "read_call_site",
     "without_item",
 ]
 
 _NUMBERS = ("int", "float")
+_KEYWORD_KINDS = ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-# -- candidates ------------------------------------------------------------------------------
+# -- the call and the definition ---------------------------------------------------------------
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Definition:
+    """The callee's definition in an editable file: the file's path and text, and the node."""
+
+    path: str
+    text: str
+    function: FunctionNode
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """The failing call and the callee's definition, as the editable files hold them now.
+
+    ``call_text`` is None when the call is not in an editable file (a test's), ``call`` when
+    the call is no longer found there, ``definition`` when the callee's is not editable or
+    not found.
+    """
+
+    call_text: str | None
+    call: ast.Call | None
+    definition: Definition | None
+
+    def editable_call(self) -> tuple[str, ast.Call] | None:
+        """The text of the file the call is in, and the call, when both are known."""
+        if self.call_text is None or self.call is None:
+            return None
+        return self.call_text, self.call
+
+
+def read_call_site(diagnosis: Diagnosis, project: Project) -> CallSite:
+    """The :class:`CallSite` of a call diagnosis, read from the project's editable files."""
+    callee = call_facts(diagnosis)["callee"]
+    call_text = project.read_editable(diagnosis.path)
+    def_path = callee["path"]
+    def_text = project.read_editable(def_path)
+    function = find_def(def_text, callee) if def_text is not None else None
+    definition = (
+        Definition(def_path, def_text, function)
+        if def_path is not None and def_text is not None and function is not None
+        else None
+    )
+    call = find_call(call_text, diagnosis) if call_text is not None else None
+    return CallSite(call_text, call, definition)
 
 
 def find_call(text: str, diagnosis: Diagnosis) -> ast.Call | None:
+    """The call at the diagnosis's exact span in ``text``."""
     tree = parse(text)
-    if tree is None:
+    span = diagnosis.span()
+    if tree is None or span is None:
         return None
     lines = split_lines(text)
-    span = diagnosis.span()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and span is not None and node_span(node, lines) == span:
-            return node
-    return None
+    calls = (node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return next((node for node in calls if node_span(node, lines) == span), None)
 
 
-def find_def(text: str, callee: dict[str, Any]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def find_def(text: str, callee: CalleeFacts) -> FunctionNode | None:
+    """The function defined (or decorated) at the callee's first line in ``text``."""
     tree = parse(text)
     if tree is None:
         return None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lines = [node.lineno, *(d.lineno for d in node.decorator_list)]
-            if callee.get("line") in lines:
-                return node
-    return None
+    functions = (
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    return next((f for f in functions if callee["line"] in _def_lines(f)), None)
+
+
+def _def_lines(function: FunctionNode) -> list[int]:
+    return [function.lineno, *(d.lineno for d in function.decorator_list)]
 
 
 def _keyword_span(text: str, keyword: ast.keyword) -> tuple[int, int, int, int] | None:
@@ -78,135 +135,156 @@ def _keyword_span(text: str, keyword: ast.keyword) -> tuple[int, int, int, int] 
     return name if segment(text, name) == keyword.arg else None
 
 
-def keyword_candidates(
-    diagnosis: Diagnosis,
-    call_text: str | None,
-    call: ast.Call | None,
-    def_text: str | None,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    def_path: str | None,
-    project: Project,
-) -> list[Candidate]:
-    facts = diagnosis.facts
-    names = [
-        p["name"]
-        for p in facts.get("params", [])
-        if p["kind"] in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")
-    ]
+# -- an unexpected keyword ----------------------------------------------------------------------
+
+
+def keyword_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -> list[Candidate]:
+    """The keyword respelt at the call, the parameter renamed, or a parameter added."""
+    facts = call_facts(diagnosis)
+    accepting = [p["name"] for p in facts["params"] if p["kind"] in _KEYWORD_KINDS]
+    unpassed = [name for name in accepting if name not in facts["keywords"]]
     candidates: list[Candidate] = []
-    callee = facts["callee"]["text"]
-    for wrong in facts.get("unexpected", []):
-        for match in closest(wrong, [n for n in names if n not in facts.get("keywords", [])]):
+    for wrong in facts["unexpected"]:
+        for match in closest(wrong, unpassed):
             score = 0.9 * closeness(match.distance, wrong)
-            keyword = next((k for k in call.keywords if k.arg == wrong), None) if call else None
-            if call_text is not None and keyword is not None and diagnosis.path is not None:
-                span = _keyword_span(call_text, keyword)
-                if span is not None:
-                    candidates.append(
-                        Candidate(
-                            "keyword-typo",
-                            f"pass `{match.name}=` instead of `{wrong}=` to `{callee}()` "
-                            f"at {diagnosis.path}:{span[0]}",
-                            [FileEdit(diagnosis.path, replace_span(call_text, span, match.name))],
-                            score,
-                        )
-                    )
-            if def_text is not None and function is not None and def_path is not None:
-                renamed = rename_names(
-                    def_text,
-                    match.name,
-                    wrong,
-                    first_line=function.lineno,
-                    last_line=function.end_lineno,
-                    role="name",
+            candidates += _respelt_keyword(diagnosis, site, wrong, match.name, score)
+            candidates += _renamed_parameter(diagnosis, site, project, wrong, match.name, score)
+    return candidates + _added_parameters(site, facts["unexpected"])
+
+
+def _respelt_keyword(
+    diagnosis: Diagnosis, site: CallSite, wrong: str, right: str, score: float
+) -> list[Candidate]:
+    """``right=`` instead of ``wrong=`` at the call."""
+    found = site.editable_call()
+    if found is None or diagnosis.path is None:
+        return []
+    call_text, call = found
+    keyword = next((k for k in call.keywords if k.arg == wrong), None)
+    span = _keyword_span(call_text, keyword) if keyword is not None else None
+    if span is None:
+        return []
+    callee = call_facts(diagnosis)["callee"]["text"]
+    return [
+        Candidate(
+            "keyword-typo",
+            f"pass `{right}=` instead of `{wrong}=` to `{callee}()` at {diagnosis.path}:{span[0]}",
+            [FileEdit(diagnosis.path, replace_span(call_text, span, right))],
+            score,
+        )
+    ]
+
+
+def _renamed_parameter(
+    diagnosis: Diagnosis, site: CallSite, project: Project, wrong: str, right: str, score: float
+) -> list[Candidate]:
+    """The parameter ``right`` renamed ``wrong``, unless the tests are the likely culprit."""
+    definition = site.definition
+    if definition is None:
+        return []
+    function = definition.function
+    renamed = rename_names(
+        definition.text,
+        right,
+        wrong,
+        first_line=function.lineno,
+        last_line=function.end_lineno,
+        role="name",
+    )
+    if renamed is None or _test_is_culprit(diagnosis, project, wrong, right, definition):
+        return []  # contract first: the test is the likely culprit
+    # The call is in a test, or the tests spell the keyword as the call does.
+    misspelt = site.call_text is None or definition_is_misspelt(
+        project, wrong, right, asked_uses=1, definitions=1
+    )
+    return [
+        Candidate(
+            "rename-parameter",
+            f"rename the parameter `{right}` of `{function.name}` to `{wrong}` in "
+            f"{definition.path}",
+            [FileEdit(definition.path, renamed)],
+            score * (1.02 if misspelt else 0.8),
+        )
+    ]
+
+
+def _added_parameters(site: CallSite, unexpected: list[str]) -> list[Candidate]:
+    """Each unexpected keyword added as a parameter, where the body reads it unbound."""
+    definition = site.definition
+    tree = parse(definition.text) if definition is not None else None
+    if definition is None or tree is None:
+        return []
+    free = _free_names(definition.function, tree)
+    candidates = []
+    for wrong in (name for name in unexpected if name in free):
+        added = _with_parameters(definition.text, definition.function, [wrong])
+        if added is not None:
+            candidates.append(
+                Candidate(
+                    "add-parameter",
+                    f"add the parameter `{wrong}` to `{definition.function.name}` in "
+                    f"{definition.path} (its body uses it, nothing binds it)",
+                    [FileEdit(definition.path, added)],
+                    0.92,
                 )
-                if renamed is not None and _test_is_culprit(
-                    diagnosis, project, wrong, match.name, function, def_path
-                ):
-                    renamed = None  # contract first: the test is the likely culprit
-                if renamed is not None:
-                    # The call is in a test, or the tests spell the keyword as the call does.
-                    misspelt = call_text is None or definition_is_misspelt(
-                        project, wrong, match.name, asked_uses=1, definitions=1
-                    )
-                    candidates.append(
-                        Candidate(
-                            "rename-parameter",
-                            f"rename the parameter `{match.name}` of `{function.name}` "
-                            f"to `{wrong}` in {def_path}",
-                            [FileEdit(def_path, renamed)],
-                            score * (1.02 if misspelt else 0.8),
-                        )
-                    )
-    tree = parse(def_text) if def_text is not None else None
-    if def_text is not None and function is not None and tree is not None and def_path is not None:
-        free = _free_names(function, tree)
-        for wrong in facts.get("unexpected", []):
-            if wrong not in free:
-                continue
-            added = _with_parameters(def_text, function, [wrong])
-            if added is not None:
-                candidates.append(
-                    Candidate(
-                        "add-parameter",
-                        f"add the parameter `{wrong}` to `{function.name}` in {def_path} "
-                        "(its body uses it, nothing binds it)",
-                        [FileEdit(def_path, added)],
-                        0.92,
-                    )
-                )
+            )
     return candidates
 
 
 def _test_is_culprit(
-    diagnosis: Diagnosis,
-    project: Project,
-    wrong: str,
-    right: str,
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    def_path: str,
+    diagnosis: Diagnosis, project: Project, wrong: str, right: str, definition: Definition
 ) -> bool:
     """Whether a public parameter must keep its name: the project spells it so elsewhere."""
+    function = definition.function
     if function.name.startswith("_") and not function.name.endswith("__"):
         return False
-    span = (def_path, function.lineno, function.end_lineno or function.lineno)
+    span = (definition.path, function.lineno, function.end_lineno or function.lineno)
     if not test_is_culprit(project, wrong, right, definition=span):
         return False
-    diagnosis.facts["test_culprit"] = {"asked": wrong, "defined": right}
+    call_facts(diagnosis)["test_culprit"] = {"asked": wrong, "defined": right}
     return True
 
 
-def _free_names(function: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[str]:
+def _free_names(function: FunctionNode, module: ast.Module) -> list[str]:
     """Names the function reads but nothing binds: not a parameter, local, global or builtin."""
-    bound = {
-        a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
-    }
-    bound |= {a.arg for a in (function.args.vararg, function.args.kwarg) if a is not None}
-    loaded: list[str] = []
+    bound = _parameter_names(function) | _bound_inside(function)
+    known = bound | _module_names(module)
+    loaded = (n.id for n in ast.walk(function) if isinstance(n, ast.Name))
+    reads = dict.fromkeys(name for name in loaded if name not in known)
+    return [name for name in reads if not hasattr(builtins, name)]
+
+
+def _parameter_names(function: FunctionNode) -> set[str]:
+    args = function.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return {a.arg for a in [*named, args.vararg, args.kwarg] if a is not None}
+
+
+def _bound_inside(function: FunctionNode) -> set[str]:
+    """The names the function's body binds: assigned, defined, or a nested function's
+    parameters."""
+    bound: set[str] = set()
     for node in ast.walk(function):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Store):
-                bound.add(node.id)
-            elif node.id not in loaded:
-                loaded.append(node.id)
-        elif (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and node is not function
-        ):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, _DEFINITIONS) and node is not function:
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-    module_names = {
+    return bound
+
+
+def _module_names(module: ast.Module) -> set[str]:
+    """The names a module binds: assigned anywhere, defined or imported at its top."""
+    names = {
         n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     for stmt in module.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            module_names.add(stmt.name)
+        if isinstance(stmt, _DEFINITIONS):
+            names.add(stmt.name)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            module_names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-    return [
-        n for n in loaded if n not in bound and n not in module_names and not hasattr(builtins, n)
-    ]
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+    return names
 
 
 def without_item(text: str, items: list[ast.AST], index: int) -> str | None:
@@ -227,80 +305,114 @@ def without_item(text: str, items: list[ast.AST], index: int) -> str | None:
     return replace_span(text, span, "")
 
 
-def extra_candidates(
-    diagnosis: Diagnosis,
-    call_text: str | None,
-    call: ast.Call | None,
-    def_text: str | None,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    def_path: str | None,
-) -> list[Candidate]:
-    facts = diagnosis.facts
-    extra = int(facts.get("extra", 0))
-    candidates: list[Candidate] = []
-    tree = parse(def_text) if def_text is not None else None
-    if def_text is not None and function is not None and tree is not None and def_path is not None:
-        free = _free_names(function, tree)
-        if len(free) >= extra:
-            added = _with_parameters(def_text, function, free[:extra])
-            if added is not None:
-                names = ", ".join(f"`{n}`" for n in free[:extra])
-                candidates.append(
-                    Candidate(
-                        "add-parameter",
-                        f"add the parameter {names} to `{function.name}` in {def_path} "
-                        "(its body uses it, nothing binds it)",
-                        [FileEdit(def_path, added)],
-                        0.9,
-                    )
-                )
-    if def_text is not None and function is not None and def_path is not None:
-        loosened = _without_keyword_marker(def_text, function, extra)
-        if loosened is not None:
+# -- too many arguments -------------------------------------------------------------------------
+
+
+def extra_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -> list[Candidate]:
+    """Parameters added or made positional at the definition; arguments packed or dropped."""
+    facts = call_facts(diagnosis)
+    extra = facts["extra"]
+    return [
+        *_free_parameters_added(site, extra),
+        *_keyword_marker_removed(site, extra),
+        *_arguments_packed(diagnosis, site),
+        *(_arguments_dropped(diagnosis, site) if extra == 1 else []),
+    ]
+
+
+def _free_parameters_added(site: CallSite, extra: int) -> list[Candidate]:
+    """The first ``extra`` names the body reads unbound, added as parameters."""
+    definition = site.definition
+    tree = parse(definition.text) if definition is not None else None
+    if definition is None or tree is None:
+        return []
+    free = _free_names(definition.function, tree)
+    added = (
+        _with_parameters(definition.text, definition.function, free[:extra])
+        if len(free) >= extra
+        else None
+    )
+    if added is None:
+        return []
+    names = ", ".join(f"`{n}`" for n in free[:extra])
+    return [
+        Candidate(
+            "add-parameter",
+            f"add the parameter {names} to `{definition.function.name}` in {definition.path} "
+            "(its body uses it, nothing binds it)",
+            [FileEdit(definition.path, added)],
+            0.9,
+        )
+    ]
+
+
+def _keyword_marker_removed(site: CallSite, extra: int) -> list[Candidate]:
+    """The definition's keyword-only parameters made positional."""
+    definition = site.definition
+    loosened = (
+        _without_keyword_marker(definition.text, definition.function, extra)
+        if definition is not None
+        else None
+    )
+    if definition is None or loosened is None:
+        return []
+    return [
+        Candidate(
+            "positional-parameter",
+            f"let `{definition.function.name}` take its keyword-only parameter(s) by position "
+            f"in {definition.path}",
+            [FileEdit(definition.path, loosened)],
+            0.85,
+        )
+    ]
+
+
+def _arguments_packed(diagnosis: Diagnosis, site: CallSite) -> list[Candidate]:
+    """The call's arguments passed as one tuple, to a callee that takes one."""
+    found = site.editable_call()
+    if found is None or diagnosis.path is None or call_facts(diagnosis)["accepts"] != 1:
+        return []
+    call_text, call = found
+    if len(call.args) <= 1:
+        return []
+    lines = split_lines(call_text)
+    first, last = node_span(call.args[0], lines), node_span(call.args[-1], lines)
+    if first is None or last is None:
+        return []
+    whole = (first[0], first[1], last[2], last[3])
+    packed = replace_span(call_text, whole, f"({segment(call_text, whole)})")
+    return [
+        Candidate(
+            "pack-arguments",
+            f"pass the arguments of `{call_facts(diagnosis)['callee']['text']}()` as one tuple "
+            f"at {diagnosis.path}:{diagnosis.line}",
+            [FileEdit(diagnosis.path, packed)],
+            0.75,
+        )
+    ]
+
+
+def _arguments_dropped(diagnosis: Diagnosis, site: CallSite) -> list[Candidate]:
+    """The call without one of its positional arguments, the last first."""
+    found = site.editable_call()
+    if found is None or diagnosis.path is None:
+        return []
+    call_text, call = found
+    items: list[ast.AST] = [*call.args, *call.keywords]
+    candidates = []
+    for rank, index in enumerate(reversed(range(len(call.args)))):
+        new = without_item(call_text, items, index)
+        if new is not None:
             candidates.append(
                 Candidate(
-                    "positional-parameter",
-                    f"let `{function.name}` take its keyword-only parameter(s) by position "
-                    f"in {def_path}",
-                    [FileEdit(def_path, loosened)],
-                    0.85,
-                )
-            )
-    if (
-        call_text is not None
-        and call is not None
-        and facts.get("accepts") == 1
-        and len(call.args) > 1
-        and diagnosis.path is not None
-    ):
-        lines = split_lines(call_text)
-        first, last = node_span(call.args[0], lines), node_span(call.args[-1], lines)
-        if first is not None and last is not None:
-            whole = (first[0], first[1], last[2], last[3])
-            packed = replace_span(call_text, whole, f"({segment(call_text, whole)})")
-            candidates.append(
-                Candidate(
-                    "pack-arguments",
-                    f"pass the arguments of `{facts['callee']['text']}()` as one tuple at "
+                    "remove-argument",
+                    f"drop the argument `{ast.unparse(call.args[index])}` from the call of "
+                    f"`{call_facts(diagnosis)['callee']['text']}()` at "
                     f"{diagnosis.path}:{diagnosis.line}",
-                    [FileEdit(diagnosis.path, packed)],
-                    0.75,
+                    [FileEdit(diagnosis.path, new)],
+                    0.7 - 0.02 * rank,
                 )
             )
-    if call_text is not None and call is not None and extra == 1 and diagnosis.path is not None:
-        items: list[ast.AST] = [*call.args, *call.keywords]
-        for rank, index in enumerate(reversed(range(len(call.args)))):
-            new = without_item(call_text, items, index)
-            if new is not None:
-                candidates.append(
-                    Candidate(
-                        "remove-argument",
-                        f"drop the argument `{ast.unparse(call.args[index])}` from the call "
-                        f"of `{facts['callee']['text']}()` at {diagnosis.path}:{diagnosis.line}",
-                        [FileEdit(diagnosis.path, new)],
-                        0.7 - 0.02 * rank,
-                    )
-                )
     return candidates
 
 
@@ -351,39 +463,21 @@ def _with_parameters(
     )
 
 
+# -- operands of the wrong types ---------------------------------------------------------------
+
+
 def operand_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-    facts = diagnosis.facts
+    """A number and a string made the same type, with ``str()`` or the number's type."""
     path = diagnosis.path
-    text = project.read(path) if project.editable(path) and path is not None else None
-    tree = parse(text) if text is not None else None
-    span = diagnosis.span()
-    if text is None or tree is None or span is None or path is None:
+    text = project.read(path) if path is not None and project.editable(path) else None
+    found = _operation_at(text, diagnosis) if text is not None else None
+    if path is None or text is None or found is None:
         return []
-    lines = split_lines(text)
-    node = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.BinOp, ast.AugAssign)) and node_span(n, lines) == span
-        ),
-        None,
-    )
-    if node is None:
-        return []
-    left = node.left if isinstance(node, ast.BinOp) else node.target
-    right = node.right if isinstance(node, ast.BinOp) else node.value
-    conversions: list[tuple[ast.AST, str]] = []
-    left_type, right_type = facts["left_type"], facts["right_type"]
-    if left_type == "str" and right_type in _NUMBERS:
-        conversions += [(right, "str"), (left, right_type)]
-    elif right_type == "str" and left_type in _NUMBERS:
-        conversions += [(left, "str"), (right, left_type)]
+    node, lines = found
     candidates = []
-    for rank, (operand, convert) in enumerate(conversions):
+    for rank, (operand, convert) in enumerate(_conversions(node, operand_facts(diagnosis))):
         operand_span = node_span(operand, lines)
-        if operand_span is None or (
-            isinstance(operand, ast.Name) and isinstance(node, ast.AugAssign) and operand is left
-        ):
+        if operand_span is None or _is_augmented_target(node, operand):
             continue
         wrapped = f"{convert}({segment(text, operand_span)})"
         candidates.append(
@@ -395,3 +489,42 @@ def operand_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate
             )
         )
     return candidates
+
+
+Operation = ast.BinOp | ast.AugAssign
+
+
+def _operation_at(text: str, diagnosis: Diagnosis) -> tuple[Operation, list[str]] | None:
+    """The operation at the diagnosis's exact span, and the lines of ``text``."""
+    tree = parse(text)
+    span = diagnosis.span()
+    if tree is None or span is None:
+        return None
+    lines = split_lines(text)
+    operations = (n for n in ast.walk(tree) if isinstance(n, (ast.BinOp, ast.AugAssign)))
+    node = next((n for n in operations if node_span(n, lines) == span), None)
+    return (node, lines) if node is not None else None
+
+
+def _operands(node: Operation) -> tuple[ast.expr, ast.expr]:
+    if isinstance(node, ast.BinOp):
+        return node.left, node.right
+    return node.target, node.value
+
+
+def _conversions(node: Operation, facts: OperandFacts) -> list[tuple[ast.expr, str]]:
+    """Which operand to convert with what, the string side's partner first."""
+    left, right = _operands(node)
+    left_type, right_type = facts["left_type"], facts["right_type"]
+    if left_type == "str" and right_type in _NUMBERS:
+        return [(right, "str"), (left, right_type)]
+    if right_type == "str" and left_type in _NUMBERS:
+        return [(left, "str"), (right, left_type)]
+    return []
+
+
+def _is_augmented_target(node: Operation, operand: ast.expr) -> bool:
+    """``x`` in ``x += ...``: a name assigned to cannot be wrapped in a conversion."""
+    return (
+        isinstance(node, ast.AugAssign) and isinstance(operand, ast.Name) and operand is node.target
+    )

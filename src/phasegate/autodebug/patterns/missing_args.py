@@ -27,10 +27,11 @@ import ast
 import builtins
 import inspect
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
+from phasegate.autodebug.patterns.call_facts import call_facts
 from phasegate.autodebug.patterns.call_repairs import without_item
 from phasegate.autodebug.source import (
     enclosing_function,
@@ -42,6 +43,8 @@ from phasegate.autodebug.source import (
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.patterns.call_facts import ParameterFacts, ScopeValue
+    from phasegate.autodebug.patterns.call_repairs import CallSite, Definition
     from phasegate.autodebug.project import Project
 
 __all__ = ["missing_candidates", "visible_values"]
@@ -57,7 +60,7 @@ _CALLER = "<the calling function>"
 # -- where the test ran -----------------------------------------------------------------------
 
 
-def visible_values(failure: LiveFailure, frame: LiveFrame) -> list[dict[str, Any]]:
+def visible_values(failure: LiveFailure, frame: LiveFrame) -> list[ScopeValue]:
     """The values the failing call could have passed, with their types' names.
 
     The frame's local names (with the enclosing function's, for a lambda or comprehension),
@@ -71,7 +74,7 @@ def visible_values(failure: LiveFailure, frame: LiveFrame) -> list[dict[str, Any
         ]
         if outer:
             visible = {**outer[-1].frame.f_locals, **visible}
-    found = [
+    found: list[ScopeValue] = [
         {"name": name, "type": type(value).__name__}
         for name, value in sorted(visible.items())
         if name.isidentifier() and not (name.startswith("__") and name.endswith("__"))
@@ -103,27 +106,21 @@ def _as_written(attribute: str, qualname: str) -> str | None:
 # -- the candidates ---------------------------------------------------------------------------
 
 
-def missing_candidates(
-    diagnosis: Diagnosis,
-    call_text: str | None,
-    call: ast.Call | None,
-    def_text: str | None,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    def_path: str | None,
-    project: Project,
-) -> list[Candidate]:
+def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -> list[Candidate]:
     """The call given its missing argument, or the definition rid of an unused parameter."""
-    candidates = _unused_parameter(diagnosis, def_text, function, def_path)
-    missing: list[str] = diagnosis.facts.get("missing", [])
+    candidates = _unused_parameter(diagnosis, site.definition)
+    missing = call_facts(diagnosis)["missing"]
     path = diagnosis.path
-    if call_text is None or call is None or path is None or not missing:
+    found = site.editable_call()
+    if found is None or path is None or not missing:
         return candidates
+    call_text, call = found
     tree = parse(call_text)
     if tree is None:
         return candidates
-    params: list[dict[str, Any]] = diagnosis.facts.get("params", [])
+    params = call_facts(diagnosis)["params"]
     positional = [p for p in params if p["kind"] in _POSITIONAL]
-    callee = str(diagnosis.facts.get("callee", {}).get("text", ""))
+    callee = call_facts(diagnosis)["callee"]["text"]
     sites = _as_caller(
         _call_sites(project, callee.rpartition(".")[2], path, call), _top_function(tree, call)
     )
@@ -161,16 +158,12 @@ def missing_candidates(
     return candidates
 
 
-def _unused_parameter(
-    diagnosis: Diagnosis,
-    def_text: str | None,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    def_path: str | None,
-) -> list[Candidate]:
+def _unused_parameter(diagnosis: Diagnosis, definition: Definition | None) -> list[Candidate]:
     """The definition without the missing parameter, when its body never reads it."""
-    missing: list[str] = diagnosis.facts.get("missing", [])
-    if def_text is None or function is None or def_path is None or len(missing) != 1:
+    missing = call_facts(diagnosis)["missing"]
+    if definition is None or len(missing) != 1:
         return []
+    def_text, function, def_path = definition.text, definition.function, definition.path
     wanted = missing[0]
     params: list[ast.AST] = [*function.args.posonlyargs, *function.args.args]
     index = next(
@@ -195,7 +188,7 @@ def _keyword_only(
     diagnosis: Diagnosis,
     call_text: str,
     call: ast.Call,
-    params: list[dict[str, Any]],
+    params: list[ParameterFacts],
     pool: dict[str, str | None],
     path: str,
 ) -> list[Candidate]:
@@ -203,7 +196,7 @@ def _keyword_only(
     span = node_span(call, split_lines(call_text))
     if span is None:
         return []
-    missing = set(diagnosis.facts.get("missing", []))
+    missing = set(call_facts(diagnosis)["missing"])
     candidates = []
     for param in params:
         name = param["name"]
@@ -217,7 +210,7 @@ def _keyword_only(
             candidates.append(
                 Candidate(
                     "add-argument",
-                    f"pass `{name}={value}` to `{diagnosis.facts['callee']['text']}()` "
+                    f"pass `{name}={value}` to `{call_facts(diagnosis)['callee']['text']}()` "
                     f"at {path}:{span[0]}",
                     [
                         FileEdit(
@@ -302,7 +295,7 @@ def _pool(
     """Every value that could be passed: the names in scope, and what other calls pass that
     the call's place can name too."""
     pool: dict[str, str | None] = {
-        entry["name"]: entry.get("type") for entry in diagnosis.facts.get("scope", [])
+        entry["name"]: entry["type"] for entry in call_facts(diagnosis)["scope"]
     }
     # A lambda only sees the enclosing names it still reads: the one left out is not among them.
     for name in _enclosing_names(tree, diagnosis.line):

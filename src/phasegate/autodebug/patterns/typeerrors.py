@@ -7,14 +7,14 @@ too many positional arguments, or a missing one. Candidates fix either side, as 
 evidence points: the call site, or the definition (a parameter renamed, a parameter the
 body uses but never binds added, a parameter the body never uses removed).
 
-The candidates themselves are built in :mod:`.call_repairs`.
+The facts are typed in :mod:`.call_facts`; the candidates are built in :mod:`.call_repairs`.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import project_path, resolve_expr
@@ -23,12 +23,20 @@ from phasegate.autodebug.patterns.base import (
     diagnose,
     short,
 )
+from phasegate.autodebug.patterns.call_facts import (
+    CALL_KINDS,
+    CalleeFacts,
+    CallFacts,
+    OperandFacts,
+    ParameterFacts,
+    call_facts,
+    operand_facts,
+)
 from phasegate.autodebug.patterns.call_repairs import (
     extra_candidates,
-    find_call,
-    find_def,
     keyword_candidates,
     operand_candidates,
+    read_call_site,
 )
 from phasegate.autodebug.patterns.missing_args import missing_candidates, visible_values
 
@@ -58,61 +66,35 @@ class TypePattern:
             return diagnose(self, failure, None, kind="other", facts={})
         call = failure.node_at(frame, (ast.Call,))
         if isinstance(call, ast.Call) and _is_failing(failure, frame, call):
-            facts = _call_facts(failure, frame, call)
-            if facts is not None:
-                return diagnose(
-                    self, failure, frame, kind=facts.pop("kind"), facts=facts, node=call
-                )
+            found = _call_facts(failure, frame, call)
+            if found is not None:
+                kind, facts = found
+                return diagnose(self, failure, frame, kind=kind, facts=facts, node=call)
         operation = failure.node_at(frame, (ast.BinOp, ast.AugAssign))
         if isinstance(operation, (ast.BinOp, ast.AugAssign)):
-            facts = _operand_facts(failure, frame, operation)
-            if facts is not None:
+            operands = _operand_facts(failure, frame, operation)
+            if operands is not None:
                 return diagnose(
-                    self, failure, frame, kind="operand-types", facts=facts, node=operation
+                    self, failure, frame, kind="operand-types", facts=operands, node=operation
                 )
         return diagnose(self, failure, frame, kind="other", facts={})
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-        kind = diagnosis.kind
-        if kind == "operand-types":
+        if diagnosis.kind == "operand-types":
             return operand_candidates(diagnosis, project)
-        if kind not in ("unexpected-keyword", "too-many-arguments", "missing-argument"):
+        if diagnosis.kind not in CALL_KINDS:
             return []
-        call_text = project.read_editable(diagnosis.path)
-        call = find_call(call_text, diagnosis) if call_text is not None else None
-        callee = diagnosis.facts.get("callee", {})
-        def_path = callee.get("path")
-        def_text = project.read_editable(def_path)
-        function = find_def(def_text, callee) if def_text is not None else None
-        candidates: list[Candidate] = []
-        if kind == "unexpected-keyword":
-            candidates += keyword_candidates(
-                diagnosis, call_text, call, def_text, function, def_path, project
-            )
-        elif kind == "too-many-arguments":
-            candidates += extra_candidates(diagnosis, call_text, call, def_text, function, def_path)
-        else:
-            candidates += missing_candidates(
-                diagnosis, call_text, call, def_text, function, def_path, project
-            )
-        return sorted(candidates, key=lambda c: -c.score)
+        site = read_call_site(diagnosis, project)
+        propose_for_kind = {
+            "unexpected-keyword": keyword_candidates,
+            "too-many-arguments": extra_candidates,
+            "missing-argument": missing_candidates,
+        }[diagnosis.kind]
+        return sorted(propose_for_kind(diagnosis, site, project), key=lambda c: -c.score)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
-        facts = diagnosis.facts
-        callee = facts.get("callee", {}).get("text", "the callee")
-        exc = short(diagnosis.exc_type)
-        heads = {
-            "unexpected-keyword": f"{exc}: `{callee}()` has no parameter "
-            + ", ".join(f"`{k}`" for k in facts.get("unexpected", [])),
-            "too-many-arguments": f"{exc}: `{callee}()` takes {facts.get('accepts')} positional "
-            f"argument(s) but the call passes {facts.get('positional')}",
-            "missing-argument": f"{exc}: the call of `{callee}()` leaves out "
-            + ", ".join(f"`{k}`" for k in facts.get("missing", [])),
-            "operand-types": f"{exc}: `{facts.get('left_type')} {facts.get('op')} "
-            f"{facts.get('right_type')}` is not defined",
-        }
-        head = heads.get(diagnosis.kind, f"{exc}: {diagnosis.message}")
-        culprit = facts.get("test_culprit")
+        head = _head(diagnosis)
+        culprit = call_facts(diagnosis).get("test_culprit")
         if candidate is None and culprit:
             return f"{head}; {culprit_sentence(culprit, 'parameter')}"
         if candidate is None:
@@ -120,72 +102,60 @@ class TypePattern:
         return f"{head}; {candidate.description}"
 
 
+def _head(diagnosis: Diagnosis) -> str:
+    """What went wrong, in the words of the diagnosis's kind."""
+    exc = short(diagnosis.exc_type)
+    if diagnosis.kind == "operand-types":
+        operands = operand_facts(diagnosis)
+        return (
+            f"{exc}: `{operands['left_type']} {operands['op']} {operands['right_type']}` "
+            "is not defined"
+        )
+    if diagnosis.kind not in CALL_KINDS:
+        return f"{exc}: {diagnosis.message}"
+    facts = call_facts(diagnosis)
+    callee = facts["callee"]["text"]
+    heads = {
+        "unexpected-keyword": f"{exc}: `{callee}()` has no parameter "
+        + ", ".join(f"`{k}`" for k in facts["unexpected"]),
+        "too-many-arguments": f"{exc}: `{callee}()` takes {facts['accepts']} positional "
+        f"argument(s) but the call passes {facts['positional']}",
+        "missing-argument": f"{exc}: the call of `{callee}()` leaves out "
+        + ", ".join(f"`{k}`" for k in facts["missing"]),
+    }
+    return heads[diagnosis.kind]
+
+
 # -- classification --------------------------------------------------------------------------
 
+_POSITIONAL_KINDS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_VARIADIC_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
-def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any] | None:
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return None  # *args or **kwargs at the call: its shape is not known statically
-    ok, callee = resolve_expr(failure, frame, call.func)
-    if not ok or not callable(callee):
+
+def _call_facts(
+    failure: LiveFailure, frame: LiveFrame, call: ast.Call
+) -> tuple[str, CallFacts] | None:
+    """The kind of misfit and its facts, when ``call`` does not fit its callee's signature."""
+    if not _shape_is_static(call):
         return None
-    try:
-        signature = inspect.signature(callee)
-    except (TypeError, ValueError):
+    ok, callee = resolve_expr(failure, frame, call.func)
+    signature = _signature(callee) if ok else None
+    if signature is None:
         return None
     params = list(signature.parameters.values())
-    positional_kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    positional = [p for p in params if p.kind in positional_kinds]
-    var_positional = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
-    var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-    keyword_names = [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
+    positional = [p for p in params if p.kind in _POSITIONAL_KINDS]
     passed = len(call.args)
     keywords = [k.arg for k in call.keywords if k.arg is not None]
-    unexpected = [] if var_keyword else [k for k in keywords if k not in keyword_names]
-    if var_keyword and keywords:
-        # The callee passes **kwargs on; the call that failed deeper says what is accepted.
-        accepted = _accepted_deeper(failure, frame)
-        if accepted is not None:
-            keyword_names = [*keyword_names, *accepted]
-            unexpected = [k for k in keywords if k not in keyword_names]
-    extra = 0 if var_positional else max(0, passed - len(positional))
-    given = {p.name for p in positional[:passed]} | set(keywords)
-    missing = [
-        p.name
-        for p in params
-        if p.default is inspect.Parameter.empty
-        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        and p.name not in given
-    ]
-    if unexpected:
-        kind = "unexpected-keyword"
-    elif extra:
-        kind = "too-many-arguments"
-    elif missing:
-        kind = "missing-argument"
-    else:
+    keyword_names, unexpected = _keyword_fit(failure, frame, params, keywords)
+    extra = _extra_arguments(params, passed)
+    missing = _missing_arguments(params, passed, keywords)
+    kind = _misfit_kind(unexpected, extra, missing)
+    if kind is None:
         return None  # the call fits: the TypeError comes from elsewhere
-    target = (
-        inspect.unwrap(getattr(callee, "__func__", callee))
-        if not isinstance(callee, type)
-        else getattr(callee, "__init__", callee)
-    )
-    code = getattr(target, "__code__", None)
     scope = {*frame.frame.f_locals, *frame.frame.f_globals}
-    return {
-        "kind": kind,
-        "callee": {
-            "text": ast.unparse(call.func),
-            "name": getattr(target, "__qualname__", None),
-            "path": project_path(code.co_filename, failure.root) if code is not None else None,
-            "line": code.co_firstlineno if code is not None else None,
-        },
+    return kind, {
+        "callee": _callee_facts(failure, call, callee),
         "params": [_parameter_facts(p) for p in params],
         "positional": passed,
         "accepts": len(positional),
@@ -199,7 +169,81 @@ def _call_facts(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
     }
 
 
-def _parameter_facts(parameter: inspect.Parameter) -> dict[str, Any]:
+def _shape_is_static(call: ast.Call) -> bool:
+    """Whether the call's shape is known without running it: no ``*args`` nor ``**kwargs``."""
+    starred = any(isinstance(arg, ast.Starred) for arg in call.args)
+    return not starred and all(k.arg is not None for k in call.keywords)
+
+
+def _signature(callee: object) -> inspect.Signature | None:
+    """The signature of a callable, or None when it is not callable or has none to read."""
+    if not callable(callee):
+        return None
+    try:
+        return inspect.signature(callee)
+    except (TypeError, ValueError):
+        return None
+
+
+def _extra_arguments(params: list[inspect.Parameter], passed: int) -> int:
+    """How many of ``passed`` positional arguments no parameter takes."""
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return 0
+    return max(0, passed - sum(p.kind in _POSITIONAL_KINDS for p in params))
+
+
+def _missing_arguments(
+    params: list[inspect.Parameter], passed: int, keywords: list[str]
+) -> list[str]:
+    """The required parameters neither the ``passed`` positionals nor the keywords fill."""
+    positional = [p.name for p in params if p.kind in _POSITIONAL_KINDS]
+    given = {*positional[:passed], *keywords}
+    return [p.name for p in params if _is_required(p) and p.name not in given]
+
+
+def _is_required(parameter: inspect.Parameter) -> bool:
+    empty = inspect.Parameter.empty
+    return parameter.default is empty and parameter.kind not in _VARIADIC_KINDS
+
+
+def _keyword_fit(
+    failure: LiveFailure, frame: LiveFrame, params: list[inspect.Parameter], keywords: list[str]
+) -> tuple[list[str], list[str]]:
+    """The keywords the callee accepts, and those of the call it does not."""
+    keyword_names = [p.name for p in params if p.kind in _KEYWORD_KINDS]
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return keyword_names, [k for k in keywords if k not in keyword_names]
+    # The callee passes **kwargs on; the call that failed deeper says what is accepted.
+    accepted = _accepted_deeper(failure, frame) if keywords else None
+    if accepted is None:
+        return keyword_names, []
+    keyword_names = [*keyword_names, *accepted]
+    return keyword_names, [k for k in keywords if k not in keyword_names]
+
+
+def _misfit_kind(unexpected: list[str], extra: int, missing: list[str]) -> str | None:
+    """Which way the call does not fit, the first of :data:`CALL_KINDS` that applies."""
+    misfits = (unexpected, extra, missing)
+    return next((kind for kind, found in zip(CALL_KINDS, misfits, strict=True) if found), None)
+
+
+def _callee_facts(failure: LiveFailure, call: ast.Call, callee: object) -> CalleeFacts:
+    """The callee as the call writes it, and where its code is (a class: its ``__init__``)."""
+    if isinstance(callee, type):
+        target: object = getattr(callee, "__init__", callee)
+    else:
+        function = getattr(callee, "__func__", callee)
+        target = inspect.unwrap(function) if callable(function) else function
+    code = getattr(target, "__code__", None)
+    return {
+        "text": ast.unparse(call.func),
+        "name": getattr(target, "__qualname__", None),
+        "path": project_path(code.co_filename, failure.root) if code is not None else None,
+        "line": code.co_firstlineno if code is not None else None,
+    }
+
+
+def _parameter_facts(parameter: inspect.Parameter) -> ParameterFacts:
     """A parameter as plain data: its name, kind, and what its default and annotation say."""
     empty = inspect.Parameter.empty
     annotation = parameter.annotation
@@ -234,14 +278,9 @@ def _accepted_deeper(failure: LiveFailure, frame: LiveFrame) -> list[str] | None
         if not isinstance(call, ast.Call):
             continue
         ok, callee = resolve_expr(failure, deeper, call.func)
-        try:
-            signature = inspect.signature(callee) if ok and callable(callee) else None
-        except (TypeError, ValueError):
-            signature = None
-        if signature is None:
-            continue
-        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        return [p.name for p in signature.parameters.values() if p.kind in kinds]
+        signature = _signature(callee) if ok else None
+        if signature is not None:
+            return [p.name for p in signature.parameters.values() if p.kind in _KEYWORD_KINDS]
     return None
 
 
@@ -269,7 +308,7 @@ def _type_name(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | N
 
 def _operand_facts(
     failure: LiveFailure, frame: LiveFrame, node: ast.BinOp | ast.AugAssign
-) -> dict[str, Any] | None:
+) -> OperandFacts | None:
     op = _OPS.get(type(node.op))
     left = node.left if isinstance(node, ast.BinOp) else node.target
     right = node.right if isinstance(node, ast.BinOp) else node.value
