@@ -31,6 +31,8 @@ One module, one job:
 ``stdlib``         the standard library as a source of missing imports
 ``context_index``  an index of the project's own definitions (TF-IDF or keywords)
 ``project``        the project as auto-debug sees it: its files, which it may edit, its modules
+``unbound``        the names a file reads that nothing binds (a candidate adding one is
+                   dropped before it costs a re-run)
 ``workspace``      a candidate written into the real files, every byte put back afterwards
 ``runner``         the tests re-run in a subprocess, and what each test did read back
 ``validate``       a candidate kept only if it fixes the failure without breaking anything

@@ -3,7 +3,8 @@
 For each root cause (several tests failing on one typo are one), in the order the failures
 were seen:
 
-1. its pattern proposes candidates against the files as they are now;
+1. its pattern proposes candidates against the files as they are now (one that would read a
+   name nothing binds, :mod:`.unbound`, is dropped: it could only fail on a ``NameError``);
 2. at most ``max_iterations`` of them, best first, are validated
    (:func:`~phasegate.autodebug.validate.validate`);
 3. the first that passes is kept: written as a diff, and in apply mode left in the tree (the
@@ -34,6 +35,7 @@ from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
+from phasegate.autodebug.unbound import unbound_names
 from phasegate.autodebug.validate import (
     OK_OUTCOMES,
     Baseline,
@@ -125,6 +127,7 @@ class Engine:
         self.warnings: list[str] = []
         self._changed: dict[str, list[tuple[str, str]]] = {}
         self._causes: dict[str, _Group] = {}
+        self._unbound_before: dict[tuple[str, str], set[str] | None] = {}
 
     def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
         """Work on every failure and return the report (diffs are written on the way)."""
@@ -216,17 +219,36 @@ class Engine:
         return self._usable(proposed)
 
     def _usable(self, proposed: list[Candidate]) -> list[Candidate]:
-        """The candidates that edit only editable files and change them, without repeats."""
+        """The best ``max_iterations`` candidates that edit only editable files and change
+        them, without repeats, and read no name nothing binds."""
         unique: dict[tuple[str, ...], Candidate] = {}
         for candidate in sorted(proposed, key=lambda c: -c.score):
+            if len(unique) >= self.settings.max_iterations:
+                break
             if not candidate.edits or not all(
                 self.project.editable(e.path) for e in candidate.edits
             ):
                 continue  # never offered: test files and files outside the project
             if all(self.project.read(e.path) == e.text for e in candidate.edits):
                 continue
-            unique.setdefault(tuple(f"{e.path}\0{e.text}" for e in candidate.edits), candidate)
+            key = tuple(f"{e.path}\0{e.text}" for e in candidate.edits)
+            if key in unique:
+                continue
+            if any(self._reads_unbound(edit.path, edit.text) for edit in candidate.edits):
+                continue  # it could only fail on a NameError: not worth a re-run
+            unique[key] = candidate
         return list(unique.values())
+
+    def _reads_unbound(self, path: str, text: str) -> bool:
+        """Whether ``text`` reads a name nothing binds that the file as it is did not."""
+        if not path.endswith(".py"):
+            return False
+        before = self.project.read(path) or ""
+        if (path, before) not in self._unbound_before:
+            self._unbound_before[(path, before)] = unbound_names(before, path)
+        old = self._unbound_before[(path, before)]
+        new = unbound_names(text, path) if old is not None else None
+        return old is not None and new is not None and bool(new - old)
 
     def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
         started = clock.perf_counter()
