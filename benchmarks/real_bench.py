@@ -24,9 +24,9 @@
 
 Tune on ``--half dev``; report ``--half report``. The report half prints no per-fault
 explanations unless ``--verbose``, so that tuning never reads them. ``--seed`` draws a fresh
-sample: the mutants are ordered by the new seed, and every fault the original seed
-(``SEED``) dealt to either half is skipped (by file and line, in its class), so that no
-fault of the fresh sample was seen before.
+sample: the mutants are ordered by the new seed, and every fault the seeds run before it
+(``SEEN_SEEDS``, each drawn without the faults of those before it) dealt to either half is
+skipped (by file and line, in its class), so that no fault of the fresh sample was seen before.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ from real_faults import CLASSES, Mutant, mutants  # noqa: E402
 import realprojects  # noqa: E402
 
 SEED = "phasegate-real-faults-1"
+#: The seeds whose samples were run and read, in the order they were drawn. A seed's sample
+#: leaves out every fault of the seeds before it in this list (all of them, for a seed not in
+#: it), so the samples never share a fault.
+SEEN_SEEDS = (SEED, "phasegate-real-faults-2")
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150
@@ -429,6 +433,21 @@ def _same_sources(project: Setup, root: Path) -> bool:
     return True
 
 
+def seen_before(
+    project: Setup, error_class: str, per_class: int, seed: str
+) -> frozenset[tuple[str, int]]:
+    """The places (file, line) of the faults of the seeds drawn before ``seed``."""
+    seen: frozenset[tuple[str, int]] = frozenset()
+    for earlier in SEEN_SEEDS:
+        if earlier == seed:
+            break
+        drawn = faults(
+            project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
+        )
+        seen |= {(f.mutant.file, f.mutant.line) for f in drawn}
+    return seen
+
+
 def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
     mutant = fault.mutant
     root = scratch / "p"
@@ -554,15 +573,14 @@ def main(args: Any) -> int:
     chosen: list[Fault] = []
     for name in names:
         for error_class in classes:
-            seen: frozenset[tuple[str, int]] = frozenset()
-            if args.seed != SEED:
-                old = faults(setups[name], error_class, args.per_class, seed=SEED)
-                seen = frozenset((f.mutant.file, f.mutant.line) for f in old)
+            seen = seen_before(setups[name], error_class, args.per_class, args.seed)
             found = faults(setups[name], error_class, args.per_class, seed=args.seed, exclude=seen)
             chosen += [f for f in found if f.half == args.half]
     if args.limit:
         chosen = chosen[: args.limit]
-    fresh = f" (every fault of seed {SEED!r} left out)" if args.seed != SEED else ""
+    earlier = SEEN_SEEDS[: SEEN_SEEDS.index(args.seed)] if args.seed in SEEN_SEEDS else SEEN_SEEDS
+    named = ", ".join(repr(seed) for seed in earlier)
+    fresh = f" (every fault of {named} left out)" if earlier else ""
     print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}")
     suites: dict[str, float] = {}
     results: list[Result] = []
