@@ -1,7 +1,8 @@
 """What per-test coverage contexts cost on a large suite, beside what ``pytest --gate`` costs.
 
 ``pytest --gate`` records each test's lines under its node id (coverage.py's dynamic contexts)
-only when the gate has the mutation check and a base to compare with: the mutation check runs
+only when the gate has the mutation check, a base to compare with and a changed line of the
+package: the mutation check runs
 each mutant against the tests that ran its line. This measures what that costs. On
 python-dateutil's whole suite (``tests/realprojects.py``, cached sdist, offline), in each round
 and in a rotating order, side by side:
@@ -11,7 +12,8 @@ and in a rotating order, side by side:
   (``coverage run --branch``, the project's packages as the source, no contexts);
 * ``pytest --gate`` with a gate of the checks that read the test run (tests, coverage,
   mutation), without a base: branch coverage, no contexts;
-* the same with ``--base=HEAD``: a context per test (nothing changed, so the mutation check
+* the same with ``--base=HEAD~1``, against a commit that adds a comment line to a package
+  module: a context per test (the changed line holds nothing to mutate, so the mutation check
   itself is skipped and the difference is the contexts alone);
 * optionally (``--all``) coverage.py's own ``dynamic_context = test_function`` under
   ``coverage run`` and ``pytest --gate=twelve-check`` from cold.
@@ -37,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from gate import PY, Timing, clear_cache, real_subject, timed  # noqa: E402
+from tests.realprojects import git_commit  # noqa: E402
 
 #: A gate of the checks that read the test run only (no static check, no child process).
 TEST_SIDE_GATE = """\
@@ -82,10 +85,20 @@ def variants(root: Path, packages: list[Path], args: list[str], env: dict[str, s
         "plain pytest": lambda: timed([PY, *pytest], root, env=env),
         "branch coverage, no contexts": lambda: coverage_run("--branch", f"--source={source}"),
         "pytest --gate (test side), no contexts": gate(str(gate_file)),
-        "pytest --gate (test side) --base=HEAD, contexts": gate(str(gate_file), "--base=HEAD"),
+        "pytest --gate (test side) --base=HEAD~1, contexts": gate(str(gate_file), "--base=HEAD~1"),
         "coverage run, a context per test": lambda: coverage_run(f"--rcfile={contexts_rc}"),
         "pytest --gate=twelve-check, cold": gate("twelve-check"),
     }
+
+
+def touch_a_package_line(root: Path, packages: list[Path]) -> None:
+    """Commit a comment line in a package module: a change with nothing to mutate in it."""
+    module = next(
+        path for package in packages for path in sorted(package.rglob("*.py")) if path.is_file()
+    )
+    with module.open("a", encoding="utf-8") as handle:
+        handle.write("# a changed line, for benchmarks/coverage_contexts.py\n")
+    git_commit(root, "chore: a changed line for the benchmark")
 
 
 #: The variants run without ``--all``.
@@ -102,6 +115,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="phasegate-contexts-") as tmp:
         folder = Path(tmp)
         subject = real_subject(args.project, folder / "project", "full")
+        touch_a_package_line(subject.root, subject.packages)
         scratch = folder / "scratch"
         scratch.mkdir()
         runs = variants(subject.root, subject.packages, subject.pytest_args, subject.env, scratch)

@@ -117,6 +117,40 @@ def test_mutants_need_the_runs_tests(
         MutationCheck().measure(make_context(root, base="main"), MutationOptions())
 
 
+def test_the_run_records_per_test_contexts_only_when_a_package_line_changed(
+    tmp_path: Path, write_files: WriteFiles
+) -> None:
+    # Recording which test ran each line costs the whole test run about 14% on a suite of many
+    # short tests: only a change the mutation check will mutate pays for it.
+    from phasegate.config import load_config
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.build import make_runner
+    from phasegate.store import Store
+
+    root = repository(tmp_path, write_files)
+
+    def wants(base: str | None) -> bool:
+        loaded = load_config(root)
+        runner = make_runner(
+            loaded,
+            Store(loaded.artifacts_path),
+            make_plugin_manager([]),
+            "mutation",
+            base=base,
+            environment={},
+        )
+        return runner.wants_test_contexts
+
+    write_files({"tests/test_more.py": "def test_more():\n    assert 1 == 1\n"}, root)
+    assert not wants("main")  # only tests changed: nothing to mutate
+    write_files({"src/calc/share.py": PACKAGE}, root)
+    assert not wants(None)  # no base: nothing is mutated either
+    assert wants("main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "feat: shares")
+    assert wants("main")  # committed on the branch: still changed against the base
+
+
 def test_a_line_is_tested_by_the_tests_whose_context_ran_it() -> None:
     by_line = {
         5: frozenset({"t.py::a", "t.py::b"}),

@@ -26,8 +26,15 @@ from phasegate.processes import GroupTimeout, run_in_group
 
 if TYPE_CHECKING:
     from phasegate.gates.baseline import AcceptedFindings
+    from phasegate.gates.project import Project
 
-__all__ = ["NewCode", "parse_unified_diff", "require_base", "resolve_new_code"]
+__all__ = [
+    "NewCode",
+    "changed_package_files",
+    "parse_unified_diff",
+    "require_base",
+    "resolve_new_code",
+]
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _GIT_TIMEOUT_S = 60.0
@@ -95,6 +102,23 @@ class NewCode:
         if self.accepted is not None:
             hasher.update(f"baseline:{self.accepted.digest()}".encode())
         return hasher.hexdigest()[:16]
+
+
+def changed_package_files(project: Project, new_code: NewCode) -> dict[str, frozenset[int] | None]:
+    """The package's Python files with new lines, tests aside (``None``: the whole file is new).
+
+    What the mutation check mutates, and so whether the test run must record which test ran
+    each line (:attr:`phasegate.gates.runner.GateRunner.wants_test_contexts`).
+    """
+    found: dict[str, frozenset[int] | None] = {}
+    for path in project.source_files:
+        if path.name == "conftest.py" or path.name.startswith("test_"):
+            continue
+        relpath = project.relative(path)
+        lines = new_code.lines_of(relpath)
+        if lines is None or lines:
+            found[relpath] = lines
+    return found
 
 
 def parse_unified_diff(text: str) -> dict[str, frozenset[int]]:

@@ -29,6 +29,7 @@ from phasegate.gates.baseline import BASELINE_CHECKS, DEFAULT_BASELINE, Accepted
 from phasegate.gates.cache import CheckCache, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
+from phasegate.gates.newcode import changed_package_files
 from phasegate.gates.project import Project
 from phasegate.gates.protocol import Check, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
@@ -118,6 +119,7 @@ class GateRunner:
         self._pool: ThreadPoolExecutor | None = None
         self._static_process: StaticChecksProcess | None = None
         self._started_at = clock.utc_now()
+        self._wants_contexts: bool | None = None
 
     @property
     def project(self) -> Project:
@@ -132,8 +134,19 @@ class GateRunner:
     @property
     def wants_test_contexts(self) -> bool:
         """Whether coverage should record which test ran each line: the mutation check reads
-        it, when there is a base (without one it has nothing to mutate)."""
-        return "mutation" in self.plan and not self._context.new_code.all_new
+        it, when there is a base and a line of the package changed (else it mutates nothing
+        and is skipped). When git cannot list the package's files, they are recorded: the
+        mutation check itself then says why it cannot run."""
+        new_code = self._context.new_code
+        if "mutation" not in self.plan or new_code.all_new:
+            return False
+        if self._wants_contexts is None:
+            try:
+                changed = changed_package_files(self._context.project, new_code)
+            except CheckError:
+                changed = {"": None}
+            self._wants_contexts = bool(changed)
+        return self._wants_contexts
 
     def changed_files(self) -> list[str]:
         """The files with new lines against the base (empty without a base)."""

@@ -39,6 +39,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.mutants import Mutant, choose_mutants, generate_mutants
 from phasegate.gates.mutation_runner import MutantResult, MutationRunner
+from phasegate.gates.newcode import changed_package_files
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
@@ -94,7 +95,7 @@ class MutationCheck:
                 skipped=f"{ctx.new_code.base.note}; mutation testing needs the lines a change "
                 "adds (give --base, or run in a pull request)",
             )
-        targets = _changed_package_files(ctx)
+        targets = changed_package_files(ctx.project, ctx.new_code)
         if not targets:
             return Measurement(
                 summary="no line of the package changed",
@@ -129,19 +130,6 @@ class MutationCheck:
         )
         outcomes = runner.run()
         return _measurement(ctx, outcomes, len(candidates), traced=not runner.contexts_from_run)
-
-
-def _changed_package_files(ctx: CheckContext) -> dict[str, frozenset[int] | None]:
-    """The package's Python files with changed lines (``None``: the whole file is new)."""
-    found: dict[str, frozenset[int] | None] = {}
-    for path in ctx.project.source_files:
-        if path.name == "conftest.py" or path.name.startswith("test_"):
-            continue
-        relpath = ctx.project.relative(path)
-        lines = ctx.new_code.lines_of(relpath)
-        if lines is None or lines:
-            found[relpath] = lines
-    return found
 
 
 def _measurement(
