@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from phasegate.plugin.convert import phase_report, rows_from_reports
-from phasegate.recording import build_test_records, materialize
+from phasegate.recording import PassedRow, build_test_records, materialize
 
 SUITE = """
 import pytest
@@ -65,7 +65,7 @@ def test_the_short_way_builds_the_records_the_long_way_builds(pytester: pytest.P
     root = pytester.path
     expected = build_test_records((phase_report(r, root, 4000) for r in reports), markers)
     rows = rows_from_reports(reports, root, 4000, markers)
-    assert sum(isinstance(row, tuple) for row in rows) == 4  # the plain passes stay rows
+    assert sum(isinstance(row, PassedRow) for row in rows) == 4  # the plain passes stay rows
     records = materialize(rows)
     assert records == expected
     outcomes = {record["nodeid"].split("::")[1]: record["outcome"] for record in records}

@@ -121,12 +121,12 @@ from phasegate.plugin import RECORDER_KEY
 
 def pytest_sessionfinish(session):
     if os.environ.get("READ_RECORDS"):
-        session.config.stash[RECORDER_KEY].outcome.data["tests"][0]["reason"] = "read"
+        session.config.stash[RECORDER_KEY].outcome.document["tests"][0]["reason"] = "read"
 
 def pytest_unconfigure(config):
     tests = config.stash[RECORDER_KEY].outcome.document["tests"]
     with open("kinds.json", "w") as file:
-        json.dump([type(test).__name__ for test in tests], file)
+        json.dump([type(test).__name__ for test in tests.rows], file)
 """
     )
     written = []
@@ -134,7 +134,7 @@ def pytest_unconfigure(config):
         monkeypatch.setenv("READ_RECORDS", read)
         assert pytester.runpytest("--gate=record").ret == pytest.ExitCode.OK
         kinds = json.loads((pytester.path / "kinds.json").read_text())
-        assert kinds == (["PassedRecord"] if read else ["tuple"])
+        assert kinds == (["dict"] if read else ["PassedRow"])
         report = read_report(pytester)
         validate(report)
         written.append(report["tests"][0])
@@ -145,6 +145,30 @@ def pytest_unconfigure(config):
     for test in written:
         del test["phases"], test["duration_s"], test["reason"]
     assert unread == read_and_changed
+
+
+def test_an_observer_of_the_finished_report_gets_the_validated_model(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.phasegate]\nplugins = ["observer"]\n')
+    pytester.makepyfile(
+        observer="""
+import json
+from phasegate.hookspecs import hookimpl
+
+@hookimpl
+def phasegate_report_ready(report):
+    seen = {"type": type(report).__name__, "outcomes": [t.outcome.value for t in report.tests]}
+    with open("seen.json", "w") as file:
+        json.dump(seen, file)
+""",
+        test_a="def test_one(): pass\n\ndef test_two(): assert False\n",
+    )
+    pytester.syspathinsert()
+    assert pytester.runpytest("--gate=record").ret == pytest.ExitCode.TESTS_FAILED
+    seen = json.loads((pytester.path / "seen.json").read_text())
+    assert seen == {"type": "RunReport", "outcomes": ["passed", "failed"]}
+    assert read_report(pytester)["counts"]["failed"] == 1
 
 
 def test_each_outcome_is_recorded_with_its_detail(sample_suite: pytest.Pytester) -> None:

@@ -15,9 +15,9 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from phasegate import __version__
+from phasegate.documents import EnvironmentDocument, GitDocument
 
 __all__ = [
     "GIT_TIMEOUT_S",
@@ -39,7 +39,7 @@ INSTANCE_ENV = "PHASEGATE_WORKFLOW_INSTANCE"
 PHASE_ENV = "PHASEGATE_WORKFLOW_PHASE"
 
 
-def describe_environment(pytest_version: str, plugins: Mapping[str, str]) -> dict[str, Any]:
+def describe_environment(pytest_version: str, plugins: Mapping[str, str]) -> EnvironmentDocument:
     """The interpreter, platform and the versions that shaped the run."""
     return {
         "python": platform.python_version(),
@@ -72,9 +72,9 @@ class GitQuery:
             )
         except OSError:
             self._process = None
-        self._answer: dict[str, Any] | None = None
+        self._answer: GitDocument | None = None
 
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> GitDocument | None:
         """The commit, branch and dirtiness of the work tree; ``None`` outside git.
 
         Waits at most :data:`GIT_TIMEOUT_S` for git.
@@ -109,7 +109,7 @@ class GitQuery:
             process.communicate()
 
 
-def parse_git_status(text: str) -> dict[str, Any]:
+def parse_git_status(text: str) -> GitDocument:
     """The commit, branch and dirtiness that ``git status --porcelain=v2 --branch`` printed.
 
     A changed tracked file makes the tree dirty, and so does an untracked file git does not

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+
+from phasegate.documents import RaisedDocument
 
 __all__ = ["MAX_MESSAGE_CHARS", "describe_exception", "exception_type_name", "relative_path"]
 
@@ -43,7 +44,7 @@ def _last_frame(tb: TracebackType | None) -> tuple[str, int] | None:
     return tb.tb_frame.f_code.co_filename, tb.tb_lineno
 
 
-def describe_exception(exc: BaseException, *, phase: str, root: Path) -> dict[str, Any]:
+def describe_exception(exc: BaseException, *, phase: str, root: Path) -> RaisedDocument:
     """The failure as phasegate records it, without the traceback text (added later).
 
     ``phase`` is ``setup``, ``call``, ``teardown`` or ``collect``.

@@ -7,15 +7,15 @@ tested without running pytest.
 Why plain dicts and not the pydantic models: this is the one path whose cost grows with the
 number of tests, and ``benchmarks/overhead.py`` holds it to 5% of a plain pytest run. Building
 thousands of models (and even creating the model classes) costs several times that budget;
-building the JSON-ready dicts and encoding them with the standard library's C encoder does not
-(a plainly passed test's record, nearly every record, goes through a faster template:
-:func:`encode_record` says why).
+building the JSON-ready dicts (typed by :mod:`phasegate.documents`) and encoding them with the
+standard library's C encoder does not.
 
-Until a feature reads the records, the plugin keeps such a test as a :data:`PassedRow`, one
-tuple, instead of a record's seven containers: a run that only records its tests writes the
-rows straight to JSON (:func:`encode_report`) and never builds their dicts;
-:func:`materialize` builds them for whoever reads the records. :func:`count` and
-:func:`check_completeness` take rows and records alike.
+Until a feature reads the records, the plugin keeps a test whose three phases plainly passed
+(nearly every test) as a :class:`PassedRow`, one tuple, instead of a record's seven
+containers: :class:`RecordedTests` holds the run's rows and records and builds the records
+only when one is first read, and a run that only records its tests writes the rows straight
+to JSON through a template (:func:`encode_passed_row` says why) and never builds their dicts.
+:func:`count` and :func:`check_completeness` take rows and records alike.
 :class:`phasegate.model.RunReport` stays the contract: ``tests/test_recording.py`` checks that
 what is built here validates against it and serializes back to exactly the same JSON.
 """
@@ -23,23 +23,33 @@ what is built here validates against it and serializes back to exactly the same 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any
+from typing import NamedTuple, overload
+
+from phasegate.documents import (
+    CollectionErrorDocument,
+    CountsDocument,
+    FailureDocument,
+    OutcomeName,
+    PhaseDocument,
+    RunDocument,
+    TestRecordDocument,
+)
 
 __all__ = [
     "MAX_SUBTESTS_NAMED",
-    "PassedRecord",
     "PassedRow",
     "PhaseReport",
+    "RecordedTests",
     "TestRow",
     "bound_text",
     "build_record",
     "build_test_records",
     "check_completeness",
     "count",
-    "encode_record",
+    "encode_passed_row",
     "encode_report",
     "materialize",
     "passed_record",
@@ -49,15 +59,14 @@ __all__ = [
 #: How many missing or unexpected node ids an incompleteness reason lists before "and N more".
 _IDS_SHOWN = 5
 
-_OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+_OUTCOMES: tuple[OutcomeName, ...] = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
 @dataclass(slots=True)
 class PhaseReport:
     """What one pytest phase report says, in plain values.
 
-    ``failure`` is a dict shaped like :class:`phasegate.model.run.Failure`. Durations are
-    kept to the microsecond: finer digits are noise, and writing them costs time.
+    Durations are kept to the microsecond: finer digits are noise, and writing them costs time.
     """
 
     nodeid: str
@@ -67,7 +76,7 @@ class PhaseReport:
     location: tuple[str, int | None, str]
     wasxfail: str | None = None
     skip_reason: str | None = None
-    failure: dict[str, Any] | None = None
+    failure: FailureDocument | None = None
     markers: Sequence[str] | None = None
     worker: str | None = None
     #: Set on the report of one subtest (``self.subTest(...)`` or the ``subtests`` fixture):
@@ -103,8 +112,8 @@ def bound_text(text: str, limit: int) -> tuple[str, bool]:
 
 def build_test_records(
     phases: Iterable[PhaseReport], markers: Mapping[str, Sequence[str]] | None = None
-) -> list[dict[str, Any]]:
-    """One ``TestRecord``-shaped dict per node id, in the order the tests first reported.
+) -> list[TestRecordDocument]:
+    """One test record per node id, in the order the tests first reported.
 
     ``markers`` gives marker names by node id where the phases do not carry them.
     """
@@ -119,72 +128,114 @@ def build_test_records(
     return [build_record(nodeid, bucket, known_markers) for nodeid, bucket in grouped.items()]
 
 
-class PassedRecord(dict[str, Any]):
-    """The record of a test whose three phases plainly passed, as :func:`passed_record` builds it.
-
-    A dict like every other record to whatever reads it; the type only tells
-    :func:`encode_record` that the record has that function's shape, so that it can be written
-    through a template (records are not reshaped after they are built: the features read them).
-    """
-
-    __slots__ = ()
-
-
 def passed_record(
     nodeid: str,
     location: tuple[str, int | None, str],
     durations: tuple[float, float, float],
     markers: Sequence[str],
-) -> PassedRecord:
+) -> TestRecordDocument:
     """The record of a test whose setup, call and teardown passed (none under xfail).
 
-    The same dict :func:`build_record` builds from those three phases, built without them:
-    nearly every test of a run takes this path, so it is the cost that grows with the suite.
+    The same record :func:`build_record` builds from those three phases, built without them.
     ``durations`` are the phases' seconds, already rounded by :func:`to_microsecond`.
     """
     setup_s, call_s, teardown_s = durations
     path, line, domain = location
-    return PassedRecord(
-        nodeid=nodeid,
-        outcome="passed",
-        phases={
+    return {
+        "nodeid": nodeid,
+        "outcome": "passed",
+        "phases": {
             "setup": {"outcome": "passed", "duration_s": setup_s},
             "call": {"outcome": "passed", "duration_s": call_s},
             "teardown": {"outcome": "passed", "duration_s": teardown_s},
         },
-        duration_s=to_microsecond(setup_s + call_s + teardown_s),
-        location={"path": path, "line": None if line is None else line + 1, "domain": domain},
-        markers=list(markers),
-        reason=None,
-        failure=None,
-        worker=None,
-        failed_subtests=[],
-    )
+        "duration_s": to_microsecond(setup_s + call_s + teardown_s),
+        "location": {"path": path, "line": None if line is None else line + 1, "domain": domain},
+        "markers": list(markers),
+        "reason": None,
+        "failure": None,
+        "worker": None,
+        "failed_subtests": [],
+    }
 
 
-#: A test whose setup, call and teardown plainly passed, none under xfail, as the plugin keeps
-#: it until a record is asked for: ``(nodeid, location, setup_s, call_s, teardown_s, markers)``,
-#: the durations rounded by :func:`to_microsecond`, ``location`` as pytest gives it (0-based
-#: line). :func:`materialize` turns it into the :func:`passed_record` of those values.
-PassedRow = tuple[str, tuple[str, int | None, str], float, float, float, Sequence[str]]
+class PassedRow(NamedTuple):
+    """A test whose setup, call and teardown plainly passed, none under xfail.
+
+    The plugin keeps such a test so until a record is asked for; :func:`materialize` turns it
+    into the :func:`passed_record` of these values.
+    """
+
+    nodeid: str
+    #: As pytest gives it: ``(path, 0-based line, domain)``.
+    location: tuple[str, int | None, str]
+    #: The phases' seconds, rounded by :func:`to_microsecond`.
+    setup_s: float
+    call_s: float
+    teardown_s: float
+    markers: Sequence[str]
+
+
 #: What the list of a run's tests holds before :func:`materialize`: rows and records.
-TestRow = PassedRow | dict[str, Any]
+TestRow = PassedRow | TestRecordDocument
 
 
-def materialize(rows: Iterable[TestRow]) -> list[dict[str, Any]]:
-    """The test records of ``rows``: each :data:`PassedRow` built, each record as it is."""
+def materialize(rows: Iterable[TestRow]) -> list[TestRecordDocument]:
+    """The test records of ``rows``: each :class:`PassedRow` built, each record as it is."""
     return [
-        passed_record(row[0], row[1], (row[2], row[3], row[4]), row[5])
-        if isinstance(row, tuple)
+        passed_record(
+            row.nodeid, row.location, (row.setup_s, row.call_s, row.teardown_s), row.markers
+        )
+        if isinstance(row, PassedRow)
         else row
         for row in rows
     ]
 
 
+class RecordedTests(Sequence[TestRecordDocument]):
+    """A run's tests as records, kept as rows until one of them is first read.
+
+    The recorder puts this in the run document's ``tests``: a feature that reads the records
+    (the TDD judge, auto-debug, the gate) gets them built once; a run that only records writes
+    the rows without ever building a record (:func:`encode_report`).
+    """
+
+    __slots__ = ("_records", "_rows")
+
+    def __init__(self, rows: Sequence[TestRow]) -> None:
+        self._rows = rows
+        self._records: list[TestRecordDocument] | None = None
+
+    @property
+    def rows(self) -> Sequence[TestRow]:
+        """The rows and records as recorded; the records instead, once they were built."""
+        return self._rows if self._records is None else self._records
+
+    def _built(self) -> list[TestRecordDocument]:
+        if self._records is None:
+            self._records = materialize(self._rows)
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> TestRecordDocument: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TestRecordDocument]: ...
+
+    def __getitem__(self, index: int | slice) -> TestRecordDocument | Sequence[TestRecordDocument]:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[TestRecordDocument]:
+        return iter(self._built())
+
+
 def build_record(
     nodeid: str, bucket: Sequence[PhaseReport], known_markers: Mapping[str, Sequence[str]]
-) -> dict[str, Any]:
-    """The ``TestRecord``-shaped dict of one test from its phases, in the order they came.
+) -> TestRecordDocument:
+    """The test record of one test from its phases, in the order they came.
 
     A subtest's report is not a phase of its own: a failed subtest fails the test, as it
     fails pytest's run, even when the test's own call passed (unittest's ``subTest`` leaves
@@ -192,50 +243,71 @@ def build_record(
     The first failed subtest's failure is the test's, unless the call raised one itself.
     A test that skips itself after a subtest failed is failed too: pytest counts the failure.
     """
-    phases: dict[str, dict[str, Any]] = {}
-    by_when: dict[str, PhaseReport] = {}
-    total = 0.0
-    plain = True  # every phase passed, none under xfail: the common case needs no rules
-    markers: Sequence[str] | None = None
-    worker = None
-    failed_subtests: list[PhaseReport] = []
-    for phase in bucket:
-        if phase.markers is not None:
-            markers = phase.markers
-        if phase.worker is not None:
-            worker = phase.worker
-        if phase.subtest is not None:
-            if phase.outcome == "failed" and phase.wasxfail is None:
-                failed_subtests.append(phase)
-            continue
-        by_when[phase.when] = phase
-        phases[phase.when] = {"outcome": phase.outcome, "duration_s": phase.duration_s}
-        total += phase.duration_s
-        if phase.outcome != "passed" or phase.wasxfail is not None:
-            plain = False
-    if plain and "call" in by_when and not failed_subtests:
-        outcome, reason, failure = "passed", None, None
-    else:
-        outcome, decisive = _outcome(by_when)
-        reason = _reason(decisive, outcome)
-        failure = decisive.failure if decisive is not None else None
-        if failed_subtests and outcome in ("passed", "failed", "xpassed", "skipped"):
-            if outcome != "failed" or failure is None or failure.get("exc_type") == "unknown":
-                failure = failed_subtests[0].failure  # pytest's own call failure says less
-            outcome, reason = "failed", None
+    gathered = _gather(bucket)
+    outcome, reason, failure = _judge(gathered)
     path, line, domain = bucket[0].location
+    markers = gathered.markers
     return {
         "nodeid": nodeid,
         "outcome": outcome,
-        "phases": phases,
-        "duration_s": to_microsecond(total),
+        "phases": gathered.phases,
+        "duration_s": to_microsecond(gathered.total_s),
         "location": {"path": path, "line": None if line is None else line + 1, "domain": domain},
         "markers": list(markers if markers is not None else known_markers.get(nodeid, ())),
         "reason": reason,
         "failure": failure,
-        "worker": worker,
-        "failed_subtests": _subtest_names(failed_subtests),
+        "worker": gathered.worker,
+        "failed_subtests": _subtest_names(gathered.failed_subtests),
     }
+
+
+@dataclass(slots=True)
+class _Gathered:
+    """The phases of one test, sorted out: its own phases by name, its failed subtests."""
+
+    phases: dict[str, PhaseDocument] = field(default_factory=dict)
+    by_when: dict[str, PhaseReport] = field(default_factory=dict)
+    total_s: float = 0.0
+    #: Every phase passed, none under xfail: the common case needs no rules.
+    plain: bool = True
+    markers: Sequence[str] | None = None
+    worker: str | None = None
+    failed_subtests: list[PhaseReport] = field(default_factory=list)
+
+    def add_phase(self, phase: PhaseReport) -> None:
+        self.by_when[phase.when] = phase
+        self.phases[phase.when] = {"outcome": phase.outcome, "duration_s": phase.duration_s}
+        self.total_s += phase.duration_s
+        if phase.outcome != "passed" or phase.wasxfail is not None:
+            self.plain = False
+
+
+def _gather(bucket: Sequence[PhaseReport]) -> _Gathered:
+    gathered = _Gathered()
+    for phase in bucket:
+        if phase.markers is not None:
+            gathered.markers = phase.markers
+        if phase.worker is not None:
+            gathered.worker = phase.worker
+        if phase.subtest is None:
+            gathered.add_phase(phase)
+        elif phase.outcome == "failed" and phase.wasxfail is None:
+            gathered.failed_subtests.append(phase)
+    return gathered
+
+
+def _judge(gathered: _Gathered) -> tuple[OutcomeName, str | None, FailureDocument | None]:
+    """The test's outcome, the reason it was skipped or xfailed, and its failure."""
+    failed_subtests = gathered.failed_subtests
+    if gathered.plain and "call" in gathered.by_when and not failed_subtests:
+        return "passed", None, None
+    outcome, decisive = _outcome(gathered.by_when)
+    failure = decisive.failure if decisive is not None else None
+    if failed_subtests and outcome in ("passed", "failed", "xpassed", "skipped"):
+        if outcome != "failed" or failure is None or failure["exc_type"] == "unknown":
+            failure = failed_subtests[0].failure  # pytest's own call failure says less
+        return "failed", None, failure
+    return outcome, _reason(decisive, outcome), failure
 
 
 def _subtest_names(failed: Sequence[PhaseReport]) -> list[str]:
@@ -245,25 +317,26 @@ def _subtest_names(failed: Sequence[PhaseReport]) -> list[str]:
     return names
 
 
-def _outcome(phases: dict[str, PhaseReport]) -> tuple[str, PhaseReport | None]:
+def _outcome(phases: dict[str, PhaseReport]) -> tuple[OutcomeName, PhaseReport | None]:
     """The test's outcome and the phase that decided it, by pytest's own rules."""
     setup, call, teardown = phases.get("setup"), phases.get("call"), phases.get("teardown")
-    if setup is not None and setup.outcome == "failed":
-        return "error", setup
-    if setup is not None and setup.outcome == "skipped":
-        return ("xfailed" if setup.wasxfail is not None else "skipped"), setup
-    if call is not None:
-        if call.outcome == "failed":
-            return "failed", call
-        if call.outcome == "skipped":
-            return ("xfailed" if call.wasxfail is not None else "skipped"), call
-        if teardown is not None and teardown.outcome == "failed":
-            return "error", teardown
-        return ("xpassed" if call.wasxfail is not None else "passed"), call
+    if setup is not None and setup.outcome != "passed":
+        return _not_passed(setup, failed="error")
+    if call is not None and call.outcome != "passed":
+        return _not_passed(call, failed="failed")
     if teardown is not None and teardown.outcome == "failed":
         return "error", teardown
+    if call is not None:
+        return ("xpassed" if call.wasxfail is not None else "passed"), call
     # No call phase and nothing failed: the run stopped between setup and call.
     return "error", None
+
+
+def _not_passed(phase: PhaseReport, *, failed: OutcomeName) -> tuple[OutcomeName, PhaseReport]:
+    """A phase that failed (``failed`` names what that makes the test) or skipped."""
+    if phase.outcome == "failed":
+        return failed, phase
+    return ("xfailed" if phase.wasxfail is not None else "skipped"), phase
 
 
 def _reason(decisive: PhaseReport | None, outcome: str) -> str | None:
@@ -277,20 +350,17 @@ def _reason(decisive: PhaseReport | None, outcome: str) -> str | None:
 
 
 def count(
-    records: Sequence[TestRow] | Sequence[Mapping[str, Any]],
+    records: Sequence[TestRow],
     *,
     collected: int,
     deselected: int = 0,
     collection_errors: int = 0,
     skipped_at_collection: int = 0,
-) -> dict[str, int]:
-    """Per-test counts (a ``Counts``-shaped dict); ``collected`` is after deselection.
-
-    ``records`` may hold :data:`PassedRow` tuples too.
-    """
+) -> CountsDocument:
+    """Per-test counts; ``collected`` is after deselection. ``records`` may hold rows too."""
     tally = dict.fromkeys(_OUTCOMES, 0)
     for record in records:
-        tally["passed" if isinstance(record, tuple) else record["outcome"]] += 1
+        tally["passed" if isinstance(record, PassedRow) else record["outcome"]] += 1
     return {
         "collected": collected,
         "passed": tally["passed"],
@@ -307,15 +377,15 @@ def count(
 
 def check_completeness(
     collected_ids: Sequence[str] | None,
-    records: Sequence[TestRow] | Sequence[Mapping[str, Any]],
+    records: Sequence[TestRow],
     *,
-    collection_errors: Sequence[Mapping[str, Any]] = (),
+    collection_errors: Sequence[CollectionErrorDocument] = (),
     interrupted: str | None = None,
     pytest_failures: int = 0,
 ) -> list[str]:
     """Why the run's report does not cover exactly the tests collected (empty if it does).
 
-    ``records`` may hold :data:`PassedRow` tuples too. ``pytest_failures`` is how many
+    ``records`` may hold :class:`PassedRow` tuples too. ``pytest_failures`` is how many
     failures pytest itself counted (``session.testsfailed``, what its exit status follows):
     when pytest failed the run and no record shows a failure, the records missed something,
     and the run cannot be judged by them.
@@ -334,7 +404,15 @@ def check_completeness(
     if collected_ids is None:
         reasons.append("the collected tests were never reported, so completeness is unknown")
         return reasons
-    reported = [record[0] if isinstance(record, tuple) else record["nodeid"] for record in records]
+    return reasons + _unmatched(collected_ids, records)
+
+
+def _unmatched(collected_ids: Sequence[str], records: Sequence[TestRow]) -> list[str]:
+    """Why the tests reported are not exactly the tests collected, once each."""
+    reasons: list[str] = []
+    reported = [
+        record.nodeid if isinstance(record, PassedRow) else record["nodeid"] for record in records
+    ]
     reported_set = set(reported)
     expected = set(collected_ids)
     if len(expected) != len(collected_ids):
@@ -350,83 +428,45 @@ def check_completeness(
     return reasons
 
 
-def _any_failed(records: Sequence[TestRow] | Sequence[Mapping[str, Any]]) -> bool:
+def _any_failed(records: Sequence[TestRow]) -> bool:
     return any(
-        not isinstance(record, tuple) and record["outcome"] in ("failed", "error")
+        not isinstance(record, PassedRow) and record["outcome"] in ("failed", "error")
         for record in records
     )
 
 
-def encode_report(report: Mapping[str, Any]) -> str:
+def encode_report(report: RunDocument) -> str:
     """The run report as compact JSON text (one line, UTF-8 safe), ending in a newline.
 
     The same text as ``json.dumps(report, ensure_ascii=False, separators=(",", ":"))`` writes
-    once the tests are :func:`materialize`-d; the tests are written one by one, a
-    :data:`PassedRow` by :func:`encode_passed_row`, a record by :func:`encode_record`.
+    once the tests are records; the tests are written one by one, a :class:`PassedRow` (a
+    :class:`RecordedTests` whose records were never read) by :func:`encode_passed_row`.
     """
     parts = []
     for key, value in report.items():
         if key == "tests":
-            text = (
-                "["
-                + ",".join(
-                    [
-                        encode_passed_row(test) if isinstance(test, tuple) else encode_record(test)
-                        for test in value
-                    ]
-                )
-                + "]"
-            )
+            tests = report["tests"]
+            rows = tests.rows if isinstance(tests, RecordedTests) else tests
+            text = "[" + ",".join([_encode_test(test) for test in rows]) + "]"
         else:
             text = _encode(value)
         parts.append(f"{_encode_string(key)}:{text}")
     return "{" + ",".join(parts) + "}\n"
 
 
-def encode_record(record: Mapping[str, Any]) -> str:
-    """One test record as compact JSON text, the same text as :func:`json.dumps` writes.
-
-    Written by hand for a :class:`PassedRecord`, the record of nearly every test of a run: the
-    standard library's C encoder escapes each of a record's two dozen keys again for every
-    record, about 52,000 instructions per record; this template writes the keys as constants
-    and takes about 37,000, a quarter of them writing the four durations. That is 0.5% of a
-    plain run of the 5,000-test suite of ``benchmarks/overhead.py``, which holds recording to
-    5%. The template reads every value from the record; only the keys and their order are
-    fixed, and a record whose key count differs goes to the general encoder.
-    """
-    if type(record) is not PassedRecord or len(record) != _PASSED_KEYS:
-        return _encode(record)
-    phases = record["phases"]
-    setup, call, teardown = phases["setup"], phases["call"], phases["teardown"]
-    location = record["location"]
-    line = location["line"]
-    reason, failure, worker = record["reason"], record["failure"], record["worker"]
-    return (
-        f'{{"nodeid":{_encode_string(record["nodeid"])},'
-        f'"outcome":{_encode_string(record["outcome"])},'
-        f'"phases":{{"setup":{{"outcome":{_encode_string(setup["outcome"])},'
-        f'"duration_s":{_float(setup["duration_s"])}}},'
-        f'"call":{{"outcome":{_encode_string(call["outcome"])},'
-        f'"duration_s":{_float(call["duration_s"])}}},'
-        f'"teardown":{{"outcome":{_encode_string(teardown["outcome"])},'
-        f'"duration_s":{_float(teardown["duration_s"])}}}}},'
-        f'"duration_s":{_float(record["duration_s"])},'
-        f'"location":{{"path":{_encode_string(location["path"])},'
-        f'"line":{"null" if line is None else int(line)},'
-        f'"domain":{_encode_string(location["domain"])}}},'
-        f'"markers":[{",".join([_encode_string(name) for name in record["markers"]])}],'
-        f'"reason":{"null" if reason is None else _encode(reason)},'
-        f'"failure":{"null" if failure is None else _encode(failure)},'
-        f'"worker":{"null" if worker is None else _encode(worker)},'
-        f'"failed_subtests":{_encode(record["failed_subtests"])}}}'
-    )
+def _encode_test(test: TestRow) -> str:
+    return encode_passed_row(test) if isinstance(test, PassedRow) else _encode(test)
 
 
 def encode_passed_row(row: PassedRow) -> str:
     """The JSON text of the :func:`passed_record` of ``row``, written without building it.
 
-    The same text as ``encode_record(materialize([row])[0])``; the template of
-    :func:`encode_record` with the values that a plain pass always has written as constants.
+    The same text as ``json.dumps(materialize([row])[0])``, written by a template: the key
+    names and the values a plain pass always has are constants, and only the node id, the
+    location, the four durations and the markers are encoded. Nearly every test of a run is
+    written this way, so it is the encoding cost that grows with the suite: the standard
+    library's C encoder escapes each of a record's two dozen keys again for every record, and
+    the record's seven containers must be built first.
     """
     nodeid, (path, line, domain), setup_s, call_s, teardown_s, markers = row
     return (
@@ -449,7 +489,6 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circ
 _encode_string = encode_basestring
 #: A finite float as JSON writes it (durations are never infinite or NaN).
 _float = float.__repr__
-_PASSED_KEYS = 10
 
 
 def _ids(nodeids: Sequence[str]) -> str:

@@ -13,16 +13,32 @@ once and attached to the report as one plain dict under :data:`REPORT_ATTRIBUTE`
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
+from phasegate.documents import RaisedDocument
 from phasegate.failures import describe_exception
 
-__all__ = ["REPORT_ATTRIBUTE", "WORKER_OUTPUT_KEY", "Annotator", "WorkerAnnotator"]
+__all__ = [
+    "REPORT_ATTRIBUTE",
+    "WORKER_OUTPUT_KEY",
+    "Annotator",
+    "ReportAnnotation",
+    "WorkerAnnotator",
+]
 
-#: The attribute phasegate adds to pytest reports (a dict of plain values).
+#: The attribute phasegate adds to pytest reports (a :class:`ReportAnnotation`).
 REPORT_ATTRIBUTE = "phasegate"
+
+
+class ReportAnnotation(TypedDict, total=False):
+    """What phasegate attaches to a report: the live exception, the markers (xdist workers)."""
+
+    failure: RaisedDocument
+    markers: list[str]
+
+
 #: The key of phasegate's data in pytest-xdist's ``workeroutput``.
 WORKER_OUTPUT_KEY = "phasegate"
 
@@ -42,7 +58,7 @@ class Annotator:
     ) -> None:
         if call.excinfo is None:
             return
-        data: dict[str, Any] = getattr(report, REPORT_ATTRIBUTE, None) or {}
+        data: ReportAnnotation = getattr(report, REPORT_ATTRIBUTE, None) or ReportAnnotation()
         if "failure" in data:
             return  # a worker annotated it already, before the report left
         exc = call.excinfo.value
@@ -70,7 +86,8 @@ class WorkerAnnotator(Annotator):
         report = yield
         if call.when == "setup":
             markers = sorted({mark.name for mark in item.iter_markers()})
-            setattr(report, REPORT_ATTRIBUTE, {"markers": markers})
+            annotation: ReportAnnotation = {"markers": markers}
+            setattr(report, REPORT_ATTRIBUTE, annotation)
         if report.failed and call.excinfo is not None:
             self.pytest_exception_interact(item, call, report)
         return report

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.runner import TestRunner
     from phasegate.autodebug.settings import AutodebugSettings
     from phasegate.autodebug.validate import Baseline
+    from phasegate.documents import RunDocument
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
@@ -229,7 +230,6 @@ class AutodebugController:
         from phasegate.autodebug.engine import Engine
         from phasegate.autodebug.project import Project, TestFiles
         from phasegate.autodebug.runner import TestRunner
-        from phasegate.autodebug.validate import Baseline
         from phasegate.autodebug.workspace import Workspace
 
         loaded = self._recorder.loaded_config
@@ -240,11 +240,9 @@ class AutodebugController:
             relpath = project.relpath(self._rootpath / location)
             if relpath is not None:
                 tests.add(relpath)
-        data = self._recorder.outcome.data or {}
-        baseline = Baseline(
-            {test["nodeid"]: test["outcome"] for test in data.get("tests", [])},
-            {error["nodeid"] for error in data.get("collection_errors", [])},
-        )
+        document = self._recorder.outcome.document
+        baseline = _baseline_of(document)
+        reasons = "; ".join(document["incomplete_reasons"]) if document is not None else ""
         params = self._config.invocation_params
         option = self._config.option
         # Collection errors must not hide the other tests' outcomes from a re-run.
@@ -262,9 +260,9 @@ class AutodebugController:
             timeout_s=self._settings.timeout_s,
             common_args=common,
         )
-        if self._failed and data.get("incomplete"):
+        if self._failed and document is not None and document["incomplete"]:
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
-            baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, data)
+            baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, reasons)
         workspace = Workspace(project, store.path(AUTODEBUG_JOURNAL_FILE))
         serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
         engine = Engine(
@@ -282,9 +280,8 @@ class AutodebugController:
         self._clear_old_diffs()
         if self._failed:
             self._progress(f"working on {len(self._failed)} failure(s)", always=True)
-        report = engine.run(self._failed, run_id=data.get("run_id"))
+        report = engine.run(self._failed, run_id=document["run_id"] if document else None)
         if baseline.pending is not None and report.counts.candidates_tried:
-            reasons = "; ".join(data.get("incomplete_reasons", []))
             self.baseline_notes.append(
                 f"the run was incomplete ({reasons}); every re-run was clean (all its tests "
                 "passed), so no fresh baseline was needed"
@@ -292,7 +289,7 @@ class AutodebugController:
         report.warnings[:0] = self.baseline_notes
         return report
 
-    def _fresh_baseline(self, runner: TestRunner, baseline: Baseline, data: dict[str, Any]) -> None:
+    def _fresh_baseline(self, runner: TestRunner, baseline: Baseline, reasons: str) -> None:
         """A complete "before" when the run being debugged stopped early.
 
         A collection error, ``-x`` or ``--maxfail`` leave tests without a result, and a
@@ -301,7 +298,6 @@ class AutodebugController:
         """
         self._progress("the run is incomplete: running the suite once for a baseline")
         run = runner.run(None)
-        reasons = "; ".join(data.get("incomplete_reasons", []))
         if run.error is not None:
             self.baseline_notes.append(
                 f"the run was incomplete ({reasons}) and a fresh baseline could not be taken: "
@@ -340,3 +336,15 @@ class AutodebugController:
             terminalreporter.write_sep("=", "phasegate autodebug")
         for text, markup in lines:
             terminalreporter.write_line(text, **markup)
+
+
+def _baseline_of(document: RunDocument | None) -> Baseline:
+    """The outcome of each test of the run being debugged, and its failed collectors."""
+    from phasegate.autodebug.validate import Baseline
+
+    if document is None:
+        return Baseline()
+    return Baseline(
+        {test["nodeid"]: test["outcome"] for test in document["tests"]},
+        {error["nodeid"] for error in document["collection_errors"]},
+    )

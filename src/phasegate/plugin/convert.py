@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from phasegate.documents import CollectionErrorDocument, CollectionSkipDocument, FailureDocument
 from phasegate.failures import relative_path
-from phasegate.plugin.annotator import REPORT_ATTRIBUTE
+from phasegate.plugin.annotator import REPORT_ATTRIBUTE, ReportAnnotation
 from phasegate.recording import (
+    PassedRow,
     PhaseReport,
     TestRow,
     bound_text,
@@ -44,7 +46,7 @@ def rows_from_reports(
     """One entry per node id: what :func:`phasegate.recording.build_test_records` makes, as rows.
 
     In a serial run each test's reports come together, and nearly every test passed its
-    three phases: such a test is kept as a :data:`~phasegate.recording.PassedRow`, one tuple
+    three phases: such a test is kept as a :class:`~phasegate.recording.PassedRow`, one tuple
     read straight from its reports, which :func:`~phasegate.recording.materialize` turns into
     the same record the general way builds, if anything reads it. Every other test is built
     through a :class:`PhaseReport` per phase, as is every report when a test's reports are
@@ -61,7 +63,7 @@ def rows_from_reports(
         if _passed_plainly(group):
             setup, call, teardown = group
             rows.append(
-                (
+                PassedRow(
                     nodeid,
                     setup.location,
                     to_microsecond(setup.duration),
@@ -97,7 +99,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
     # Optional attributes are read from __dict__: getattr() with a default raises and
     # catches AttributeError when they are absent, which is most of the time.
     attributes = report.__dict__
-    extra: dict[str, Any] | None = attributes.get(REPORT_ATTRIBUTE)
+    extra: ReportAnnotation | None = attributes.get(REPORT_ATTRIBUTE)
     outcome = report.outcome
     if extra is None and outcome == "passed" and "context" not in attributes:  # the common case
         return PhaseReport(
@@ -109,7 +111,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
             attributes.get("wasxfail"),
             worker=attributes.get("worker_id"),
         )
-    extra = extra or {}
+    extra = extra or ReportAnnotation()
     subtest = _subtest_name(attributes.get("context"))
     skip_reason = None
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
@@ -150,16 +152,16 @@ def _subtest_name(context: Any) -> str | None:
 
 def collection_error(
     report: pytest.CollectReport, root: Path, traceback_limit: int
-) -> dict[str, Any]:
+) -> CollectionErrorDocument:
     """A failed collector, shaped like :class:`phasegate.model.CollectionError`."""
-    extra: dict[str, Any] = getattr(report, REPORT_ATTRIBUTE, None) or {}
+    extra: ReportAnnotation = getattr(report, REPORT_ATTRIBUTE, None) or ReportAnnotation()
     return {
         "nodeid": report.nodeid or ".",
         "failure": _failure(report, extra, root, traceback_limit),
     }
 
 
-def collection_skip(report: pytest.CollectReport, root: Path) -> dict[str, Any]:
+def collection_skip(report: pytest.CollectReport, root: Path) -> CollectionSkipDocument:
     """A collector skipped while collected, shaped like :class:`phasegate.model.CollectionSkip`.
 
     pytest keeps a skip's ``(path, line, message)`` as the report's ``longrepr`` tuple, the line
@@ -183,10 +185,10 @@ def collection_skip(report: pytest.CollectReport, root: Path) -> dict[str, Any]:
 
 def _failure(
     report: pytest.TestReport | pytest.CollectReport,
-    extra: dict[str, Any],
+    extra: ReportAnnotation,
     root: Path,
     limit: int,
-) -> dict[str, Any]:
+) -> FailureDocument:
     text, truncated = bound_text(report.longreprtext, limit)
     known = extra.get("failure")
     if known is not None:

@@ -21,6 +21,7 @@ from phasegate.gates.coverage_run import COVERAGE_DATA, MeasurementError, read_d
 from phasegate.gates.progress import PROGRESS_ENV, append_event
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
+from phasegate.model.run import RunReport
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.display import display_path
 from phasegate.report.terminal import gate_lines, round_lines
@@ -64,11 +65,12 @@ class GateSession:
             self._worker_coverage.append(data)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        report = self._recorder.outcome.report
-        if report is None:
+        document = self._recorder.outcome.document
+        if document is None:
             self.errors.append("the run report could not be assembled; the gate was not judged")
             self._fail(session)
             return
+        report = RunReport.model_validate(document)
         coverage_json, problem = self._coverage()
         self.verdict = self._runner.finish(
             SessionData(
@@ -99,7 +101,7 @@ class GateSession:
             with contextlib.suppress(OSError):  # unseen, `gate run` says it was not judged
                 append_event(Path(progress), verdict_event(self.verdict, str(path), report))
 
-    def _record_round(self, session: pytest.Session, report: Any) -> None:
+    def _record_round(self, session: pytest.Session, report: RunReport) -> None:
         refine = self._recorder.loaded_config.config.refine
         if not refine.enabled or self.verdict is None:
             return
@@ -200,7 +202,8 @@ class ShardGateSession(GateSession):
             terminalreporter.write_line(f"error: {message}", red=True, bold=True)
         data = self._recorder.outcome.document
         tests = data["counts"]["collected"] if data else 0
-        suite = (data or {}).get("shard", {}).get("suite_size", "?")
+        shard = data["shard"] if data else None
+        suite = shard["suite_size"] if shard else "?"
         terminalreporter.write_line(
             f"shard {self._shard} ran {tests} of the suite's {suite} tests; the gate {name} "
             "is judged once on all shards by `phasegate merge`"

@@ -20,24 +20,22 @@ import secrets
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pluggy
 import pytest
 
 from phasegate import clock
 from phasegate.config import LoadedConfig
+from phasegate.documents import CollectionErrorDocument, CollectionSkipDocument, RunDocument
 from phasegate.environment import GitQuery, describe_environment
 from phasegate.errors import PhasegateError
 from phasegate.plugin.annotator import WORKER_OUTPUT_KEY
 from phasegate.plugin.convert import PHASES, collection_error, collection_skip, rows_from_reports
 from phasegate.plugin.display import display_path
-from phasegate.recording import check_completeness, count, encode_report, materialize
+from phasegate.recording import RecordedTests, check_completeness, count, encode_report
 from phasegate.store import RUN_REPORT_FILE, Store
 from phasegate.versioning import SCHEMA_VERSION
-
-if TYPE_CHECKING:
-    from phasegate.model.run import RunReport
 
 __all__ = ["REPORT_MODEL", "Recorder", "RunOutcome"]
 
@@ -49,47 +47,17 @@ REPORT_MODEL = "phasegate.model.run:RunReport"
 class RunOutcome:
     """What the end of the session produced, for phasegate's features and the terminal.
 
-    The report is kept as it will be written (:attr:`document`): until something reads
-    :attr:`data`, its ``tests`` may hold :data:`~phasegate.recording.PassedRow` tuples instead
-    of records, so that a run nobody reads the records of never builds them.
+    :attr:`document` is the one way to read the run: the run report as it will be written.
+    Its ``tests`` build their records when one is first read
+    (:class:`~phasegate.recording.RecordedTests`), so a run nobody reads the records of never
+    builds them; a feature that needs the pydantic model validates the document itself
+    (``RunReport.model_validate``) and pays for it.
     """
 
     report_path: str | None = None
     errors: list[str] = field(default_factory=list)
-    _document: dict[str, Any] | None = None
-    _rows: bool = False  # the document's "tests" may still hold rows
-    _model: RunReport | None = None
-
-    @property
-    def data(self) -> dict[str, Any] | None:
-        """The run report as JSON-ready data, every test a record (built on first read)."""
-        if self._rows and self._document is not None:
-            self._document["tests"] = materialize(self._document["tests"])
-            self._rows = False
-        return self._document
-
-    @data.setter
-    def data(self, value: dict[str, Any] | None) -> None:
-        self._document, self._rows, self._model = value, False, None
-
-    @property
-    def document(self) -> dict[str, Any] | None:
-        """The run report as it will be written; its tests may be rows (see :attr:`data`)."""
-        return self._document
-
-    def keep(self, document: dict[str, Any]) -> None:
-        """Keep the report just assembled, whose ``tests`` hold rows and records."""
-        self._document, self._rows, self._model = document, True, None
-
-    @property
-    def report(self) -> RunReport | None:
-        """The run report as a model (validated on first use; features that need it pay)."""
-        data = self.data
-        if self._model is None and data is not None:
-            from phasegate.model.run import RunReport
-
-            self._model = RunReport.model_validate(data)
-        return self._model
+    #: The run report; ``None`` until the session ends, or when it could not be assembled.
+    document: RunDocument | None = None
 
 
 class Recorder:
@@ -114,8 +82,8 @@ class Recorder:
         config.add_cleanup(self._git.close)  # a run that ended early never read it
         self._reports: list[pytest.TestReport] = []
         self._items: list[pytest.Item] = []
-        self._collection_errors: dict[str, dict[str, Any]] = {}
-        self._collection_skips: dict[str, dict[str, Any]] = {}
+        self._collection_errors: dict[str, CollectionErrorDocument] = {}
+        self._collection_skips: dict[str, CollectionSkipDocument] = {}
         self._collected_ids: list[str] | None = None
         self._deselected = 0
         self._worker_nodes: set[str] = set()
@@ -190,7 +158,7 @@ class Recorder:
         with clock.real_datetime_classes():  # a freeze a test leaked must not reach here
             try:
                 with _collector_paused():
-                    self.outcome.keep(self._build_report(session))
+                    self.outcome.document = self._build_report(session)
             except PhasegateError as exc:
                 self.outcome.errors.append(str(exc))
             try:
@@ -206,7 +174,9 @@ class Recorder:
         data["finished_at"] = _timestamp(clock.utc_now())
         try:
             if self._extensions.hook.phasegate_report_ready.get_hookimpls():
-                report = self.outcome.report
+                from phasegate.model.run import RunReport  # only a run with such a plugin pays
+
+                report = RunReport.model_validate(data)
                 self._extensions.hook.phasegate_report_ready(report=report)
             data["warnings"] = list(self._store.notices)
             self._store.vet(RUN_REPORT_FILE, REPORT_MODEL)
@@ -219,7 +189,7 @@ class Recorder:
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
-    def _build_report(self, session: pytest.Session) -> dict[str, Any]:
+    def _build_report(self, session: pytest.Session) -> RunDocument:
         limit = int(self._loaded.values["max_traceback_chars"])
         root = self._config.rootpath
         markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
@@ -262,7 +232,7 @@ class Recorder:
             ),
             "incomplete": bool(reasons),
             "incomplete_reasons": reasons,
-            "tests": records,
+            "tests": RecordedTests(records),
             "collection_errors": errors,
             "collection_skips": list(self._collection_skips.values()),
             "warnings": [],

@@ -122,7 +122,7 @@ class TddPlugin:
         from phasegate.tdd.cycles import facts_from_report
         from phasegate.tdd.tree import nodeid_path
 
-        data = self._recorder.outcome.data
+        data = self._recorder.outcome.document
         if data is None:
             problems = "; ".join(self._recorder.outcome.errors) or "no run report was assembled"
             self._fail(session, f"the run cannot be judged: {problems}")
@@ -142,7 +142,7 @@ class TddPlugin:
             cycle=self._cycle,
             actor=self._actor,
             interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED
-            and not data.get("collection_errors"),
+            and not data["collection_errors"],
         )
         self.result = result = self._project.record_run(facts)
         entry = result.entry

@@ -7,11 +7,12 @@ writer so colour and ``-q`` behave as the rest of pytest's output does.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from phasegate.gates.score import shown_score
 
 if TYPE_CHECKING:
+    from phasegate.documents import RunDocument
     from phasegate.model.gate import GateVerdict
     from phasegate.model.refine import RefinementState
 
@@ -22,7 +23,7 @@ Line = tuple[str, dict[str, bool]]
 _ORDER = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
 
 
-def counts_phrase(counts: Mapping[str, int]) -> str:
+def counts_phrase(counts: Mapping[str, object]) -> str:
     """``12 collected: 11 passed, 1 failed`` (zero counts left out)."""
     parts = [f"{counts[name]} {name}" for name in _ORDER if counts.get(name)]
     text = f"{counts['collected']} collected"
@@ -42,7 +43,7 @@ def counts_phrase(counts: Mapping[str, int]) -> str:
 
 
 def run_lines(
-    report: Mapping[str, Any] | None,
+    report: RunDocument | None,
     report_path: str | None,
     errors: Sequence[str],
     *,

@@ -9,7 +9,7 @@ never judge against the same past.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from phasegate import clock
+from phasegate.documents import RunDocument
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
     AcceptEntry,
@@ -273,7 +274,7 @@ def _kept_hashes(state: TddState) -> set[str]:
 
 
 def facts_from_report(
-    report: Mapping[str, Any],
+    report: RunDocument,
     *,
     requested: RequestedPhase,
     files: FileHashes,
@@ -283,7 +284,7 @@ def facts_from_report(
     actor: str | None = None,
     interrupted: bool = False,
 ) -> RunFacts:
-    """The facts of a run from its run report (a ``RunReport``-shaped dict).
+    """The facts of a run from its run report document.
 
     This runs once per test of the run, so the tests are validated in one call of a pydantic
     ``TypeAdapter`` (its loop runs in pydantic-core), and a passing test, the common case, is
