@@ -149,3 +149,37 @@ def test_the_exception_a_test_waited_for_is_read_from_pytest_and_unittest() -> N
     assert expected_exception(message("DID NOT RAISE <class 'pkg.errors.Bad'>")) == "Bad"
     assert expected_exception(message("TypeError not raised")) == "TypeError"
     assert expected_exception(message("assert 1 == 2")) is None
+
+
+ZONES = '''def exists(dt, tz=None):
+    if tz is None:
+        if dt.tzinfo is None:
+            raise ValueError("naive and no zone")
+        tz = dt.tzinfo
+    return tz
+
+
+def ambiguous(dt, tz=None):
+    """Whether the wall time is ambiguous."""
+    if tz is None:
+        if dt.tzinfo is None:
+            raise ValueError("naive and no zone")
+        tz = dt.tzinfo
+    return tz is not None
+'''
+
+
+def test_an_attribute_the_file_guards_elsewhere_is_guarded_where_it_is_first_read(
+    tmp_path: Path,
+) -> None:
+    # `dt.tzinfo` is tested against None in `exists`; in `ambiguous` the test is gone. The
+    # guard goes back right before the first read, inside `if tz is None:`, not at the top.
+    lost = '        if dt.tzinfo is None:\n            raise ValueError("naive and no zone")\n'
+    faulty = ZONES[: ZONES.rindex(lost)] + ZONES[ZONES.rindex(lost) + len(lost) :]
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis(
+        "assertion", "other", "Failed", "Failed", "DID NOT RAISE <class 'ValueError'>"
+    )
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "ambiguous")])
+    assert _same(candidates[0].edits[0].text, ZONES)
+    assert "before its first use" in candidates[0].description

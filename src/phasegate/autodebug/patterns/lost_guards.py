@@ -9,7 +9,8 @@ values that may be None and that nothing there tests any more, each guarded the 
 project shows:
 
 * **what** may be None, likeliest first: a parameter whose default is None; an attribute of
-  ``self`` that the class sets to None; a local set from a call that can give None
+  ``self`` that the class sets to None; an attribute of a parameter that the file tests
+  against None elsewhere (``dt.tzinfo``); a local set from a call that can give None
   (``d.get(k)``, ``re.match(...)``, ``getattr(o, n, None)``); any other parameter;
 * **how** it is guarded: ``raise`` of the exception the failing test waits for (as the
   project raises it, where it does); the bodies :mod:`.none_guards` synthesizes (the project's
@@ -17,7 +18,9 @@ project shows:
   descriptor's ``__get__``.
 
 Each guard goes at the top of the function (after the docstring), or right after the
-statement that set a local. The tests decide which is right, as for every candidate.
+statement that set a local, and right before the statement that first reads the value (inside
+the blocks that statement is in: ``if tz is None:`` then ``tz = dt.tzinfo``). The tests decide
+which is right, as for every candidate.
 """
 
 from __future__ import annotations
@@ -154,6 +157,9 @@ def _subjects(tree: ast.Module, function: _Function) -> list[tuple[str, float, a
     for attribute in sorted(_none_attributes(tree, function)):
         if attribute not in tested and attribute in read:
             found.append((attribute, 0.85, None))
+    for attribute in sorted(_guarded_elsewhere(tree, function) & read):
+        if attribute not in tested:
+            found.append((attribute, 0.8, None))
     for statement, name in _maybe_none_locals(function):
         if name not in tested:
             found.append((name, 0.8, statement))
@@ -211,6 +217,27 @@ def _none_attributes(tree: ast.Module, function: _Function) -> set[str]:
     return found
 
 
+def _guarded_elsewhere(tree: ast.Module, function: _Function) -> set[str]:
+    """``p.x`` for a parameter ``p`` of the function, where the file tests ``p.x is None``
+    elsewhere (``dt.tzinfo``): a value the file knows may be None."""
+    params = parameters(function) - {"self", "cls"}
+    inside = (function.lineno, function.end_lineno or function.lineno)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or inside[0] <= node.lineno <= inside[1]:
+            continue
+        left = node.left
+        if (
+            isinstance(left, ast.Attribute)
+            and isinstance(left.value, ast.Name)
+            and left.value.id in params
+            and any(isinstance(op, ast.Is) for op in node.ops)
+            and any(_is_none(c) for c in node.comparators)
+        ):
+            found.add(ast.unparse(left))
+    return found
+
+
 def _is_none(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -249,6 +276,15 @@ def _guards(
     anchor = setter if setter is not None else first_statement(function)
     at = (setter.end_lineno or setter.lineno) + 1 if setter is not None else anchor.lineno
     line = anchor.lineno + 1 if setter is not None else anchor.lineno
+    # Where it goes: after the statement that set it (or at the top), and right before the
+    # statement that first uses it, inside the blocks that statement is in; the latter first
+    # for an attribute of a parameter, which the function may only use on one path.
+    places = [(at, anchor.lineno, "")]
+    use = _first_use(function, subject)
+    if use is not None and use.lineno != at and (setter is None or use.lineno > at):
+        before_use = (use.lineno, use.lineno, ", before its first use")
+        first = "." in subject and subject.split(".")[0] in parameters(function)
+        places = [before_use, *places] if first else [*places, before_use]
     bodies: list[tuple[str, float, str]] = []
     if expected is not None:
         bodies += [
@@ -267,24 +303,53 @@ def _guards(
         ]
     bodies.sort(key=lambda item: -item[1])
     lines = split_lines(text)
-    indent = line_indent(lines[anchor.lineno - 1])
     candidates: list[Candidate] = []
     seen: set[str] = set()
     for body, score, why in bodies:
         if body in seen or len(seen) >= _BODIES:
             continue
         seen.add(body)
-        block = [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
-        candidates.append(
-            Candidate(
-                "none-guard",
-                f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
-                f"`{function.name}` at {path}:{at} ({why}; the None flows on from there)",
-                [FileEdit(path, insert_lines(text, at, block))],
-                round(weight * score, 4),
+        for order, (where, indent_line, how) in enumerate(places):
+            indent = line_indent(lines[indent_line - 1])
+            block = [f"{indent}if {subject} is None:"]
+            block += [f"{indent}    {b}" for b in body.split("\n")]
+            candidates.append(
+                Candidate(
+                    "none-guard",
+                    f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
+                    f"`{function.name}` at {path}:{where} ({why}{how}; the None flows on "
+                    "from there)",
+                    [FileEdit(path, insert_lines(text, where, block))],
+                    round(weight * score - 0.03 * order, 4),
+                )
             )
-        )
     return candidates
+
+
+def _first_use(function: _Function, subject: str) -> ast.stmt | None:
+    """The first statement of the function that reads ``subject`` itself (not in a block it
+    holds): for ``if a: x = v.y`` that is ``x = v.y``; nested functions are not looked in."""
+    found: ast.stmt | None = None
+    blocks: list[list[ast.stmt]] = [function.body]
+    while blocks:
+        for statement in blocks.pop():
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            inner = [
+                getattr(statement, name)
+                for name in ("body", "orelse", "finalbody")
+                if isinstance(getattr(statement, name, None), list)
+            ]
+            inner += [handler.body for handler in getattr(statement, "handlers", [])]
+            blocks += inner
+            held = {id(node) for block in inner for child in block for node in ast.walk(child)}
+            reads = any(
+                _is_read(node) and ast.unparse(node) == subject and id(node) not in held
+                for node in ast.walk(statement)
+            )
+            if reads and (found is None or statement.lineno < found.lineno):
+                found = statement
+    return found
 
 
 def _inputs(function: _Function, subject: str) -> list[str]:
