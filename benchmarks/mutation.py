@@ -147,14 +147,14 @@ def run_check(root: Path, base: str, artifacts: Path, budget: int) -> dict[str, 
     from phasegate.gates.checks.mutation import MutationCheck, MutationOptions
     from phasegate.gates.mutation_runs import read_contexts
     from phasegate.gates.newcode import resolve_new_code
-    from phasegate.gates.project import Project
+    from phasegate.gates.project import GateProject
     from phasegate.gates.protocol import CheckContext, CheckError, SessionData
     from phasegate.model.run import RunReport
     from phasegate.store import Store
 
     store = Store(Path(tempfile.mkdtemp(prefix="phasegate-bench-store-")))
     context = CheckContext(
-        project=Project(root),
+        project=GateProject(root),
         new_code=resolve_new_code(root, base, {}),
         store=store,
         timeout_s=3600.0,

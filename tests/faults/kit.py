@@ -8,7 +8,7 @@ from pathlib import Path
 
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner
@@ -134,7 +134,7 @@ def judge(
     """The verdict of a gate requiring only ``check_id`` on ``root``, and that check's result."""
     store = Store(root / ".phasegate")
     context = CheckContext(
-        project=Project(root, excluded=(store.root,)),
+        project=GateProject(root, excluded=(store.root,)),
         new_code=new_code or NewCode(BaseInfo(note="no base")),
         store=store,
         timeout_s=timeout_s,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from phasegate.gates.newcode import NewCode, resolve_new_code
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, SessionData
 from phasegate.store import Store
 
@@ -30,7 +30,7 @@ def make_context(tmp_path: Path) -> MakeContext:
     ) -> CheckContext:
         folder = root or tmp_path
         store = Store(folder / ".phasegate")
-        project = Project(folder, excluded=(store.root,))
+        project = GateProject(folder, excluded=(store.root,))
         return CheckContext(
             project=project,
             new_code=new_code or resolve_new_code(folder, base, {}),

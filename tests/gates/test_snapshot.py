@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.snapshot import copy_project
 from phasegate.store import Store
 
@@ -28,7 +28,7 @@ def test_git_copy_holds_what_a_commit_would_and_the_history(tmp_path: Path) -> N
     store = Store(project / ".phasegate")
     store.ensure_writable()
 
-    copy = copy_project(Project(project), store, tmp_path / "copy", timeout_s=60)
+    copy = copy_project(GateProject(project), store, tmp_path / "copy", timeout_s=60)
 
     assert (copy / "pkg/__init__.py").read_text() == "VERSION = 2\n"
     assert (copy / "pkg/new.py").is_file()
@@ -48,7 +48,7 @@ def test_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "feat: first")
-    copy = copy_project(Project(project), Store(project / ".pg"), tmp_path / "copy", 60)
+    copy = copy_project(GateProject(project), Store(project / ".pg"), tmp_path / "copy", 60)
     assert copy == tmp_path / "copy" / "libs" / "one"
     assert (copy / "setup.py").is_file()
 
@@ -59,7 +59,7 @@ def test_folder_outside_git_is_copied_without_environments(tmp_path: Path) -> No
     (project / "pkg").mkdir()
     (project / "pkg/__init__.py").write_text("")
     (project / ".phasegate").mkdir()
-    copy = copy_project(Project(project), Store(project / ".phasegate"), tmp_path / "copy", 60)
+    copy = copy_project(GateProject(project), Store(project / ".phasegate"), tmp_path / "copy", 60)
     assert (copy / "pkg/__init__.py").is_file()
     assert not (copy / ".venv").exists()
     assert not (copy / ".phasegate").exists()

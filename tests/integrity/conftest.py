@@ -10,7 +10,7 @@ import pytest
 
 from phasegate.gates.checks.integrity import IntegrityCheck, IntegrityOptions
 from phasegate.gates.newcode import resolve_new_code
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, Measurement, SessionData
 from phasegate.store import Store
 from tests.conftest import git
@@ -81,7 +81,7 @@ class Change:
     ) -> CheckContext:
         store = Store(self.root / ".phasegate")
         return CheckContext(
-            project=Project(self.root, excluded=(store.root,)),
+            project=GateProject(self.root, excluded=(store.root,)),
             new_code=resolve_new_code(self.root, base, {}),
             store=store,
             timeout_s=60.0,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
 from phasegate.model.gate import BaseInfo, Severity
 from phasegate.model.tdd import LedgerGit
@@ -23,7 +23,7 @@ def context(root: Path, base_sha: str | None = None) -> CheckContext:
     else:
         new_code = NewCode(BaseInfo(ref="main", sha=base_sha, available=True), {}, frozenset())
     return CheckContext(
-        project=Project(root), new_code=new_code, store=Store(root / ".phasegate"), timeout_s=60
+        project=GateProject(root), new_code=new_code, store=Store(root / ".phasegate"), timeout_s=60
     )
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from phasegate.cli import main
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, CheckError, NoOptions
 from phasegate.model.gate import BaseInfo
 from phasegate.store import Store
@@ -237,7 +237,7 @@ def test_a_red_without_a_tree_in_git_is_not_replayable(
 def check_context(root: Path) -> CheckContext:
     base = git(root, "rev-parse", "HEAD")
     return CheckContext(
-        project=Project(root),
+        project=GateProject(root),
         new_code=NewCode(BaseInfo(ref="main", sha=base, available=True), {}, frozenset()),
         store=Store(root / ".phasegate"),
         timeout_s=120.0,

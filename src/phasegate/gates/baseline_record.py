@@ -16,7 +16,7 @@ from phasegate.config import LoadedConfig
 from phasegate.gates.baseline import BASELINE_CHECKS, build_baseline
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, CheckError
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
@@ -65,7 +65,7 @@ def measure_baseline(
             f"({', '.join(BASELINE_CHECKS)}); choose another with --gate"
         )
     context = CheckContext(
-        project=Project(
+        project=GateProject(
             root,
             packages_setting=settings.packages,
             excluded=(store.root,),

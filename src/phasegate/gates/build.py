@@ -16,7 +16,7 @@ from phasegate.gates.baseline import baseline_path, load_baseline
 from phasegate.gates.cache import CheckCache
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import resolve_new_code
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, ProgressEvent
@@ -51,7 +51,7 @@ def make_runner(
         overrides_file=loaded.source,
     )
     context = CheckContext(
-        project=Project(
+        project=GateProject(
             root,
             packages_setting=settings.packages,
             excluded=(store.root,),

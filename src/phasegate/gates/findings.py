@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.model.gate import Finding, Severity
 
 __all__ = ["count_at_least", "locate", "score_from_count"]
@@ -15,7 +15,7 @@ _SEVERITY_ORDER = [Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITIC
 
 
 def locate(
-    project: Project,
+    project: GateProject,
     new_code: NewCode,
     *,
     rule: str,

@@ -37,7 +37,7 @@ from phasegate.gates.mutation_runs import (
     run_environment,
     run_tests,
 )
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckError
 from phasegate.model.outcome import Outcome
 from phasegate.model.run import RunReport
@@ -74,7 +74,7 @@ class MutationRunner:
 
     def __init__(
         self,
-        project: Project,
+        project: GateProject,
         run: RunReport,
         mutants: list[Mutant],
         *,

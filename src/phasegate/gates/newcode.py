@@ -26,7 +26,7 @@ from phasegate.processes import GroupTimeout, run_in_group
 
 if TYPE_CHECKING:
     from phasegate.gates.baseline import AcceptedFindings
-    from phasegate.gates.project import Project
+    from phasegate.gates.project import GateProject
 
 __all__ = [
     "NewCode",
@@ -104,7 +104,9 @@ class NewCode:
         return hasher.hexdigest()[:16]
 
 
-def changed_package_files(project: Project, new_code: NewCode) -> dict[str, frozenset[int] | None]:
+def changed_package_files(
+    project: GateProject, new_code: NewCode
+) -> dict[str, frozenset[int] | None]:
     """The package's Python files with new lines, tests aside (``None``: the whole file is new).
 
     What the mutation check mutates, and so whether the test run must record which test ran

@@ -4,9 +4,9 @@ The deps check walks the imports of the package source, and the docs and breakin
 refuse to read an API from a file that does not parse: each used to parse the same files
 again. (The syntax check compiles every file from its source, which is cheaper than building
 a tree, and gives the same messages: see :mod:`phasegate.gates.checks.syntax`.) A
-:class:`SyntaxTrees` belongs to the :class:`~phasegate.gates.project.Project` the checks
-share, so within one run each file is read and parsed once, whichever check asks first (the
-checks run in threads; a lock keeps two of them from parsing the same file at once).
+:class:`SyntaxTrees` belongs to the :class:`~phasegate.gates.project.GateProject` the
+checks share, so within one run each file is read and parsed once, whichever check asks first
+(the checks run in threads; a lock keeps two of them from parsing the same file at once).
 
 A file that cannot be read or parsed is remembered as :class:`Unparseable`, with the message,
 line and column the parser gave, so every check reports the same reason.

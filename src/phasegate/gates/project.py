@@ -31,7 +31,7 @@ from phasegate.gates.git import NOT_A_REPOSITORY, git_text
 from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckError
 
-__all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "Project"]
+__all__ = ["NOT_PACKAGES", "SKIPPED_DIRS", "GateProject"]
 
 #: Folders never walked for source files outside git.
 SKIPPED_DIRS = frozenset(
@@ -52,8 +52,12 @@ _LIST_ALL = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
 
 
 @dataclass
-class Project:
-    """A project folder. Lists are computed once, on first use."""
+class GateProject:
+    """The project a gate checks: its files, packages and pyproject, computed once on first use.
+
+    (Auto-debug's :class:`phasegate.autodebug.project.Project` is another thing: the files a
+    repair may read and edit.)
+    """
 
     root: Path
     packages_setting: Sequence[str] = ()

@@ -27,7 +27,7 @@ from phasegate.settings import Section
 
 if TYPE_CHECKING:
     from phasegate.gates.newcode import NewCode
-    from phasegate.gates.project import Project
+    from phasegate.gates.project import GateProject
     from phasegate.model.run import RunReport
     from phasegate.store import Store
 
@@ -102,7 +102,7 @@ class SessionData:
 class CheckContext:
     """Everything a check may read."""
 
-    project: Project
+    project: GateProject
     new_code: NewCode
     store: Store
     timeout_s: float

@@ -30,7 +30,7 @@ from phasegate.gates.cache import CheckCache, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
 from phasegate.gates.newcode import changed_package_files
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import Check, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
@@ -122,7 +122,7 @@ class GateRunner:
         self._wants_contexts: bool | None = None
 
     @property
-    def project(self) -> Project:
+    def project(self) -> GateProject:
         """The project the gate runs over."""
         return self._context.project
 

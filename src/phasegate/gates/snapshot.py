@@ -17,13 +17,13 @@ import shutil
 from pathlib import Path
 
 from phasegate.gates.git import NO_SUCH_REVISION, git_text, git_toplevel
-from phasegate.gates.project import SKIPPED_DIRS, Project
+from phasegate.gates.project import SKIPPED_DIRS, GateProject
 from phasegate.store import Store
 
 __all__ = ["copy_project"]
 
 
-def copy_project(project: Project, store: Store, into: Path, timeout_s: float) -> Path:
+def copy_project(project: GateProject, store: Store, into: Path, timeout_s: float) -> Path:
     """Copy the project to ``into`` (which must not exist); its root inside the copy."""
     root = project.root
     shown = git_toplevel(root, timeout_s=timeout_s)

@@ -60,7 +60,7 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
     if getattr(namespace, "numprocesses", None) and not on_worker:
         return  # the tests run in the workers, which start their own measurement
     from phasegate.gates.coverage_run import CoverageRun
-    from phasegate.gates.project import Project
+    from phasegate.gates.project import GateProject
     from phasegate.optional import is_available
 
     if not is_available("coverage"):
@@ -74,7 +74,7 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
         return
     root = early_config.rootpath
     packages = _packages_setting(root)
-    run = CoverageRun(root, Project(root, packages_setting=packages).package_dirs)
+    run = CoverageRun(root, GateProject(root, packages_setting=packages).package_dirs)
     run.start()
     early_config.stash[COVERAGE_KEY] = run
 

@@ -1,7 +1,7 @@
 """Which of the project's Python files are tests and which are source, and what they hold.
 
-The files come from :class:`phasegate.gates.project.Project` (git's view of the work tree, or a
-walk outside git). A file matching ``test_globs`` is a test file; source is what
+The files come from :class:`phasegate.gates.project.GateProject` (git's view of the work
+tree, or a walk outside git). A file matching ``test_globs`` is a test file; source is what
 ``source_globs`` names, or else the project's packages, or else (a flat project of modules
 without a package) every other Python file. Anything else (scripts, docs) is neither, and no
 rule looks at it.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.model.tdd import FileHashes
 from phasegate.tdd.config import TddConfig
 
@@ -63,7 +63,7 @@ class TreeLayout:
 
     def files(self) -> dict[str, Role]:
         """Every test and source file, by path relative to the root."""
-        project = Project(self.root, excluded=tuple(self.excluded))
+        project = GateProject(self.root, excluded=tuple(self.excluded))
         roles: dict[str, Role] = {}
         if self.source_globs:
             sources: Iterable[Path] = ()

@@ -33,7 +33,7 @@ from phasegate.gates.perf_baseline import (
     read_benchmarks,
     run_at_base,
 )
-from phasegate.gates.project import Project
+from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.model.run import RunReport
@@ -213,7 +213,9 @@ def _no_baseline(options: PerfOptions, why: str) -> Measurement:
     return Measurement(summary="no baseline", skipped=f"no perf baseline: {why}")
 
 
-def _current_measures(run: RunReport, project: Project, options: PerfOptions) -> dict[str, float]:
+def _current_measures(
+    run: RunReport, project: GateProject, options: PerfOptions
+) -> dict[str, float]:
     measures = measures_of_run(run)
     if options.benchmark_json:
         path = project.inside(options.benchmark_json, "the perf option benchmark_json")
