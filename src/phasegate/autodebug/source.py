@@ -199,6 +199,10 @@ def _from_statement(stmt: ast.ImportFrom, aliases: list[ast.alias], indent: str)
     return f"{head}(\n{body}{indent})"
 
 
+ImportNode = ast.Import | ast.ImportFrom
+ImportKey = Callable[[ImportNode], tuple[int, int, str]]
+
+
 def insert_import(text: str, statement: str) -> str | None:
     """Add the import ``statement`` as a careful person would; None if the text does not parse.
 
@@ -207,68 +211,113 @@ def insert_import(text: str, statement: str) -> str | None:
     it, or after the docstring, or after leading comment lines.
     """
     tree = parse(text)
-    new_tree = parse(statement)
-    if tree is None or new_tree is None or not new_tree.body:
-        return None
-    new = new_tree.body[0]
-    if not isinstance(new, (ast.Import, ast.ImportFrom)):
+    new = _import_statement(statement)
+    if tree is None or new is None:
         return None
     lines = split_lines(text)
-    header: list[ast.Import | ast.ImportFrom] = []
+    header, after = _leading_imports(tree)
+    joined = _joinable_import(header, new) if isinstance(new, ast.ImportFrom) else None
+    if joined is not None and isinstance(new, ast.ImportFrom):
+        return _joined(text, lines, joined, new)
+    return insert_lines(text, _import_line(header, new, after, lines), [statement])
+
+
+def _import_statement(statement: str) -> ImportNode | None:
+    """The one import ``statement`` holds, or None if it holds no import."""
+    tree = parse(statement)
+    new = tree.body[0] if tree is not None and tree.body else None
+    return new if isinstance(new, (ast.Import, ast.ImportFrom)) else None
+
+
+def _leading_imports(tree: ast.Module) -> tuple[list[ImportNode], int]:
+    """The module's leading imports, and the last line of its docstring and leading dunder
+    assignments before them (0 if none)."""
+    header: list[ImportNode] = []
     after = 0
     for index, stmt in enumerate(tree.body):
-        docstring = (
-            index == 0
-            and isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Constant)
-            and isinstance(stmt.value.value, str)
-        )
+        dunder = _is_dunder_assignment(stmt)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             header.append(stmt)
-        elif _is_dunder_assignment(stmt) and (header or not _imports_follow(tree.body[index:])):
+        elif dunder and (header or not _imports_follow(tree.body[index:])):
             break  # `__all__ = ...` after the imports, or with none after it, ends them
-        elif not docstring and not _is_dunder_assignment(stmt):
+        elif not dunder and not (index == 0 and _is_docstring(stmt)):
             break
-        if not _is_dunder_assignment(stmt) or not header:
+        if not dunder or not header:
             after = stmt.end_lineno or stmt.lineno
-    if isinstance(new, ast.ImportFrom):
-        for stmt in header:
-            if (
-                isinstance(stmt, ast.ImportFrom)
-                and (stmt.module, stmt.level) == (new.module, new.level)
-                and all(a.name != "*" for a in stmt.names)
-            ):
-                known = {(a.name, a.asname) for a in stmt.names}
-                merged = [*stmt.names, *(a for a in new.names if (a.name, a.asname) not in known)]
-                span = node_span(stmt, lines)
-                if span is None:
-                    return None
-                indent = line_indent(lines[stmt.lineno - 1])
-                rebuilt = _from_statement(stmt, sorted(merged, key=_name_key), indent)
-                return replace_span(text, span, rebuilt)
-    # As the file orders its imports already: isort's default, or by module alone.
+    return header, after
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _joinable_import(header: list[ImportNode], new: ast.ImportFrom) -> ast.ImportFrom | None:
+    """The ``from`` import of the same module ``new`` can join (not a ``*`` import)."""
+    for stmt in header:
+        if (
+            isinstance(stmt, ast.ImportFrom)
+            and (stmt.module, stmt.level) == (new.module, new.level)
+            and all(a.name != "*" for a in stmt.names)
+        ):
+            return stmt
+    return None
+
+
+def _joined(text: str, lines: list[str], stmt: ast.ImportFrom, new: ast.ImportFrom) -> str | None:
+    """``text`` with the names of ``new`` added to ``stmt``, in isort's order."""
+    span = node_span(stmt, lines)
+    if span is None:
+        return None
+    known = {(a.name, a.asname) for a in stmt.names}
+    merged = [*stmt.names, *(a for a in new.names if (a.name, a.asname) not in known)]
+    indent = line_indent(lines[stmt.lineno - 1])
+    return replace_span(text, span, _from_statement(stmt, sorted(merged, key=_name_key), indent))
+
+
+def _import_line(header: list[ImportNode], new: ImportNode, after: int, lines: list[str]) -> int:
+    """The line the new import goes before: as the file orders its imports already
+    (isort's default, or by module alone), or after the docstring and leading comments."""
     plain = not _sorted_by(header, _import_key) and _sorted_by(header, _plain_import_key)
     key = _plain_import_key if plain else _import_key
     wanted = key(new)
     if not plain and not _sorted_by(header, _import_key):
-        # An order of the file's own: the import joins its kind of import (`import` or `from`)
-        # of its section, in order if those are in order, else last, as a person adds one.
-        group = [stmt for stmt in header if key(stmt)[:2] == wanted[:2]]
-        if group:
-            ordered = _sorted_by(group, key)
-            later = next((stmt for stmt in group if ordered and key(stmt) > wanted), None)
-            if later is not None:
-                return insert_lines(text, later.lineno, [statement])
-            return insert_lines(text, (group[-1].end_lineno or group[-1].lineno) + 1, [statement])
-    for stmt in header:
-        if key(stmt) > wanted:
-            return insert_lines(text, stmt.lineno, [statement])
+        line = _line_in_own_order(header, key, wanted)
+        if line is not None:
+            return line
+    later = next((stmt for stmt in header if key(stmt) > wanted), None)
+    if later is not None:
+        return later.lineno
     if header:
-        return insert_lines(text, (header[-1].end_lineno or header[-1].lineno) + 1, [statement])
-    if after == 0:
-        while after < len(lines) and lines[after].lstrip().startswith("#"):
-            after += 1
-    return insert_lines(text, after + 1, [statement])
+        return (header[-1].end_lineno or header[-1].lineno) + 1
+    return (after or _leading_comments(lines)) + 1
+
+
+def _leading_comments(lines: list[str]) -> int:
+    """How many comment lines (a shebang, a licence) the file begins with."""
+    count = 0
+    while count < len(lines) and lines[count].lstrip().startswith("#"):
+        count += 1
+    return count
+
+
+def _line_in_own_order(
+    header: list[ImportNode], key: ImportKey, wanted: tuple[int, int, str]
+) -> int | None:
+    """An order of the file's own: the import joins its kind of import (``import`` or
+    ``from``) of its section, in order if those are in order, else last, as a person adds
+    one; None when the file has none of its kind."""
+    group = [stmt for stmt in header if key(stmt)[:2] == wanted[:2]]
+    if not group:
+        return None
+    ordered = _sorted_by(group, key)
+    later = next((stmt for stmt in group if ordered and key(stmt) > wanted), None)
+    if later is not None:
+        return later.lineno
+    return (group[-1].end_lineno or group[-1].lineno) + 1
 
 
 def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.TokenInfo | None]]:

@@ -53,67 +53,75 @@ def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dic
 
 
 def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str, Any]:
+    """Where the None ``expr`` evaluated to came from, or ``{}`` when it cannot be traced."""
     tree = failure.tree(frame.filename)
     if tree is None:
         return {}
-    if (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Attribute)
-        and expr.func.attr == "get"
-    ):
-        return _get_origin(failure, frame, expr)
     if isinstance(expr, ast.Call):
-        facts = _callee_facts(failure, frame, expr.func)
-        return {"how": "call", **facts} if facts and facts["path"] else {}
+        return _call_origin(failure, frame, expr)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
         return _attribute_origin(failure, frame, expr)
-    if not isinstance(expr, ast.Name):
+    if isinstance(expr, ast.Name):
+        return _name_origin(failure, frame, expr.id, tree)
+    return {}
+
+
+def _call_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+    """A call's None: ``mapping.get(key)``, or a project function's result."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "get":
+        return _get_origin(failure, frame, call)
+    facts = _callee_facts(failure, frame, call.func)
+    return {"how": "call", **facts} if facts and facts["path"] else {}
+
+
+def _name_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, tree: ast.Module
+) -> dict[str, Any]:
+    """A name's None: its parameter's default, its decorator, or what it was last assigned."""
+    found = failure.lookup(frame, name)
+    scope: ast.AST | None = _function_at(tree, frame) if found and found[0] == "local" else tree
+    if scope is None:
         return {}
-    found = failure.lookup(frame, expr.id)
-    scope_node: ast.AST | None = (
-        _function_at(tree, frame) if found and found[0] == "local" else tree
-    )
-    if scope_node is None:
-        return {}
-    if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        parameter = _none_default(scope_node, expr.id)
-        if parameter:
-            return {
-                "how": "parameter",
-                "name": expr.id,
-                "path": frame.path,
-                "function_line": scope_node.lineno,
-            }
-    if isinstance(scope_node, ast.Module):
-        decorated = _decorator_origin(failure, frame, expr.id, scope_node)
-        if decorated:
-            return decorated
-    assignment = _last_assignment(scope_node, expr.id, frame.line)
+    declared = _declared_origin(failure, frame, name, scope)
+    if declared:
+        return declared
+    assignment = _last_assignment(scope, name, frame.line)
     if assignment is None:
         return {}
+    return _assigned_origin(failure, frame, name, assignment)
+
+
+def _declared_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, scope: ast.AST
+) -> dict[str, Any]:
+    """A parameter whose default is None, or a module-level name its decorator made None."""
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and _none_default(scope, name):
+        return {"how": "parameter", "name": name, "path": frame.path, "function_line": scope.lineno}
+    if isinstance(scope, ast.Module):
+        return _decorator_origin(failure, frame, name, scope)
+    return {}
+
+
+def _assigned_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, assignment: ast.Assign | ast.AnnAssign
+) -> dict[str, Any]:
+    """What the assignment that gave ``name`` its None assigned: None itself, a project
+    function's result, an in-place method's result, or ``mapping.get(key)``."""
     value = assignment.value
     where = {"path": frame.path, "line": assignment.lineno}
-    if isinstance(value, ast.Constant) and value.value is None:
+    if value is not None and _is_none_literal(value):
         span = node_span(value, failure_lines(failure, frame))
-        return {
-            "how": "literal",
-            **where,
-            "span": list(span) if span else None,
-            "name": expr.id,
-        }
-    if isinstance(value, ast.Call):
-        facts = _callee_facts(failure, frame, value.func)
-        if facts and facts["path"]:
-            return {"how": "call", **facts}
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        if value.func.attr in INPLACE_METHODS:
-            return {"how": "inplace", **where, "method": value.func.attr, "target": expr.id}
-        if value.func.attr == "get" and len(value.args) == 1:
-            return _get_origin(failure, frame, value)
-    if isinstance(value, ast.Call):
-        facts = _callee_facts(failure, frame, value.func)
-        if facts and facts["path"]:
-            return {"how": "call", **facts}
+        return {"how": "literal", **where, "span": list(span) if span else None, "name": name}
+    if not isinstance(value, ast.Call):
+        return {}
+    facts = _callee_facts(failure, frame, value.func)
+    if facts and facts["path"]:
+        return {"how": "call", **facts}
+    method = value.func.attr if isinstance(value.func, ast.Attribute) else None
+    if method in INPLACE_METHODS:
+        return {"how": "inplace", **where, "method": method, "target": name}
+    if method == "get" and len(value.args) == 1:
+        return _get_origin(failure, frame, value)
     return {}
 
 
@@ -189,20 +197,35 @@ def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
     if not facts or not facts["path"]:
         return {}
     tree = failure.tree(str(failure.root / facts["path"]))
-    if tree is None:
+    function = _defined(tree, facts["function"], facts["line"]) if tree is not None else None
+    if function is None:
         return {}
-    function = next(
+    return _only_none_returned(function, facts)
+
+
+def _defined(
+    tree: ast.Module, name: str, line: int
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function ``name`` whose code starts at ``line`` (its header, or a decorator)."""
+    functions = (
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    return next(
         (
             node
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.name == facts["function"]
-            and node.lineno <= facts["line"] <= (node.body[0].lineno if node.body else node.lineno)
+            for node in functions
+            if node.name == name
+            and node.lineno <= line <= (node.body[0].lineno if node.body else node.lineno)
         ),
         None,
     )
-    if function is None:
-        return {}
+
+
+def _only_none_returned(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, facts: dict[str, Any]
+) -> dict[str, Any]:
+    """The function's origin of None when it returns nothing else: no value at all, or a
+    name it bound to an in-place method's result."""
     nodes = _own_nodes(function.body)
     if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
         return {}
@@ -215,21 +238,23 @@ def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[
         return {}
     (name,) = names
     assignment = _last_assignment(function, name, returns[-1].lineno)
-    value = assignment.value if assignment is not None else None
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in INPLACE_METHODS
-        and assignment is not None
-    ):
-        return {
-            "how": "inplace",
-            "path": facts["path"],
-            "line": assignment.lineno,
-            "method": value.func.attr,
-            "target": name,
-        }
-    return {}
+    method = _inplace_method(assignment.value) if assignment is not None else None
+    if assignment is None or method is None:
+        return {}
+    return {
+        "how": "inplace",
+        "path": facts["path"],
+        "line": assignment.lineno,
+        "method": method,
+        "target": name,
+    }
+
+
+def _inplace_method(value: ast.expr | None) -> str | None:
+    """``sort`` for ``items.sort()``: the in-place method a value is the result of."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return value.func.attr if value.func.attr in INPLACE_METHODS else None
+    return None
 
 
 def _is_none_literal(node: ast.AST) -> bool:

@@ -21,6 +21,7 @@ and guards the code lost are synthesized in :mod:`.none_guards`.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
@@ -220,71 +221,117 @@ def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> bool | No
     return (value is None) if ok else None
 
 
-def _none_expression(
-    failure: LiveFailure, frame: LiveFrame
-) -> tuple[str, ast.expr, str | None] | None:
-    exc = failure.exc
+#: What the expression that was None is, how it was used, and the use's words (an attribute,
+#: an operator, the function it was passed to).
+NoneUse = tuple[str, ast.expr, str | None]
+
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+@dataclass(frozen=True)
+class _FailingSpan:
+    """The failure, the frame it is read in, and whether the message says ``'NoneType'``."""
+
+    failure: LiveFailure
+    frame: LiveFrame
+    says_none: bool
+
+    def is_none(self, node: ast.AST) -> bool | None:
+        return _is_none(self.failure, self.frame, node)
+
+
+def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
+    """The expression at the failing span that was None, and how it was used."""
     tree = failure.tree(frame.filename)
     node = failure.node_at(frame, (ast.expr,))
     if tree is None:
         return None
-    says_none = "'NoneType'" in str(exc)
-    loop = failure.node_at(frame, (ast.For, ast.AsyncFor))
-    # Python 3.11 places a failing loop's iteration at the whole `for` statement.
-    if (
-        not isinstance(node, ast.expr)
-        and isinstance(loop, (ast.For, ast.AsyncFor))
-        and (_is_none(failure, frame, loop.iter) or says_none)
-    ):
-        return "none-iterated", loop.iter, None
+    span = _FailingSpan(failure, frame, "'NoneType'" in str(failure.exc))
     if not isinstance(node, ast.expr):
+        return _loop_over_none(span)
+    if isinstance(failure.exc, AttributeError):
+        if isinstance(node, ast.Attribute) and node.attr == failure.exc.name:
+            return "attribute-of-none", node.value, failure.exc.name
         return None
-    parents = _parents(tree)
-    if isinstance(exc, AttributeError):
-        if isinstance(node, ast.Attribute) and node.attr == exc.name:
-            return "attribute-of-none", node.value, exc.name
+    for reader in (_none_called, _none_subscripted, _none_operand, _none_container, _none_ordered):
+        found = reader(span, node)
+        if found is not None:
+            return found
+    return _none_iterable(span, _parents(tree).get(id(node)), node)
+
+
+def _loop_over_none(span: _FailingSpan) -> NoneUse | None:
+    """Python 3.11 places a failing loop's iteration at the whole ``for`` statement."""
+    loop = span.failure.node_at(span.frame, (ast.For, ast.AsyncFor))
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and (span.is_none(loop.iter) or span.says_none):
+        return "none-iterated", loop.iter, None
+    return None
+
+
+def _none_called(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """None called, or passed as an argument."""
+    if not isinstance(node, ast.Call):
         return None
-    if isinstance(node, ast.Call):
-        if _is_none(failure, frame, node.func) or (says_none and "not callable" in str(exc)):
-            return "none-called", node.func, None
-        for arg in node.args:
-            if _is_none(failure, frame, arg):
-                return "none-argument", arg, ast.unparse(node.func)
-    if isinstance(node, ast.Subscript) and (_is_none(failure, frame, node.value) or says_none):
+    if span.is_none(node.func) or (span.says_none and "not callable" in str(span.failure.exc)):
+        return "none-called", node.func, None
+    argument = next((arg for arg in node.args if span.is_none(arg)), None)
+    if argument is None:
+        return None
+    return "none-argument", argument, ast.unparse(node.func)
+
+
+def _none_subscripted(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    if isinstance(node, ast.Subscript) and (span.is_none(node.value) or span.says_none):
         return "none-subscripted", node.value, None
-    if isinstance(node, (ast.BinOp, ast.AugAssign)):
-        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(
-            type(node.op), "an operator"
-        )
-        usage = op if isinstance(node, ast.BinOp) else f"{op}="
-        pairs = (
-            [node.left, node.right] if isinstance(node, ast.BinOp) else [node.target, node.value]
-        )
-        known = [(operand, _is_none(failure, frame, operand)) for operand in pairs]
-        for operand, none in known:
-            if none:
-                return "none-operand", operand, usage
-        # A call's result cannot be read back; if it is the only operand not known to be a
-        # value, and CPython says an operand is None, it is that one.
-        unknown = [operand for operand, none in known if none is None]
-        if says_none and len(unknown) == 1:
-            return "none-operand", unknown[0], usage
-    if isinstance(node, ast.Compare) and isinstance(node.ops[-1], (ast.In, ast.NotIn)):
-        container = node.comparators[-1]
-        none = _is_none(failure, frame, container)
-        if none or (none is None and says_none):
-            return "none-iterated", container, None
-    if isinstance(node, ast.Compare) and says_none:
-        # `time < link.expires` with `time` None: an ordering has no meaning for None.
-        operands = [node.left, *node.comparators]
-        for operand in operands:
-            if _is_none(failure, frame, operand):
-                return "none-operand", operand, _ORDERINGS.get(type(node.ops[0]), "<")
-    parent = parents.get(id(node))
+    return None
+
+
+def _none_operand(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """None as an operand of an arithmetic operator (``+=`` too)."""
+    if not isinstance(node, (ast.BinOp, ast.AugAssign)):
+        return None
+    op = _OPERATORS.get(type(node.op), "an operator")
+    usage = op if isinstance(node, ast.BinOp) else f"{op}="
+    pairs = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.target, node.value]
+    known = [(operand, span.is_none(operand)) for operand in pairs]
+    operand = next((operand for operand, none in known if none), None)
+    if operand is not None:
+        return "none-operand", operand, usage
+    # A call's result cannot be read back; if it is the only operand not known to be a
+    # value, and CPython says an operand is None, it is that one.
+    unknown = [operand for operand, none in known if none is None]
+    if span.says_none and len(unknown) == 1:
+        return "none-operand", unknown[0], usage
+    return None
+
+
+def _none_container(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """``x in None``: None iterated over by a membership test."""
+    if not isinstance(node, ast.Compare) or not isinstance(node.ops[-1], (ast.In, ast.NotIn)):
+        return None
+    container = node.comparators[-1]
+    none = span.is_none(container)
+    if none or (none is None and span.says_none):
+        return "none-iterated", container, None
+    return None
+
+
+def _none_ordered(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """``time < link.expires`` with ``time`` None: an ordering has no meaning for None."""
+    if not isinstance(node, ast.Compare) or not span.says_none:
+        return None
+    operand = next((o for o in [node.left, *node.comparators] if span.is_none(o)), None)
+    if operand is None:
+        return None
+    return "none-operand", operand, _ORDERINGS.get(type(node.ops[0]), "<")
+
+
+def _none_iterable(span: _FailingSpan, parent: ast.AST | None, node: ast.expr) -> NoneUse | None:
+    """None as what a ``for`` loop or a comprehension iterates over."""
     if (
         isinstance(parent, (ast.For, ast.comprehension))
         and parent.iter is node
-        and (_is_none(failure, frame, node) or says_none)
+        and (span.is_none(node) or span.says_none)
     ):
         return "none-iterated", node, None
     return None
