@@ -356,7 +356,7 @@ def static_checks(subject: Subject, *, cold: bool) -> Timing:
     """The gate's static checks through the engine, in this process (threads, tools)."""
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.build import make_runner
+    from phasegate.gates.runner_factory import make_runner
     from phasegate.store import Store
 
     if cold:

@@ -122,7 +122,7 @@ def test_record_then_only_new_findings_count(
 ) -> None:
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.build import make_runner
+    from phasegate.gates.runner_factory import make_runner
     from phasegate.store import Store
 
     for name, text in PROJECT.items():

@@ -124,7 +124,7 @@ def test_the_run_records_per_test_contexts_only_when_a_package_line_changed(
     # short tests: only a change the mutation check will mutate pays for it.
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.build import make_runner
+    from phasegate.gates.runner_factory import make_runner
     from phasegate.store import Store
 
     root = repository(tmp_path, write_files)

@@ -17,10 +17,10 @@ from typing import Any
 
 from phasegate.config import find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
-from phasegate.gates.build import make_runner
 from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
 from phasegate.gates.protocol import SessionData
+from phasegate.gates.runner_factory import make_runner
 from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.run import RunReport

@@ -5,7 +5,7 @@ Nothing here imports pytest; ``phasegate.plugin.gate`` (with
 package's ``__init__`` holds one name and imports nothing, so that reading a gate definition
 does not import every check, and ``pytest --gate=record`` imports no model at all.
 
-A gate run goes: :mod:`~phasegate.gates.build` makes a
+A gate run goes: :mod:`~phasegate.gates.runner_factory` makes a
 :class:`~phasegate.gates.runner.GateRunner` for the project and its settings; the runner plans
 the checks the gate definition names, starts the static ones at once (inside pytest, in the
 child process of :mod:`~phasegate.gates.static_process`) and the session ones on the finished
@@ -18,9 +18,10 @@ One module, one job:
 ``protocol``              what a check is, what it is given (``CheckContext``), what it returns
 ``registry``              which checks exist: the built-in ones and those plugins register
 ``checks/``               the built-in checks, one module each (``checks/build`` is the
-                          PEP 517 build check; the ``tdd`` check is :mod:`phasegate.tdd.check`)
+                          PEP 517 build check; the ``tdd`` check is :mod:`phasegate.tdd.check`,
+                          beside the ledger and the rules it judges)
 ``definition``            gate definitions: the TOML files, the bundled ones and the project's
-``build``                 the runner of a gate for a project, its settings and environment
+``runner_factory``        the runner of a gate for a project, its settings and environment
 ``runner``                plan the checks, start the static ones, finish with the session's
 ``static_process``        the static checks of a pytest run, in a process of their own
 ``evaluation``            conditions to passed/failed, checks to results, results to a verdict

@@ -178,8 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.build import make_runner
     from phasegate.gates.progress import progress_writer_from_environment
+    from phasegate.gates.runner_factory import make_runner
     from phasegate.store import Store
 
     loaded = load_config(args.root).with_overrides(

@@ -97,8 +97,8 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
 def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRunner:
     """The gate runner for this project, its settings and this environment."""
-    from phasegate.gates.build import make_runner
     from phasegate.gates.progress import PROGRESS_ENV, progress_writer
+    from phasegate.gates.runner_factory import make_runner
 
     progress = os.environ.get(PROGRESS_ENV)
     return make_runner(

@@ -20,10 +20,10 @@ import pluggy
 
 from phasegate.config import LoadedConfig
 from phasegate.environment import INSTANCE_ENV, PHASE_ENV
-from phasegate.gates.build import in_pull_request, make_runner
 from phasegate.gates.definition import load_gate
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
+from phasegate.gates.runner_factory import in_pull_request, make_runner
 from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.store import RUN_REPORT_FILE, Store

@@ -1,4 +1,6 @@
-"""Build the gate runner for a project outside pytest (``phasegate merge``) and inside it.
+"""Make the gate runner for a project outside pytest (``phasegate merge``) and inside it.
+
+(Not the ``build`` check, which is :mod:`phasegate.gates.checks.build`.)
 
 The pytest plugin adds its ``--base`` option and progress events; ``phasegate merge`` calls
 this directly with the merged run.
