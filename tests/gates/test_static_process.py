@@ -69,3 +69,26 @@ def test_a_child_that_dies_gives_every_static_check_an_error(
 def test_results_are_asked_for_before_the_child_started(write_files: WriteFiles) -> None:
     with pytest.raises(CheckError, match="never started"):
         process_for(project(write_files)).judgements()
+
+
+def test_the_child_plans_and_runs_only_the_checks_it_is_given(
+    write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The parent names its static checks: the child imports no other check's module.
+    import sys
+
+    from phasegate.gates import static_process
+
+    root = project(write_files)
+    (root / "two.toml").write_text(GATE + "[checks.mutation]\n[checks.integrity]\n")
+    for name in ("mutation", "integrity", "lint"):
+        monkeypatch.delitem(sys.modules, f"phasegate.gates.checks.{name}", raising=False)
+    monkeypatch.setattr(static_process.signal, "signal", lambda *_args: None)  # not in pytest
+    out = tmp_path / "judgements.json"
+    argv = ["--root", str(root), "--gate", "two.toml", "--artifacts", str(root / ".phasegate")]
+    assert static_process.main([*argv, "--out", str(out), "--checks", "syntax"]) == 0
+    judged = static_process._JUDGEMENTS.validate_json(out.read_bytes())
+    assert [entry.result.id for entry in judged] == ["syntax"]
+    assert "phasegate.gates.checks.mutation" not in sys.modules
+    assert "phasegate.gates.checks.integrity" not in sys.modules
+    assert "phasegate.gates.checks.lint" not in sys.modules

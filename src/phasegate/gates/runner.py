@@ -173,7 +173,7 @@ class GateRunner:
         )
         if static_process is not None and self.static_checks:
             self._static_process = static_process
-            static_process.start()
+            static_process.start(self.static_checks)
             return
         for check_id in self.static_checks:
             self._submit(pool, check_id, self._context)

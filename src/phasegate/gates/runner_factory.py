@@ -8,7 +8,7 @@ this directly with the merged run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import pluggy
 
@@ -41,8 +41,13 @@ def make_runner(
     base: str | None,
     environment: Mapping[str, str],
     on_event: Callable[[ProgressEvent], None] | None = None,
+    only: Collection[str] | None = None,
 ) -> GateRunner:
-    """The runner of gate ``name`` for the project, its settings and this environment."""
+    """The runner of gate ``name`` for the project, its settings and this environment.
+
+    ``only``: plan and run only these of the gate's checks (the static checks' process runs
+    those its parent names, and imports no other check's module).
+    """
     settings = loaded.config
     root = loaded.project_root
     gate, source = load_gate(
@@ -52,6 +57,10 @@ def make_runner(
         overrides=settings.checks,
         overrides_file=loaded.source,
     )
+    if only is not None:
+        gate = gate.model_copy(
+            update={"checks": {c: spec for c, spec in gate.checks.items() if c in only}}
+        )
     context = CheckContext(
         project=GateProject(
             root,

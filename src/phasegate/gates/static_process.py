@@ -5,7 +5,9 @@ would share the test run's interpreter lock, and coverage.py would trace them as
 tests. So ``pytest --gate`` hands the static checks to a child process
 (``python -m phasegate.gates.static_process``) as soon as the run starts: it loads the same
 configuration and gate, runs them (threads inside it wait on the tools' subprocesses), and
-writes their judgements as JSON. The run's session checks then join them.
+writes their judgements as JSON. The run's session checks then join them. The parent names the
+static checks (``--checks``): the child plans only those, importing none of the session checks'
+modules (the mutation runner, the integrity readers), which the parent has planned already.
 
 A child that crashes, exits without its results, or outlives the longest check's timeout
 gives every static check an ``error``: the gate still fails closed.
@@ -85,8 +87,8 @@ class StaticChecksProcess:
     def _log(self) -> Path:
         return Path(self._folder.name if self._folder else ".") / "stderr.txt"
 
-    def start(self) -> None:
-        """Start the child; it runs while the tests run."""
+    def start(self, checks: Sequence[str] = ()) -> None:
+        """Start the child; it runs while the tests run. ``checks``: only these (else all)."""
         self._folder = tempfile.TemporaryDirectory(prefix="phasegate-static-")
         command = [
             sys.executable,
@@ -103,6 +105,8 @@ class StaticChecksProcess:
         ]
         if self._base:
             command += ["--base", self._base]
+        if checks:
+            command += ["--checks", ",".join(checks)]
         self._started = clock.monotonic()
         with open(self._log, "wb") as log:
             self._process = start_in_group(
@@ -173,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--artifacts", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base")
+    parser.add_argument("--checks", help="comma-separated ids of the static checks to run")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
 
@@ -194,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base=args.base,
         environment=os.environ,
         on_event=progress_writer_from_environment(),
+        only=args.checks.split(",") if args.checks else None,
     )
     judgements = runner.run_static()
     payload = [
