@@ -982,6 +982,39 @@ def test_a_deleted_none_guard_is_put_back_as_the_code_guards_elsewhere(
     assert restores(candidates[0], GUARDED)
 
 
+BORROWED = """\
+def pick(items, r=None):
+    pool = list(items)
+    n = len(pool)
+    if r is None:
+        r = n
+    return pool[:r]
+
+
+def spread(items, r=None):
+    size = len(items)
+    if r is None:
+        r = size
+    return [x for x in items if x < r]
+"""
+
+
+def test_a_guard_borrowed_from_another_function_reads_this_ones_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pick` guards `r` with its own `n = len(pool)`; in `spread` the same value is
+    # `size = len(items)`: the guard put back reads `size`, not a `n` that is not there.
+    faulty = BORROWED.replace("    if r is None:\n        r = size\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_borrowed.py": faulty},
+        "import ng_borrowed; ng_borrowed.spread([1, 2])",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], BORROWED)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.guard_names import reads_before_set
 from phasegate.autodebug.patterns.none_guards import (
     first_statement,
     guard_bodies,
@@ -310,6 +311,8 @@ def _guards(
             continue
         seen.add(body)
         for order, (where, indent_line, how) in enumerate(places):
+            if reads_before_set(body, function, where):
+                continue
             indent = line_indent(lines[indent_line - 1])
             block = [f"{indent}if {subject} is None:"]
             block += [f"{indent}    {b}" for b in body.split("\n")]

@@ -4,7 +4,8 @@ A deleted guard leaves no trace where the None is used, so the guard is synthesi
 the code does elsewhere:
 
 * **the project's own guards** of the same value (``if sigspec is None: return rv`` in the
-  functions beside it), the likeliest, those of the same file first;
+  functions beside it), the likeliest, those of the same file first, each in the names of
+  the function it goes into (:mod:`.guard_names`);
 * **an early return**: of the other value the statement that set it also set
   (``sigspec, rv = check(...)``), of what the function's other ``return`` statements give (a
   constant, or an expression of what is known at the top: ``return self``, ``return value``),
@@ -24,6 +25,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -58,6 +60,8 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
     candidates: list[Candidate] = []
     for rank, (body, score, why) in enumerate(bodies[:_MAX_BODIES]):
         for offset, (at, anchor) in enumerate(places):
+            if reads_before_set(body, function, at):
+                continue
             indent = line_indent(lines[anchor - 1])
             block = [f"{indent}if {subject} is None:"]
             block += [f"{indent}    {part}" for part in body.split("\n")]
@@ -228,14 +232,16 @@ def _elsewhere(
         if text is None or name not in text:
             continue
         tree = parse(text)
-        for node in ast.walk(tree) if tree is not None else ():
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
             if relpath == path and inside[0] <= getattr(node, "lineno", 0) <= inside[1]:
                 continue
             for block in _blocks_of(node):
                 for previous, statement in zip([None, *block], block, strict=False):
                     if not isinstance(statement, ast.If) or not _is_guard(statement, subject):
                         continue
-                    body = "\n".join(ast.unparse(s) for s in statement.body)
+                    body = in_target_names(statement.body, tree, function)
                     weight = 2 if relpath == path else 1
                     if setter is not None and previous is not None:
                         weight += 2 * (ast.unparse(previous) == setter)

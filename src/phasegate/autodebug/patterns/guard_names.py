@@ -1,0 +1,113 @@
+"""A guard's body copied from another function, in the names of the function it goes into.
+
+The project's own guards of a value are the likeliest bodies of a lost one (see
+:mod:`.none_guards`), but a body often reads a local of the function it was found in:
+``if r is None: r = n`` where that function set ``n = len(pool)``. Where the guard goes, the
+same value has another name (``size = len(items)``). Each name the body reads that its own
+function set by an assignment, and that the target function does not bind, is renamed to the
+target's local set by an expression of the same shape (the same calls and attributes, any
+names). A name with no such counterpart is left as it is (the engine drops a candidate that
+reads a name nothing binds, :mod:`..unbound`).
+
+Hand-written: the match is auto-debug's own (the shape of two assignments), no library does it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from phasegate.autodebug.source import enclosing_function
+
+__all__ = ["in_target_names", "reads_before_set"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def in_target_names(body: list[ast.stmt], tree: ast.Module, target: _Function) -> str:
+    """``body`` (statements of ``tree``) as source, its borrowed locals renamed for ``target``."""
+    text = "\n".join(ast.unparse(statement) for statement in body)
+    if not body:
+        return text
+    source = enclosing_function(tree, body[0].lineno)
+    if source is None or source is target:
+        return text
+    theirs = _assignments(source, body[0].lineno)
+    ours_bound = _bound(target)
+    ours_by_shape: dict[str, str] = {}
+    for name, shape in _assignments(target, target.end_lineno or target.lineno).items():
+        ours_by_shape.setdefault(shape, name)
+    renames: dict[str, str] = {}
+    for statement in body:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
+                continue
+            if node.id in ours_bound or node.id not in theirs:
+                continue
+            counterpart = ours_by_shape.get(theirs[node.id])
+            if counterpart is not None:
+                renames[node.id] = counterpart
+    if not renames:
+        return text
+    copied = ast.parse(text)
+    for node in ast.walk(copied):
+        if isinstance(node, ast.Name) and node.id in renames:
+            node.id = renames[node.id]
+    return "\n".join(ast.unparse(statement) for statement in copied.body)
+
+
+def reads_before_set(body: str, function: _Function, line: int) -> bool:
+    """Whether ``body``, put before line ``line`` of ``function``, reads a local the function
+    sets only further down (it would fail on an ``UnboundLocalError``)."""
+    read = {
+        node.id
+        for node in ast.walk(ast.parse(body))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    parameters = {a.arg for a in every if a is not None}
+    first_set: dict[str, int] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            first_set[node.id] = min(first_set.get(node.id, node.lineno), node.lineno)
+    return any(
+        name in first_set and name not in parameters and first_set[name] >= line for name in read
+    )
+
+
+def _assignments(function: _Function, before: int) -> dict[str, str]:
+    """``{name: shape}`` of the function's ``name = <expression>`` before line ``before``."""
+    found: dict[str, str] = {}
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < before
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            found.setdefault(node.targets[0].id, _shape(node.value))
+    return found
+
+
+def _shape(expression: ast.expr) -> str:
+    """The expression with every name read made the same: ``len(pool)`` is ``len(items)``,
+    but the function called keeps its name."""
+    copied = ast.parse(ast.unparse(expression), mode="eval")
+    called = {id(node.func) for node in ast.walk(copied) if isinstance(node, ast.Call)}
+    for node in ast.walk(copied):
+        if isinstance(node, ast.Name) and id(node) not in called:
+            node.id = "_"
+    return ast.dump(copied)
+
+
+def _bound(function: _Function) -> set[str]:
+    """The names the function binds: its parameters and what it assigns."""
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    names = {a.arg for a in every if a is not None}
+    names |= {
+        node.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    return names
