@@ -16,10 +16,17 @@ from dataclasses import dataclass, field
 
 from phasegate import __version__
 from phasegate.gates.score import shown_score
-from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict, Severity
+from phasegate.model.gate import (
+    BaseInfo,
+    CheckResult,
+    CheckStatus,
+    Finding,
+    GateVerdict,
+    Severity,
+)
 from phasegate.model.refine import RefinementState, RouterDecision
 from phasegate.model.review import ReviewRecord
-from phasegate.model.run import Outcome, RunReport, TestRecord
+from phasegate.model.run import CollectionError, Outcome, RunReport, TestRecord
 from phasegate.report import escape as md
 from phasegate.report.bundle import Bundle
 from phasegate.report.diff import ReportDiff
@@ -164,31 +171,8 @@ def render_markdown(bundle: Bundle, options: MarkdownOptions | None = None) -> R
 
 def _header(bundle: Bundle) -> str:
     verdict, run = bundle.verdict, bundle.run
-    lines = [MARKER]
-    if verdict is None:
-        lines.append("### phasegate: run recorded (no gate evaluated)")
-    else:
-        icon = "\u2705" if verdict.verdict == "sufficient" else "\u274c"
-        lines.append(
-            f"### {icon} phasegate gate {md.code(verdict.gate, 80)}: **{verdict.verdict}**"
-        )
-    facts: list[str] = []
-    if verdict is not None:
-        facts.append(f"score **{shown_score(verdict.score)}**")
-    if run is not None:
-        facts.append(f"tests: {md.text(counts_phrase(run.counts.model_dump()))}")
-        if run.merged is not None:
-            facts.append(f"merged from {len(run.merged.shards)} shards")
-    commit = (verdict.commit if verdict else None) or (
-        run.git.sha if run is not None and run.git is not None else None
-    )
-    if commit:
-        facts.append(f"commit {md.code(commit[:12])}")
-    if verdict is not None and verdict.base.available and verdict.base.ref:
-        facts.append(
-            f"base {md.code(verdict.base.ref, 80)} ({verdict.base.changed_files} files, "
-            f"{verdict.base.changed_lines} lines changed)"
-        )
+    lines = [MARKER, _title(verdict)]
+    facts = _facts(bundle)
     if facts:
         lines.append(" \u00b7 ".join(facts))
     if run is not None and run.incomplete:
@@ -196,16 +180,54 @@ def _header(bundle: Bundle) -> str:
         lines.append(f"\n> [!WARNING]\n> The run is incomplete: {md.text(reasons, 600)}")
     decision = bundle.refinement.next_action if bundle.refinement else None
     if decision is not None:
-        lines.append("")
-        lines.append(_decision_line(decision))
+        lines += ["", _decision_line(decision)]
     if verdict is not None and verdict.reasons:
-        lines.append("")
-        lines.append("Why it is insufficient:")
-        for reason in verdict.reasons[:10]:
-            lines.append(f"- {md.text(reason, 300)}")
-        if len(verdict.reasons) > 10:
-            lines.append(f"- \u2026 and {len(verdict.reasons) - 10} more reasons")
+        lines += ["", *_reasons(verdict.reasons)]
     return "\n".join(lines)
+
+
+def _title(verdict: GateVerdict | None) -> str:
+    if verdict is None:
+        return "### phasegate: run recorded (no gate evaluated)"
+    icon = "\u2705" if verdict.verdict == "sufficient" else "\u274c"
+    return f"### {icon} phasegate gate {md.code(verdict.gate, 80)}: **{verdict.verdict}**"
+
+
+def _facts(bundle: Bundle) -> list[str]:
+    """The header's second line: score, tests, shards, commit and base, as far as known."""
+    verdict, run = bundle.verdict, bundle.run
+    facts: list[str] = []
+    if verdict is not None:
+        facts.append(f"score **{shown_score(verdict.score)}**")
+    if run is not None:
+        facts.append(f"tests: {md.text(counts_phrase(run.counts.model_dump()))}")
+    if run is not None and run.merged is not None:
+        facts.append(f"merged from {len(run.merged.shards)} shards")
+    commit = _commit(bundle)
+    if commit:
+        facts.append(f"commit {md.code(commit[:12])}")
+    if verdict is not None and verdict.base.available and verdict.base.ref:
+        facts.append(
+            f"base {md.code(verdict.base.ref, 80)} ({verdict.base.changed_files} files, "
+            f"{verdict.base.changed_lines} lines changed)"
+        )
+    return facts
+
+
+def _commit(bundle: Bundle) -> str | None:
+    """The commit judged: the verdict's, else the one the run report was recorded at."""
+    if bundle.verdict is not None and bundle.verdict.commit:
+        return bundle.verdict.commit
+    run = bundle.run
+    return run.git.sha if run is not None and run.git is not None else None
+
+
+def _reasons(reasons: Sequence[str]) -> list[str]:
+    lines = ["Why it is insufficient:"]
+    lines.extend(f"- {md.text(reason, 300)}" for reason in reasons[:10])
+    if len(reasons) > 10:
+        lines.append(f"- \u2026 and {len(reasons) - 10} more reasons")
+    return lines
 
 
 def _decision_line(decision: RouterDecision) -> str:
@@ -250,30 +272,45 @@ def _failing_tests(run: RunReport | None, opts: MarkdownOptions) -> _Section | N
         return None
     total = len(failing) + len(errors)
     title = f"#### Failing tests ({total})"
-    full = [title, ""]
-    for error in errors[: opts.max_failures]:
-        full.append(
-            f"- collection error in {md.code(error.nodeid)}: "
-            f"{md.code(error.failure.exc_type)} {md.text(error.failure.message, 300)}"
-        )
-    shown = failing[: max(0, opts.max_failures - len(errors))]
-    for test in shown:
-        full.append(_test_details(test, opts.traceback_lines))
-    hidden = total - len(errors[: opts.max_failures]) - len(shown)
-    if hidden > 0:
-        full.append(f"\n\u2026 and {hidden} more, listed in {md.text(opts.artifact_hint)}.")
-    compact = [title, ""]
-    few = 20
-    for test in failing[:few]:
-        compact.append(f"- {md.code(test.nodeid)}: {md.text(_one_line(test), 200)}")
-    for error in errors[: max(0, few - len(failing))]:
-        compact.append(f"- collection error in {md.code(error.nodeid)}")
-    rest = total - min(total, few)
-    if rest:
-        compact.append(f"- \u2026 and {rest} more, listed in {md.text(opts.artifact_hint)}")
+    full = [title, "", *_failing_in_full(failing, errors, opts)]
+    compact = [title, "", *_failing_in_short(failing, errors, opts.artifact_hint)]
     return _Section(
         "Failing tests", ("\n".join(full), "\n".join(compact)), f"{total} failing tests"
     )
+
+
+def _failing_in_full(
+    failing: Sequence[TestRecord], errors: Sequence[CollectionError], opts: MarkdownOptions
+) -> list[str]:
+    """Collection errors first, then each failing test's details, up to ``max_failures``."""
+    shown_errors = errors[: opts.max_failures]
+    lines = [
+        f"- collection error in {md.code(error.nodeid)}: "
+        f"{md.code(error.failure.exc_type)} {md.text(error.failure.message, 300)}"
+        for error in shown_errors
+    ]
+    shown = failing[: max(0, opts.max_failures - len(errors))]
+    lines.extend(_test_details(test, opts.traceback_lines) for test in shown)
+    hidden = len(failing) + len(errors) - len(shown_errors) - len(shown)
+    if hidden > 0:
+        lines.append(f"\n\u2026 and {hidden} more, listed in {md.text(opts.artifact_hint)}.")
+    return lines
+
+
+def _failing_in_short(
+    failing: Sequence[TestRecord], errors: Sequence[CollectionError], artifact_hint: str
+) -> list[str]:
+    """One line each for the first 20 failures, collection errors after the tests."""
+    few = 20
+    lines = [f"- {md.code(test.nodeid)}: {md.text(_one_line(test), 200)}" for test in failing[:few]]
+    lines.extend(
+        f"- collection error in {md.code(error.nodeid)}"
+        for error in errors[: max(0, few - len(failing))]
+    )
+    rest = len(failing) + len(errors) - min(len(failing) + len(errors), few)
+    if rest:
+        lines.append(f"- \u2026 and {rest} more, listed in {md.text(artifact_hint)}")
+    return lines
 
 
 def _test_details(test: TestRecord, traceback_lines: int) -> str:
@@ -292,13 +329,21 @@ def _test_details(test: TestRecord, traceback_lines: int) -> str:
 def _coverage(verdict: GateVerdict | None) -> _Section | None:
     if verdict is None:
         return None
-    check = next((c for c in verdict.checks if c.id == "coverage"), None)
+    check = _check_named(verdict, "coverage")
     title = "#### Coverage on new code"
     if check is None:
         return _Section("Coverage", (f"{title}\n\nThe gate has no coverage check.",))
     if check.status is CheckStatus.ERROR:
         body = f"Not measured: {md.text(check.reasoning)}"
         return _Section("Coverage", (f"{title}\n\n{body}",))
+    note = "" if verdict.base.available else f"\n\n{md.text(verdict.base.note)}"
+    compact = f"{title}\n\n" + "\n".join(_coverage_rows(check)) + note
+    listing = _uncovered(check)
+    full = compact + ("\n\nNew lines no test ran:\n" + "\n".join(listing) if listing else "")
+    return _Section("Coverage", (full, compact))
+
+
+def _coverage_rows(check: CheckResult) -> list[str]:
     rows = ["| scope | line rate | lines covered | branch rate |", "|---|---|---|---|"]
     for label, metrics in (("new code", check.new_code_metrics), ("overall", check.metrics)):
         rows.append(
@@ -306,36 +351,45 @@ def _coverage(verdict: GateVerdict | None) -> _Section | None:
             f"{metrics.get('lines_covered', 'n/a')} of {metrics.get('lines', 'n/a')} | "
             f"{_pct(metrics.get('branch_rate'))} |"
         )
-    note = "" if verdict.base.available else f"\n\n{md.text(verdict.base.note)}"
+    return rows
+
+
+def _uncovered(check: CheckResult) -> list[str]:
+    """The first 20 new lines no test ran, and how many more there are."""
     uncovered = [f for f in check.findings if f.rule == "uncovered"]
     listing = [f"- {md.code(f'{f.path}')}: {md.text(f.message, 200)}" for f in uncovered[:20]]
     if len(uncovered) > 20 or check.findings_total > len(check.findings):
         listing.append(
             f"- \u2026 {max(check.findings_total, len(uncovered)) - min(20, len(uncovered))} more"
         )
-    full = f"{title}\n\n" + "\n".join(rows) + note
-    if listing:
-        full += "\n\nNew lines no test ran:\n" + "\n".join(listing)
-    compact = f"{title}\n\n" + "\n".join(rows) + note
-    return _Section("Coverage", (full, compact))
+    return listing
 
 
 def _changes(verdict: GateVerdict | None, diff: ReportDiff | None) -> _Section | None:
     if diff is None and (verdict is None or not verdict.base.available):
         return None
-    title = "#### Changes against the base"
-    lines = [title, ""]
+    lines = ["#### Changes against the base", ""]
     if verdict is not None:
-        base = verdict.base
-        lines.append(
-            f"Base {md.code(base.ref or '?')} "
-            f"({md.code((base.sha or '')[:12]) if base.sha else 'unknown commit'}): "
-            f"{base.changed_files} files and {base.changed_lines} lines changed."
-            if base.available
-            else md.text(base.note)
-        )
+        lines.append(_base_line(verdict.base))
     if diff is None:
         return _Section("Changes against the base", ("\n".join(lines),))
+    facts = _diff_facts(diff)
+    full = "\n".join(lines + facts + _diff_details(diff))
+    return _Section("Changes against the base", (full, "\n".join(lines + facts)))
+
+
+def _base_line(base: BaseInfo) -> str:
+    if not base.available:
+        return md.text(base.note)
+    commit = md.code((base.sha or "")[:12]) if base.sha else "unknown commit"
+    return (
+        f"Base {md.code(base.ref or '?')} ({commit}): "
+        f"{base.changed_files} files and {base.changed_lines} lines changed."
+    )
+
+
+def _diff_facts(diff: ReportDiff) -> list[str]:
+    """One line each: score, coverage, tests, findings and durations against the base run."""
     facts: list[str] = []
     before, after = diff.score_before, diff.score_after
     if diff.score_delta is not None and before is not None and after is not None:
@@ -343,9 +397,9 @@ def _changes(verdict: GateVerdict | None, diff: ReportDiff | None) -> _Section |
             f"- score {shown_score(before)} \u2192 {shown_score(after)} "
             f"({diff.score_delta:+.2f}); verdict {diff.verdict_before} \u2192 {diff.verdict_after}"
         )
-    for name, (before, after) in sorted(diff.coverage.items()):
+    for name, (rate_before, rate_after) in sorted(diff.coverage.items()):
         scope = "new code" if name.endswith("_new") else "overall"
-        facts.append(f"- line coverage ({scope}): {_pct(before)} \u2192 {_pct(after)}")
+        facts.append(f"- line coverage ({scope}): {_pct(rate_before)} \u2192 {_pct(rate_after)}")
     facts.append(
         f"- tests: {diff.tests_before} \u2192 {diff.tests_after} ({diff.added_tests} added, "
         f"{len(diff.removed_tests)} removed); {len(diff.new_failures)} new failures, "
@@ -354,41 +408,32 @@ def _changes(verdict: GateVerdict | None, diff: ReportDiff | None) -> _Section |
     facts.append(f"- findings: {len(diff.new_findings)} new, {diff.fixed_findings} fixed")
     if diff.slower or diff.faster:
         facts.append(f"- durations: {len(diff.slower)} tests slower, {len(diff.faster)} faster")
-    full = lines + facts
-    for change in diff.new_failures[:20]:
-        full.append(f"  - new failure {md.code(change.nodeid)}: {md.text(change.detail, 200)}")
+    return facts
+
+
+def _diff_details(diff: ReportDiff) -> list[str]:
+    """The new failures, new findings and slower tests, for the full form."""
+    details = [
+        f"  - new failure {md.code(change.nodeid)}: {md.text(change.detail, 200)}"
+        for change in diff.new_failures[:20]
+    ]
     for found in diff.new_findings[:20]:
         where = f"{found.finding.path}:{found.finding.line}" if found.finding.path else "-"
-        full.append(
+        details.append(
             f"  - new finding {md.code(found.check)} {md.code(found.finding.rule)} at "
             f"{md.code(where)}: {md.text(found.finding.message, 200)}"
         )
-    for slower in diff.slower[:10]:
-        full.append(
-            f"  - slower {md.code(slower.nodeid)}: {slower.before_s:.3f}s \u2192 "
-            f"{slower.after_s:.3f}s (x{slower.ratio:.2f})"
-        )
-    return _Section("Changes against the base", ("\n".join(full), "\n".join(lines + facts)))
+    details.extend(
+        f"  - slower {md.code(slower.nodeid)}: {slower.before_s:.3f}s \u2192 "
+        f"{slower.after_s:.3f}s (x{slower.ratio:.2f})"
+        for slower in diff.slower[:10]
+    )
+    return details
 
 
 def _review_and_tdd(bundle: Bundle, extra: Sequence[ExtraSection]) -> _Section:
-    title = "#### Review and TDD"
-    lines = [title, ""]
-    verdict = bundle.verdict
-    review = next((c for c in verdict.checks if c.id == "review"), None) if verdict else None
-    commit = verdict.commit if verdict else None
-    reviews = [r for r in bundle.reviews if commit is None or r.commit == commit]
-    if review is not None:
-        lines.append(f"- review check: {review.status.value}: {md.text(review.reasoning, 300)}")
-    latest = _latest(reviews)
-    if latest is not None:
-        lines.append(
-            f"- latest review of this commit: **{latest.status.value}** by "
-            f"{md.code(latest.reviewer, 80)} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
-        )
-    elif review is None:
-        lines.append("- review: none recorded for this commit")
-    tdd = next((c for c in verdict.checks if c.id == "tdd"), None) if verdict else None
+    lines = ["#### Review and TDD", "", *_review_lines(bundle)]
+    tdd = _check_named(bundle.verdict, "tdd")
     if tdd is not None:
         lines.append(f"- TDD: {tdd.status.value}: {md.text(tdd.reasoning, 300)}")
     elif not extra:
@@ -400,6 +445,30 @@ def _review_and_tdd(bundle: Bundle, extra: Sequence[ExtraSection]) -> _Section:
         if section.compact:
             compact.append(f"\n**{md.text(section.title, 120)}**\n\n{section.compact}")
     return _Section("Review and TDD", ("\n".join(full), "\n".join(compact)))
+
+
+def _review_lines(bundle: Bundle) -> list[str]:
+    """The review check, and the latest review recorded for the commit judged."""
+    review = _check_named(bundle.verdict, "review")
+    commit = bundle.verdict.commit if bundle.verdict else None
+    latest = _latest([r for r in bundle.reviews if commit is None or r.commit == commit])
+    lines: list[str] = []
+    if review is not None:
+        lines.append(f"- review check: {review.status.value}: {md.text(review.reasoning, 300)}")
+    if latest is not None:
+        lines.append(
+            f"- latest review of this commit: **{latest.status.value}** by "
+            f"{md.code(latest.reviewer, 80)} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
+        )
+    elif review is None:
+        lines.append("- review: none recorded for this commit")
+    return lines
+
+
+def _check_named(verdict: GateVerdict | None, check_id: str) -> CheckResult | None:
+    if verdict is None:
+        return None
+    return next((c for c in verdict.checks if c.id == check_id), None)
 
 
 def _trend(state: RefinementState | None) -> _Section | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from phasegate.model.tdd import CycleState, RunEntry, TddState
+from phasegate.model.tdd import CycleState, RunEntry, RunSummary, TddState
 from phasegate.report.terminal import Line
 
 __all__ = ["PHASE_NAMES", "cycle_next_step", "run_lines", "state_lines"]
@@ -37,24 +37,9 @@ def run_lines(
     for note in notes:
         lines.append((f"  {note}", {}))
     if entry.phase == "red" and entry.cycle_tests and (verbosity > 0 or not entry.violations):
-        tests = {test.nodeid: test for test in entry.tests}
-        for nodeid in entry.cycle_tests:
-            test = tests[nodeid]
-            if test.outcome.value == "passed":
-                lines.append((f"  {nodeid}: passed", {"red": True}))
-                continue
-            judged = "right reason" if test.right_reason else "WRONG reason"
-            style = {} if test.right_reason else {"red": True}
-            lines.append((f"  {nodeid}: {judged}, {_class(test)}: {test.detail}", style))
+        lines.extend(_red_test_lines(entry))
     elif verbosity > 0 and entry.complexity:
-        for label, figures in entry.complexity.items():
-            lines.append(
-                (
-                    f"  complexity at {label}: max {figures.max}, mean {figures.mean}, "
-                    f"total {figures.total} over {figures.blocks} blocks",
-                    {},
-                )
-            )
+        lines.extend(_complexity_lines(entry))
     if verbosity >= 0 and ledger_path:
         lines.append((f"ledger: {ledger_path} (run {entry.run_id})", {}))
     return lines
@@ -64,43 +49,10 @@ def state_lines(state: TddState, *, ledger_path: str) -> list[Line]:
     """``phasegate tdd status``: the open cycles, the last green state, the last run."""
     entries = state.ledger.entries if state.ledger else 0
     lines: list[Line] = [(f"ledger: {ledger_path} ({entries} entries)", {})]
-    green = state.green
-    if green is None:
-        lines.append(("last green state: none yet (start with: pytest --tdd=green)", {}))
-    else:
-        lines.append(
-            (
-                f"last green state: run {green.run_id} ({PHASE_NAMES[green.phase]}), "
-                f"{len(green.passed)} tests passed",
-                {},
-            )
-        )
-    open_cycles = [cycle for cycle in state.cycles.values() if cycle.status != "closed"]
-    closed = len(state.cycles) - len(open_cycles)
-    if open_cycles:
-        lines.append((f"open cycles ({len(open_cycles)}; {closed} closed):", {"bold": True}))
-        for cycle in open_cycles:
-            style = {"red": True} if cycle.status == "red" else dict(_GOOD)
-            lines.append(
-                (
-                    f"  {cycle.id}: {cycle.status}, {len(cycle.tests)} test(s), round "
-                    f"{cycle.round}{_reviews(cycle)}",
-                    style,
-                )
-            )
-            lines.extend((f"      {nodeid}", {}) for nodeid in cycle.tests)
-            lines.append((f"      next: {cycle_next_step(cycle)}", {}))
-    else:
-        lines.append((f"open cycles: none ({closed} closed)", {}))
-    last = state.last_run
-    if last is not None:
-        verdict = "passed" if last.verdict == "passed" else "FAILED"
-        codes = f" ({'+'.join(last.status)})" if last.status else ""
-        rules = f": {', '.join(last.violations)}" if last.violations else ""
-        style = dict(_GOOD) if last.verdict == "passed" else {"red": True}
-        lines.append(
-            (f"last run: {last.run_id} {PHASE_NAMES[last.phase]} {verdict}{codes}{rules}", style)
-        )
+    lines.append((_green_line(state), {}))
+    lines.extend(_cycle_lines(state))
+    if state.last_run is not None:
+        lines.append(_last_run_line(state.last_run))
     pending = state.pending_rollback
     if pending is not None:
         lines.append(
@@ -113,6 +65,71 @@ def state_lines(state: TddState, *, ledger_path: str) -> list[Line]:
     if state.accepted_tests:
         lines.append((f"tests accepted without a red: {len(state.accepted_tests)}", {}))
     return lines
+
+
+def _red_test_lines(entry: RunEntry) -> list[Line]:
+    """Each test of a red run's cycle: whether it failed, and for the right reason."""
+    tests = {test.nodeid: test for test in entry.tests}
+    lines: list[Line] = []
+    for nodeid in entry.cycle_tests:
+        test = tests[nodeid]
+        if test.outcome.value == "passed":
+            lines.append((f"  {nodeid}: passed", {"red": True}))
+            continue
+        judged = "right reason" if test.right_reason else "WRONG reason"
+        style = {} if test.right_reason else {"red": True}
+        lines.append((f"  {nodeid}: {judged}, {_class(test)}: {test.detail}", style))
+    return lines
+
+
+def _complexity_lines(entry: RunEntry) -> list[Line]:
+    return [
+        (
+            f"  complexity at {label}: max {figures.max}, mean {figures.mean}, "
+            f"total {figures.total} over {figures.blocks} blocks",
+            {},
+        )
+        for label, figures in entry.complexity.items()
+    ]
+
+
+def _green_line(state: TddState) -> str:
+    green = state.green
+    if green is None:
+        return "last green state: none yet (start with: pytest --tdd=green)"
+    return (
+        f"last green state: run {green.run_id} ({PHASE_NAMES[green.phase]}), "
+        f"{len(green.passed)} tests passed"
+    )
+
+
+def _cycle_lines(state: TddState) -> list[Line]:
+    """The open cycles, each with its tests and its next step, and how many are closed."""
+    open_cycles = [cycle for cycle in state.cycles.values() if cycle.status != "closed"]
+    closed = len(state.cycles) - len(open_cycles)
+    if not open_cycles:
+        return [(f"open cycles: none ({closed} closed)", {})]
+    lines: list[Line] = [(f"open cycles ({len(open_cycles)}; {closed} closed):", {"bold": True})]
+    for cycle in open_cycles:
+        style = {"red": True} if cycle.status == "red" else dict(_GOOD)
+        lines.append(
+            (
+                f"  {cycle.id}: {cycle.status}, {len(cycle.tests)} test(s), round "
+                f"{cycle.round}{_reviews(cycle)}",
+                style,
+            )
+        )
+        lines.extend((f"      {nodeid}", {}) for nodeid in cycle.tests)
+        lines.append((f"      next: {cycle_next_step(cycle)}", {}))
+    return lines
+
+
+def _last_run_line(last: RunSummary) -> Line:
+    verdict = "passed" if last.verdict == "passed" else "FAILED"
+    codes = f" ({'+'.join(last.status)})" if last.status else ""
+    rules = f": {', '.join(last.violations)}" if last.violations else ""
+    style = dict(_GOOD) if last.verdict == "passed" else {"red": True}
+    return (f"last run: {last.run_id} {PHASE_NAMES[last.phase]} {verdict}{codes}{rules}", style)
 
 
 def cycle_next_step(cycle: CycleState) -> str:

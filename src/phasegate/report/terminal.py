@@ -13,7 +13,7 @@ from phasegate.gates.score import shown_score
 
 if TYPE_CHECKING:
     from phasegate.documents import RunDocument
-    from phasegate.model.gate import GateVerdict
+    from phasegate.model.gate import CheckResult, GateVerdict
     from phasegate.model.refine import RefinementState
 
 __all__ = ["Line", "counts_phrase", "gate_lines", "round_lines", "run_lines"]
@@ -103,31 +103,40 @@ def gate_lines(
         return lines
     name_width = max((len(check.id) for check in verdict.checks), default=5)
     for check in verdict.checks:
-        status = check.status.value
-        required = check.requirement == "required"
-        shown = status if required or status in ("passed", "skipped") else "warning"
-        optional = "" if required else "optional: "
-        cached = " cached" if check.cached else ""
-        prefix = f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
-        sentence = optional + check.reasoning
-        if check.fix:
-            sentence += f" Fix: {check.fix}"
-        style = _STATUS_STYLE[status] if required else {"yellow": True}
-        if status in ("failed", "error"):
-            lines.extend((text, style) for text in _wrapped(prefix, sentence, width))
-        else:
-            if verbosity <= 0 and len(prefix) + len(sentence) > width:
-                sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
-            lines.append((prefix + sentence, style))
+        lines.extend(_check_row(check, name_width, verbosity=verbosity, width=width))
         if verbosity > 0:
-            for finding in check.findings[:20]:
-                where = f"{finding.path}:{finding.line}" if finding.path else "-"
-                new = " new" if finding.new else ""
-                lines.append((f"      {where} {finding.rule}{new}: {finding.message}", {}))
+            lines.extend(_finding_lines(check))
     if not verdict.base.available:
         lines.append((f"  note: {verdict.base.note}", {"yellow": True}))
     if verdict_path:
         lines.append((f"verdict: {verdict_path}", {}))
+    return lines
+
+
+def _check_row(check: CheckResult, name_width: int, *, verbosity: int, width: int) -> list[Line]:
+    """A check's row: id, status, time and its sentence, wrapped when it did not pass."""
+    status = check.status.value
+    required = check.requirement == "required"
+    shown = status if required or status in ("passed", "skipped") else "warning"
+    cached = " cached" if check.cached else ""
+    prefix = f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
+    sentence = ("" if required else "optional: ") + check.reasoning
+    if check.fix:
+        sentence += f" Fix: {check.fix}"
+    style = _STATUS_STYLE[status] if required else {"yellow": True}
+    if status in ("failed", "error"):
+        return [(text, style) for text in _wrapped(prefix, sentence, width)]
+    if verbosity <= 0 and len(prefix) + len(sentence) > width:
+        sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
+    return [(prefix + sentence, style)]
+
+
+def _finding_lines(check: CheckResult) -> list[Line]:
+    lines: list[Line] = []
+    for finding in check.findings[:20]:
+        where = f"{finding.path}:{finding.line}" if finding.path else "-"
+        new = " new" if finding.new else ""
+        lines.append((f"      {where} {finding.rule}{new}: {finding.message}", {}))
     return lines
 
 
