@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import pkgutil
 import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -74,29 +75,11 @@ class ImportPattern:
             facts["statement"] = ast.unparse(node)
         package = frame.frame.f_globals.get("__package__") if frame is not None else None
         facts["package"] = package
-        if isinstance(exc, ModuleNotFoundError) and exc.name:
-            kind = "module-not-found"
+        kind = _import_kind(exc, node)
+        if kind == "module-not-found" and exc.name:
             facts["matches"] = _module_matches(exc.name)
-        elif exc.name and isinstance(node, ast.ImportFrom) and exc.name in sys.modules:
-            module = sys.modules[exc.name]
-            spec = getattr(module, "__spec__", None)
-            if getattr(spec, "_initializing", False):
-                kind = "circular-import"
-            else:
-                kind = "cannot-import-name"
-            names = [alias.name for alias in node.names if not hasattr(module, alias.name)]
-            facts["names"] = names
-            public = [n for n in dir(module) if not n.startswith("__")]
-            facts["matches"] = {
-                n: [{"name": m.name, "distance": m.distance} for m in closest(n, public)[:5]]
-                for n in names
-            }
-            module_file = getattr(module, "__file__", None)
-            facts["module_path"] = project_path(module_file, failure.root) if module_file else None
-        elif isinstance(node, ast.ImportFrom) and node.level > 0:
-            kind = "relative-import"
-        else:
-            kind = "import-error"
+        if kind in _NAME_KINDS and exc.name and isinstance(node, ast.ImportFrom):
+            facts.update(_absent_names(failure, sys.modules[exc.name], node))
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
@@ -148,6 +131,38 @@ class ImportPattern:
         if diagnosis.kind == "module-not-found" and module and not facts.get("in_project"):
             return f"{head}; {missing_dependency(module, facts.get('declared'))}"
         return f"{head}, and nothing close to it exists"
+
+
+_NAME_KINDS = ("circular-import", "cannot-import-name")
+
+
+def _import_kind(exc: ImportError, node: ast.AST | None) -> str:
+    """Which way the import fails: a module not found, a name the module does not define
+    (or not yet: a circular import), a relative import, or any other."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return "module-not-found"
+    if exc.name and isinstance(node, ast.ImportFrom) and exc.name in sys.modules:
+        spec = getattr(sys.modules[exc.name], "__spec__", None)
+        return "circular-import" if getattr(spec, "_initializing", False) else "cannot-import-name"
+    if isinstance(node, ast.ImportFrom) and node.level > 0:
+        return "relative-import"
+    return "import-error"
+
+
+def _absent_names(failure: LiveFailure, module: ModuleType, node: ast.ImportFrom) -> dict[str, Any]:
+    """The names ``node`` imports that ``module`` lacks, the module's names closest to each,
+    and the module's file."""
+    names = [alias.name for alias in node.names if not hasattr(module, alias.name)]
+    public = [n for n in dir(module) if not n.startswith("__")]
+    module_file = getattr(module, "__file__", None)
+    return {
+        "names": names,
+        "matches": {
+            n: [{"name": m.name, "distance": m.distance} for m in closest(n, public)[:5]]
+            for n in names
+        },
+        "module_path": project_path(module_file, failure.root) if module_file else None,
+    }
 
 
 def missing_dependency(module: str, declared: bool | None) -> str:

@@ -27,7 +27,7 @@ from phasegate.autodebug.patterns.base import (
     lines_apart,
     short,
 )
-from phasegate.autodebug.patterns.import_aliases import alias_statements
+from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
 from phasegate.autodebug.source import (
     binding,
     count_names,
@@ -335,6 +335,9 @@ def _names(names: list[str]) -> str:
     return ", ".join(sorted(dict.fromkeys(names), key=key))
 
 
+#: An import statement to propose, its score, and where it says the name is defined.
+
+
 def import_candidates(
     text: str,
     path: str,
@@ -348,13 +351,43 @@ def import_candidates(
     With ``span`` (where the name is used), close project names are proposed too, spelt
     right and imported, when no exact import exists.
     """
-    own_module = project.module_name(path)
-    statements: list[tuple[str, float, str]] = []
+    context = ast.unparse(function) if function is not None else ""
+    # A deleted `from m import a, b` leaves every name it bound unbound: they come back together.
+    unbound = unbound_names(text)
+    statements = [
+        *_module_imports(path, missing, project),
+        *_project_imports(text, path, missing, project, context, unbound),
+        *_stdlib_imports(missing, unbound, project),
+        *alias_statements(
+            path,
+            missing,
+            unbound,
+            project,
+            lambda module: _module_as_written(text, path, module, project),
+        ),
+    ]
+    candidates = _imports_added(text, path, missing, statements)
+    if span is None or candidates:
+        return candidates
+    return _respelt_and_imported(text, path, missing, span, project, context)
+
+
+def _module_imports(path: str, missing: str, project: Project) -> list[Statement]:
+    """``import missing``, for a module of the standard library or of the project."""
+    statements: list[Statement] = []
     if is_stdlib_module(missing):
         statements.append((f"import {missing}", 0.9, "standard library module"))
-    if missing in project.modules and missing != own_module:
+    if missing in project.modules and missing != project.module_name(path):
         statements.append((f"import {missing}", 0.88, f"project module {project.modules[missing]}"))
-    context = ast.unparse(function) if function is not None else ""
+    return statements
+
+
+def _project_imports(
+    text: str, path: str, missing: str, project: Project, context: str, unbound: list[str]
+) -> list[Statement]:
+    """``from <module> import missing`` for the project's best three definitions of it, with
+    the other unbound names that module defines."""
+    own_module = project.module_name(path)
     exact = [d for d in project.index.exact(missing) if d.module != own_module]
     if len(exact) > 1:
         order = {
@@ -362,11 +395,10 @@ def import_candidates(
             for rank, (d, _s) in enumerate(project.index.query(missing, context, k=50))
         }
         exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
-    # A deleted `from m import a, b` leaves every name it bound unbound: they come back together.
-    unbound = unbound_names(text)
+    statements = []
     for rank, definition in enumerate(exact[:3]):
         written = _module_as_written(text, path, definition.module, project)
-        names = [missing] + [
+        also = [
             name
             for name in unbound
             if name != missing
@@ -374,25 +406,33 @@ def import_candidates(
         ]
         statements.append(
             (
-                f"from {written} import {_names(names)}",
+                f"from {written} import {_names([missing, *also])}",
                 0.87 - 0.01 * rank,
                 f"defined in {definition.path}:{definition.line}",
             )
         )
+    return statements
+
+
+def _stdlib_imports(missing: str, unbound: list[str], project: Project) -> list[Statement]:
+    """``from <module> import missing`` for the standard library modules that define it, the
+    ones the project imports most first."""
     habits = project.imported_modules
     stdlib = sorted(
         enumerate(modules_defining(missing)[:4]), key=lambda item: (-habits[item[1]], item[0])
     )
+    statements = []
     for rank, (_order, module) in enumerate(stdlib):
         names = [missing] + [n for n in unbound if n != missing and offers(module, n)]
         statements.append(
             (f"from {module} import {_names(names)}", 0.8 - 0.01 * rank, "standard library")
         )
+    return statements
 
-    def as_written(module: str) -> str:
-        return _module_as_written(text, path, module, project)
 
-    statements += alias_statements(path, missing, unbound, project, as_written)
+def _imports_added(
+    text: str, path: str, missing: str, statements: list[Statement]
+) -> list[Candidate]:
     candidates: list[Candidate] = []
     for statement, score, where in statements:
         new = insert_import(text, statement)
@@ -406,16 +446,28 @@ def import_candidates(
                     {"name": missing, "statement": statement, "where": where},
                 )
             )
-    if span is None or candidates:
-        return candidates
+    return candidates
+
+
+def _respelt_and_imported(
+    text: str,
+    path: str,
+    missing: str,
+    span: tuple[int, int, int, int],
+    project: Project,
+    context: str,
+) -> list[Candidate]:
+    """A close name the project defines elsewhere, spelt right at ``span`` and imported."""
+    own_module = project.module_name(path)
+    candidates: list[Candidate] = []
     for definition, _score in project.index.query(missing, context, k=10):
         if definition.module == own_module or definition.name == missing:
             continue
         near = closest(missing, [definition.name])
-        if not near:
-            continue
         statement = f"from {definition.module} import {definition.name}"
-        renamed = insert_import(replace_span(text, span, definition.name), statement)
+        renamed = (
+            insert_import(replace_span(text, span, definition.name), statement) if near else None
+        )
         if renamed is None:
             continue
         candidates.append(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -225,32 +226,54 @@ def _elsewhere(
     """
     templates: Counter[str] = Counter()
     defaults: Counter[str] = Counter()
-    name = subject.rpartition(".")[2]
     inside = (function.lineno, function.end_lineno or function.lineno)
-    for relpath in project.source_files:
-        text = project.read(relpath)
-        if text is None or name not in text:
-            continue
-        tree = parse(text)
-        if tree is None:
-            continue
+    for relpath, tree in _files_naming(project, subject.rpartition(".")[2]):
         for node in ast.walk(tree):
             if relpath == path and inside[0] <= getattr(node, "lineno", 0) <= inside[1]:
                 continue
-            for block in _blocks_of(node):
-                for previous, statement in zip([None, *block], block, strict=False):
-                    if not isinstance(statement, ast.If) or not _is_guard(statement, subject):
-                        continue
-                    body = in_target_names(statement.body, tree, function)
-                    weight = 2 if relpath == path else 1
-                    if setter is not None and previous is not None:
-                        weight += 2 * (ast.unparse(previous) == setter)
-                    templates[body] += weight
+            weight = 2 if relpath == path else 1
+            templates.update(
+                _guard_bodies(node, subject, setter, weight, module=tree, target=function)
+            )
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in subject:
-                for arg, default in parameter_defaults(node):
-                    if arg == subject and not _is_none(default):
-                        defaults[ast.unparse(default)] += 1
+                defaults.update(
+                    ast.unparse(default)
+                    for arg, default in parameter_defaults(node)
+                    if arg == subject and not _is_none(default)
+                )
     return templates, defaults
+
+
+def _files_naming(project: Project, name: str) -> Iterator[tuple[str, ast.Module]]:
+    """The project's source files whose text holds ``name``, parsed."""
+    for relpath in project.source_files:
+        text = project.read(relpath)
+        tree = parse(text) if text is not None and name in text else None
+        if tree is not None:
+            yield relpath, tree
+
+
+def _guard_bodies(
+    node: ast.AST,
+    subject: str,
+    setter: str | None,
+    weight: int,
+    *,
+    module: ast.Module,
+    target: _Function,
+) -> Counter[str]:
+    """The bodies of the ``if <subject> is None:`` guards in the blocks of ``node`` (of
+    ``module``), in the names of the function ``target``, each counted ``weight`` times,
+    two more when the statement before it is ``setter``."""
+    bodies: Counter[str] = Counter()
+    for block in _blocks_of(node):
+        for previous, statement in zip([None, *block], block, strict=False):
+            if not isinstance(statement, ast.If) or not _is_guard(statement, subject):
+                continue
+            follows_setter = previous is not None and ast.unparse(previous) == setter
+            bonus = 2 if setter is not None and follows_setter else 0
+            bodies[in_target_names(statement.body, module, target)] += weight + bonus
+    return bodies
 
 
 def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:

@@ -27,6 +27,8 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
 __all__ = [
     "INPLACE_METHODS",
     "empty_values",
@@ -117,25 +119,40 @@ def typed(values: list[str], value_type: str | None) -> list[str]:
 def return_candidates(
     diagnosis: Diagnosis, project: Project, source: dict[str, Any]
 ) -> list[Candidate]:
+    """The ``return`` a function lost: of its last line's value, or of a name it binds."""
     path = source.get("path")
     text = project.read_editable(path)
     tree = parse(text) if text is not None else None
     if text is None or tree is None or path is None:
         return []
-    function = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and (
-                n.lineno == source.get("line")
-                or any(d.lineno == source.get("line") for d in n.decorator_list)
-            )
-        ),
-        None,
-    )
+    function = _function_defined_at(tree, source.get("line"))
     if function is None or isinstance(function.body[-1], (ast.Return, ast.Raise)):
         return []
+    lines = split_lines(text)
+    # None called, or a decorator's None: the function it defines inside is what it lost.
+    nested_first = diagnosis.kind == "none-called" or source.get("how") == "decorator"
+    names = _returnable_names(function, nested_first=nested_first)
+    return [
+        *_last_value_returned(text, lines, function, path),
+        *_names_returned(text, lines, function, path, names),
+    ]
+
+
+def _function_defined_at(tree: ast.Module, line: int | None) -> FunctionNode | None:
+    """The function whose header (or one of whose decorators) is at ``line``."""
+    functions = (
+        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    return next(
+        (f for f in functions if line in [f.lineno, *(d.lineno for d in f.decorator_list)]), None
+    )
+
+
+def _returnable_names(function: FunctionNode, *, nested_first: bool) -> list[str]:
+    """The names the function could have meant to return, the likeliest first: the names it
+    assigns (the last assigned first, loop variables last), then its parameters (a function
+    often hands back what it was given: ``add(item)`` returns the item), and the functions
+    it defines inside (first when ``nested_first``)."""
     nested = [
         n.name for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
@@ -143,113 +160,136 @@ def return_candidates(
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             assigned[node.id] = max(assigned.get(node.id, 0), node.lineno)
-    loop_targets = {
-        n.id
-        for loop in ast.walk(function)
-        if isinstance(loop, (ast.For, ast.comprehension))
-        for n in ast.walk(loop.target)
-        if isinstance(n, ast.Name)
-    }
+    loop_targets = _loop_targets(function)
     ranked = sorted(assigned, key=lambda name: (name in loop_targets, -assigned[name]))
-    # A function often hands back what it was given (`add(item)` returns the item).
     parameters = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
     ranked += [name for name in parameters if name not in ranked and name != "self"]
-    names = (
-        nested + ranked
-        if diagnosis.kind == "none-called" or source.get("how") == "decorator"
-        else ranked + nested
-    )
-    lines = split_lines(text)
+    return nested + ranked if nested_first else ranked + nested
+
+
+def _loop_targets(function: FunctionNode) -> set[str]:
+    """The names the function's loops and comprehensions bind."""
+    loops = (n for n in ast.walk(function) if isinstance(n, (ast.For, ast.comprehension)))
+    return {n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
+def _last_value_returned(
+    text: str, lines: list[str], function: FunctionNode, path: str
+) -> list[Candidate]:
+    """The value the last line computes and drops: the ``return`` in front of it was lost."""
+    last = function.body[-1]
+    span = node_span(last, lines)
+    if not isinstance(last, ast.Expr) or isinstance(last.value, ast.Constant) or not span:
+        return []
+    return [
+        Candidate(
+            "missing-return",
+            f"return the value of the last line of `{function.name}` in {path}:{span[0]}",
+            [FileEdit(path, replace_span(text, span, f"return {segment(text, span)}"))],
+            0.88,
+        )
+    ]
+
+
+def _names_returned(
+    text: str, lines: list[str], function: FunctionNode, path: str, names: list[str]
+) -> list[Candidate]:
+    """``return <name>`` added at the end of the function, for the likeliest few names."""
     last = function.body[-1]
     indent = line_indent(lines[last.lineno - 1])
     after = (last.end_lineno or last.lineno) + 1
-    candidates = []
-    span = node_span(last, lines)
-    if isinstance(last, ast.Expr) and not isinstance(last.value, ast.Constant) and span:
-        # The value is computed and dropped: the `return` in front of it was lost.
-        candidates.append(
-            Candidate(
-                "missing-return",
-                f"return the value of the last line of `{function.name}` in {path}:{span[0]}",
-                [FileEdit(path, replace_span(text, span, f"return {segment(text, span)}"))],
-                0.88,
-            )
+    return [
+        Candidate(
+            "missing-return",
+            f"add `return {name}` at the end of `{function.name}` in {path}",
+            [FileEdit(path, insert_lines(text, after, [f"{indent}return {name}"]))],
+            0.85 - 0.03 * rank,
         )
-    for rank, name in enumerate(names[:4]):
-        candidates.append(
-            Candidate(
-                "missing-return",
-                f"add `return {name}` at the end of `{function.name}` in {path}",
-                [FileEdit(path, insert_lines(text, after, [f"{indent}return {name}"]))],
-                0.85 - 0.03 * rank,
-            )
-        )
-    return candidates
+        for rank, name in enumerate(names[:4])
+    ]
 
 
 def inplace_candidates(
     diagnosis: Diagnosis, project: Project, source: dict[str, Any]
 ) -> list[Candidate]:
+    """``x = x.sort()`` rewritten: ``x = sorted(x)``, or the method called as a statement."""
     path = source.get("path")
     text = project.read_editable(path)
     tree = parse(text) if text is not None else None
     if text is None or tree is None or path is None:
         return []
     lines = split_lines(text)
-    statement = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Assign)
-            and n.lineno == source.get("line")
-            and isinstance(n.value, ast.Call)
-        ),
-        None,
-    )
-    if (
-        statement is None
-        or not isinstance(statement.value, ast.Call)
-        or not isinstance(statement.value.func, ast.Attribute)
-    ):
+    found = _inplace_assignment(tree, source.get("line"))
+    span = node_span(found[0], lines) if found is not None else None
+    if found is None or span is None:
         return []
-    span = node_span(statement, lines)
-    if span is None:
-        return []
-    call = statement.value
-    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-    receiver = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    statement, call, method = found
+    receiver = _receiver(method)
     target = ast.unparse(statement.targets[0])
     call_text = segment(text, node_span(call, lines) or span)
-    indent = line_indent(lines[span[0] - 1])
-    options: list[str] = []
-    if (
-        isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Call)
-        and isinstance(call.func.value.func, ast.Name)
-        and call.func.value.func.id == "list"
-        and len(call.func.value.args) == 1
-        and method in ("sort", "reverse")
-    ):
-        receiver = ast.unparse(call.func.value.args[0])  # sorted() takes any iterable
-    if method == "sort":
-        keywords = "".join(f", {ast.unparse(k)}" for k in call.keywords)
-        options.append(f"{target} = sorted({receiver}{keywords})")
-    if method == "reverse":
-        options.append(f"{target} = list(reversed({receiver}))")
-    options.append(
-        call_text if target == receiver else f"{call_text}\n{indent}{target} = {receiver}"
-    )
+    options = [
+        *_returning_rewrites(method, receiver, target, call),
+        call_text
+        if target == receiver
+        else f"{call_text}\n{line_indent(lines[span[0] - 1])}{target} = {receiver}",
+    ]
     return [
         Candidate(
             "in-place-result",
             f"replace `{segment(text, span)}` with "
             f"`{'; '.join(x.strip() for x in option.splitlines())}` "
-            f"at {path}:{span[0]} (`{method}()` returns None)",
+            f"at {path}:{span[0]} (`{method.attr}()` returns None)",
             [FileEdit(path, replace_span(text, span, option))],
             0.85 - 0.03 * rank,
         )
         for rank, option in enumerate(options)
     ]
+
+
+def _inplace_assignment(
+    tree: ast.Module, line: int | None
+) -> tuple[ast.Assign, ast.Call, ast.Attribute] | None:
+    """The assignment of a method call's result at ``line``: the statement, the call, and
+    the method."""
+    statement = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and n.lineno == line and isinstance(n.value, ast.Call)
+        ),
+        None,
+    )
+    if statement is None or not isinstance(statement.value, ast.Call):
+        return None
+    call = statement.value
+    return (statement, call, call.func) if isinstance(call.func, ast.Attribute) else None
+
+
+def _receiver(method: ast.Attribute) -> str:
+    """What the method is called on; for ``list(x).sort()``, ``x``: ``sorted()`` and
+    ``reversed()`` take any iterable."""
+    inner = method.value
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "list"
+        and len(inner.args) == 1
+        and method.attr in ("sort", "reverse")
+    ):
+        return ast.unparse(inner.args[0])
+    return ast.unparse(inner)
+
+
+def _returning_rewrites(
+    method: ast.Attribute, receiver: str, target: str, call: ast.Call
+) -> list[str]:
+    """The function that returns what the in-place method leaves in place."""
+    if method.attr == "sort":
+        keywords = "".join(f", {ast.unparse(k)}" for k in call.keywords)
+        return [f"{target} = sorted({receiver}{keywords})"]
+    if method.attr == "reverse":
+        return [f"{target} = list(reversed({receiver}))"]
+    return []
 
 
 def _used_as(text: str, name: str | None) -> str | None:

@@ -216,42 +216,12 @@ def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     line, col = diagnosis.line or 1, diagnosis.col
     here = lines[line - 1][col] if col is not None and col < len(lines[line - 1]) else ""
     if here in _CLOSERS:
-        yield _delete(lines, line, col or 0), f"remove the unmatched '{here}' on line {line}"
-        for opener, closer in _OPENERS.items():
-            if closer != here:
-                yield (
-                    _insert(lines, line, col or 0, closer),
-                    f"close the '{opener}' before line {line}'s '{here}'",
-                )
-                replaced = _delete(lines, line, col or 0)
-                yield (
-                    _insert(split_lines(replaced), line, col or 0, closer),
-                    f"replace '{here}' with '{closer}' on line {line}",
-                )
+        yield from _unmatched_closer(lines, line, col or 0, here)
     openers = _unbalanced_openers(text, line)
     if here in _OPENERS and (line, col, here) not in openers:
         openers.insert(0, (line, col or 0, here))
     for open_line, _open_col, opener in openers[:2]:
-        closer = _OPENERS[opener]
-        for number in _code_lines(lines, open_line, max(line, open_line) + 3):
-            end = _code_end(lines[number - 1])
-            code = lines[number - 1][:end]
-            description = (
-                f"close the '{opener}' opened on line {open_line} at the end of line {number}"
-            )
-            if code.endswith(":"):
-                yield (
-                    _insert(lines, number, end - 1, closer),
-                    f"close the '{opener}' opened on line {open_line} "
-                    f"before the ':' of line {number}",
-                )
-            if code.endswith(","):
-                yield (
-                    _insert(lines, number, end - 1, closer),
-                    f"close the '{opener}' opened on line {open_line} "
-                    f"before the ',' of line {number}",
-                )
-            yield _insert(lines, number, end, closer), description
+        yield from _closed_at_line_ends(lines, open_line, opener, line)
     # The bracket may have been lost in the middle of a line (`f(g(x, y)` for `f(g(x), y)`):
     # after every token of the lines the opener spans, left to right.
     for open_line, _open_col, opener in openers[:1]:
@@ -261,6 +231,45 @@ def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
                 _insert(lines, number, col_after, closer),
                 f"close a '{opener}' at {number}:{col_after + 1}",
             )
+
+
+def _unmatched_closer(lines: list[str], line: int, col: int, here: str) -> Iterator[Edit]:
+    """The closer ``here`` removed, an opener's closer put before it, or put in its place."""
+    yield _delete(lines, line, col), f"remove the unmatched '{here}' on line {line}"
+    for opener, closer in _OPENERS.items():
+        if closer == here:
+            continue
+        yield (
+            _insert(lines, line, col, closer),
+            f"close the '{opener}' before line {line}'s '{here}'",
+        )
+        replaced = _delete(lines, line, col)
+        yield (
+            _insert(split_lines(replaced), line, col, closer),
+            f"replace '{here}' with '{closer}' on line {line}",
+        )
+
+
+def _closed_at_line_ends(
+    lines: list[str], open_line: int, opener: str, line: int
+) -> Iterator[Edit]:
+    """The opener on ``open_line`` closed at the end of a line up to three past ``line``
+    (before its ':' or ',' too)."""
+    closer = _OPENERS[opener]
+    for number in _code_lines(lines, open_line, max(line, open_line) + 3):
+        end = _code_end(lines[number - 1])
+        code = lines[number - 1][:end]
+        for mark in (":", ","):
+            if code.endswith(mark):
+                yield (
+                    _insert(lines, number, end - 1, closer),
+                    f"close the '{opener}' opened on line {open_line} "
+                    f"before the '{mark}' of line {number}",
+                )
+        yield (
+            _insert(lines, number, end, closer),
+            f"close the '{opener}' opened on line {open_line} at the end of line {number}",
+        )
 
 
 def _token_ends(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
@@ -309,28 +318,9 @@ def _indentation(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     line = diagnosis.line or 1
     if line > len(lines):
         return
-    previous = next((n for n in range(line - 1, 0, -1) if lines[n - 1].strip()), None)
-    before = line_indent(lines[previous - 1]) if previous else ""
-    unit = "\t" if before.startswith("\t") else "    "
-    levels: list[str] = []
-    for number in range(1, line):
-        indent = line_indent(lines[number - 1])
-        if lines[number - 1].strip() and indent not in levels:
-            levels.append(indent)
     own = line_indent(lines[line - 1])
-    block_end = line  # the offending line and the lines under it, up to a blank line
-    while block_end < len(lines) and lines[block_end].strip():
-        if not line_indent(lines[block_end]).startswith(own):
-            break
-        block_end += 1
-    opened = previous is not None and lines[previous - 1].rstrip().endswith(":")
-    wanted = [before + unit] if opened else []
-    wanted += [before, *sorted(levels, key=lambda i: abs(len(i) - len(own)))]
-    seen: set[str] = set()
-    for indent in wanted:
-        if indent == own or indent in seen:
-            continue
-        seen.add(indent)
+    block_end = _block_end(lines, line, own)
+    for indent in _likely_indents(lines, line, own):
         yield _reindent(lines, line, line, indent), f"indent line {line} to {len(indent)} column(s)"
         if block_end > line:
             yield (
@@ -340,6 +330,32 @@ def _indentation(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     if "\t" in "".join(line_indent(x) for x in lines):
         expanded = "".join(line_indent(x).expandtabs(4) + x[len(line_indent(x)) :] for x in lines)
         yield expanded, "replace the tabs of the indentation with spaces"
+
+
+def _likely_indents(lines: list[str], line: int, own: str) -> list[str]:
+    """The indents ``line`` may have been meant to have, the likeliest first: one level
+    deeper than the line before it if that opens a block, the same as it, then the file's
+    other indents, the closest to its own first."""
+    previous = next((n for n in range(line - 1, 0, -1) if lines[n - 1].strip()), None)
+    before = line_indent(lines[previous - 1]) if previous else ""
+    unit = "\t" if before.startswith("\t") else "    "
+    opened = previous is not None and lines[previous - 1].rstrip().endswith(":")
+    levels = dict.fromkeys(
+        line_indent(lines[number - 1]) for number in range(1, line) if lines[number - 1].strip()
+    )
+    wanted = [before + unit] if opened else []
+    wanted += [before, *sorted(levels, key=lambda i: abs(len(i) - len(own)))]
+    return [indent for indent in dict.fromkeys(wanted) if indent != own]
+
+
+def _block_end(lines: list[str], line: int, own: str) -> int:
+    """The last line of the block ``line`` starts: the lines under it, up to a blank line."""
+    end = line
+    while end < len(lines) and lines[end].strip():
+        if not line_indent(lines[end]).startswith(own):
+            break
+        end += 1
+    return end
 
 
 def _unterminated_string(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
