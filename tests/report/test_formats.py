@@ -212,7 +212,7 @@ def test_built_in_formats_come_first_and_a_plugin_s_follow() -> None:
         ([_changed(bundle_file="../out.txt")], "with bundle_file '../out.txt': use a plain"),
         ([_changed(bundle_file="comment.md")], "writes 'comment.md', which another format"),
         ([_changed(step_output="verdict")], "with step_output 'verdict': use lower-case"),
-        ([_changed(step_output="sarif-path")], "sets the step output 'sarif-path', which"),
+        ([_changed(step_output="sarif-path")], "sets the output 'sarif-path', which another"),
         ([_changed(bundle_file=None)], "with step_output 'plain-path': use lower-case letters"),
     ],
 )

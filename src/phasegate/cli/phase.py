@@ -32,6 +32,7 @@ from phasegate.errors import UsageError
 from phasegate.workflow.children import SubtaskRequest, parse_subtask
 from phasegate.workflow.definition import find_workflows, load_workflow
 from phasegate.workflow.engine import AdvanceResult, WorkflowEngine, default_actor
+from phasegate.workflow.instances import ListedInstance
 from phasegate.workflow.machine import RetryLater
 
 __all__ = ["engine_here", "register"]
@@ -209,45 +210,59 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _advance(args: argparse.Namespace) -> int:
-    engine = engine_here()
+    result = _advanced(engine_here(), args.instance_id, by=args.by, wait=args.wait)
+    if args.json:
+        _dump(_advance_json(result))
+        return 0 if result.moved else 1
+    for line in _advance_lines(result):
+        print(line)
+    return 0 if result.moved else 1
+
+
+def _advanced(engine: WorkflowEngine, instance_id: str, *, by: str, wait: bool) -> AdvanceResult:
+    """Advance the instance; with ``wait``, sleep through the retry backoff first."""
     while True:
         try:
-            result = engine.advance(args.instance_id, by=args.by)
-            break
+            return engine.advance(instance_id, by=by)
         except RetryLater as exc:
-            if not args.wait:
+            if not wait:
                 raise
             delay = (exc.not_before - datetime.now(timezone.utc)).total_seconds()
             print(f"phasegate: waiting {max(delay, 0):.1f}s for the retry backoff")
             time.sleep(max(delay, 0) + 0.05)
-    if args.json:
-        _dump(_advance_json(result))
-        return 0 if result.moved else 1
+
+
+def _advance_lines(result: AdvanceResult) -> list[str]:
     inst = result.instance
+    lines: list[str] = []
     if result.gate is not None:
         verdict = "sufficient" if result.gate.sufficient else "insufficient"
-        print(f"{inst.id}: exit gate {result.gate.gate} is {verdict} ({result.gate.verdict_path})")
+        lines.append(
+            f"{inst.id}: exit gate {result.gate.gate} is {verdict} ({result.gate.verdict_path})"
+        )
     if result.moved:
         if inst.state.value == "COMPLETE":
-            print(f"{inst.id}: {result.from_phase} done; the instance is COMPLETE")
-        else:
-            print(f"{inst.id}: {result.from_phase} -> {inst.phase}")
-            _print_roles(inst.roles)
-        return 0
-    if inst.state.value == "FAILED":
-        print(f"{inst.id}: FAILED: {inst.failure_reason}")
-    elif inst.state.value == "BLOCKED":
-        print(f"{inst.id}: BLOCKED: {inst.blocked_reason}")
-    else:
-        print(f"{inst.id}: halted in {inst.phase}:")
-    for line in result.diagnosis:
-        print(f"  - {line}")
+            return [*lines, f"{inst.id}: {result.from_phase} done; the instance is COMPLETE"]
+        moved = f"{inst.id}: {result.from_phase} -> {inst.phase}"
+        return [*lines, moved, *role_lines(inst.roles, "  ")]
+    return lines + _halted_lines(result)
+
+
+def _halted_lines(result: AdvanceResult) -> list[str]:
+    """Why an instance did not move, and when it may be tried again."""
+    inst = result.instance
+    halted = {
+        "FAILED": f"{inst.id}: FAILED: {inst.failure_reason}",
+        "BLOCKED": f"{inst.id}: BLOCKED: {inst.blocked_reason}",
+    }
+    lines = [halted.get(inst.state.value, f"{inst.id}: halted in {inst.phase}:")]
+    lines.extend(f"  - {line}" for line in result.diagnosis)
     if inst.retry_not_before is not None:
-        print(
+        lines.append(
             f"retry allowed from {inst.retry_not_before:%H:%M:%S} UTC "
             f"(attempt {inst.attempts + 1}); `phase advance --wait` waits for it"
         )
-    return 1
+    return lines
 
 
 def _advance_json(result: AdvanceResult) -> dict[str, Any]:
@@ -381,34 +396,37 @@ def _list(args: argparse.Namespace) -> int:
     listed = engine_here().list_instances()
     rows = [(item, stale) for item, stale in listed if stale or not args.stale]
     if args.json:
-        _dump(
-            [
-                {
-                    "id": item.path.stem,
-                    "error": item.error or None,
-                    "workflow": item.instance.workflow if item.instance else None,
-                    "state": item.instance.state.value if item.instance else None,
-                    "phase": item.instance.phase if item.instance else None,
-                    "updated_at": item.instance.updated_at if item.instance else None,
-                    "stale": stale,
-                }
-                for item, stale in rows
-            ]
-        )
+        _dump([_listed_json(item, stale) for item, stale in rows])
         return 0
     if not rows:
         print("no workflow instances" + (" are stale" if args.stale else ""))
     for item, stale in rows:
-        inst = item.instance
-        if inst is None:
-            print(f"{item.path.stem:<24} UNREADABLE  {item.error}")
-            continue
-        mark = "  STALE" if stale else ""
-        print(
-            f"{inst.id:<24} {inst.workflow:<12} {inst.state.value:<9} {inst.phase or '-':<14} "
-            f"{inst.updated_at:%Y-%m-%d %H:%M}{mark}"
-        )
+        print(_listed_line(item, stale))
     return 0
+
+
+def _listed_json(item: ListedInstance, stale: bool) -> dict[str, object]:
+    inst = item.instance
+    return {
+        "id": item.path.stem,
+        "error": item.error or None,
+        "workflow": inst.workflow if inst else None,
+        "state": inst.state.value if inst else None,
+        "phase": inst.phase if inst else None,
+        "updated_at": inst.updated_at if inst else None,
+        "stale": stale,
+    }
+
+
+def _listed_line(item: ListedInstance, stale: bool) -> str:
+    inst = item.instance
+    if inst is None:
+        return f"{item.path.stem:<24} UNREADABLE  {item.error}"
+    mark = "  STALE" if stale else ""
+    return (
+        f"{inst.id:<24} {inst.workflow:<12} {inst.state.value:<9} {inst.phase or '-':<14} "
+        f"{inst.updated_at:%Y-%m-%d %H:%M}{mark}"
+    )
 
 
 def _workflows(args: argparse.Namespace) -> int:

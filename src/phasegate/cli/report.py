@@ -280,21 +280,32 @@ def _diff_lines(diff: ReportDiff) -> list[str]:
         )
     for name, (before, after) in sorted(diff.coverage.items()):
         lines.append(f"coverage {name}: {_pct(before)} -> {_pct(after)}")
-    lines.append(
+    return lines + _test_change_lines(diff) + _finding_change_lines(diff) + _duration_lines(diff)
+
+
+def _test_change_lines(diff: ReportDiff) -> list[str]:
+    lines = [
         f"tests: {diff.tests_before} -> {diff.tests_after} ({diff.added_tests} added, "
-        f"{len(diff.removed_tests)} removed)"
-    )
-    lines.append(
+        f"{len(diff.removed_tests)} removed)",
         f"failures: {len(diff.new_failures)} new, {len(diff.fixed_failures)} fixed, "
-        f"{diff.still_failing} still failing"
-    )
+        f"{diff.still_failing} still failing",
+    ]
     lines.extend(f"  new: {c.nodeid}: {c.detail}" for c in diff.new_failures[:50])
     lines.extend(f"  fixed: {c.nodeid}" for c in diff.fixed_failures[:50])
-    lines.append(f"findings: {len(diff.new_findings)} new, {diff.fixed_findings} fixed")
+    return lines
+
+
+def _finding_change_lines(diff: ReportDiff) -> list[str]:
+    lines = [f"findings: {len(diff.new_findings)} new, {diff.fixed_findings} fixed"]
     for change in diff.new_findings[:50]:
         f = change.finding
         where = f"{f.path}:{f.line}" if f.path else "-"
         lines.append(f"  new: {change.check} {f.rule} {where}: {f.message}")
+    return lines
+
+
+def _duration_lines(diff: ReportDiff) -> list[str]:
+    lines: list[str] = []
     if diff.duration_before_s is not None and diff.duration_after_s is not None:
         lines.append(
             f"duration: {diff.duration_before_s:.1f}s -> {diff.duration_after_s:.1f}s; "

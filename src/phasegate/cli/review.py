@@ -126,15 +126,21 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in reviews], indent=2))
         return 0
-    for r in reviews:
-        where = f" [{r.instance}/{r.phase}]" if r.instance else ""
-        print(
-            f"{r.recorded_at:%Y-%m-%d %H:%M} {r.subject}{where} {r.status.value} by {r.reviewer}"
-            f"{' at ' + r.commit[:12] if r.commit else ''}{': ' + r.note if r.note else ''}"
-        )
+    for review in reviews:
+        print(_review_line(review))
     if not reviews:
         print("no reviews recorded")
     return 0
+
+
+def _review_line(review: ReviewRecord) -> str:
+    where = f" [{review.instance}/{review.phase}]" if review.instance else ""
+    at = f" at {review.commit[:12]}" if review.commit else ""
+    note = f": {review.note}" if review.note else ""
+    return (
+        f"{review.recorded_at:%Y-%m-%d %H:%M} {review.subject}{where} {review.status.value} by "
+        f"{review.reviewer}{at}{note}"
+    )
 
 
 def _import_pr(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from phasegate.report.terminal import Line
 from phasegate.resources import bundled_path
 from phasegate.store import Store
 from phasegate.tdd.cycles import TddProject, check_cycle_name
-from phasegate.tdd.rollback import RollbackRefused
+from phasegate.tdd.rollback import RollbackPlan, RollbackRefused
 from phasegate.tdd.session_log import NOTE_STATUSES
 
 __all__ = ["register"]
@@ -160,14 +160,7 @@ def _rollback(args: argparse.Namespace) -> int:
     project = _project(args)
     try:
         if args.dry_run:
-            plan = project.plan_rollback()
-            print(f"phasegate tdd rollback would restore the state of run {plan.green_run}:")
-            for path in plan.restore:
-                print(f"  restore {path}")
-            for path in plan.remove:
-                print(f"  remove  {path}")
-            if not plan.restore and not plan.remove:
-                print("  nothing: no file differs from the last green state")
+            _print_lines(_rollback_plan_lines(project.plan_rollback()))
             return 0
         entry, _state = project.rollback()
     except RollbackRefused as exc:
@@ -187,6 +180,21 @@ def _rollback(args: argparse.Namespace) -> int:
         )
     print("next: pytest --tdd=refactor, to prove the restored state green again")
     return 0
+
+
+def _rollback_plan_lines(plan: RollbackPlan) -> list[str]:
+    """What ``tdd rollback --dry-run`` would restore and remove."""
+    lines = [f"phasegate tdd rollback would restore the state of run {plan.green_run}:"]
+    lines.extend(f"  restore {path}" for path in plan.restore)
+    lines.extend(f"  remove  {path}" for path in plan.remove)
+    if not plan.restore and not plan.remove:
+        lines.append("  nothing: no file differs from the last green state")
+    return lines
+
+
+def _print_lines(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
 
 
 def _review(args: argparse.Namespace) -> int:

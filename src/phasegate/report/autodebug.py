@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from phasegate.model.autodebug import AutodebugFailure, AutodebugReport
+from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, Repair
 from phasegate.report.terminal import Line
 
 __all__ = ["autodebug_lines", "summary_phrase"]
@@ -63,6 +63,14 @@ def autodebug_lines(
     return lines
 
 
+def _repair_line(repair: Repair, folder: str | None) -> str:
+    state = "applied"
+    if not repair.applied:
+        state = "not applied (git apply it, or run pytest --autodebug=apply)"
+    where = f"{folder}/{repair.diff_file}" if folder else repair.diff_file
+    return f"    diff: {where}, {state}"
+
+
 def _failure_lines(failure: AutodebugFailure, folder: str | None, verbosity: int) -> list[Line]:
     markup = _MARKUP.get(failure.outcome, {})
     lines: list[Line] = [(f"{failure.id} {failure.outcome}: {failure.explanation}", markup)]
@@ -70,24 +78,14 @@ def _failure_lines(failure: AutodebugFailure, folder: str | None, verbosity: int
     more = f" and {len(failure.tests) - len(tests)} more" if len(tests) < len(failure.tests) else ""
     lines.append((f"    tests: {', '.join(tests)}{more}", {}))
     if failure.repair is not None:
-        state = (
-            "applied"
-            if failure.repair.applied
-            else "not applied (git apply it, or run pytest --autodebug=apply)"
-        )
-        where = f"{folder}/{failure.repair.diff_file}" if folder else failure.repair.diff_file
-        lines.append((f"    diff: {where}, {state}", {}))
+        lines.append((_repair_line(failure.repair, folder), {}))
     if failure.escalation is not None:
         lines.append((f"    escalated: {failure.escalation.reason}", {}))
     if verbosity > 0:
-        for attempt in failure.attempts:
-            lines.append(
-                (
-                    f"    tried {attempt.rank}: {attempt.description}: "
-                    f"{attempt.status}, {attempt.reason}",
-                    {},
-                )
-            )
+        lines.extend(
+            (f"    tried {a.rank}: {a.description}: {a.status}, {a.reason}", {})
+            for a in failure.attempts
+        )
     shown = failure.suspicious if verbosity > 0 else failure.suspicious[:3]
     if shown:
         names = ", ".join(f"{s.path}:{s.line} {s.function} ({s.score:.2f})" for s in shown)

@@ -128,27 +128,32 @@ def _runs(result: ReportDiff, base: RunReport, head: RunReport) -> None:
         old = before.get(nodeid)
         if old is None:
             result.added_tests += 1
-        if test.outcome in _BAD:
-            if old is not None and old.outcome in _BAD:
-                result.still_failing += 1
-            else:
-                result.new_failures.append(
-                    TestChange(
-                        nodeid=nodeid,
-                        before=old.outcome.value if old else None,
-                        after=test.outcome.value,
-                        detail=_detail(test),
-                    )
-                )
-        elif old is not None and old.outcome in _BAD:
-            result.fixed_failures.append(
-                TestChange(nodeid=nodeid, before=old.outcome.value, after=test.outcome.value)
-            )
+        _outcome_change(result, old, test)
         if old is not None and old.outcome is Outcome.PASSED and test.outcome is Outcome.PASSED:
             _perf(result, nodeid, old.duration_s, test.duration_s)
     result.removed_tests = [nodeid for nodeid in before if nodeid not in after]
     result.slower.sort(key=lambda change: -change.ratio)
     result.faster.sort(key=lambda change: change.ratio)
+
+
+def _outcome_change(result: ReportDiff, old: TestRecord | None, test: TestRecord) -> None:
+    """Count the test as a new failure, one still failing, or one fixed."""
+    was_bad = old is not None and old.outcome in _BAD
+    if test.outcome in _BAD and was_bad:
+        result.still_failing += 1
+    elif test.outcome in _BAD:
+        result.new_failures.append(
+            TestChange(
+                nodeid=test.nodeid,
+                before=old.outcome.value if old else None,
+                after=test.outcome.value,
+                detail=_detail(test),
+            )
+        )
+    elif old is not None and was_bad:
+        result.fixed_failures.append(
+            TestChange(nodeid=test.nodeid, before=old.outcome.value, after=test.outcome.value)
+        )
 
 
 def _perf(result: ReportDiff, nodeid: str, before: float, after: float) -> None:

@@ -155,19 +155,9 @@ class FormatRegistry:
     """Every report format, built-in ones first, looked up by name and rendered safely."""
 
     def __init__(self, extensions: pluggy.PluginManager) -> None:
-        for module_name in BUILT_IN_MODULES:
-            module = importlib.import_module(module_name)
-            if not extensions.is_registered(module):
-                extensions.register(module, name=module_name)
         self._formats: dict[str, RegisteredFormat] = {}
-        impls = extensions.hook.phasegate_report_formats.get_hookimpls()
-        built_in = [impl for impl in impls if impl.plugin_name in BUILT_IN_MODULES]
-        others = sorted(
-            (impl for impl in impls if impl.plugin_name not in BUILT_IN_MODULES),
-            key=lambda impl: impl.plugin_name,
-        )
-        for impl in [*built_in, *others]:
-            origin = "built-in" if impl in built_in else f"plugin {impl.plugin_name!r}"
+        for impl in _implementations(extensions):
+            origin = _origin(impl.plugin_name)
             for returned in _called(impl, origin):
                 self._add(RegisteredFormat(_checked(returned, origin), origin))
 
@@ -212,28 +202,36 @@ class FormatRegistry:
 
     def _add(self, registered: RegisteredFormat) -> None:
         report_format = registered.format
-        taken = [
-            (other.format.name, other.format.bundle_file, other.format.step_output)
-            for other in self._formats.values()
-        ]
-        if report_format.name in _COMMANDS or report_format.name in [t[0] for t in taken]:
+        if report_format.name in _COMMANDS or report_format.name in self._formats:
             raise UsageError(
                 f"{registered.origin} registers the report format {report_format.name!r}, but "
                 "that name is taken; give the format another name"
             )
-        file_name = report_format.bundle_file
-        if file_name is not None and file_name in [t[1] for t in taken]:
-            raise UsageError(
-                f"the {registered.label} writes {file_name!r}, which another format writes; "
-                "give it another bundle_file"
-            )
-        output = report_format.step_output
-        if output is not None and output in [t[2] for t in taken]:
-            raise UsageError(
-                f"the {registered.label} sets the step output {output!r}, which another "
-                "format sets; give it another step_output"
-            )
+        for attribute, does in (("bundle_file", "writes"), ("step_output", "sets the output")):
+            value = getattr(report_format, attribute)
+            others = [getattr(other.format, attribute) for other in self._formats.values()]
+            if value is not None and value in others:
+                raise UsageError(
+                    f"the {registered.label} {does} {value!r}, which another format {does} "
+                    f"too; give it another {attribute}"
+                )
         self._formats[report_format.name] = registered
+
+
+def _implementations(extensions: pluggy.PluginManager) -> list[pluggy.HookImpl]:
+    """The hook's implementations, built-in ones (registered here if need be) first."""
+    for module_name in BUILT_IN_MODULES:
+        module = importlib.import_module(module_name)
+        if not extensions.is_registered(module):
+            extensions.register(module, name=module_name)
+    impls = extensions.hook.phasegate_report_formats.get_hookimpls()
+    built_in = [impl for impl in impls if impl.plugin_name in BUILT_IN_MODULES]
+    others = [impl for impl in impls if impl.plugin_name not in BUILT_IN_MODULES]
+    return built_in + sorted(others, key=lambda impl: impl.plugin_name)
+
+
+def _origin(plugin_name: str) -> str:
+    return "built-in" if plugin_name in BUILT_IN_MODULES else f"plugin {plugin_name!r}"
 
 
 def _called(impl: pluggy.HookImpl, origin: str) -> list[object]:

@@ -106,44 +106,8 @@ def render_sarif(
 
 
 def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> dict[str, Any]:
-    rules: dict[str, dict[str, Any]] = {}
-    results: list[dict[str, Any]] = []
-    occurrences: dict[str, int] = {}
-    unplaced = 0
-    cut = 0
-    for finding in _ordered(check.findings):
-        if finding.path is None or finding.path.startswith("/") or ":" in finding.path[:3]:
-            unplaced += 1
-            continue
-        if len(results) >= limit:
-            cut += 1
-            continue
-        rule_id = f"{check.id}/{finding.rule}"
-        if rule_id not in rules:
-            rules[rule_id] = _rule(check, finding, rule_id)
-        digest = fingerprint(check.id, finding)
-        occurrences[digest] = occurrences.get(digest, 0) + 1
-        results.append(
-            _result(
-                finding, rule_id, list(rules).index(rule_id), prefix, digest, occurrences[digest]
-            )
-        )
-    left: dict[str, int] = {}
-    if unplaced:
-        left["findings without a file in the repository"] = unplaced
-    if cut:
-        left["findings beyond the results kept per run"] = cut
-    not_in_verdict = max(0, check.findings_total - len(check.findings))
-    if not_in_verdict:
-        left["findings the verdict file did not keep"] = not_in_verdict
-    invocation: dict[str, Any] = {"executionSuccessful": check.status is not CheckStatus.ERROR}
-    notes = [f"{count} {reason}" for reason, count in left.items()]
-    if check.status is CheckStatus.ERROR:
-        notes.insert(0, f"the check could not run: {check.reasoning}")
-    if notes:
-        invocation["toolExecutionNotifications"] = [
-            {"message": {"text": note}, "level": "warning"} for note in notes
-        ]
+    rules, results, left = _results(check, prefix, limit)
+    invocation = _invocation(check, left)
     return {
         "tool": {
             "driver": {
@@ -167,6 +131,59 @@ def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> d
             }
         },
     }
+
+
+def _results(
+    check: CheckResult, prefix: str, limit: int
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+    """The check's rules and results (at most ``limit``), and what was left out, and why."""
+    rules: dict[str, dict[str, Any]] = {}
+    results: list[dict[str, Any]] = []
+    occurrences: dict[str, int] = {}
+    unplaced = 0
+    cut = 0
+    for finding in _ordered(check.findings):
+        if finding.path is None or finding.path.startswith("/") or ":" in finding.path[:3]:
+            unplaced += 1
+            continue
+        if len(results) >= limit:
+            cut += 1
+            continue
+        rule_id = f"{check.id}/{finding.rule}"
+        if rule_id not in rules:
+            rules[rule_id] = _rule(check, finding, rule_id)
+        digest = fingerprint(check.id, finding)
+        occurrences[digest] = occurrences.get(digest, 0) + 1
+        results.append(
+            _result(
+                finding, rule_id, list(rules).index(rule_id), prefix, digest, occurrences[digest]
+            )
+        )
+    return rules, results, _left_out(check, unplaced, cut)
+
+
+def _left_out(check: CheckResult, unplaced: int, cut: int) -> dict[str, int]:
+    counts = {
+        "findings without a file in the repository": unplaced,
+        "findings beyond the results kept per run": cut,
+        "findings the verdict file did not keep": max(
+            0, check.findings_total - len(check.findings)
+        ),
+    }
+    return {reason: count for reason, count in counts.items() if count}
+
+
+def _invocation(check: CheckResult, left: dict[str, int]) -> dict[str, Any]:
+    """Whether the check ran, with a notification for each thing left out."""
+    invocation: dict[str, Any] = {"executionSuccessful": check.status is not CheckStatus.ERROR}
+    notes = [f"{count} {reason}" for reason, count in left.items()]
+    if check.status is CheckStatus.ERROR:
+        notes.insert(0, f"the check could not run: {check.reasoning}")
+    if notes:
+        invocation["toolExecutionNotifications"] = [
+            {"message": {"text": note}, "level": "warning"} for note in notes
+        ]
+    return invocation
 
 
 def _ordered(findings: Iterable[Finding]) -> list[Finding]:
