@@ -10,7 +10,8 @@ None), ``parameter`` (a default of None) and ``dict-get`` (``d.get(key)``).
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypedDict
 
 from phasegate.autodebug.live import project_path, resolve_expr
 from phasegate.autodebug.patterns.none_repairs import INPLACE_METHODS
@@ -19,7 +20,49 @@ from phasegate.autodebug.source import enclosing_function, node_span
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
 
-__all__ = ["always_none", "origin"]
+__all__ = ["CalledFunction", "NoneOrigin", "always_none", "origin"]
+
+
+class CalledFunction(TypedDict):
+    """A project function called, as the call writes it, and where its code is."""
+
+    callee: str
+    path: str | None
+    line: int
+    function: str
+
+
+class NoneOrigin(TypedDict, total=False):
+    """Where a None came from; empty when it cannot be traced.
+
+    ``how`` says which of the other keys are set: ``call`` and ``decorator`` those of
+    :class:`CalledFunction`; ``inplace`` ``path``, ``line``, ``method`` and ``target``;
+    ``literal`` and ``attribute`` ``path``, ``line``, ``span`` and ``name``; ``parameter``
+    ``path``, ``function_line`` and ``name``; ``dict-get`` ``path``, ``line``, ``span`` and
+    ``value_type``.
+    """
+
+    how: str
+    callee: str
+    path: str | None
+    line: int
+    function: str
+    function_line: int
+    span: list[int] | None
+    name: str
+    method: str
+    target: str
+    value_type: str | None
+
+
+def _called(how: str, called: CalledFunction) -> NoneOrigin:
+    return {
+        "how": how,
+        "callee": called["callee"],
+        "path": called["path"],
+        "line": called["line"],
+        "function": called["function"],
+    }
 
 
 def _function_at(
@@ -28,7 +71,7 @@ def _function_at(
     return enclosing_function(tree, frame.line) if frame.function != "<module>" else None
 
 
-def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dict[str, Any] | None:
+def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> CalledFunction | None:
     ok, callee = resolve_expr(failure, frame, func)
     if not ok and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
         # `Tokenizer(text).vocabulary()`: the method is looked up on the class called.
@@ -52,7 +95,7 @@ def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> dic
     }
 
 
-def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str, Any]:
+def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> NoneOrigin:
     """Where the None ``expr`` evaluated to came from, or ``{}`` when it cannot be traced."""
     tree = failure.tree(frame.filename)
     if tree is None:
@@ -66,17 +109,15 @@ def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> dict[str, 
     return {}
 
 
-def _call_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+def _call_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> NoneOrigin:
     """A call's None: ``mapping.get(key)``, or a project function's result."""
     if isinstance(call.func, ast.Attribute) and call.func.attr == "get":
         return _get_origin(failure, frame, call)
     facts = _callee_facts(failure, frame, call.func)
-    return {"how": "call", **facts} if facts and facts["path"] else {}
+    return _called("call", facts) if facts and facts["path"] else {}
 
 
-def _name_origin(
-    failure: LiveFailure, frame: LiveFrame, name: str, tree: ast.Module
-) -> dict[str, Any]:
+def _name_origin(failure: LiveFailure, frame: LiveFrame, name: str, tree: ast.Module) -> NoneOrigin:
     """A name's None: its parameter's default, its decorator, or what it was last assigned."""
     found = failure.lookup(frame, name)
     scope: ast.AST | None = _function_at(tree, frame) if found and found[0] == "local" else tree
@@ -93,7 +134,7 @@ def _name_origin(
 
 def _declared_origin(
     failure: LiveFailure, frame: LiveFrame, name: str, scope: ast.AST
-) -> dict[str, Any]:
+) -> NoneOrigin:
     """A parameter whose default is None, or a module-level name its decorator made None."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and _none_default(scope, name):
         return {"how": "parameter", "name": name, "path": frame.path, "function_line": scope.lineno}
@@ -104,22 +145,28 @@ def _declared_origin(
 
 def _assigned_origin(
     failure: LiveFailure, frame: LiveFrame, name: str, assignment: ast.Assign | ast.AnnAssign
-) -> dict[str, Any]:
+) -> NoneOrigin:
     """What the assignment that gave ``name`` its None assigned: None itself, a project
     function's result, an in-place method's result, or ``mapping.get(key)``."""
     value = assignment.value
-    where = {"path": frame.path, "line": assignment.lineno}
+    path, line = frame.path, assignment.lineno
     if value is not None and _is_none_literal(value):
         span = node_span(value, failure_lines(failure, frame))
-        return {"how": "literal", **where, "span": list(span) if span else None, "name": name}
+        return {
+            "how": "literal",
+            "path": path,
+            "line": line,
+            "span": list(span) if span else None,
+            "name": name,
+        }
     if not isinstance(value, ast.Call):
         return {}
     facts = _callee_facts(failure, frame, value.func)
     if facts and facts["path"]:
-        return {"how": "call", **facts}
+        return _called("call", facts)
     method = value.func.attr if isinstance(value.func, ast.Attribute) else None
     if method in INPLACE_METHODS:
-        return {"how": "inplace", **where, "method": method, "target": name}
+        return {"how": "inplace", "path": path, "line": line, "method": method, "target": name}
     if method == "get" and len(value.args) == 1:
         return _get_origin(failure, frame, value)
     return {}
@@ -127,7 +174,7 @@ def _assigned_origin(
 
 def _decorator_origin(
     failure: LiveFailure, frame: LiveFrame, name: str, module: ast.Module
-) -> dict[str, Any]:
+) -> NoneOrigin:
     """A module-level name that is None because its decorator returns nothing.
 
     The decorated definition is in this module, or in the module it was imported from
@@ -137,46 +184,75 @@ def _decorator_origin(
 
 
 def _decorated(
-    failure: LiveFailure, namespace: dict[str, Any], name: str, tree: ast.Module | None, depth: int
-) -> dict[str, Any]:
-    import importlib.util
-    import sys
-
+    failure: LiveFailure,
+    namespace: Mapping[str, object],
+    name: str,
+    tree: ast.Module | None,
+    depth: int,
+) -> NoneOrigin:
     if tree is None or depth > 5:
         return {}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
-            for decorator in stmt.decorator_list:
-                func = decorator.func if isinstance(decorator, ast.Call) else decorator
-                value = namespace.get(func.id) if isinstance(func, ast.Name) else None
-                code = getattr(value, "__code__", None)
-                path = project_path(code.co_filename, failure.root) if code else None
-                if code is not None and path is not None:
-                    return {
-                        "how": "decorator",
-                        "callee": ast.unparse(func),
-                        "path": path,
-                        "line": code.co_firstlineno,
-                        "function": code.co_name,
-                    }
-            return {}
-        if not isinstance(stmt, ast.ImportFrom):
-            continue
-        for alias in stmt.names:
-            if (alias.asname or alias.name) != name:
-                continue
-            try:
-                module_name = importlib.util.resolve_name(
-                    "." * stmt.level + (stmt.module or ""), namespace.get("__package__")
-                )
-            except (ImportError, ValueError):
-                return {}
-            source = sys.modules.get(module_name)
-            filename = getattr(source, "__file__", None)
-            if source is None or filename is None:
-                return {}
-            return _decorated(failure, vars(source), alias.name, failure.tree(filename), depth + 1)
+            return _decorator_origin_of(failure, namespace, stmt)
+        alias = _imported_as(stmt, name)
+        if isinstance(stmt, ast.ImportFrom) and alias is not None:
+            return _decorated_where_defined(failure, namespace, stmt, alias, depth)
     return {}
+
+
+def _decorator_origin_of(
+    failure: LiveFailure,
+    namespace: Mapping[str, object],
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> NoneOrigin:
+    """The first of the function's decorators that the project defines."""
+    for decorator in function.decorator_list:
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        value = namespace.get(func.id) if isinstance(func, ast.Name) else None
+        code = getattr(value, "__code__", None)
+        path = project_path(code.co_filename, failure.root) if code else None
+        if code is not None and path is not None:
+            return {
+                "how": "decorator",
+                "callee": ast.unparse(func),
+                "path": path,
+                "line": code.co_firstlineno,
+                "function": code.co_name,
+            }
+    return {}
+
+
+def _imported_as(stmt: ast.stmt, name: str) -> ast.alias | None:
+    """The name of a ``from`` import that binds ``name``."""
+    if not isinstance(stmt, ast.ImportFrom):
+        return None
+    return next((alias for alias in stmt.names if (alias.asname or alias.name) == name), None)
+
+
+def _decorated_where_defined(
+    failure: LiveFailure,
+    namespace: Mapping[str, object],
+    stmt: ast.ImportFrom,
+    alias: ast.alias,
+    depth: int,
+) -> NoneOrigin:
+    """The decorator origin of ``alias``, followed into the module it is imported from."""
+    import importlib.util
+    import sys
+
+    package = namespace.get("__package__")
+    try:
+        module_name = importlib.util.resolve_name(
+            "." * stmt.level + (stmt.module or ""), package if isinstance(package, str) else None
+        )
+    except (ImportError, ValueError):
+        return {}
+    source = sys.modules.get(module_name)
+    filename = getattr(source, "__file__", None)
+    if source is None or filename is None:
+        return {}
+    return _decorated(failure, vars(source), alias.name, failure.tree(filename), depth + 1)
 
 
 def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
@@ -191,7 +267,7 @@ def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     return found
 
 
-def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> NoneOrigin:
     """Where a project function called here gets its None from, if it can return nothing else."""
     facts = _callee_facts(failure, frame, call.func)
     if not facts or not facts["path"]:
@@ -222,8 +298,8 @@ def _defined(
 
 
 def _only_none_returned(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, facts: dict[str, Any]
-) -> dict[str, Any]:
+    function: ast.FunctionDef | ast.AsyncFunctionDef, facts: CalledFunction
+) -> NoneOrigin:
     """The function's origin of None when it returns nothing else: no value at all, or a
     name it bound to an in-place method's result."""
     nodes = _own_nodes(function.body)
@@ -232,7 +308,7 @@ def _only_none_returned(
     returns = [node for node in nodes if isinstance(node, ast.Return)]
     values = [r.value for r in returns if not (r.value is None or _is_none_literal(r.value))]
     if not values:
-        return {"how": "call", **facts}
+        return _called("call", facts)
     names = {v.id for v in values if isinstance(v, ast.Name)}
     if len(names) != 1 or len(values) != len(returns):
         return {}
@@ -261,11 +337,15 @@ def _is_none_literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _get_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> dict[str, Any]:
+def _get_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> NoneOrigin:
     """``mapping.get(key)`` gave None; note the type the mapping's values have, if one."""
     span = node_span(call, failure_lines(failure, frame))
-    found: dict[str, Any] = {"how": "dict-get", "path": frame.path, "line": call.lineno}
-    found["span"] = list(span) if span else None
+    found: NoneOrigin = {
+        "how": "dict-get",
+        "path": frame.path,
+        "line": call.lineno,
+        "span": list(span) if span else None,
+    }
     if isinstance(call.func, ast.Attribute):
         ok, mapping = resolve_expr(failure, frame, call.func.value)
         if ok and isinstance(mapping, dict) and mapping:
@@ -310,9 +390,7 @@ def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast
     return best
 
 
-def _attribute_origin(
-    failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute
-) -> dict[str, Any]:
+def _attribute_origin(failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute) -> NoneOrigin:
     """``self.items`` is None: find ``self.items = None`` in the class's file."""
     ok, base = resolve_expr(failure, frame, expr.value)
     if not ok:

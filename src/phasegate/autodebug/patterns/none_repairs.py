@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.source import (
@@ -25,6 +25,7 @@ from phasegate.autodebug.source import (
 )
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.patterns.none_origin import NoneOrigin
     from phasegate.autodebug.project import Project
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -117,7 +118,7 @@ def typed(values: list[str], value_type: str | None) -> list[str]:
 
 
 def return_candidates(
-    diagnosis: Diagnosis, project: Project, source: dict[str, Any]
+    diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """The ``return`` a function lost: of its last line's value, or of a name it binds."""
     path = source.get("path")
@@ -210,7 +211,7 @@ def _names_returned(
 
 
 def inplace_candidates(
-    diagnosis: Diagnosis, project: Project, source: dict[str, Any]
+    diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """``x = x.sort()`` rewritten: ``x = sorted(x)``, or the method called as a statement."""
     path = source.get("path")
@@ -292,6 +293,12 @@ def _returning_rewrites(
     return []
 
 
+def _span(source: NoneOrigin) -> tuple[int, int, int, int] | None:
+    """The exact place of the None, when the origin knows it."""
+    span = source.get("span")
+    return (span[0], span[1], span[2], span[3]) if span and len(span) == 4 else None
+
+
 def _used_as(text: str, name: str | None) -> str | None:
     """The empty value the file's other uses of ``name`` (a variable or attribute) call for."""
     tree = parse(text)
@@ -320,12 +327,10 @@ def _used_as(text: str, name: str | None) -> str | None:
     return None
 
 
-def literal_candidates(
-    project: Project, source: dict[str, Any], empties: list[str]
-) -> list[Candidate]:
-    path, span = source.get("path"), source.get("span")
+def literal_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> list[Candidate]:
+    path, span = source.get("path"), _span(source)
     text = project.read_editable(path)
-    if text is None or not span or path is None or segment(text, tuple(span)) != "None":
+    if text is None or span is None or path is None or segment(text, span) != "None":
         return []
     hinted = _used_as(text, source.get("name"))
     if hinted is not None:
@@ -334,7 +339,7 @@ def literal_candidates(
         Candidate(
             "empty-initial-value",
             f"start with `{value}` instead of None at {path}:{span[0]}",
-            [FileEdit(path, replace_span(text, tuple(span), value))],
+            [FileEdit(path, replace_span(text, span, value))],
             0.75 - 0.03 * rank,
         )
         for rank, value in enumerate(empties)
@@ -342,7 +347,7 @@ def literal_candidates(
 
 
 def guard_candidates(
-    diagnosis: Diagnosis, project: Project, source: dict[str, Any], empties: list[str]
+    diagnosis: Diagnosis, project: Project, source: NoneOrigin, empties: list[str]
 ) -> list[Candidate]:
     path, name = source.get("path"), source.get("name")
     text = project.read_editable(path)
@@ -389,12 +394,12 @@ def guard_candidates(
     ]
 
 
-def get_candidates(project: Project, source: dict[str, Any], empties: list[str]) -> list[Candidate]:
-    path, span = source.get("path"), source.get("span")
+def get_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> list[Candidate]:
+    path, span = source.get("path"), _span(source)
     text = project.read_editable(path)
     if text is None or not span or path is None:
         return []
-    call = parse(segment(text, tuple(span)))
+    call = parse(segment(text, span))
     if (
         call is None
         or not isinstance(call.body[0], ast.Expr)
@@ -409,8 +414,8 @@ def get_candidates(project: Project, source: dict[str, Any], empties: list[str])
     return [
         Candidate(
             "dict-get-default",
-            f"replace `{segment(text, tuple(span))}` with `{option}` at {path}:{span[0]}",
-            [FileEdit(path, replace_span(text, tuple(span), option))],
+            f"replace `{segment(text, span)}` with `{option}` at {path}:{span[0]}",
+            [FileEdit(path, replace_span(text, span, option))],
             0.7 - 0.03 * rank,
         )
         for rank, option in enumerate(options)

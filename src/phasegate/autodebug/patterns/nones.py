@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import resolve_expr
@@ -41,9 +41,25 @@ from phasegate.autodebug.patterns.none_repairs import (
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
+    from phasegate.autodebug.patterns.none_origin import NoneOrigin
     from phasegate.autodebug.project import Project
 
-__all__ = ["NonePattern"]
+__all__ = ["NoneFacts", "NonePattern", "none_facts"]
+
+
+class NoneFacts(TypedDict, total=False):
+    """What was None (``expr``), how it was used (``usage``: an attribute, an operator, the
+    function it was passed to) and where it came from; empty for ``none-other``."""
+
+    expr: str
+    usage: str | None
+    source: NoneOrigin
+
+
+def none_facts(diagnosis: Diagnosis) -> NoneFacts:
+    """The facts of a diagnosis of the none pattern."""
+    return cast("NoneFacts", diagnosis.facts)
+
 
 _MISSING = object()
 
@@ -83,8 +99,11 @@ class NonePattern:
             return None
         kind, expr, usage = found
         assert frame is not None  # _none_expression needs one
-        facts: dict[str, Any] = {"expr": ast.unparse(expr), "usage": usage}
-        facts["source"] = origin(failure, frame, expr)
+        facts: NoneFacts = {
+            "expr": ast.unparse(expr),
+            "usage": usage,
+            "source": origin(failure, frame, expr),
+        }
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
 
     def _compared(self, failure: LiveFailure) -> Diagnosis | None:
@@ -105,16 +124,17 @@ class NonePattern:
             if isinstance(side, ast.Call):
                 source = always_none(failure, frame, side)
                 if source:
-                    facts = {"expr": ast.unparse(side), "usage": "==", "source": source}
+                    facts: NoneFacts = {"expr": ast.unparse(side), "usage": "==", "source": source}
                     return diagnose(
                         self, failure, frame, kind="none-compared", facts=facts, node=side
                     )
         return None
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-        source: dict[str, Any] = diagnosis.facts.get("source") or {}
+        facts = none_facts(diagnosis)
+        source = facts.get("source") or {}
         how = source.get("how")
-        empties = empty_values(diagnosis.kind, diagnosis.facts.get("usage"))
+        empties = empty_values(diagnosis.kind, facts.get("usage"))
         candidates: list[Candidate] = []
         if how in ("call", "decorator"):
             candidates = return_candidates(diagnosis, project, source)
@@ -137,7 +157,7 @@ class NonePattern:
         return [*candidates, *guards]
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
-        facts = diagnosis.facts
+        facts = none_facts(diagnosis)
         usage = _USAGE_PHRASES.get(diagnosis.kind, "it is used").format(usage=facts.get("usage"))
         head = (
             f"{short(diagnosis.exc_type)}: `{facts.get('expr', 'a value')}` is None where {usage}"
