@@ -41,32 +41,49 @@ def read_sections(path: Path) -> list[Section]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CheckError(f"{path} cannot be read: {exc}") from exc
     tokens = module.MarkdownIt("commonmark").parse(text)
-    sections: list[Section] = []
-    open_sections: list[Section] = []
-    in_item = 0
+    walk = _SectionWalk()
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
-            level = int(token.tag[1:])
-            title = tokens[index + 1].content.strip()
             line = (token.map[0] + 1) if token.map else 0
-            section = Section(title, line, level)
-            open_sections = [s for s in open_sections if s.level < level] + [section]
-            sections.append(section)
+            walk.heading(tokens[index + 1].content.strip(), line, int(token.tag[1:]))
         elif token.type == "list_item_open":
-            in_item += 1
-            if in_item == 1:
-                for section in open_sections:
-                    section.items.append("")
+            walk.open_item()
         elif token.type == "list_item_close":
-            in_item -= 1
+            walk.in_item -= 1
         elif token.type == "inline" and index and tokens[index - 1].type != "heading_open":
-            for section in open_sections:
-                section.text = f"{section.text} {token.content}".strip()
-                if in_item and section.items:
-                    section.items[-1] = f"{section.items[-1]} {token.content}".strip()
-    for section in sections:
-        section.items = [item for item in section.items if item]
-    return sections
+            walk.inline(token.content)
+    return walk.finished()
+
+
+class _SectionWalk:
+    """The sections met so far, and those a piece of text belongs to (the headings above it)."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self.open_sections: list[Section] = []
+        self.in_item = 0
+
+    def heading(self, title: str, line: int, level: int) -> None:
+        section = Section(title, line, level)
+        self.open_sections = [s for s in self.open_sections if s.level < level] + [section]
+        self.sections.append(section)
+
+    def open_item(self) -> None:
+        self.in_item += 1
+        if self.in_item == 1:
+            for section in self.open_sections:
+                section.items.append("")
+
+    def inline(self, content: str) -> None:
+        for section in self.open_sections:
+            section.text = f"{section.text} {content}".strip()
+            if self.in_item and section.items:
+                section.items[-1] = f"{section.items[-1]} {content}".strip()
+
+    def finished(self) -> list[Section]:
+        for section in self.sections:
+            section.items = [item for item in section.items if item]
+        return self.sections
 
 
 def find_section(sections: Sequence[Section], names: Sequence[str]) -> Section | None:

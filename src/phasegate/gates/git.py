@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from phasegate.gates.protocol import CheckError
-from phasegate.processes import GroupTimeout, run_in_group
+from phasegate.processes import Finished, GroupTimeout, run_in_group
 
 __all__ = [
     "GIT_TIMEOUT_S",
@@ -68,10 +68,24 @@ def git_bytes(
     that cannot be started or that does not answer in time is a :class:`CheckError` quoting
     git.
     """
-    limit = min(timeout_s, GIT_TIMEOUT_S)
     shown = " ".join(["git", *args[:4]]) + (" ..." if len(args) > 4 else "")
+    finished = _run_git(root, args, shown, min(timeout_s, GIT_TIMEOUT_S), stdin)
+    if finished.returncode in ok_codes:
+        return finished.stdout
+    said = finished.stderr.decode("utf-8", errors="replace").strip()
+    if _only_said(said, none_when):
+        return None
+    raise CheckError(
+        f"{shown} failed in {root} (exit status {finished.returncode}): "
+        f"{said[-_STDERR_CHARS:] or '(it printed nothing)'}",
+        fix=fix or f"run `{shown}` in {root} to see why; a corrupt repository needs repairing",
+    )
+
+
+def _run_git(root: Path, args: list[str], shown: str, limit: float, stdin: str | None) -> Finished:
+    """git's finished process; a CheckError when it cannot start or does not answer in time."""
     try:
-        finished = run_in_group(
+        return run_in_group(
             ["git", *args],
             cwd=root,
             timeout_s=limit,
@@ -84,17 +98,12 @@ def git_bytes(
         raise CheckError(
             f"git could not be started: {exc}", fix="install git and put it on PATH"
         ) from exc
-    if finished.returncode in ok_codes:
-        return finished.stdout
-    said = finished.stderr.decode("utf-8", errors="replace").strip()
-    lines = [line.lower() for line in said.splitlines() if line.strip()]
-    if none_when and lines and all(any(p in line for p in none_when) for line in lines):
-        return None
-    raise CheckError(
-        f"{shown} failed in {root} (exit status {finished.returncode}): "
-        f"{said[-_STDERR_CHARS:] or '(it printed nothing)'}",
-        fix=fix or f"run `{shown}` in {root} to see why; a corrupt repository needs repairing",
-    )
+
+
+def _only_said(stderr: str, phrases: Sequence[str]) -> bool:
+    """Whether git printed something, and every line of it holds one of ``phrases``."""
+    lines = [line.lower() for line in stderr.splitlines() if line.strip()]
+    return bool(phrases and lines) and all(any(p in line for p in phrases) for line in lines)
 
 
 def git_text(

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
@@ -46,6 +46,9 @@ from phasegate.failures import relative_path
 from phasegate.model.outcome import Outcome
 from phasegate.processes import GroupTimeout, run_in_group
 from phasegate.store import RUN_REPORT_FILE
+
+if TYPE_CHECKING:
+    from phasegate.model.run import RunReport
 
 __all__ = [
     "TestRun",
@@ -179,6 +182,11 @@ def _recognize(
             f"the test run's report says exit status {report.exit_status}, but it exited "
             f"{returncode}",
         )
+    return _judged(report, returncode, selection, tail)
+
+
+def _judged(report: RunReport, returncode: int, selection: Sequence[str], tail: str) -> TestRun:
+    """A recognized report's run: failed, passed, or an error when its parts disagree."""
     outcomes = {test.nodeid: test.outcome for test in report.tests}
     durations = {test.nodeid: test.duration_s for test in report.tests}
     failing = [nodeid for nodeid, outcome in outcomes.items() if outcome in _FAILING]

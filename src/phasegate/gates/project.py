@@ -131,23 +131,7 @@ class GateProject:
         """The folders (or single modules) of the project's importable code."""
         if self.packages_setting:
             return [(self.root / entry).resolve() for entry in self.packages_setting]
-        src = self.root / "src"
-        if src.is_dir():
-            found = [
-                child
-                for child in sorted(src.iterdir())
-                if (child / "__init__.py").is_file() or (child.suffix == ".py" and child.is_file())
-            ]
-            if found:
-                return found
-        return [
-            child
-            for child in sorted(self.root.iterdir())
-            if child.is_dir()
-            and child.name not in NOT_PACKAGES
-            and not child.name.startswith(".")
-            and (child / "__init__.py").is_file()
-        ]
+        return _src_layout(self.root / "src") or _top_level_packages(self.root)
 
     @cached_property
     def source_files(self) -> list[Path]:
@@ -226,6 +210,29 @@ class GateProject:
                 "say it ignores it; the file list cannot be trusted",
                 fix="run `git ls-files --cached --others --exclude-standard` to see why",
             )
+
+
+def _src_layout(src: Path) -> list[Path]:
+    """The packages and modules directly in ``src/``, if there is one."""
+    if not src.is_dir():
+        return []
+    return [
+        child
+        for child in sorted(src.iterdir())
+        if (child / "__init__.py").is_file() or (child.suffix == ".py" and child.is_file())
+    ]
+
+
+def _top_level_packages(root: Path) -> list[Path]:
+    """The packages at the root, but for tests, docs, tools (NOT_PACKAGES) and hidden ones."""
+    return [
+        child
+        for child in sorted(root.iterdir())
+        if child.is_dir()
+        and child.name not in NOT_PACKAGES
+        and not child.name.startswith(".")
+        and (child / "__init__.py").is_file()
+    ]
 
 
 def _git_installed() -> bool:

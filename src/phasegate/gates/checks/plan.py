@@ -121,33 +121,10 @@ class PlanCheck:
 
 def plan_problems(plan: PlanDocument, options: PlanOptions) -> list[tuple[str, str]]:
     """``(rule, message)`` per problem: oversized, cyclic, unknown or unbudgeted tasks."""
-    found: list[tuple[str, str]] = []
     ids = [task.id for task in plan.tasks]
+    found: list[tuple[str, str]] = []
     for task in plan.tasks:
-        if task.estimate_min >= options.max_estimate_min:
-            found.append(
-                (
-                    "plan-estimate",
-                    f"task {task.id} is estimated at {task.estimate_min:g} min; split it "
-                    f"into tasks under {options.max_estimate_min:g} min",
-                )
-            )
-        for dependency in task.depends_on:
-            if dependency not in ids:
-                found.append(
-                    (
-                        "plan-dependency",
-                        f"task {task.id} depends on {dependency!r}, which is no task of the plan",
-                    )
-                )
-        if task.retries is None and plan.retry_budget is None:
-            found.append(
-                (
-                    "plan-retry-budget",
-                    f"task {task.id} has no retry budget: set retries on it, or retry_budget "
-                    "for the plan",
-                )
-            )
+        found += _task_problems(task, ids, plan.retry_budget is not None, options)
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         found.append(("plan-format", f"task ids listed twice: {', '.join(twice)}"))
@@ -157,4 +134,36 @@ def plan_problems(plan: PlanDocument, options: PlanOptions) -> list[tuple[str, s
     except graphlib.CycleError as exc:
         cycle = " -> ".join(str(node) for node in exc.args[1])
         found.append(("plan-cycle", f"the dependencies form a cycle: {cycle}"))
+    return found
+
+
+def _task_problems(
+    task: PlanTask, ids: list[str], plan_budget: bool, options: PlanOptions
+) -> list[tuple[str, str]]:
+    """One task's problems: too large, depending on no task of the plan, no retry budget."""
+    found: list[tuple[str, str]] = []
+    if task.estimate_min >= options.max_estimate_min:
+        found.append(
+            (
+                "plan-estimate",
+                f"task {task.id} is estimated at {task.estimate_min:g} min; split it "
+                f"into tasks under {options.max_estimate_min:g} min",
+            )
+        )
+    found.extend(
+        (
+            "plan-dependency",
+            f"task {task.id} depends on {dependency!r}, which is no task of the plan",
+        )
+        for dependency in task.depends_on
+        if dependency not in ids
+    )
+    if task.retries is None and not plan_budget:
+        found.append(
+            (
+                "plan-retry-budget",
+                f"task {task.id} has no retry budget: set retries on it, or retry_budget "
+                "for the plan",
+            )
+        )
     return found

@@ -23,6 +23,7 @@ from pydantic import Field
 from phasegate.gates.bindings import find_bindings
 from phasegate.gates.checks.scenarios import binding_findings
 from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.documents import Section as DocumentSection
 from phasegate.gates.documents import (
     document_measurement,
     expand,
@@ -85,54 +86,73 @@ class SpecCheck:
     def _problems(self, path: Path, ctx: CheckContext, options: SpecOptions) -> list[Finding]:
         shown = ctx.project.relative(path)
         sections = read_sections(path)
-
-        def missing(rule: str, message: str, line: int | None = None) -> Finding:
-            return Finding(
-                rule=rule, severity=Severity.HIGH, message=message, path=shown, line=line
-            )
-
-        found: list[Finding] = []
-        criteria = find_section(sections, ("acceptance criteria",))
-        if criteria is None or not criteria.items:
-            found.append(
-                missing(
-                    "spec-acceptance-criteria",
-                    "'## Acceptance criteria' needs at least one list item",
-                    criteria.line if criteria else None,
-                )
-            )
-        security = find_section(sections, ("security", "security implications"))
-        if security is None or not security.text.strip():
-            found.append(
-                missing(
-                    "spec-security",
-                    "'## Security' needs at least one sentence on what was considered",
-                    security.line if security else None,
-                )
-            )
+        found = [
+            Finding(rule=rule, severity=Severity.HIGH, message=message, path=shown, line=line)
+            for rule, message, line in _section_problems(sections)
+        ]
         scenarios = find_section(sections, ("test scenarios", "scenarios"))
         named = sorted(set(_FEATURE.findall(scenarios.text))) if scenarios else []
-        if not named:
-            found.append(
-                missing(
-                    "spec-test-scenarios",
-                    "'## Test scenarios' must name at least one feature file "
-                    "(e.g. features/login.feature)",
-                    scenarios.line if scenarios else None,
-                )
-            )
-            return found
-        features = [(ctx.project.root / name).resolve() for name in named]
-        absent = [name for name, feature in zip(named, features, strict=True)
-                  if not feature.is_file()]  # fmt: skip
-        for name in absent:
-            found.append(missing("spec-test-scenarios", f"the feature file {name} does not exist"))
-        present = [feature for feature in features if feature.is_file()]
-        if present:
-            tests = options.tests or _testpaths(ctx)
-            bindings = find_bindings(ctx.project.root, present, tests, timeout_s=ctx.timeout_s)
-            found += binding_findings(bindings, ctx)[0]
+        if named:
+            found += _feature_problems(named, shown, ctx, options)
         return found
+
+
+def _section_problems(sections: list[DocumentSection]) -> list[tuple[str, str, int | None]]:
+    """What the acceptance criteria, security and test scenarios sections lack: rule,
+    message and line."""
+    problems: list[tuple[str, str, int | None]] = []
+    criteria = find_section(sections, ("acceptance criteria",))
+    if criteria is None or not criteria.items:
+        problems.append(
+            (
+                "spec-acceptance-criteria",
+                "'## Acceptance criteria' needs at least one list item",
+                criteria.line if criteria else None,
+            )
+        )
+    security = find_section(sections, ("security", "security implications"))
+    if security is None or not security.text.strip():
+        problems.append(
+            (
+                "spec-security",
+                "'## Security' needs at least one sentence on what was considered",
+                security.line if security else None,
+            )
+        )
+    scenarios = find_section(sections, ("test scenarios", "scenarios"))
+    if scenarios is None or not _FEATURE.findall(scenarios.text):
+        problems.append(
+            (
+                "spec-test-scenarios",
+                "'## Test scenarios' must name at least one feature file "
+                "(e.g. features/login.feature)",
+                scenarios.line if scenarios else None,
+            )
+        )
+    return problems
+
+
+def _feature_problems(
+    named: list[str], shown: str, ctx: CheckContext, options: SpecOptions
+) -> list[Finding]:
+    """Feature files the spec names that do not exist, and their scenarios without steps."""
+    features = [(ctx.project.root / name).resolve() for name in named]
+    found = [
+        Finding(
+            rule="spec-test-scenarios",
+            severity=Severity.HIGH,
+            message=f"the feature file {name} does not exist",
+            path=shown,
+        )
+        for name, feature in zip(named, features, strict=True)
+        if not feature.is_file()
+    ]
+    present = [feature for feature in features if feature.is_file()]
+    if present:
+        tests = options.tests or _testpaths(ctx)
+        bindings = find_bindings(ctx.project.root, present, tests, timeout_s=ctx.timeout_s)
+        found += binding_findings(bindings, ctx)[0]
+    return found
 
 
 def _testpaths(ctx: CheckContext) -> list[str]:

@@ -170,19 +170,21 @@ def _agree(run: ToolRun, entries: list[Any], summary: tuple[int, int, str]) -> N
         )
     lines = [line for line in text.splitlines() if line.strip()]
     reported = [line for line in lines if line.startswith("{")]
-    notes_only = all(": note: " in line for line in lines if not line.startswith("{"))
-    if entries:
-        consistent = failures == 1 and run.returncode != 0 and len(reported) in (0, len(entries))
-    else:
-        consistent = run.returncode == 0 and (
-            failures == 0 or (failures == 1 and not reported and notes_only)
-        )
-    if not consistent:
+    if not _consistent(run.returncode, len(entries), failures, lines):
         raise CheckError(
             f"mypy's output does not add up: exit status {run.returncode}, {len(entries)} JSON "
             f"message(s), and a report of {failures} failure(s) with {len(reported)} message(s)",
             fix="run `python -m mypy` in the project to see the whole output",
         )
+
+
+def _consistent(returncode: int, messages: int, failures: int, lines: list[str]) -> bool:
+    """Whether the exit status, the number of JSON messages and the report's failures agree."""
+    reported = [line for line in lines if line.startswith("{")]
+    if messages:
+        return failures == 1 and returncode != 0 and len(reported) in (0, messages)
+    notes_only = all(": note: " in line for line in lines if not line.startswith("{"))
+    return returncode == 0 and (failures == 0 or (failures == 1 and not reported and notes_only))
 
 
 def _finding(ctx: CheckContext, entry: Any) -> Finding:
