@@ -176,47 +176,12 @@ def _sha(shard: Shard) -> str | None:
 
 def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
     """One run report holding every shard's tests, with counts that add up."""
-    owner: dict[str, Shard] = {}
-    tests: list[TestRecord] = []
-    doubled: list[str] = []
-    for shard in shards:
-        for test in shard.report.tests:
-            if test.nodeid in owner:
-                doubled.append(
-                    f"{test.nodeid} (shards {owner[test.nodeid].info.index} and {shard.info.index})"
-                )
-                continue
-            owner[test.nodeid] = shard
-            tests.append(test)
-    if doubled:
-        shown = "; ".join(doubled[:5]) + (
-            f" and {len(doubled) - 5} more" if len(doubled) > 5 else ""
-        )
-        raise MergeError(f"{len(doubled)} test(s) were reported by more than one shard: {shown}")
+    tests = _tests_once(shards)
     suite = shards[0].info
-    collected = sum(s.report.counts.collected for s in shards)
-    if collected != suite.suite_size:
-        raise MergeError(
-            f"the shards collected {collected} tests together, but the suite has "
-            f"{suite.suite_size}: "
-            + ", ".join(f"{s.label}: {s.report.counts.collected}" for s in shards)
-        )
     first = shards[0].report
     errors = _collection_errors(shards)
     skips = _collection_skips(shards)
-    counts = Counts(
-        collected=collected,
-        passed=sum(s.report.counts.passed for s in shards),
-        failed=sum(s.report.counts.failed for s in shards),
-        errors=sum(s.report.counts.errors for s in shards),
-        skipped=sum(s.report.counts.skipped for s in shards),
-        xfailed=sum(s.report.counts.xfailed for s in shards),
-        xpassed=sum(s.report.counts.xpassed for s in shards),
-        # Each shard deselected the others' tests; what is left was deselected by the user.
-        deselected=max(0, first.counts.deselected - (suite.suite_size - first.counts.collected)),
-        collection_errors=len(errors),
-        skipped_at_collection=len(skips),
-    )
+    counts = _counts(shards, _collected(shards), errors=len(errors), skips=len(skips))
     reasons = _reasons(shards)
     started = min(s.report.started_at for s in shards)
     finished = max(s.report.finished_at for s in shards)
@@ -244,21 +209,80 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         warnings=[
             f"shard {s.info.index}/{s.info.total}: {w}" for s in shards for w in s.report.warnings
         ],
-        merged=MergeInfo(
-            shards=[
-                MergedShard(
-                    index=s.info.index,
-                    total=s.info.total,
-                    run_id=s.report.run_id,
-                    source=str(s.folder),
-                    collected=s.report.counts.collected,
-                    duration_s=s.report.duration_s,
+        merged=_merge_info(shards),
+    )
+
+
+def _tests_once(shards: Sequence[Shard]) -> list[TestRecord]:
+    """Every shard's tests, in shard order; a MergeError if two shards report one test."""
+    owner: dict[str, Shard] = {}
+    tests: list[TestRecord] = []
+    doubled: list[str] = []
+    for shard in shards:
+        for test in shard.report.tests:
+            earlier = owner.setdefault(test.nodeid, shard)
+            if earlier is shard:
+                tests.append(test)
+            else:
+                doubled.append(
+                    f"{test.nodeid} (shards {earlier.info.index} and {shard.info.index})"
                 )
-                for s in shards
-            ],
-            suite_size=suite.suite_size,
-            suite_digest=suite.suite_digest,
-        ),
+    if doubled:
+        shown = "; ".join(doubled[:5]) + (
+            f" and {len(doubled) - 5} more" if len(doubled) > 5 else ""
+        )
+        raise MergeError(f"{len(doubled)} test(s) were reported by more than one shard: {shown}")
+    return tests
+
+
+def _collected(shards: Sequence[Shard]) -> int:
+    """How many tests the shards collected together; a MergeError unless the whole suite."""
+    suite = shards[0].info
+    collected = sum(s.report.counts.collected for s in shards)
+    if collected != suite.suite_size:
+        raise MergeError(
+            f"the shards collected {collected} tests together, but the suite has "
+            f"{suite.suite_size}: "
+            + ", ".join(f"{s.label}: {s.report.counts.collected}" for s in shards)
+        )
+    return collected
+
+
+def _counts(shards: Sequence[Shard], collected: int, *, errors: int, skips: int) -> Counts:
+    """The shards' counts added up; collection errors and skips counted once."""
+    suite_size = shards[0].info.suite_size
+    first = shards[0].report.counts
+    return Counts(
+        collected=collected,
+        passed=sum(s.report.counts.passed for s in shards),
+        failed=sum(s.report.counts.failed for s in shards),
+        errors=sum(s.report.counts.errors for s in shards),
+        skipped=sum(s.report.counts.skipped for s in shards),
+        xfailed=sum(s.report.counts.xfailed for s in shards),
+        xpassed=sum(s.report.counts.xpassed for s in shards),
+        # Each shard deselected the others' tests; what is left was deselected by the user.
+        deselected=max(0, first.deselected - (suite_size - first.collected)),
+        collection_errors=errors,
+        skipped_at_collection=skips,
+    )
+
+
+def _merge_info(shards: Sequence[Shard]) -> MergeInfo:
+    suite = shards[0].info
+    return MergeInfo(
+        shards=[
+            MergedShard(
+                index=s.info.index,
+                total=s.info.total,
+                run_id=s.report.run_id,
+                source=str(s.folder),
+                collected=s.report.counts.collected,
+                duration_s=s.report.duration_s,
+            )
+            for s in shards
+        ],
+        suite_size=suite.suite_size,
+        suite_digest=suite.suite_digest,
     )
 
 
