@@ -152,23 +152,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "perf: the perf check of a phasegate gate compares this test's duration with a baseline",
     )
-    for option in ("tdd_cycle", "tdd_actor"):
-        if config.getoption(option, default=None) is not None and not config.getoption("tdd"):
-            flag = "--" + option.replace("_", "-")
-            raise pytest.UsageError(f"phasegate: {flag} needs --tdd=PHASE")
-    if not any(config.getoption(name, default=None) is not None for name in SWITCHES):
-        if config.getoption("phasegate_shard", default=None) is not None:
-            raise pytest.UsageError(
-                "phasegate: --shard needs --gate=NAME (the gate the merged shards are judged "
-                "by) or --gate=record"
-            )
+    switched_on = any(config.getoption(name, default=None) is not None for name in SWITCHES)
+    _check_options(config, switched_on=switched_on)
+    if not switched_on:
         return
     # Imported here so that a run without phasegate never pays for pydantic and the engines.
-    from phasegate.errors import PhasegateError
-    from phasegate.extensions import make_plugin_manager
-    from phasegate.plugin.annotator import Annotator, WorkerAnnotator
-    from phasegate.plugin.recorder import REPORT_MODEL, Recorder
-    from phasegate.store import RUN_REPORT_FILE, Store
+    from phasegate.plugin.annotator import WorkerAnnotator
 
     recorder: Recorder | None = None
     if hasattr(config, "workerinput"):
@@ -177,21 +166,49 @@ def pytest_configure(config: pytest.Config) -> None:
     elif config.getoption("collectonly"):
         return  # no test runs, so there is nothing to record
     else:
-        try:
-            loaded = _load(config)
-            store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
-            store.ensure_writable()
-            # A newer schema or a corrupt file shows before the tests run.
-            store.vet(RUN_REPORT_FILE, REPORT_MODEL)
-            extensions = make_plugin_manager(loaded.values["plugins"])
-        except PhasegateError as exc:
-            raise pytest.UsageError(f"phasegate: {exc}") from exc
-        config.pluginmanager.register(Annotator(config), "phasegate-annotator")
-        recorder = Recorder(config, loaded, store, extensions)
-        config.stash[RECORDER_KEY] = recorder
-        config.pluginmanager.register(recorder, "phasegate-recorder")
+        recorder = _register_recorder(config)
     for name in FEATURES:
         importlib.import_module(name).configure(config, recorder)
+
+
+def _check_options(config: pytest.Config, *, switched_on: bool) -> None:
+    """A usage error for an option given without the one it needs."""
+    for option in ("tdd_cycle", "tdd_actor"):
+        if config.getoption(option, default=None) is not None and not config.getoption("tdd"):
+            flag = "--" + option.replace("_", "-")
+            raise pytest.UsageError(f"phasegate: {flag} needs --tdd=PHASE")
+    if not switched_on and config.getoption("phasegate_shard", default=None) is not None:
+        raise pytest.UsageError(
+            "phasegate: --shard needs --gate=NAME (the gate the merged shards are judged "
+            "by) or --gate=record"
+        )
+
+
+def _register_recorder(config: pytest.Config) -> Recorder:
+    """Load the settings, open the artifacts folder, and register the annotator and recorder.
+
+    Where the run writes its artifacts: a serial run, or the pytest-xdist controller.
+    """
+    from phasegate.errors import PhasegateError
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.plugin.annotator import Annotator
+    from phasegate.plugin.recorder import REPORT_MODEL, Recorder
+    from phasegate.store import RUN_REPORT_FILE, Store
+
+    try:
+        loaded = _load(config)
+        store = Store(loaded.artifacts_path, on_notice=lambda _message: None)
+        store.ensure_writable()
+        # A newer schema or a corrupt file shows before the tests run.
+        store.vet(RUN_REPORT_FILE, REPORT_MODEL)
+        extensions = make_plugin_manager(loaded.values["plugins"])
+    except PhasegateError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    config.pluginmanager.register(Annotator(config), "phasegate-annotator")
+    recorder = Recorder(config, loaded, store, extensions)
+    config.stash[RECORDER_KEY] = recorder
+    config.pluginmanager.register(recorder, "phasegate-recorder")
+    return recorder
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -29,8 +29,9 @@ from phasegate.plugin.display import display_path
 from phasegate.store import AUTODEBUG_JOURNAL_FILE, AUTODEBUG_REPORT_FILE
 
 if TYPE_CHECKING:
-    from phasegate.autodebug.engine import FailedTest
+    from phasegate.autodebug.engine import Engine, FailedTest
     from phasegate.autodebug.patterns.base import Pattern
+    from phasegate.autodebug.project import Project
     from phasegate.autodebug.runner import TestRunner
     from phasegate.autodebug.settings import AutodebugSettings
     from phasegate.autodebug.validate import Baseline
@@ -227,56 +228,15 @@ class AutodebugController:
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _run(self) -> AutodebugReport:
-        from phasegate.autodebug.engine import Engine
-        from phasegate.autodebug.project import Project, TestFiles
-        from phasegate.autodebug.runner import TestRunner
-        from phasegate.autodebug.workspace import Workspace
-
-        loaded = self._recorder.loaded_config
-        store = self._recorder.store
-        tests = TestFiles(self._settings.test_files)
-        project = Project(loaded.project_root, tests, index_backend=self._settings.index)
-        for location in self._test_files:
-            relpath = project.relpath(self._rootpath / location)
-            if relpath is not None:
-                tests.add(relpath)
+        project = self._project()
         document = self._recorder.outcome.document
         baseline = _baseline_of(document)
         reasons = "; ".join(document["incomplete_reasons"]) if document is not None else ""
-        params = self._config.invocation_params
-        option = self._config.option
-        # Collection errors must not hide the other tests' outcomes from a re-run.
-        common = [f"--rootdir={self._rootpath}", "--continue-on-collection-errors"]
-        if getattr(option, "keyword", ""):
-            common += ["-k", option.keyword]
-        if getattr(option, "markexpr", ""):
-            common += ["-m", option.markexpr]
-        for plugin in getattr(option, "plugins", None) or []:
-            common += ["-p", plugin]
-        runner = TestRunner(
-            cwd=params.dir,
-            base_args=list(self._config.args),
-            scratch=store.path("autodebug/runs"),
-            timeout_s=self._settings.timeout_s,
-            common_args=common,
-        )
+        runner = self._runner()
         if self._failed and document is not None and document["incomplete"]:
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
             baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, reasons)
-        workspace = Workspace(project, store.path(AUTODEBUG_JOURNAL_FILE))
-        serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
-        engine = Engine(
-            project=project,
-            patterns=self._patterns,
-            runner=runner,
-            workspace=workspace,
-            settings=self._settings,
-            mode="apply" if self._mode == "apply" else "suggest",
-            baseline=baseline,
-            write=store.write_text,
-            progress=self._progress,
-            localize_args=serial,
-        )
+        engine = self._engine(project, runner, baseline)
         self._clear_old_diffs()
         if self._failed:
             self._progress(f"working on {len(self._failed)} failure(s)", always=True)
@@ -288,6 +248,59 @@ class AutodebugController:
             )
         report.warnings[:0] = self.baseline_notes
         return report
+
+    def _engine(self, project: Project, runner: TestRunner, baseline: Baseline) -> Engine:
+        from phasegate.autodebug.engine import Engine
+        from phasegate.autodebug.workspace import Workspace
+
+        store = self._recorder.store
+        serial = ["-n", "0"] if self._config.pluginmanager.hasplugin("xdist") else []
+        return Engine(
+            project=project,
+            patterns=self._patterns,
+            runner=runner,
+            workspace=Workspace(project, store.path(AUTODEBUG_JOURNAL_FILE)),
+            settings=self._settings,
+            mode="apply" if self._mode == "apply" else "suggest",
+            baseline=baseline,
+            write=store.write_text,
+            progress=self._progress,
+            localize_args=serial,
+        )
+
+    def _project(self) -> Project:
+        """The project auto-debug repairs, knowing the test files this run ran as tests."""
+        from phasegate.autodebug.project import Project, TestFiles
+
+        tests = TestFiles(self._settings.test_files)
+        root = self._recorder.loaded_config.project_root
+        project = Project(root, tests, index_backend=self._settings.index)
+        for location in self._test_files:
+            relpath = project.relpath(self._rootpath / location)
+            if relpath is not None:
+                tests.add(relpath)
+        return project
+
+    def _runner(self) -> TestRunner:
+        """What re-runs the tests: this run's arguments and the selection options it had."""
+        from phasegate.autodebug.runner import TestRunner
+
+        option = self._config.option
+        # Collection errors must not hide the other tests' outcomes from a re-run.
+        common = [f"--rootdir={self._rootpath}", "--continue-on-collection-errors"]
+        if getattr(option, "keyword", ""):
+            common += ["-k", option.keyword]
+        if getattr(option, "markexpr", ""):
+            common += ["-m", option.markexpr]
+        for plugin in getattr(option, "plugins", None) or []:
+            common += ["-p", plugin]
+        return TestRunner(
+            cwd=self._config.invocation_params.dir,
+            base_args=list(self._config.args),
+            scratch=self._recorder.store.path("autodebug/runs"),
+            timeout_s=self._settings.timeout_s,
+            common_args=common,
+        )
 
     def _fresh_baseline(self, runner: TestRunner, baseline: Baseline, reasons: str) -> None:
         """A complete "before" when the run being debugged stopped early.
