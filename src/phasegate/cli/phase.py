@@ -29,6 +29,7 @@ from phasegate.cli.phase_views import (
 )
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
+from phasegate.model.workflow import WorkflowInstance
 from phasegate.workflow.children import SubtaskRequest, parse_subtask
 from phasegate.workflow.definition import find_workflows, load_workflow
 from phasegate.workflow.engine import AdvanceResult, WorkflowEngine, default_actor
@@ -265,7 +266,7 @@ def _halted_lines(result: AdvanceResult) -> list[str]:
     return lines
 
 
-def _advance_json(result: AdvanceResult) -> dict[str, Any]:
+def _advance_json(result: AdvanceResult) -> dict[str, object]:
     gate = result.gate
     return {
         "moved": result.moved,
@@ -311,7 +312,7 @@ def _fail(args: argparse.Namespace) -> int:
     return _done(args, inst, f"FAILED: {inst.failure_reason}")
 
 
-def _done(args: argparse.Namespace, inst: Any, message: str) -> int:
+def _done(args: argparse.Namespace, inst: WorkflowInstance, message: str) -> int:
     if getattr(args, "json", False):
         _dump(inst.model_dump(mode="json"))
     else:

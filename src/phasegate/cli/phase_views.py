@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from phasegate.model.workflow import ChildLink
 from phasegate.workflow.engine import Status, Swept
@@ -106,7 +105,7 @@ def _kept(status: Status) -> list[str]:
     return lines
 
 
-def status_json(status: Status) -> dict[str, Any]:
+def status_json(status: Status) -> dict[str, object]:
     """What ``phase status --json`` prints."""
     return {
         "instance": status.instance.model_dump(mode="json"),
@@ -137,7 +136,7 @@ def spawn_lines(
     return lines
 
 
-def spawn_json(spawned: Spawned) -> dict[str, Any]:
+def spawn_json(spawned: Spawned) -> dict[str, object]:
     """What ``phase spawn --json`` prints."""
     return {
         "children": [{"id": c.id, "subtask": c.subtask} for c in spawned.children],
@@ -161,7 +160,7 @@ def sweep_lines(swept: Swept, settings: WorkflowSettings) -> list[str]:
     return lines
 
 
-def sweep_json(swept: Swept) -> dict[str, Any]:
+def sweep_json(swept: Swept) -> dict[str, object]:
     """What ``phase sweep --json`` prints."""
     return {
         "retried": [i.id for i in swept.retried],

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from phasegate.gates.runner import ProgressEvent
 
@@ -28,13 +27,13 @@ __all__ = [
 PROGRESS_ENV = "PHASEGATE_PROGRESS_FILE"
 
 
-def append_event(path: Path, event: dict[str, Any]) -> None:
+def append_event(path: Path, event: Mapping[str, object]) -> None:
     """Append one event to ``path`` as a JSON line."""
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(event) + "\n")
 
 
-def tests_event(collected: int, done: int, failed: int) -> dict[str, Any]:
+def tests_event(collected: int, done: int, failed: int) -> dict[str, object]:
     """How far the tests are: ``done`` of ``collected`` ended, ``failed`` of them failed."""
     return {"tests": {"collected": collected, "done": done, "failed": failed}}
 
