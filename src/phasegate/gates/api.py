@@ -117,17 +117,23 @@ def _load(
     return loaded
 
 
+def _stubbed_with_all(module: griffe.Module) -> bool:
+    """Whether the module is a ``.py`` file with an ``__all__`` and a ``.pyi`` stub beside it."""
+    filepath = module.filepath
+    return (
+        isinstance(filepath, Path)
+        and filepath.suffix == ".py"
+        and module.exports is not None
+        and filepath.with_suffix(".pyi").is_file()
+    )
+
+
 def _export_what_the_source_exports(module: griffe.Module) -> None:
     """Add the names the ``.py`` source's ``__all__`` exports and the stub's does not."""
     import griffe
 
     filepath = module.filepath
-    if (
-        isinstance(filepath, Path)
-        and filepath.suffix == ".py"
-        and module.exports is not None
-        and filepath.with_suffix(".pyi").is_file()
-    ):
+    if _stubbed_with_all(module) and isinstance(filepath, Path) and module.exports is not None:
         try:
             source = griffe.visit(module.name, filepath, filepath.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, SyntaxError) as exc:

@@ -72,23 +72,30 @@ def installed_distributions(
         if _looks_like_wheel(location):
             continue
         for dist in importlib.metadata.distributions(path=[location]):
-            metadata: Message | None = dist.metadata  # type: ignore[assignment]
-            raw = metadata.get("Name") if metadata is not None else None
-            if not raw and unnamed_from_folder:
-                raw = _folder_name(dist)
-            if not raw:
-                continue  # pip skips it ("Skipping ... due to invalid metadata")
-            name = canonicalize_name(raw)
-            if name in found:
-                continue
-            found[name] = Installed(
-                name=str(raw),
-                version=str(metadata.get("Version", "") if metadata is not None else ""),
-                requires=tuple(dist.requires or ()),
-                wheel_tags=_wheel_tags(dist),
-                location=location,
-            )
+            installed = _installed(dist, location, unnamed_from_folder)
+            # pip skips a distribution without a name ("Skipping ... due to invalid metadata")
+            if installed is not None:
+                found.setdefault(canonicalize_name(installed.name), installed)
     return list(found.values())
+
+
+def _installed(
+    dist: importlib.metadata.Distribution, location: str, unnamed_from_folder: bool
+) -> Installed | None:
+    """What pip check knows of ``dist``; None when it has no name pip would use."""
+    metadata: Message | None = dist.metadata  # type: ignore[assignment]
+    raw = metadata.get("Name") if metadata is not None else None
+    if not raw and unnamed_from_folder:
+        raw = _folder_name(dist)
+    if not raw:
+        return None
+    return Installed(
+        name=str(raw),
+        version=str(metadata.get("Version", "") if metadata is not None else ""),
+        requires=tuple(dist.requires or ()),
+        wheel_tags=_wheel_tags(dist),
+        location=location,
+    )
 
 
 def _folder_name(dist: importlib.metadata.Distribution) -> str | None:
@@ -112,31 +119,43 @@ def broken_requirements(
     missing: list[str] = []
     conflicting: list[str] = []
     for name, dist in by_name.items():
-        version = _shown_version(dist.version)
-        lacking: set[str] = set()
-        clashing: set[str] = set()
-        for requirement in _requirements(dist):
-            wanted = canonicalize_name(requirement.name)
-            needed = by_name.get(wanted)
-            if needed is None:
-                lacking.add(f"{name} {version} requires {wanted}, which is not installed.")
-            elif not requirement.specifier.contains(needed.version, prereleases=True):
-                clashing.add(
-                    f"{name} {version} has requirement {requirement}, but you have "
-                    f"{wanted} {_shown_version(needed.version)}."
-                )
+        lacking, clashing = _requirement_problems(name, dist, by_name)
         missing.extend(sorted(lacking))
         conflicting.extend(sorted(clashing))
     if not unsupported_wheels:
         return [*missing, *conflicting]
+    return [*missing, *conflicting, *_unsupported(by_name)]
+
+
+def _requirement_problems(
+    name: str, dist: Installed, by_name: dict[NormalizedName, Installed]
+) -> tuple[set[str], set[str]]:
+    """pip check's lines for the requirements of ``dist`` not installed, and not satisfied."""
+    version = _shown_version(dist.version)
+    lacking: set[str] = set()
+    clashing: set[str] = set()
+    for requirement in _requirements(dist):
+        wanted = canonicalize_name(requirement.name)
+        needed = by_name.get(wanted)
+        if needed is None:
+            lacking.add(f"{name} {version} requires {wanted}, which is not installed.")
+        elif not requirement.specifier.contains(needed.version, prereleases=True):
+            clashing.add(
+                f"{name} {version} has requirement {requirement}, but you have "
+                f"{wanted} {_shown_version(needed.version)}."
+            )
+    return lacking, clashing
+
+
+def _unsupported(by_name: dict[NormalizedName, Installed]) -> list[str]:
+    """pip check's lines for wheels whose tags this platform does not support."""
     supported = _supported_tags()
-    unsupported = [
+    return [
         f"{name} {_shown_version(dist.version)} is not supported on this platform"
         for name, dist in by_name.items()
         if dist.wheel_tags is not None
         and not any(tag in supported for text in dist.wheel_tags for tag in parse_tag(text))
     ]
-    return [*missing, *conflicting, *unsupported]
 
 
 def legacy_installs(paths: Sequence[str] | None = None) -> list[Path]:

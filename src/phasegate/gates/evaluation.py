@@ -108,18 +108,22 @@ def judge(
             spec.fail_when if spec.fail_when is not None else check.default_conditions
         )
     ]
-    failed = [c for c in conditions if c.status == "failed"]
-    erred = [c for c in conditions if c.status == "error"]
-    if erred:
-        status, reasoning = CheckStatus.ERROR, erred[0].message
-    elif failed:
-        status = CheckStatus.FAILED
-        reasoning = "; ".join(c.message for c in failed[:3]) + f". {measurement.summary}"
-    else:
-        status, reasoning = CheckStatus.PASSED, measurement.summary
+    status, reasoning = _status_of(conditions, measurement.summary)
     score = measurement.score if status is not CheckStatus.ERROR else 0.0
     result = CheckResult(**base, status=status, score=score, reasoning=reasoning)
     return Judgement(result, conditions)
+
+
+def _status_of(conditions: list[ConditionResult], summary: str) -> tuple[CheckStatus, str]:
+    """error when a condition could not be evaluated, else failed when one failed, else passed;
+    and the sentence that says why."""
+    erred = [c for c in conditions if c.status == "error"]
+    if erred:
+        return CheckStatus.ERROR, erred[0].message
+    failed = [c for c in conditions if c.status == "failed"]
+    if failed:
+        return CheckStatus.FAILED, "; ".join(c.message for c in failed[:3]) + f". {summary}"
+    return CheckStatus.PASSED, summary
 
 
 def error_result(

@@ -59,7 +59,7 @@ from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
 from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
-from phasegate.gates.tools import require_tool, run_tool
+from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
@@ -190,6 +190,12 @@ def _pip_check_process(ctx: CheckContext) -> list[str]:
     )
     lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
     problems = [line for line in lines if line != _PIP_CLEAN]
+    _refuse_unrecognized(run, lines, problems)
+    return problems
+
+
+def _refuse_unrecognized(run: ToolRun, lines: list[str], problems: list[str]) -> None:
+    """A CheckError unless pip check said it is clean (exit 0) or named problems (exit 1)."""
     if run.returncode == 0 and lines != [_PIP_CLEAN]:
         raise CheckError(
             f"pip check exited 0 without saying {_PIP_CLEAN!r}; it printed "
@@ -203,7 +209,6 @@ def _pip_check_process(ctx: CheckContext) -> list[str]:
             f"{(run.stderr.strip() or run.stdout.strip())[-500:] or '(no output)'}",
             fix="run `python -m pip check` in the project's environment",
         )
-    return problems
 
 
 def standard_library(requires_python: str | None) -> frozenset[str]:

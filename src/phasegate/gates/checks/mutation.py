@@ -132,9 +132,8 @@ class MutationCheck:
         return _measurement(ctx, outcomes, len(candidates), traced=not runner.contexts_from_run)
 
 
-def _measurement(
-    ctx: CheckContext, outcomes: list[MutantResult], candidates: int, *, traced: bool = False
-) -> Measurement:
+def _refuse_unjudged(outcomes: list[MutantResult]) -> None:
+    """A CheckError when a mutant's run could not be judged, or was never run."""
     errors = [o for o in outcomes if o.status == "error"]
     if errors:
         first = errors[0]
@@ -149,6 +148,12 @@ def _measurement(
             f"the check ran out of time with {len(unrun)} of {len(outcomes)} mutants not run",
             fix="raise the check's timeout_s, or lower its budget option",
         )
+
+
+def _measurement(
+    ctx: CheckContext, outcomes: list[MutantResult], candidates: int, *, traced: bool = False
+) -> Measurement:
+    _refuse_unjudged(outcomes)
     killed = sum(o.status in ("killed", "timeout") for o in outcomes)
     timed_out = sum(o.status == "timeout" for o in outcomes)
     not_covered = sum(o.status == "not-covered" for o in outcomes)

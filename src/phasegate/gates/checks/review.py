@@ -55,22 +55,7 @@ class ReviewCheck:
                 "repository with a commit",
                 fix="run the gate in a git work tree",
             )
-        reviewed = [commit]
-        if ctx.in_pull_request:
-            # actions/checkout checks out the pull request merged into its base: the commit
-            # reviewers approved is that merge's second parent, the pull request's head.
-            head = _head(ctx.project.root, "HEAD^2")
-            if head is not None:
-                reviewed.append(head)
-        read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
-        mine = sorted(
-            (
-                review
-                for review in read.entries
-                if any(_same_commit(review.commit, one) for one in reviewed)
-            ),
-            key=lambda review: review.recorded_at,
-        )
+        mine = _reviews_of(ctx, _reviewed_commits(ctx, commit))
         latest = mine[-1] if mine else None
         approved = latest is not None and latest.status is ReviewStatus.APPROVED
         metrics: dict[str, MetricValue] = {
@@ -80,31 +65,58 @@ class ReviewCheck:
             "rejected": sum(r.status is ReviewStatus.REJECTED for r in mine),
         }
         findings: list[Finding] = []
-        if latest is None:
-            summary = (
-                f"no review is recorded for commit {commit[:12]}; record one with "
-                f"`phasegate review record`"
-            )
-        else:
-            summary = (
-                f"the latest review of {commit[:12]} is {latest.status.value} by "
-                f"{latest.reviewer} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
-            )
-            if not approved:
-                findings.append(
-                    Finding(
-                        rule=f"review-{latest.status.value}",
-                        severity=Severity.HIGH,
-                        message=f"{latest.reviewer}: {latest.note or latest.status.value}",
-                    )
+        if latest is not None and not approved:
+            findings.append(
+                Finding(
+                    rule=f"review-{latest.status.value}",
+                    severity=Severity.HIGH,
+                    message=f"{latest.reviewer}: {latest.note or latest.status.value}",
                 )
+            )
         return Measurement(
-            summary=summary,
+            summary=_summary(commit, latest),
             score=1.0 if approved else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),
             findings=findings,
         )
+
+
+def _reviewed_commits(ctx: CheckContext, commit: str) -> list[str]:
+    """The commit checked out and, in a pull request, the head reviewers approved."""
+    reviewed = [commit]
+    if ctx.in_pull_request:
+        # actions/checkout checks out the pull request merged into its base: the commit
+        # reviewers approved is that merge's second parent, the pull request's head.
+        head = _head(ctx.project.root, "HEAD^2")
+        if head is not None:
+            reviewed.append(head)
+    return reviewed
+
+
+def _reviews_of(ctx: CheckContext, commits: list[str]) -> list[ReviewRecord]:
+    """The reviews recorded for any of ``commits``, oldest first."""
+    read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
+    return sorted(
+        (
+            review
+            for review in read.entries
+            if any(_same_commit(review.commit, one) for one in commits)
+        ),
+        key=lambda review: review.recorded_at,
+    )
+
+
+def _summary(commit: str, latest: ReviewRecord | None) -> str:
+    if latest is None:
+        return (
+            f"no review is recorded for commit {commit[:12]}; record one with "
+            f"`phasegate review record`"
+        )
+    return (
+        f"the latest review of {commit[:12]} is {latest.status.value} by "
+        f"{latest.reviewer} ({latest.recorded_at:%Y-%m-%d %H:%M} UTC)"
+    )
 
 
 def approving_review(ctx: CheckContext) -> ReviewRecord | None:
