@@ -23,7 +23,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NamedTuple
 from urllib.parse import quote
 
 from phasegate import __version__
@@ -37,6 +37,9 @@ from phasegate.report.limits import (
 __all__ = ["SARIF_SCHEMA_URI", "SarifOutput", "fingerprint", "render_sarif"]
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+#: A JSON object of the SARIF log as it is written; the SARIF schema, checked in the tests,
+#: says its shape.
+JsonObject = dict[str, object]
 _INFO_URI = "https://github.com/phasegate/pytest-phasegate"
 _LEVEL = {
     Severity.CRITICAL: "error",
@@ -57,7 +60,7 @@ _SECURITY_SEVERITY = {
 class SarifOutput:
     """The SARIF document and what was left out of it."""
 
-    document: dict[str, Any]
+    document: JsonObject
     results: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
 
@@ -90,10 +93,14 @@ def render_sarif(
     limit = max_results_per_run
     while True:
         runs = [_run(verdict, check, prefix, limit) for check in checks]
-        document = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": runs}
-        output = SarifOutput(document, sum(len(r["results"]) for r in runs), dict(left_out))
+        document: JsonObject = {
+            "$schema": SARIF_SCHEMA_URI,
+            "version": "2.1.0",
+            "runs": [run.document for run in runs],
+        }
+        output = SarifOutput(document, sum(run.results for run in runs), dict(left_out))
         for run in runs:
-            for reason, count in run["properties"]["phasegate"]["leftOut"].items():
+            for reason, count in run.left_out.items():
                 output.left_out[reason] = output.left_out.get(reason, 0) + count
         text = output.dumps().encode("utf-8")
         # gzip never grows text by more than a few bytes per 16 KiB block, so only a large
@@ -105,10 +112,18 @@ def render_sarif(
         limit = max(1, limit // 2)
 
 
-def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> dict[str, Any]:
+class _Run(NamedTuple):
+    """One check's SARIF run, how many results it holds and what it left out."""
+
+    document: JsonObject
+    results: int
+    left_out: dict[str, int]
+
+
+def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> _Run:
     rules, results, left = _results(check, prefix, limit)
     invocation = _invocation(check, left)
-    return {
+    document: JsonObject = {
         "tool": {
             "driver": {
                 "name": f"phasegate-{check.id}",
@@ -131,14 +146,15 @@ def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> d
             }
         },
     }
+    return _Run(document, len(results), left)
 
 
 def _results(
     check: CheckResult, prefix: str, limit: int
-) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+) -> tuple[dict[str, JsonObject], list[JsonObject], dict[str, int]]:
     """The check's rules and results (at most ``limit``), and what was left out, and why."""
-    rules: dict[str, dict[str, Any]] = {}
-    results: list[dict[str, Any]] = []
+    rules: dict[str, JsonObject] = {}
+    results: list[JsonObject] = []
     occurrences: dict[str, int] = {}
     unplaced = 0
     cut = 0
@@ -173,9 +189,9 @@ def _left_out(check: CheckResult, unplaced: int, cut: int) -> dict[str, int]:
     return {reason: count for reason, count in counts.items() if count}
 
 
-def _invocation(check: CheckResult, left: dict[str, int]) -> dict[str, Any]:
+def _invocation(check: CheckResult, left: dict[str, int]) -> JsonObject:
     """Whether the check ran, with a notification for each thing left out."""
-    invocation: dict[str, Any] = {"executionSuccessful": check.status is not CheckStatus.ERROR}
+    invocation: JsonObject = {"executionSuccessful": check.status is not CheckStatus.ERROR}
     notes = [f"{count} {reason}" for reason, count in left.items()]
     if check.status is CheckStatus.ERROR:
         notes.insert(0, f"the check could not run: {check.reasoning}")
@@ -191,9 +207,9 @@ def _ordered(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (not f.new, order[f.severity]))
 
 
-def _rule(check: CheckResult, finding: Finding, rule_id: str) -> dict[str, Any]:
+def _rule(check: CheckResult, finding: Finding, rule_id: str) -> JsonObject:
     tags = ["phasegate", check.id]
-    properties: dict[str, Any] = {"tags": tags}
+    properties: JsonObject = {"tags": tags}
     if check.id == "security":
         properties["security-severity"] = _SECURITY_SEVERITY[finding.severity]
     return {
@@ -207,11 +223,11 @@ def _rule(check: CheckResult, finding: Finding, rule_id: str) -> dict[str, Any]:
 
 def _result(
     finding: Finding, rule_id: str, index: int, prefix: str, digest: str, occurrence: int
-) -> dict[str, Any]:
+) -> JsonObject:
     path = f"{prefix}/{finding.path}" if prefix else str(finding.path)
-    location: dict[str, Any] = {"artifactLocation": {"uri": quote(path, safe="/")}}
+    location: JsonObject = {"artifactLocation": {"uri": quote(path, safe="/")}}
     if finding.line is not None and finding.line >= 1:
-        region: dict[str, Any] = {"startLine": finding.line}
+        region: JsonObject = {"startLine": finding.line}
         if finding.column is not None and finding.column >= 1:
             region["startColumn"] = finding.column
         location["region"] = region
