@@ -171,6 +171,17 @@ def load_gate(
     """
     source = _locate(name_or_path, project_root, gate_paths)
     gate = _read(source.path)
+    _refuse_bad_name(gate, source)
+    applied = _apply_overrides(gate, overrides or {})
+    applied._overridden = {
+        check_id: _overridden_keys(override) for check_id, override in (overrides or {}).items()
+    }
+    applied._overrides_file = str(overrides_file or project_root / "pyproject.toml")
+    return applied, source
+
+
+def _refuse_bad_name(gate: GateDefinition, source: GateSource) -> None:
+    """A usage error when the gate's name cannot name its verdict files or its file."""
     if not _GATE_NAME.match(gate.name):
         raise UsageError(
             f"{source.path}: key name = {gate.name!r} is not allowed: a gate's name becomes "
@@ -182,16 +193,14 @@ def load_gate(
             f"{source.path}: key name = {gate.name!r} must match the file name "
             f"({source.name!r}), which is how the gate is asked for"
         )
-    applied = _apply_overrides(gate, overrides or {})
-    applied._overridden = {
-        check_id: frozenset(
-            [key for key in override.model_dump(exclude_none=True) if key != "options"]
-            + [f"options.{name}" for name in override.options or {}]
-        )
-        for check_id, override in (overrides or {}).items()
-    }
-    applied._overrides_file = str(overrides_file or project_root / "pyproject.toml")
-    return applied, source
+
+
+def _overridden_keys(override: CheckOverride) -> frozenset[str]:
+    """The keys the project's settings set for a check (``options.NAME`` for its options)."""
+    return frozenset(
+        [key for key in override.model_dump(exclude_none=True) if key != "options"]
+        + [f"options.{name}" for name in override.options or {}]
+    )
 
 
 def _locate(name_or_path: str, project_root: Path, gate_paths: Iterable[str]) -> GateSource:

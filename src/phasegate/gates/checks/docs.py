@@ -80,18 +80,8 @@ class DocsCheck:
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Load each package with griffe and count its public objects with a docstring."""
         ctx.project.trees.require(ctx.project.source_files, what="the public API")
-        objects: dict[str, PublicObject] = {}
-        packages = ctx.project.package_dirs
-        for package, module in zip(packages, load_packages(packages), strict=True):
-            for found in public_objects(module, package_name(package)):
-                objects.setdefault(found.path, found)
-        everything = list(objects.values())
-        new = [
-            item
-            for item in everything
-            if ctx.new_code.touches(ctx.project.relative(item.file), item.first, item.last)
-            and not (item.documented is False and _accepted(ctx, item))
-        ]
+        everything = _every_public_object(ctx)
+        new = [item for item in everything if _judged_as_new(ctx, item)]
         findings = [
             _finding(ctx, item, new=item in new) for item in everything if not item.documented
         ]
@@ -107,6 +97,23 @@ class DocsCheck:
             },
             findings=findings,
         )
+
+
+def _every_public_object(ctx: CheckContext) -> list[PublicObject]:
+    """The public objects of every package, each once (the first package that has it)."""
+    objects: dict[str, PublicObject] = {}
+    packages = ctx.project.package_dirs
+    for package, module in zip(packages, load_packages(packages), strict=True):
+        for found in public_objects(module, package_name(package)):
+            objects.setdefault(found.path, found)
+    return list(objects.values())
+
+
+def _judged_as_new(ctx: CheckContext, item: PublicObject) -> bool:
+    """Whether the change touches the object, and it is not an undocumented one the
+    baseline accepted."""
+    touched = ctx.new_code.touches(ctx.project.relative(item.file), item.first, item.last)
+    return touched and not (item.documented is False and _accepted(ctx, item))
 
 
 def public_objects(module: griffe.Module, package: str) -> list[PublicObject]:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
-from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
+from phasegate.gates.tools import ToolRun, expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["LintCheck"]
@@ -55,21 +55,7 @@ class LintCheck:
                 metrics={"violations": 0, "fixable": 0},
                 new_code_metrics={"violations": 0, "fixable": 0},
             )
-        run = run_tool(
-            "ruff",
-            [
-                "check",
-                "--output-format",
-                "json",
-                "--no-fix",
-                "--force-exclude",
-                "--exit-zero",
-                *(str(path) for path in files),
-            ],
-            cwd=ctx.project.root,
-            timeout_s=ctx.timeout_s,
-        )
-        entries = _entries(parse_json("ruff", run.stdout))
+        entries = _entries(parse_json("ruff", _run_ruff(ctx, files).stdout))
         findings = [self._finding(ctx, entry) for entry in entries]
         fixable = [entry for entry in entries if entry.get("fix")]
         new = [finding for finding in findings if finding.new]
@@ -101,6 +87,24 @@ class LintCheck:
             line=location.get("row"),
             column=location.get("column"),
         )
+
+
+def _run_ruff(ctx: CheckContext, files: Sequence[Path]) -> ToolRun:
+    """``ruff check`` over ``files``, as JSON, fixing nothing, honouring ruff's excludes."""
+    return run_tool(
+        "ruff",
+        [
+            "check",
+            "--output-format",
+            "json",
+            "--no-fix",
+            "--force-exclude",
+            "--exit-zero",
+            *(str(path) for path in files),
+        ],
+        cwd=ctx.project.root,
+        timeout_s=ctx.timeout_s,
+    )
 
 
 def _entries(document: Any) -> list[dict[str, Any]]:

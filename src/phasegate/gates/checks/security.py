@@ -96,12 +96,7 @@ class SecurityCheck:
         """Run bandit once over the package source and count what it finds."""
         files = ctx.project.source_files
         if not files:
-            empty: dict[str, int | None] = dict.fromkeys(("issues", "high", "medium", "low"), 0)
-            return Measurement(
-                summary="no package source files for bandit to scan",
-                metrics={**empty, "suppressed": 0, "ruff_ignored": 0},
-                new_code_metrics={**empty, "suppressed": None, "ruff_ignored": None},
-            )
+            return _nothing_to_scan()
         report = _scan(ctx, files)
         policy = read_ruff_policy(ctx.project.root, ctx.project.pyproject)
         found = _findings(ctx, report, options.confidence)
@@ -110,14 +105,8 @@ class SecurityCheck:
         issues = _at_least(findings, options.severity)
         new_issues = [f for f in issues if f.new]
         summary = _summary(issues, new_issues, len(files), options)
-        if ignored:
-            codes = ", ".join(sorted({_ruff_code(f.rule) for f in ignored}))
-            summary += (
-                f"; {len(ignored)} finding(s) left out as {policy.source} ignores their rule "
-                f"({codes})"
-            )
         return Measurement(
-            summary=summary,
+            summary=summary + _ignored_note(ignored, policy.source),
             score=score_from_count(len(new_issues), scale=2),
             metrics={
                 **_counts(findings, issues, suppressed=_suppressed(report)),
@@ -129,6 +118,23 @@ class SecurityCheck:
             },
             findings=findings,
         )
+
+
+def _nothing_to_scan() -> Measurement:
+    empty: dict[str, int | None] = dict.fromkeys(("issues", "high", "medium", "low"), 0)
+    return Measurement(
+        summary="no package source files for bandit to scan",
+        metrics={**empty, "suppressed": 0, "ruff_ignored": 0},
+        new_code_metrics={**empty, "suppressed": None, "ruff_ignored": None},
+    )
+
+
+def _ignored_note(ignored: list[Finding], policy_source: str | None) -> str:
+    """What the summary says of the findings left out because ruff's settings ignore them."""
+    if not ignored:
+        return ""
+    codes = ", ".join(sorted({_ruff_code(f.rule) for f in ignored}))
+    return f"; {len(ignored)} finding(s) left out as {policy_source} ignores their rule ({codes})"
 
 
 def _findings(ctx: CheckContext, report: dict[str, Any], confidence: str) -> list[Finding]:
