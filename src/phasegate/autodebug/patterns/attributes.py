@@ -13,12 +13,13 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
+    CulpritFacts,
     closeness,
     culprit_sentence,
     definition_is_misspelt,
@@ -32,9 +33,38 @@ if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure
     from phasegate.autodebug.project import Project
 
-__all__ = ["AttributePattern"]
+__all__ = ["AttributeFacts", "AttributeMatch", "AttributePattern", "attribute_facts"]
 
 _MISSING = object()
+
+
+class AttributeMatch(TypedDict):
+    """An attribute the object has, close to the one asked for: how close, where it comes
+    from (``instance``, ``class`` or ``module``) and the project file that defines it."""
+
+    name: str
+    distance: float
+    origin: str
+    defined_in: str | None
+
+
+class _AttributeFactsFound(TypedDict, total=False):
+    test_culprit: CulpritFacts  # set by a repair that leaves the code alone
+
+
+class AttributeFacts(_AttributeFactsFound):
+    """The attribute asked for, what kind of object (``object``) of which type lacks it, and
+    the attributes it has that are close."""
+
+    name: str
+    object: str
+    type: str
+    matches: list[AttributeMatch]
+
+
+def attribute_facts(diagnosis: Diagnosis) -> AttributeFacts:
+    """The facts of a diagnosis of the attribute pattern."""
+    return cast("AttributeFacts", diagnosis.facts)
 
 
 class AttributePattern:
@@ -52,88 +82,25 @@ class AttributePattern:
         if not isinstance(name, str) or obj is _MISSING or obj is None:
             return None
         frame = failure.innermost
-        node = failure.node_at(frame, (ast.Attribute,)) if frame is not None else None
-        prefix = ""
-        if isinstance(node, ast.Attribute) and node.attr != name and _mangles(node.attr, name):
-            prefix = name[: len(name) - len(node.attr)]  # `self.__x` in class C is `_C__x`
-        elif not (isinstance(node, ast.Attribute) and node.attr == name):
-            node = None
-        kind_of = (
-            "module" if inspect.ismodule(obj) else "class" if isinstance(obj, type) else "instance"
-        )
-        owner = obj if kind_of != "instance" else type(obj)
-        matches = _matches(obj, name, kind_of, failure)
-        if prefix:
-            matches = [
-                {**m, "name": m["name"][len(prefix) :]}
-                for m in matches
-                if m["name"].startswith(f"{prefix}__")
-            ]
-        facts: dict[str, Any] = {
-            "name": name[len(prefix) :],
-            "object": kind_of,
-            "type": getattr(owner, "__name__", type(owner).__name__),
-            "matches": matches,
-        }
+        found = failure.node_at(frame, (ast.Attribute,)) if frame is not None else None
+        node, prefix = _as_written(found, name)
+        facts = _attribute_facts(obj, name, prefix, failure)
         return diagnose(self, failure, frame, kind="typo", facts=facts, node=node)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-        name: str = diagnosis.facts["name"]
+        name = attribute_facts(diagnosis)["name"]
         candidates: list[Candidate] = []
         use_text = project.read_editable(diagnosis.path)
         span = _attr_span(use_text, diagnosis, name) if use_text is not None else None
-        for match in diagnosis.facts.get("matches", []):
-            other = match["name"]
+        use = (use_text, span) if use_text is not None and span is not None else None
+        for match in attribute_facts(diagnosis)["matches"]:
             score = 0.95 * closeness(match["distance"], name)
-            if use_text is not None and span is not None and diagnosis.path is not None:
-                candidates.append(
-                    Candidate(
-                        "typo",
-                        f"replace `.{name}` with `.{other}` at {diagnosis.path}:{span[0]}",
-                        [FileEdit(diagnosis.path, replace_span(use_text, span, other))],
-                        score,
-                        {"name": name, "replacement": other, "origin": match["origin"]},
-                    )
-                )
-            defined_in = match.get("defined_in")
-            if not project.editable(defined_in) or defined_in is None:
-                continue
-            text = project.read(defined_in)
-            if text is None:
-                continue
-            role: Literal["name", "attribute"] = (
-                "name" if diagnosis.facts.get("object") == "module" else "attribute"
-            )
-            renamed = rename_names(text, other, name, role=role)
-            if renamed is None:
-                continue
-            if span is None and _contract_holds(diagnosis, project, defined_in, text, other):
-                continue
-            asked = count_names(text, name, role=role)
-            if use_text is not None and defined_in != diagnosis.path:
-                asked += count_names(use_text, name, role=role)
-            # The access is in a test (or the tests and the code's usage say so): the
-            # definition is the typo.
-            prefer = span is None or definition_is_misspelt(
-                project,
-                name,
-                other,
-                asked_uses=asked,
-                definitions=count_names(text, other, role=role),
-            )
-            candidates.append(
-                Candidate(
-                    "rename-definition",
-                    f"rename `{other}` to `{name}` in {defined_in}",
-                    [FileEdit(defined_in, renamed)],
-                    score * (1.02 if prefer else 0.8),
-                    {"name": name, "replacement": other, "origin": match["origin"]},
-                )
-            )
+            candidates += _respelt_use(diagnosis, use, match, score)
+            candidates += _renamed_definition(diagnosis, project, use_text, span, match, score)
         return sorted(candidates, key=lambda c: -c.score)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
-        facts = diagnosis.facts
+        facts = attribute_facts(diagnosis)
         what = (
             f"module `{facts.get('type')}`"
             if facts.get("object") == "module"
@@ -156,12 +123,109 @@ class AttributePattern:
         return f"{head}; did you mean `{other}` ({described})?"
 
 
+def _as_written(node: ast.AST | None, name: str) -> tuple[ast.Attribute | None, str]:
+    """The attribute at the failing span if it is the one that failed, and the prefix name
+    mangling added to it (``self.__x`` in class ``C`` is ``_C__x``)."""
+    if not isinstance(node, ast.Attribute):
+        return None, ""
+    if node.attr == name:
+        return node, ""
+    if _mangles(node.attr, name):
+        return node, name[: len(name) - len(node.attr)]
+    return None, ""
+
+
+def _attribute_facts(obj: object, name: str, prefix: str, failure: LiveFailure) -> AttributeFacts:
+    kind_of = (
+        "module" if inspect.ismodule(obj) else "class" if isinstance(obj, type) else "instance"
+    )
+    owner = obj if kind_of != "instance" else type(obj)
+    matches = _matches(obj, name, kind_of, failure)
+    if prefix:
+        matches = [
+            {**m, "name": m["name"][len(prefix) :]}
+            for m in matches
+            if m["name"].startswith(f"{prefix}__")
+        ]
+    return {
+        "name": name[len(prefix) :],
+        "object": kind_of,
+        "type": getattr(owner, "__name__", type(owner).__name__),
+        "matches": matches,
+    }
+
+
+def _respelt_use(
+    diagnosis: Diagnosis,
+    use: tuple[str, tuple[int, int, int, int]] | None,
+    match: AttributeMatch,
+    score: float,
+) -> list[Candidate]:
+    """The access spelt as the attribute that exists."""
+    if use is None or diagnosis.path is None:
+        return []
+    use_text, span = use
+    name, other = attribute_facts(diagnosis)["name"], match["name"]
+    return [
+        Candidate(
+            "typo",
+            f"replace `.{name}` with `.{other}` at {diagnosis.path}:{span[0]}",
+            [FileEdit(diagnosis.path, replace_span(use_text, span, other))],
+            score,
+            {"name": name, "replacement": other, "origin": match["origin"]},
+        )
+    ]
+
+
+def _renamed_definition(
+    diagnosis: Diagnosis,
+    project: Project,
+    use_text: str | None,
+    span: tuple[int, int, int, int] | None,
+    match: AttributeMatch,
+    score: float,
+) -> list[Candidate]:
+    """The definition of the close attribute renamed as asked, unless a test is the culprit."""
+    facts = attribute_facts(diagnosis)
+    name, other, defined_in = facts["name"], match["name"], match.get("defined_in")
+    text = (
+        project.read(defined_in)
+        if defined_in is not None and project.editable(defined_in)
+        else None
+    )
+    if defined_in is None or text is None:
+        return []
+    role: Literal["name", "attribute"] = "name" if facts["object"] == "module" else "attribute"
+    renamed = rename_names(text, other, name, role=role)
+    if renamed is None or (
+        span is None and _contract_holds(diagnosis, project, defined_in, text, other)
+    ):
+        return []
+    asked = count_names(text, name, role=role)
+    if use_text is not None and defined_in != diagnosis.path:
+        asked += count_names(use_text, name, role=role)
+    # The access is in a test (or the tests and the code's usage say so): the
+    # definition is the typo.
+    prefer = span is None or definition_is_misspelt(
+        project, name, other, asked_uses=asked, definitions=count_names(text, other, role=role)
+    )
+    return [
+        Candidate(
+            "rename-definition",
+            f"rename `{other}` to `{name}` in {defined_in}",
+            [FileEdit(defined_in, renamed)],
+            score * (1.02 if prefer else 0.8),
+            {"name": name, "replacement": other, "origin": match["origin"]},
+        )
+    ]
+
+
 def _contract_holds(
     diagnosis: Diagnosis, project: Project, path: str, text: str, defined: str
 ) -> bool:
     """Whether a public attribute asked for otherwise by a test keeps its name (contract first):
     the code, the other tests or the docs use its spelling more than the test's."""
-    asked = str(diagnosis.facts["name"])
+    asked = attribute_facts(diagnosis)["name"]
     if defined.startswith("_"):
         return False
     lines = [
@@ -174,7 +238,7 @@ def _contract_holds(
         return False
     if not test_is_culprit(project, asked, defined, definition=(path, lines[0], lines[0])):
         return False
-    diagnosis.facts["test_culprit"] = {"asked": asked, "defined": defined}
+    attribute_facts(diagnosis)["test_culprit"] = {"asked": asked, "defined": defined}
     return True
 
 
@@ -189,13 +253,13 @@ def _mangles(written: str, name: str) -> bool:
     )
 
 
-def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list[dict[str, Any]]:
+def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list[AttributeMatch]:
     try:
         names = [n for n in dir(obj) if not n.startswith("__")]
     except Exception:  # noqa: BLE001 - a broken __dir__ means there is nothing to suggest
         return []
     own = _instance_dict(obj) if kind_of == "instance" else {}
-    found: list[dict[str, Any]] = []
+    found: list[AttributeMatch] = []
     for match in closest(name, names)[:6]:
         origin, filename = _origin(obj, match.name, kind_of, own)
         found.append(
@@ -209,7 +273,7 @@ def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list
     return found
 
 
-def _instance_dict(obj: object) -> dict[str, Any]:
+def _instance_dict(obj: object) -> dict[str, object]:
     try:
         data = inspect.getattr_static(obj, "__dict__")
     except AttributeError:
@@ -217,7 +281,7 @@ def _instance_dict(obj: object) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _origin(obj: object, name: str, kind_of: str, own: dict[str, Any]) -> tuple[str, str | None]:
+def _origin(obj: object, name: str, kind_of: str, own: dict[str, object]) -> tuple[str, str | None]:
     """Where ``name`` comes from, and the file that defines it."""
     if kind_of == "module":
         return "module", getattr(obj, "__file__", None)

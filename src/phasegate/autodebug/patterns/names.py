@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
@@ -46,10 +46,40 @@ if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
     from phasegate.autodebug.project import Project
 
-__all__ = ["NamePattern", "import_candidates", "unbound_names"]
+__all__ = [
+    "NameFacts",
+    "NameMatch",
+    "NamePattern",
+    "import_candidates",
+    "name_facts",
+    "unbound_names",
+]
 
 _SCOPE_WEIGHT = {"local": 1.0, "enclosing": 0.97, "global": 0.94, "builtin": 0.85}
 _MATCHES_KEPT = 8
+
+
+class NameMatch(TypedDict):
+    """A name in scope close to the one not defined, and the scope it is found in."""
+
+    name: str
+    scope: str
+    distance: float
+
+
+class NameFacts(TypedDict, total=False):
+    """The name not defined (None when neither the exception nor the code says it), the
+    names in scope close to it, and the function and module it is used in."""
+
+    name: str | None
+    matches: list[NameMatch]
+    function: str
+    module: str | None
+
+
+def name_facts(diagnosis: Diagnosis) -> NameFacts:
+    """The facts of a diagnosis of the name pattern."""
+    return cast("NameFacts", diagnosis.facts)
 
 
 class NamePattern:
@@ -70,34 +100,14 @@ class NamePattern:
             missing = node.id  # an UnboundLocalError does not always carry the name
         if frame is None or not isinstance(missing, str):
             return diagnose(self, failure, frame, kind=kind, facts={"name": missing})
-        code = frame.frame.f_code
-        local_names = {*frame.frame.f_locals, *code.co_varnames, *code.co_cellvars}
-        outer = _outer_function(failure, frame)
-        if outer is not None:
-            # A comprehension (before Python 3.12) or a lambda runs in a frame of its own,
-            # but reads as part of the function around it.
-            local_names |= {*outer.frame.f_locals, *outer.frame.f_code.co_varnames}
-        scopes = (
-            ("local", local_names),
-            ("enclosing", set(code.co_freevars)),
-            ("global", set(frame.frame.f_globals)),
-            ("builtin", set(frame.frame.f_builtins)),
-        )
-        matches: list[dict[str, Any]] = []
-        seen = {missing}
-        for scope, names in scopes:
-            for match in closest(missing, (n for n in names if not n.startswith(("__", ".")))):
-                if match.name not in seen:
-                    seen.add(match.name)
-                    matches.append({"name": match.name, "scope": scope, "distance": match.distance})
-        matches.sort(key=lambda m: (m["distance"], -_SCOPE_WEIGHT[m["scope"]]))
         if not (isinstance(node, ast.Name) and node.id == missing):
             node = None
-        facts = {
+        module = frame.frame.f_globals.get("__name__")
+        facts: NameFacts = {
             "name": missing,
-            "matches": matches[:_MATCHES_KEPT],
-            "function": code.co_name,
-            "module": frame.frame.f_globals.get("__name__"),
+            "matches": _name_matches(missing, _scopes(failure, frame))[:_MATCHES_KEPT],
+            "function": frame.frame.f_code.co_name,
+            "module": module if isinstance(module, str) else None,
         }
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
 
@@ -109,9 +119,9 @@ class NamePattern:
         tree = parse(text) if text is not None else None
         if path is None or text is None or tree is None or diagnosis.line is None:
             return []
-        missing: str = diagnosis.facts["name"]
-        span = _use_span(text, tree, diagnosis, missing)
-        if span is None:
+        missing = name_facts(diagnosis).get("name")
+        span = _use_span(text, tree, diagnosis, missing) if missing is not None else None
+        if missing is None or span is None:
             return []
         function = enclosing_function(tree, diagnosis.line)
         candidates = _typo_candidates(text, tree, function, path, span, diagnosis, project)
@@ -122,10 +132,12 @@ class NamePattern:
         return sorted(candidates, key=lambda c: -c.score)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
-        missing = diagnosis.facts.get("name")
+        missing = name_facts(diagnosis).get("name")
         head = f"{short(diagnosis.exc_type)}: `{missing}`"
         if diagnosis.kind == "unbound-local":
-            return f"{head} is used before it is assigned in `{diagnosis.facts.get('function')}`"
+            return (
+                f"{head} is used before it is assigned in `{name_facts(diagnosis).get('function')}`"
+            )
         if candidate is None:
             return (
                 f"{head} is not defined, and no name in scope, in the project or in the "
@@ -145,6 +157,37 @@ class NamePattern:
                 f"{head} is not defined; did you mean `{detail['statement']}` ({detail['where']})?"
             )
         return f"{head} is not defined; {candidate.description}"
+
+
+def _scopes(failure: LiveFailure, frame: LiveFrame) -> list[tuple[str, set[str]]]:
+    """The names the frame sees, scope by scope, the nearest first."""
+    code = frame.frame.f_code
+    local_names = {*frame.frame.f_locals, *code.co_varnames, *code.co_cellvars}
+    outer = _outer_function(failure, frame)
+    if outer is not None:
+        # A comprehension (before Python 3.12) or a lambda runs in a frame of its own,
+        # but reads as part of the function around it.
+        local_names |= {*outer.frame.f_locals, *outer.frame.f_code.co_varnames}
+    return [
+        ("local", local_names),
+        ("enclosing", set(code.co_freevars)),
+        ("global", set(frame.frame.f_globals)),
+        ("builtin", set(frame.frame.f_builtins)),
+    ]
+
+
+def _name_matches(missing: str, scopes: list[tuple[str, set[str]]]) -> list[NameMatch]:
+    """The names close to ``missing``, each in the nearest scope that has it, the closest
+    first (and of two as close, the nearer scope's)."""
+    matches: list[NameMatch] = []
+    seen = {missing}
+    for scope, names in scopes:
+        for match in closest(missing, (n for n in names if not n.startswith(("__", ".")))):
+            if match.name not in seen:
+                seen.add(match.name)
+                matches.append({"name": match.name, "scope": scope, "distance": match.distance})
+    matches.sort(key=lambda m: (m["distance"], -_SCOPE_WEIGHT[m["scope"]]))
+    return matches
 
 
 def _outer_function(failure: LiveFailure, frame: LiveFrame) -> LiveFrame | None:
@@ -179,10 +222,10 @@ def _typo_candidates(
     diagnosis: Diagnosis,
     project: Project,
 ) -> list[Candidate]:
-    missing: str = diagnosis.facts["name"]
+    missing = name_facts(diagnosis).get("name") or ""
     line = span[0]
     candidates: list[Candidate] = []
-    for match in diagnosis.facts.get("matches", []):
+    for match in name_facts(diagnosis).get("matches", []):
         other, scope = match["name"], match["scope"]
         score = _SCOPE_WEIGHT.get(scope, 0.8) * closeness(match["distance"], missing)
         owner: ast.AST | None = function if scope == "local" else tree
