@@ -287,14 +287,11 @@ class Store:
         target = self.path(relpath)
         try:
             raw = target.read_bytes()
-        except FileNotFoundError:
-            return
         except OSError:
-            return  # unreadable here means the write that follows will say what is wrong
-        header = _ARTIFACT_HEADER.match(raw[:200])
-        whole = header is not None and raw.rstrip().endswith(b"}")
-        if whole and header is not None and (model_type is None or self._as_written(relpath, raw)):
-            self._check_version(target, {"schema_version": header.group(1).decode()})
+            return  # missing, or unreadable here: the write that follows will say what is wrong
+        version = self._version_of_whole(relpath, raw, checked=model_type is not None)
+        if version is not None:
+            self._check_version(target, {"schema_version": version})
             return
         try:
             data = json.loads(raw)
@@ -302,11 +299,26 @@ class Store:
             self.move_aside(target, f"it is not valid JSON ({exc})")
             return
         self._check_version(target, data)
-        if model_type is None:
-            return
+        if model_type is not None:
+            self._vet_schema(target, data, _model_class(model_type))
+
+    def _version_of_whole(self, relpath: str | Path, raw: bytes, *, checked: bool) -> str | None:
+        """The schema version of a file taken as whole unparsed; ``None``: parse it.
+
+        A file is whole when it opens with an artifact header and ends with its closing brace;
+        one ``checked`` against a model must also be byte for byte as phasegate last wrote it.
+        """
+        header = _ARTIFACT_HEADER.match(raw[:200])
+        if header is None or not raw.rstrip().endswith(b"}"):
+            return None
+        if checked and not self._as_written(relpath, raw):
+            return None
+        return header.group(1).decode()
+
+    def _vet_schema(self, target: Path, data: object, model: type[BaseModel]) -> None:
+        """Move ``target`` aside unless ``data`` validates as ``model``."""
         from pydantic import ValidationError
 
-        model = _model_class(model_type)
         try:
             model.model_validate(data)
         except ValidationError as exc:
@@ -386,25 +398,36 @@ class Store:
                 return result
             except OSError as exc:
                 raise StoreError(f"cannot read {target}: {exc.strerror or exc}") from exc
-            good_lines: list[bytes] = []
-            for number, line in enumerate(raw.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                entry = self._parse_line(target, number, line, model_type, result.rejected)
-                if entry is not None:
-                    result.entries.append(entry)
-                    good_lines.append(line)
+            good_lines = self._parse_lines(target, raw, model_type, result)
             if result.rejected:
                 result.moved_to = self._set_lines_aside(target, good_lines, result.rejected)
         if result.moved_to is not None:
-            numbers = ", ".join(str(r.number) for r in result.rejected[:10])
-            more = "" if len(result.rejected) <= 10 else f" and {len(result.rejected) - 10} more"
-            self.notice(
-                f"{self._display(target)}: {len(result.rejected)} unreadable line(s) "
-                f"(line {numbers}{more}) moved to {result.moved_to.name}; "
-                f"{len(result.entries)} valid entries kept"
-            )
+            self._notice_lines_aside(target, result, result.moved_to)
         return result
+
+    def _parse_lines(
+        self, target: Path, raw: bytes, model_type: type[M], result: JsonlRead[M]
+    ) -> list[bytes]:
+        """Parse each line into ``result``; return the lines that were read."""
+        good_lines: list[bytes] = []
+        for number, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            entry = self._parse_line(target, number, line, model_type, result.rejected)
+            if entry is not None:
+                result.entries.append(entry)
+                good_lines.append(line)
+        return good_lines
+
+    def _notice_lines_aside(self, target: Path, result: JsonlRead[M], moved_to: Path) -> None:
+        rejected = result.rejected
+        numbers = ", ".join(str(r.number) for r in rejected[:10])
+        more = "" if len(rejected) <= 10 else f" and {len(rejected) - 10} more"
+        self.notice(
+            f"{self._display(target)}: {len(rejected)} unreadable line(s) "
+            f"(line {numbers}{more}) moved to {moved_to.name}; "
+            f"{len(result.entries)} valid entries kept"
+        )
 
     # -- internals -------------------------------------------------------------------------
 
