@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,7 @@ class WorkerCoverage:
         output[WORKER_COVERAGE_KEY] = base64.b64encode(run.dumps()).decode("ascii")
 
 
-def decode_worker_data(output: dict[str, Any]) -> bytes | None:
+def decode_worker_data(output: Mapping[str, object]) -> bytes | None:
     """A worker's coverage data from its ``workeroutput``, if it sent any."""
     text = output.get(WORKER_COVERAGE_KEY)
     return base64.b64decode(text) if isinstance(text, str) else None

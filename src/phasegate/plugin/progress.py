@@ -15,7 +15,7 @@ gate's table, rendered here, where the verdict and the run report already are in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pytest
 
@@ -26,7 +26,16 @@ if TYPE_CHECKING:
     from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
 
-__all__ = ["INTERVAL_S", "SHOWN_FAILURES", "TestProgress", "gate_event", "verdict_event"]
+__all__ = [
+    "INTERVAL_S",
+    "SHOWN_FAILURES",
+    "GateEvent",
+    "TestProgress",
+    "VerdictEvent",
+    "VerdictLines",
+    "gate_event",
+    "verdict_event",
+]
 
 #: The shortest time between two test progress events.
 INTERVAL_S = 0.5
@@ -34,12 +43,32 @@ INTERVAL_S = 0.5
 SHOWN_FAILURES = 20
 
 
-def gate_event(name: str) -> dict[str, Any]:
+class GateEvent(TypedDict):
+    """The gate was loaded and planned: its name."""
+
+    gate: str
+
+
+class VerdictLines(TypedDict):
+    """The verdict, and the lines ``gate run`` prints for it."""
+
+    gate: str
+    insufficient: bool
+    lines: list[str]
+
+
+class VerdictEvent(TypedDict):
+    """The run was judged: what ``gate run`` prints at the end."""
+
+    verdict: VerdictLines
+
+
+def gate_event(name: str) -> GateEvent:
     """The gate was loaded and planned: its own name (the log ``gate run`` keeps is named so)."""
     return {"gate": name}
 
 
-def verdict_event(verdict: GateVerdict, verdict_path: str, report: RunReport) -> dict[str, Any]:
+def verdict_event(verdict: GateVerdict, verdict_path: str, report: RunReport) -> VerdictEvent:
     """What ``gate run`` prints at the end: the failing tests, then the gate's table."""
     from phasegate.model.run import Outcome
     from phasegate.report.terminal import gate_lines
