@@ -24,7 +24,7 @@ from phasegate.model.gate import (
     GateVerdict,
     Severity,
 )
-from phasegate.model.refine import RefinementState, RouterDecision
+from phasegate.model.refine import RefinementState, RoundRecord, RouterDecision
 from phasegate.model.review import ReviewRecord
 from phasegate.model.run import CollectionError, Outcome, RunReport, TestRecord
 from phasegate.report import escape as md
@@ -141,15 +141,28 @@ def render_markdown(bundle: Bundle, options: MarkdownOptions | None = None) -> R
         _trend(bundle.refinement),
         _findings(bundle.verdict, opts.max_findings),
     ]
-    chosen: list[str] = []
     rendered = Rendered(text="")
-    used = opts.budget.size(header) + _FOOTER_RESERVE
+    chosen = _fitted(
+        [section for section in sections if section is not None],
+        opts.budget,
+        opts.budget.size(header) + _FOOTER_RESERVE,
+        rendered,
+    )
+    footer = _footer(rendered, opts)
+    rendered.text = "\n\n".join([header, *chosen, footer]) + "\n"
+    if not opts.budget.fits(rendered.text):  # the header alone is bounded, so this is a bug
+        raise RuntimeError(f"the Markdown report exceeds {opts.budget.name}")
+    return rendered
+
+
+def _fitted(sections: list[_Section], budget: Budget, used: int, rendered: Rendered) -> list[str]:
+    """Each section's fullest form that fits in what is left of the budget, in order; the
+    sections compacted or left out are noted in ``rendered``."""
+    chosen: list[str] = []
     for section in sections:
-        if section is None:
-            continue
         for number, variant in enumerate(section.variants):
-            size = opts.budget.size(variant) + 2
-            if used + size <= opts.budget.limit:
+            size = budget.size(variant) + 2
+            if used + size <= budget.limit:
                 chosen.append(variant)
                 used += size
                 if number > 0:
@@ -159,11 +172,7 @@ def render_markdown(bundle: Bundle, options: MarkdownOptions | None = None) -> R
             rendered.left_out.append(
                 f"{section.title} ({section.items})" if section.items else section.title
             )
-    footer = _footer(rendered, opts)
-    rendered.text = "\n\n".join([header, *chosen, footer]) + "\n"
-    if not opts.budget.fits(rendered.text):  # the header alone is bounded, so this is a bug
-        raise RuntimeError(f"the Markdown report exceeds {opts.budget.name}")
-    return rendered
+    return chosen
 
 
 # -- sections ------------------------------------------------------------------------------
@@ -483,8 +492,16 @@ def _trend(state: RefinementState | None) -> _Section | None:
         f"{(state.ema or 0.0):.2f} (alpha {state.settings.alpha}); the loop passes at "
         f"{state.settings.threshold:.2f} and stops early at {state.settings.early_stop:.2f}."
     )
+    full = f"{title}\n\n{summary}\n\n{_trend_chart(rounds)}\n\n" + "\n".join(_rounds_table(rounds))
+    scores = ", ".join(shown_score(r.score) for r in rounds)
+    compact = f"{title}\n\n{summary} Scores by round: {scores}."
+    return _Section("Quality trend", (full, compact))
+
+
+def _trend_chart(rounds: Sequence[RoundRecord]) -> str:
+    """A Mermaid chart: each round's score as a bar, the moving average as a line."""
     xs = ", ".join(str(r.round) for r in rounds)
-    chart = "\n".join(
+    return "\n".join(
         [
             "```mermaid",
             "xychart-beta",
@@ -496,6 +513,9 @@ def _trend(state: RefinementState | None) -> _Section | None:
             "```",
         ]
     )
+
+
+def _rounds_table(rounds: Sequence[RoundRecord]) -> list[str]:
     table = ["| round | verdict | score | average | next action |", "|---|---|---|---|---|"]
     for item in rounds[-10:]:
         action = item.decision.action.value.replace("_", " ") if item.decision else ""
@@ -503,10 +523,7 @@ def _trend(state: RefinementState | None) -> _Section | None:
             f"| {item.round} | {item.verdict} | {shown_score(item.score)} "
             f"| {item.ema:.2f} | {action} |"
         )
-    full = f"{title}\n\n{summary}\n\n{chart}\n\n" + "\n".join(table)
-    scores = ", ".join(shown_score(r.score) for r in rounds)
-    compact = f"{title}\n\n{summary} Scores by round: {scores}."
-    return _Section("Quality trend", (full, compact))
+    return table
 
 
 def _findings(verdict: GateVerdict | None, limit: int) -> _Section | None:

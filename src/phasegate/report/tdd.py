@@ -31,15 +31,13 @@ def run_lines(
     if entry is None:
         return lines
     lines.append(_headline(entry))
-    for violation in entry.violations:
-        lines.append((f"  - [{violation.rule}] {violation.message}", {"red": True}))
-    notes = entry.notes if verbosity > 0 or not entry.violations else entry.notes[:1]
-    for note in notes:
-        lines.append((f"  {note}", {}))
-    if entry.phase == "red" and entry.cycle_tests and (verbosity > 0 or not entry.violations):
-        lines.extend(_red_test_lines(entry))
-    elif verbosity > 0 and entry.complexity:
-        lines.extend(_complexity_lines(entry))
+    lines.extend(
+        (f"  - [{violation.rule}] {violation.message}", {"red": True})
+        for violation in entry.violations
+    )
+    detailed = verbosity > 0 or not entry.violations
+    lines.extend((f"  {note}", {}) for note in (entry.notes if detailed else entry.notes[:1]))
+    lines.extend(_detail_lines(entry, detailed=detailed, verbose=verbosity > 0))
     if verbosity >= 0 and ledger_path:
         lines.append((f"ledger: {ledger_path} (run {entry.run_id})", {}))
     return lines
@@ -65,6 +63,15 @@ def state_lines(state: TddState, *, ledger_path: str) -> list[Line]:
     if state.accepted_tests:
         lines.append((f"tests accepted without a red: {len(state.accepted_tests)}", {}))
     return lines
+
+
+def _detail_lines(entry: RunEntry, *, detailed: bool, verbose: bool) -> list[Line]:
+    """A red run's cycle tests (unless violations hide them), else complexity at ``-v``."""
+    if entry.phase == "red" and entry.cycle_tests and detailed:
+        return _red_test_lines(entry)
+    if verbose and entry.complexity:
+        return _complexity_lines(entry)
+    return []
 
 
 def _red_test_lines(entry: RunEntry) -> list[Line]:

@@ -57,19 +57,25 @@ def run_lines(
         return lines
     for warning in report["warnings"]:
         lines.append((f"warning: {warning}", {"yellow": True}))
-    reasons = report["incomplete_reasons"]
-    if reasons:
-        lines.append(("incomplete run:", {"yellow": True, "bold": True}))
-        shown = reasons if verbosity > 0 else reasons[:3]
-        lines.extend((f"  - {reason}", {"yellow": True}) for reason in shown)
-        if len(shown) < len(reasons):
-            more = len(reasons) - len(shown)
-            lines.append((f"  ... and {more} more (-v shows all)", {"yellow": True}))
+    lines.extend(_incomplete_lines(report["incomplete_reasons"], verbosity))
     if verbosity < 0:
         lines.append((f"phasegate: report {report_path}", {}))
         return lines
     lines.append((f"tests: {counts_phrase(report['counts'])}", {}))
     lines.append((f"report: {report_path}", {}))
+    return lines
+
+
+def _incomplete_lines(reasons: Sequence[str], verbosity: int) -> list[Line]:
+    """Why the run is incomplete: three reasons, or all of them from ``-v`` on."""
+    if not reasons:
+        return []
+    shown = reasons if verbosity > 0 else reasons[:3]
+    lines: list[Line] = [("incomplete run:", {"yellow": True, "bold": True})]
+    lines.extend((f"  - {reason}", {"yellow": True}) for reason in shown)
+    if len(shown) < len(reasons):
+        more = len(reasons) - len(shown)
+        lines.append((f"  ... and {more} more (-v shows all)", {"yellow": True}))
     return lines
 
 
@@ -120,15 +126,18 @@ def _check_row(check: CheckResult, name_width: int, *, verbosity: int, width: in
     shown = status if required or status in ("passed", "skipped") else "warning"
     cached = " cached" if check.cached else ""
     prefix = f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
-    sentence = ("" if required else "optional: ") + check.reasoning
-    if check.fix:
-        sentence += f" Fix: {check.fix}"
+    sentence = _sentence(check, required=required)
     style = _STATUS_STYLE[status] if required else {"yellow": True}
     if status in ("failed", "error"):
         return [(text, style) for text in _wrapped(prefix, sentence, width)]
     if verbosity <= 0 and len(prefix) + len(sentence) > width:
         sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
     return [(prefix + sentence, style)]
+
+
+def _sentence(check: CheckResult, *, required: bool) -> str:
+    sentence = ("" if required else "optional: ") + check.reasoning
+    return sentence + (f" Fix: {check.fix}" if check.fix else "")
 
 
 def _finding_lines(check: CheckResult) -> list[Line]:
