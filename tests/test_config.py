@@ -76,6 +76,12 @@ def test_table_of_the_wrong_kind(tmp_path: Path) -> None:
         load_config(tmp_path)
 
 
+def test_a_tool_key_that_is_not_a_table_is_a_config_error(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, "tool = 1\n")
+    with pytest.raises(ConfigError, match=r"tool\.phasegate must be a table, not int"):
+        load_config(tmp_path)
+
+
 def test_flags_override_the_file_and_are_checked_too(tmp_path: Path) -> None:
     write_pyproject(tmp_path, '[tool.phasegate]\ngate = "strict"\n')
     loaded = load_config(tmp_path).with_overrides({"gate": ("--gate", "fast")})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,19 +15,22 @@ __all__ = ["TOMLDecodeError", "loads", "read_table"]
 TOMLDecodeError = tomllib.TOMLDecodeError
 
 
-def loads(text: str) -> dict[str, Any]:
-    """Parse TOML text; raises :data:`TOMLDecodeError` when it is not valid TOML."""
-    document: dict[str, Any] = tomllib.loads(text)
+def loads(text: str) -> dict[str, object]:
+    """Parse TOML text; raises :data:`TOMLDecodeError` when it is not valid TOML.
+
+    Free-form: each reader narrows what it reads (or validates it with a model).
+    """
+    document: dict[str, object] = tomllib.loads(text)
     return document
 
 
-def read_table(path: Path, *keys: str) -> dict[str, Any]:
+def read_table(path: Path, *keys: str) -> dict[str, object]:
     """The table at ``keys`` of a TOML file, or ``{}`` when the file or table is missing or
     unreadable (for lenient, early reads; strict readers use :func:`loads`)."""
     try:
-        table: Any = loads(path.read_text(encoding="utf-8"))
+        table: object = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, TOMLDecodeError):
         return {}
     for key in keys:
-        table = table.get(key, {}) if isinstance(table, dict) else {}
+        table = table.get(key) if isinstance(table, dict) else None
     return table if isinstance(table, dict) else {}

@@ -222,7 +222,8 @@ def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:
         raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot be read: {exc}") from exc
-    table = document.get("tool", {}).get("phasegate", {})
+    tool = document.get("tool", {})
+    table = tool.get("phasegate", {}) if isinstance(tool, dict) else tool
     if not isinstance(table, dict):
         raise ConfigError(
             f"{pyproject}: {CONFIG_TABLE} must be a table, not {type(table).__name__}"
