@@ -117,31 +117,35 @@ def _load(
     return loaded
 
 
-def _stubbed_with_all(module: griffe.Module) -> bool:
-    """Whether the module is a ``.py`` file with an ``__all__`` and a ``.pyi`` stub beside it."""
+def _stubbed_source(module: griffe.Module) -> Path | None:
+    """The module's ``.py`` file when it has an ``__all__`` and a ``.pyi`` stub beside it."""
     filepath = module.filepath
-    return (
-        isinstance(filepath, Path)
-        and filepath.suffix == ".py"
-        and module.exports is not None
-        and filepath.with_suffix(".pyi").is_file()
-    )
+    if not isinstance(filepath, Path) or module.exports is None:
+        return None
+    return filepath if filepath.suffix == ".py" and filepath.with_suffix(".pyi").is_file() else None
 
 
 def _export_what_the_source_exports(module: griffe.Module) -> None:
     """Add the names the ``.py`` source's ``__all__`` exports and the stub's does not."""
     import griffe
 
-    filepath = module.filepath
-    if _stubbed_with_all(module) and isinstance(filepath, Path) and module.exports is not None:
-        try:
-            source = griffe.visit(module.name, filepath, filepath.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError) as exc:
-            raise CheckError(f"{filepath} cannot be read for its __all__: {exc}") from exc
-        known = {str(name) for name in module.exports}
-        extra = [name for name in source.exports or () if str(name) not in known]
-        if extra:
-            module.exports = [*module.exports, *extra]
+    filepath = _stubbed_source(module)
+    if filepath is not None:
+        _add_source_exports(module, filepath)
     for submodule in module.modules.values():
         if isinstance(submodule, griffe.Module):
             _export_what_the_source_exports(submodule)
+
+
+def _add_source_exports(module: griffe.Module, filepath: Path) -> None:
+    import griffe
+
+    try:
+        source = griffe.visit(module.name, filepath, filepath.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise CheckError(f"{filepath} cannot be read for its __all__: {exc}") from exc
+    exports = list(module.exports or ())
+    known = {str(name) for name in exports}
+    extra = [name for name in source.exports or () if str(name) not in known]
+    if extra:
+        module.exports = [*exports, *extra]

@@ -123,12 +123,7 @@ def generate_mutants(path: str, source: str, lines: Iterable[int] | None) -> lis
         if wanted is not None and edit.line not in wanted:
             continue
         text = _apply(encoded, edit)
-        if text is None or text in seen:
-            continue
-        try:
-            if ast.dump(ast.parse(text)) == original:
-                continue
-        except (SyntaxError, ValueError):
+        if text is None or text in seen or not _changes_the_code(text, original):
             continue
         seen.add(text)
         after_lines = text.splitlines()
@@ -136,6 +131,14 @@ def generate_mutants(path: str, source: str, lines: Iterable[int] | None) -> lis
         after = after_lines[edit.line - 1] if edit.line <= len(after_lines) else ""
         mutants.append(Mutant(path, edit.line, edit.operator, before, after, text))
     return mutants
+
+
+def _changes_the_code(text: str, original: str) -> bool:
+    """Whether ``text`` parses to another tree than ``original`` (an ``ast.dump``)."""
+    try:
+        return ast.dump(ast.parse(text)) != original
+    except (SyntaxError, ValueError):
+        return False
 
 
 def choose_mutants(
@@ -180,13 +183,23 @@ def _edits(tree: ast.Module, encoded: list[bytes], docstrings: set[int]) -> Iter
         elif isinstance(node, ast.BoolOp):
             yield from _boolean_edits(node, encoded)
         elif isinstance(node, ast.Constant):
-            edit = _constant_edit(node)
-            if edit is not None:
-                yield edit
-        elif isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value):
-            yield _replace(node.value, "replace-return", "None", line=node.lineno)
+            yield from _optional(_constant_edit(node))
+        elif isinstance(node, ast.Return):
+            yield from _optional(_return_edit(node))
         if isinstance(node, ast.stmt) and _removable(node, docstrings):
             yield _replace(node, "remove-statement", "pass")
+
+
+def _optional(edit: _Edit | None) -> Iterator[_Edit]:
+    if edit is not None:
+        yield edit
+
+
+def _return_edit(node: ast.Return) -> _Edit | None:
+    """``return None`` for a return of a value (not of ``None`` already)."""
+    if node.value is None or _is_none(node.value):
+        return None
+    return _replace(node.value, "replace-return", "None", line=node.lineno)
 
 
 def _is_none(node: ast.expr) -> bool:
