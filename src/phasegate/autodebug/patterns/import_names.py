@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.base import (
@@ -28,6 +28,7 @@ from phasegate.autodebug.source import (
 )
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.patterns.imports import DefinedName, ImportNameFacts
     from phasegate.autodebug.project import Project
 
 __all__ = ["import_statement", "name_candidates", "rewrite_module"]
@@ -65,67 +66,113 @@ def rewrite_module(
 
 
 def name_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-    facts = diagnosis.facts
+    """The name respelt in the import, the module's definition renamed, or the name imported
+    from the project module that defines it."""
+    facts = _name_facts(diagnosis)
     importer = diagnosis.path if project.editable(diagnosis.path) else None
     importer_text = project.read(importer) if importer else None
-    module_path = facts.get("module_path")
-    module_text = project.read_editable(module_path)
+    importing = (importer, importer_text) if importer and importer_text is not None else None
     candidates: list[Candidate] = []
     for wanted, matches in facts.get("matches", {}).items():
         for match in matches:
-            other = match["name"]
             score = 0.95 * closeness(match["distance"], wanted)
-            if importer is not None and importer_text is not None:
-                renamed = rename_names(importer_text, wanted, other, role="name")
-                if renamed is not None:
-                    candidates.append(
-                        Candidate(
-                            "typo",
-                            f"import `{other}` instead of `{wanted}` in {importer}",
-                            [FileEdit(importer, renamed)],
-                            score,
-                            {
-                                "name": wanted,
-                                "replacement": other,
-                                "meaning": f"`{other}`, which `{facts.get('module')}` defines",
-                            },
-                        )
-                    )
-            if module_text is None or module_path is None:
-                continue
-            renamed = rename_names(module_text, other, wanted, role="name")
-            if renamed is None:
-                continue
-            if importer is None and not other.startswith("_"):
-                definition = _definition_line(module_text, other)
-                if definition is not None and test_is_culprit(
-                    project, wanted, other, definition=(module_path, definition, definition)
-                ):
-                    facts["test_culprit"] = {"asked": wanted, "defined": other}
-                    continue  # contract first: the test misspells a public name
-            asked = count_names(importer_text or "", wanted, role="name")
-            prefer = importer is None or definition_is_misspelt(
-                project,
-                wanted,
-                other,
-                asked_uses=asked,
-                definitions=count_names(module_text, other, role="name"),
-            )
-            candidates.append(
-                Candidate(
-                    "rename-definition",
-                    f"rename `{other}` to `{wanted}` in {module_path}",
-                    [FileEdit(module_path, renamed)],
-                    score * (1.02 if prefer else 0.8),
-                    {
-                        "name": wanted,
-                        "replacement": wanted,
-                        "meaning": f"`{other}` of {module_path}, misspelt where it is defined",
-                    },
-                )
+            candidates += _respelt_import(facts, importing, wanted, match["name"], score)
+            candidates += _renamed_in_module(
+                diagnosis, project, (importer, importer_text), wanted, match, score
             )
     candidates += _moved_candidates(diagnosis, project, importer, importer_text)
     return sorted(candidates, key=lambda c: -c.score)
+
+
+def _name_facts(diagnosis: Diagnosis) -> ImportNameFacts:
+    return cast("ImportNameFacts", diagnosis.facts)
+
+
+def _respelt_import(
+    facts: ImportNameFacts,
+    importing: tuple[str, str] | None,
+    wanted: str,
+    other: str,
+    score: float,
+) -> list[Candidate]:
+    """``other`` imported instead of ``wanted`` in the importing file."""
+    renamed = rename_names(importing[1], wanted, other, role="name") if importing else None
+    if importing is None or renamed is None:
+        return []
+    return [
+        Candidate(
+            "typo",
+            f"import `{other}` instead of `{wanted}` in {importing[0]}",
+            [FileEdit(importing[0], renamed)],
+            score,
+            {
+                "name": wanted,
+                "replacement": other,
+                "meaning": f"`{other}`, which `{facts.get('module')}` defines",
+            },
+        )
+    ]
+
+
+def _renamed_in_module(
+    diagnosis: Diagnosis,
+    project: Project,
+    importing: tuple[str | None, str | None],
+    wanted: str,
+    match: DefinedName,
+    score: float,
+) -> list[Candidate]:
+    """The module's ``other`` renamed ``wanted``, unless a test misspells a public name
+    (``importing``: the importing file, when editable, and its text)."""
+    importer, importer_text = importing
+    other = match["name"]
+    module_path = _name_facts(diagnosis).get("module_path")
+    module_text = project.read_editable(module_path)
+    renamed = (
+        rename_names(module_text, other, wanted, role="name") if module_text is not None else None
+    )
+    if module_text is None or module_path is None or renamed is None:
+        return []
+    if importer is None and _test_misspells(diagnosis, project, wanted, other, module_text):
+        return []  # contract first: the test misspells a public name
+    asked = count_names(importer_text or "", wanted, role="name")
+    prefer = importer is None or definition_is_misspelt(
+        project,
+        wanted,
+        other,
+        asked_uses=asked,
+        definitions=count_names(module_text, other, role="name"),
+    )
+    return [
+        Candidate(
+            "rename-definition",
+            f"rename `{other}` to `{wanted}` in {module_path}",
+            [FileEdit(module_path, renamed)],
+            score * (1.02 if prefer else 0.8),
+            {
+                "name": wanted,
+                "replacement": wanted,
+                "meaning": f"`{other}` of {module_path}, misspelt where it is defined",
+            },
+        )
+    ]
+
+
+def _test_misspells(
+    diagnosis: Diagnosis, project: Project, wanted: str, other: str, module_text: str
+) -> bool:
+    """Whether the test asks for ``wanted`` where the project spells the public ``other``
+    (noted as the test culprit)."""
+    module_path = _name_facts(diagnosis).get("module_path")
+    if other.startswith("_") or module_path is None:
+        return False
+    definition = _definition_line(module_text, other)
+    if definition is None or not test_is_culprit(
+        project, wanted, other, definition=(module_path, definition, definition)
+    ):
+        return False
+    _name_facts(diagnosis)["test_culprit"] = {"asked": wanted, "defined": other}
+    return True
 
 
 def _definition_line(text: str, name: str) -> int | None:

@@ -16,12 +16,13 @@ import ast
 import pkgutil
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
+    CulpritFacts,
     closeness,
     culprit_sentence,
     diagnose,
@@ -58,6 +59,51 @@ DISTRIBUTIONS = {
 }
 
 
+class ModuleMatch(TypedDict):
+    """A module close to the missing one: its full name, the part that differs, how close."""
+
+    name: str
+    part: str
+    distance: float
+
+
+class DefinedName(TypedDict):
+    """A name the module defines, close to one it was asked for, and how close."""
+
+    name: str
+    distance: float
+
+
+class _ImportStatementFacts(TypedDict, total=False):
+    module: str | None  # the module the exception names
+    statement: str  # the import statement, as written
+    package: str | None  # the importing module's package
+    test_culprit: CulpritFacts  # set by a repair that leaves the code alone
+
+
+class ModuleFacts(_ImportStatementFacts, total=False):
+    """A module that is not found (or an import that fails otherwise): the modules close to
+    it; ``declared`` and ``in_project`` are added when repairs are proposed."""
+
+    matches: list[ModuleMatch]
+    declared: bool
+    in_project: bool
+
+
+class ImportNameFacts(_ImportStatementFacts, total=False):
+    """Names a module does not define (``cannot-import-name``, ``circular-import``): the
+    names, the module's names close to each, and the module's file."""
+
+    names: list[str]
+    matches: dict[str, list[DefinedName]]
+    module_path: str | None
+
+
+def module_facts(diagnosis: Diagnosis) -> ModuleFacts:
+    """The facts of an import diagnosis of a module (not of ``_NAME_KINDS``)."""
+    return cast("ModuleFacts", diagnosis.facts)
+
+
 class ImportPattern:
     """An import that fails."""
 
@@ -70,24 +116,24 @@ class ImportPattern:
             return None
         frame = failure.project_frame
         node = failure.node_at(frame, (ast.Import, ast.ImportFrom)) if frame is not None else None
-        facts: dict[str, Any] = {"module": exc.name}
+        kind = _import_kind(exc, node)
+        facts: ModuleFacts | ImportNameFacts
+        if kind in _NAME_KINDS and exc.name and isinstance(node, ast.ImportFrom):
+            facts = _absent_names(failure, sys.modules[exc.name], node)
+        else:
+            facts = {"matches": _module_matches(exc.name)} if kind == "module-not-found" else {}
+        facts["module"] = exc.name
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             facts["statement"] = ast.unparse(node)
-        package = frame.frame.f_globals.get("__package__") if frame is not None else None
-        facts["package"] = package
-        kind = _import_kind(exc, node)
-        if kind == "module-not-found" and exc.name:
-            facts["matches"] = _module_matches(exc.name)
-        if kind in _NAME_KINDS and exc.name and isinstance(node, ast.ImportFrom):
-            facts.update(_absent_names(failure, sys.modules[exc.name], node))
+        facts["package"] = frame.frame.f_globals.get("__package__") if frame is not None else None
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         path = diagnosis.path
-        module = diagnosis.facts.get("module")
+        module = module_facts(diagnosis).get("module")
         if diagnosis.kind == "module-not-found" and module:
-            diagnosis.facts["declared"] = _declared(module, project)
-            diagnosis.facts["in_project"] = module.split(".")[0] in project.modules
+            module_facts(diagnosis)["declared"] = _declared(module, project)
+            module_facts(diagnosis)["in_project"] = module.split(".")[0] in project.modules
         if diagnosis.kind == "cannot-import-name":
             return name_candidates(diagnosis, project)
         if not project.editable(path) or path is None:
@@ -109,11 +155,12 @@ class ImportPattern:
         return list(unique.values())
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
-        facts = diagnosis.facts
+        facts = module_facts(diagnosis)
         exc = short(diagnosis.exc_type)
         module = facts.get("module")
         if diagnosis.kind == "cannot-import-name":
-            names = ", ".join(f"`{n}`" for n in facts.get("names", []))
+            absent = cast("ImportNameFacts", diagnosis.facts).get("names", [])
+            names = ", ".join(f"`{n}`" for n in absent)
             head = f"{exc}: module `{module}` does not define {names}"
         elif diagnosis.kind == "circular-import":
             return (
@@ -149,7 +196,9 @@ def _import_kind(exc: ImportError, node: ast.AST | None) -> str:
     return "import-error"
 
 
-def _absent_names(failure: LiveFailure, module: ModuleType, node: ast.ImportFrom) -> dict[str, Any]:
+def _absent_names(
+    failure: LiveFailure, module: ModuleType, node: ast.ImportFrom
+) -> ImportNameFacts:
     """The names ``node`` imports that ``module`` lacks, the module's names closest to each,
     and the module's file."""
     names = [alias.name for alias in node.names if not hasattr(module, alias.name)]
@@ -186,8 +235,10 @@ def _declared(module: str, project: Project) -> bool:
     return bool(names & project.declared_dependencies)
 
 
-def _module_matches(missing: str) -> list[dict[str, Any]]:
+def _module_matches(missing: str | None) -> list[ModuleMatch]:
     """Existing modules close to the failing part of ``missing``, as the worker sees them."""
+    if not missing:
+        return []
     parent, _, last = missing.rpartition(".")
     if parent:
         module = sys.modules.get(parent)
@@ -210,13 +261,15 @@ def _typo_candidates(
     diagnosis: Diagnosis,
     project: Project,
 ) -> list[Candidate]:
-    missing: str = diagnosis.facts.get("module") or ""
+    missing = module_facts(diagnosis).get("module") or ""
     last = missing.rpartition(".")[2]
     written = _written_module(statement, missing)
     if written is None:
         return []
     candidates = []
-    for match in _with_project_modules(diagnosis.facts.get("matches", []), missing, project):
+    for match in _with_project_modules(
+        module_facts(diagnosis).get("matches", []), missing, project
+    ):
         new_written = _respell(written, last, match["part"])
         if new_written is None:
             continue
@@ -241,8 +294,8 @@ def _typo_candidates(
 
 
 def _with_project_modules(
-    matches: list[dict[str, Any]], missing: str, project: Project
-) -> list[dict[str, Any]]:
+    matches: list[ModuleMatch], missing: str, project: Project
+) -> list[ModuleMatch]:
     """The worker's matches and the project's own modules beside the missing one.
 
     A package whose import failed is gone from ``sys.modules`` by the time the worker looks,
@@ -255,7 +308,7 @@ def _with_project_modules(
         for name in project.modules
         if name.rpartition(".")[0] == parent and name not in known
     ]
-    extra = [
+    extra: list[ModuleMatch] = [
         {"name": f"{parent}.{m.name}" if parent else m.name, "part": m.name, "distance": m.distance}
         for m in closest(last, siblings)
     ]
