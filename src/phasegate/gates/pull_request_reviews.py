@@ -59,6 +59,14 @@ def import_reviews(store: Store, records: list[ReviewRecord]) -> list[ReviewReco
     return added
 
 
+def _submitted_at(submitted: object, path: str) -> datetime:
+    """GitHub's ``submitted_at`` as a time; an import error naming it when it is not one."""
+    try:
+        return datetime.fromisoformat(str(submitted).replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ReviewImportError(f"GET {path}: submitted_at {submitted!r} is not a time") from exc
+
+
 def _record(review: Any, number: int, path: str) -> ReviewRecord | None:
     if not isinstance(review, dict):
         raise ReviewImportError(f"GET {path}: a review is {review!r:.200}, not an object")
@@ -73,15 +81,12 @@ def _record(review: Any, number: int, path: str) -> ReviewRecord | None:
         review.get("html_url"),
         review.get("submitted_at"),
     )
-    if status is None or not login or not commit or not url or not submitted:
+    if status is None or not all((login, commit, url, submitted)):
         raise ReviewImportError(
             f"GET {path}: review {review.get('id')!r} lacks what a review has (state "
             f"{review.get('state')!r}, user, commit_id, html_url, submitted_at)"
         )
-    try:
-        recorded_at = datetime.fromisoformat(str(submitted).replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ReviewImportError(f"GET {path}: submitted_at {submitted!r} is not a time") from exc
+    recorded_at = _submitted_at(submitted, path)
     return ReviewRecord(
         subject=f"pull request #{number}",
         commit=str(commit),

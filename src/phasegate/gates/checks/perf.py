@@ -117,15 +117,14 @@ class PerfCheck:
                 "there is no base to compare with (give --base, or run in a pull request) and "
                 "no baseline_artifact",
             )
-        findings: list[Finding] = []
         ratios: list[float] = []
+        findings: list[Finding] = []
         for nodeid, seconds in current.items():
             before = base.measures.get(nodeid)
             if before is None or before <= 0:
                 continue
             ratios.append(seconds / before)
-            slower = seconds - before
-            if slower > options.min_delta_s and seconds > before * (1 + options.tolerance):
+            if _regressed(seconds, before, options):
                 findings.append(self._finding(ctx, nodeid, seconds, before))
         if not ratios:
             return _no_baseline(
@@ -141,14 +140,8 @@ class PerfCheck:
         }
         new = len(current) - len(ratios)
         against = f"against {base.source}" + (f"; {new} new without a baseline" if new else "")
-        summary = (
-            f"{len(findings)} of {len(ratios)} measures regressed beyond "
-            f"{options.tolerance:.0%} (and {options.min_delta_s}s) {against}"
-            if findings
-            else f"{len(ratios)} measures within {options.tolerance:.0%} {against}"
-        )
         return Measurement(
-            summary=summary,
+            summary=_summary(len(findings), len(ratios), against, options),
             score=1.0 - len(findings) / len(ratios),
             metrics=metrics,
             new_code_metrics=dict(metrics),
@@ -221,3 +214,17 @@ def _current_measures(
         path = project.inside(options.benchmark_json, "the perf option benchmark_json")
         measures.update(read_benchmarks(path, str(path)))
     return measures
+
+
+def _regressed(seconds: float, before: float, options: PerfOptions) -> bool:
+    """Slower by more than ``min_delta_s`` and by more than the tolerance."""
+    return seconds - before > options.min_delta_s and seconds > before * (1 + options.tolerance)
+
+
+def _summary(regressions: int, compared: int, against: str, options: PerfOptions) -> str:
+    if regressions:
+        return (
+            f"{regressions} of {compared} measures regressed beyond "
+            f"{options.tolerance:.0%} (and {options.min_delta_s}s) {against}"
+        )
+    return f"{compared} measures within {options.tolerance:.0%} {against}"
