@@ -397,22 +397,30 @@ def _job_summary(
 def _pull_request_file(folder: Path, environment: dict[str, str] | os._Environ[str]) -> None:
     """Keep the pull request's number and head commit beside the reports (``pr.json``), for
     the job that comments from a ``workflow_run`` (which checks them against GitHub's API)."""
-    event_path = environment.get("GITHUB_EVENT_PATH")
-    if not event_path or not Path(event_path).is_file():
-        return
-    try:
-        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    pull = event.get("pull_request") if isinstance(event, dict) else None
-    if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+    pull = _event_pull_request(environment.get("GITHUB_EVENT_PATH"))
+    if pull is None:
         return
     head = pull.get("head") or {}
     data = {
         "number": pull["number"],
         "head_sha": head.get("sha") if isinstance(head, dict) else None,
     }
-    (folder / "pr.json").write_text(json.dumps(data) + "\n", encoding="utf-8")
+    write_atomically(folder / "pr.json", (json.dumps(data) + "\n").encode("utf-8"))
+
+
+def _event_pull_request(event_path: str | None) -> dict[str, object] | None:
+    """The event's ``pull_request`` object when it has a number; None for other events or an
+    event file that cannot be read (there is then no pull request to keep)."""
+    if not event_path or not Path(event_path).is_file():
+        return None
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
+        return None
+    return pull
 
 
 def _write_outputs(path: str | None, outputs: dict[str, str]) -> None:
@@ -468,23 +476,37 @@ def pull_number(
     pr: int | None, pr_file: Path | None, environment: dict[str, str] | os._Environ[str]
 ) -> int:
     """The pull request's number: ``--pr``, else ``--pr-file``'s, else the event's."""
+    number: object
     if pr is not None:
-        number: Any = pr
+        number = pr
     elif pr_file is not None:
-        try:
-            number = json.loads(pr_file.read_text(encoding="utf-8")).get("number")
-        except (OSError, ValueError, AttributeError) as exc:
-            raise UsageError(f"{pr_file} is not a pr.json file: {exc}") from exc
+        number = _number_in_file(pr_file)
     else:
-        event_path = environment.get("GITHUB_EVENT_PATH", "")
-        try:
-            event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-            number = event["pull_request"]["number"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UsageError(
-                "no pull request number: give --pr N or --pr-file pr.json, or run on a "
-                "pull_request event"
-            ) from exc
+        number = _number_in_event(environment.get("GITHUB_EVENT_PATH", ""))
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         raise UsageError(f"the pull request number must be a positive integer, not {number!r}")
+    return number
+
+
+def _number_in_file(pr_file: Path) -> object:
+    """The ``number`` of a ``pr.json`` that ``report github`` wrote."""
+    try:
+        data = json.loads(pr_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{pr_file} is not a pr.json file: {exc}") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{pr_file} is not a pr.json file: it holds {type(data).__name__}")
+    return data.get("number")
+
+
+def _number_in_event(event_path: str) -> object:
+    """The pull request's number in the GitHub event that started the workflow."""
+    try:
+        event = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        number: object = event["pull_request"]["number"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(
+            "no pull request number: give --pr N or --pr-file pr.json, or run on a "
+            "pull_request event"
+        ) from exc
     return number
