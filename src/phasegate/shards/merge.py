@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from phasegate.errors import UsageError
 from phasegate.gates.coverage_run import COVERAGE_DATA
@@ -39,6 +41,9 @@ from phasegate.model.run import (
 from phasegate.optional import require
 from phasegate.report.bundle import read_artifact
 from phasegate.store import RUN_REPORT_FILE
+
+if TYPE_CHECKING:
+    from coverage import CoverageData
 
 __all__ = ["MergeError", "Shard", "merge_coverage", "merge_reports", "read_shards"]
 
@@ -140,12 +145,17 @@ def _check_same(shards: list[Shard]) -> None:
                 f"{first.label}, {shard.info.suite_size} in {shard.label}; were they run on "
                 "different commits or with different options?"
             )
-        sha, other = _sha(first), _sha(shard)
-        if sha and other and sha != other:
-            raise MergeError(
-                f"the shards tested different commits: {sha[:12]} in {first.label}, "
-                f"{other[:12]} in {shard.label}"
-            )
+        _check_same_commit(first, shard)
+
+
+def _check_same_commit(first: Shard, shard: Shard) -> None:
+    """A MergeError when both shards name their commit and the commits differ."""
+    sha, other = _sha(first), _sha(shard)
+    if sha and other and sha != other:
+        raise MergeError(
+            f"the shards tested different commits: {sha[:12]} in {first.label}, "
+            f"{other[:12]} in {shard.label}"
+        )
 
 
 def _check_each_once(shards: list[Shard]) -> None:
@@ -160,6 +170,11 @@ def _check_each_once(shards: list[Shard]) -> None:
                 "give each shard once"
             )
         seen[shard.info.index] = shard
+    _check_none_missing(shards, seen)
+
+
+def _check_none_missing(shards: list[Shard], seen: dict[int, Shard]) -> None:
+    total = shards[0].info.total
     missing = [k for k in range(1, total + 1) if k not in seen]
     if missing:
         names = ", ".join(f"{k}/{total}" for k in missing)
@@ -248,18 +263,18 @@ def _collected(shards: Sequence[Shard]) -> int:
     return collected
 
 
+#: The counts of tests that each shard ran, added up over the shards.
+_ADDED = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")
+
+
 def _counts(shards: Sequence[Shard], collected: int, *, errors: int, skips: int) -> Counts:
     """The shards' counts added up; collection errors and skips counted once."""
     suite_size = shards[0].info.suite_size
     first = shards[0].report.counts
+    added = {name: sum(getattr(s.report.counts, name) for s in shards) for name in _ADDED}
     return Counts(
         collected=collected,
-        passed=sum(s.report.counts.passed for s in shards),
-        failed=sum(s.report.counts.failed for s in shards),
-        errors=sum(s.report.counts.errors for s in shards),
-        skipped=sum(s.report.counts.skipped for s in shards),
-        xfailed=sum(s.report.counts.xfailed for s in shards),
-        xpassed=sum(s.report.counts.xpassed for s in shards),
+        **added,
         # Each shard deselected the others' tests; what is left was deselected by the user.
         deselected=max(0, first.deselected - (suite_size - first.collected)),
         collection_errors=errors,
@@ -343,20 +358,26 @@ def merge_coverage(shards: Sequence[Shard], target: Path, *, rootdir: Path) -> P
         target.unlink()  # a data file is a database: start anew, never merge into an old one
     combined = coverage.CoverageData(basename=str(target))
     for shard in shards:
-        path = shard.folder / COVERAGE_DATA
-        data = coverage.CoverageData(basename=str(path))
-        try:
-            if path.stat().st_size == 0:
-                raise OSError(f"{path} is empty, not a coverage data file")
-            data.read()
-        except (coverage.exceptions.CoverageException, OSError) as exc:
-            raise MergeError(
-                f"the coverage data of shard {shard.label} cannot be read: {exc}; run the "
-                "shard again, or upload its artifacts folder whole"
-            ) from exc
+        data = _read_coverage(coverage, shard)
         combined.update(data, map_path=_mover(Path(shard.report.invocation.rootdir), rootdir))
     combined.write()
     return target
+
+
+def _read_coverage(coverage: ModuleType, shard: Shard) -> CoverageData:
+    """The shard's coverage data, or a MergeError naming the shard."""
+    path = shard.folder / COVERAGE_DATA
+    data: CoverageData = coverage.CoverageData(basename=str(path))
+    try:
+        if path.stat().st_size == 0:
+            raise OSError(f"{path} is empty, not a coverage data file")
+        data.read()
+    except (coverage.exceptions.CoverageException, OSError) as exc:
+        raise MergeError(
+            f"the coverage data of shard {shard.label} cannot be read: {exc}; run the "
+            "shard again, or upload its artifacts folder whole"
+        ) from exc
+    return data
 
 
 def _mover(source: Path, target: Path) -> Callable[[str], str]:
