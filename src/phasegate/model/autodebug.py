@@ -117,6 +117,8 @@ class AutodebugFailure(Model):
     repair: Repair | None = None
     escalation: Escalation | None = None
     suspicious: list[SuspiciousFunction] = Field(default_factory=list)
+    # Free-form on purpose: each pattern's own facts, a third party's too; the pattern that
+    # wrote them reads them (the built-in ones through their TypedDicts).
     facts: dict[str, Any] = Field(
         default_factory=dict, description="what the pattern read from the live failure"
     )

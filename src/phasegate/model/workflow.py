@@ -221,6 +221,7 @@ class WorkflowEvent(ArtifactModel):
     state: InstanceState
     at: datetime
     by: str = ""
+    # Free-form on purpose: what each event carries is its emitter's, read by its observers.
     data: dict[str, Any] = Field(default_factory=dict)
 
 
