@@ -162,23 +162,29 @@ def verdict_of(
     for result in results:
         if result.requirement != "required":
             continue
-        spec = specs[result.id]
-        if result.status is CheckStatus.SKIPPED:
-            if not spec.skip_allowed:
-                reasons.append(
-                    f"{result.id}: skipped, but the gate requires it: {result.reasoning}"
-                )
-                scores.append(0.0)
-            continue
-        scores.append(0.0 if result.status is CheckStatus.ERROR else result.score)
-        if result.status is CheckStatus.FAILED:
-            reasons.append(f"{result.id}: {result.reasoning}")
-        elif result.status is CheckStatus.ERROR:
-            fix = f" (fix: {result.fix})" if result.fix else ""
-            reasons.append(f"{result.id}: could not run: {result.reasoning}{fix}")
+        score, reason = _required_share(result, specs[result.id])
+        if score is not None:
+            scores.append(score)
+        if reason is not None:
+            reasons.append(reason)
     verdict: Verdict = "insufficient" if reasons else "sufficient"
     score = gate_score(scores, sufficient=not reasons, pass_threshold=pass_threshold)
     return verdict, score, reasons
+
+
+def _required_share(result: CheckResult, spec: CheckSpec) -> tuple[float | None, str | None]:
+    """A required check's part in the verdict: its score (None for a skip the gate allows;
+    0 for one it does not, and for an error) and the reason it makes the gate insufficient."""
+    if result.status is CheckStatus.SKIPPED:
+        if spec.skip_allowed:
+            return None, None
+        return 0.0, f"{result.id}: skipped, but the gate requires it: {result.reasoning}"
+    if result.status is CheckStatus.ERROR:
+        fix = f" (fix: {result.fix})" if result.fix else ""
+        return 0.0, f"{result.id}: could not run: {result.reasoning}{fix}"
+    if result.status is CheckStatus.FAILED:
+        return result.score, f"{result.id}: {result.reasoning}"
+    return result.score, None
 
 
 def _condition(

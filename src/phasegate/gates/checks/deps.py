@@ -317,21 +317,27 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
         return _names(texts, "pyproject.toml"), "pyproject.toml"
     name = project.get("name") if isinstance(project, dict) else None
     for candidate in [name, *ctx.project.top_level_names]:
-        if not candidate:
-            continue
-        try:
-            requires = importlib.metadata.requires(str(candidate)) or []
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        return _names(requires, f"the installed metadata of {candidate}"), (
-            f"the installed metadata of {candidate}"
-        )
+        requires = _installed_requires(candidate)
+        if requires is not None:
+            where = f"the installed metadata of {candidate}"
+            return _names(requires, where), where
     raise CheckError(
         "the project declares no static [project].dependencies in pyproject.toml and is not "
         "installed, so its declared dependencies are unknown",
         fix="declare [project].dependencies in pyproject.toml, or install the project "
         "(pip install -e .) so its metadata can be read",
     )
+
+
+def _installed_requires(candidate: object) -> list[str] | None:
+    """The requirements in the installed metadata of ``candidate``; None when none is installed
+    under that name."""
+    if not candidate:
+        return None
+    try:
+        return importlib.metadata.requires(str(candidate)) or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _names(texts: Iterable[str], where: str) -> set[NormalizedName]:
