@@ -27,6 +27,7 @@ import ast
 import builtins
 import inspect
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -43,7 +44,7 @@ from phasegate.autodebug.source import (
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
-    from phasegate.autodebug.patterns.call_facts import ParameterFacts, ScopeValue
+    from phasegate.autodebug.patterns.call_facts import CallFacts, ParameterFacts, ScopeValue
     from phasegate.autodebug.patterns.call_repairs import CallSite, Definition
     from phasegate.autodebug.project import Project
 
@@ -118,17 +119,31 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
     tree = parse(call_text)
     if tree is None:
         return candidates
-    params = call_facts(diagnosis)["params"]
-    positional = [p for p in params if p["kind"] in _POSITIONAL]
-    callee = call_facts(diagnosis)["callee"]["text"]
+    facts = call_facts(diagnosis)
+    callee = facts["callee"]["text"]
     sites = _as_caller(
         _call_sites(project, callee.rpartition(".")[2], path, call), _top_function(tree, call)
     )
     pool = _pool(diagnosis, tree, sites)
-    loops = _loop_variables(tree, call)
+    scored = _scored_places(call, facts, pool, sites, _loop_variables(tree, call))
+    candidates += _added_arguments(diagnosis, call_text, call, scored[:_KEPT])
+    candidates += _keyword_only(diagnosis, call_text, call, facts["params"], pool, path)
+    return candidates
+
+
+def _scored_places(
+    call: ast.Call,
+    facts: CallFacts,
+    pool: dict[str, str | None],
+    sites: dict[int, Counter[str]],
+    loops: set[str],
+) -> list[tuple[float, int, str]]:
+    """Every (score, position, value) the left-out argument could be, the best first: each
+    value of the pool at each place up to the first parameter passed by keyword."""
+    positional = [p for p in facts["params"] if p["kind"] in _POSITIONAL]
     passed = [ast.unparse(arg) for arg in call.args]
     given = {k.arg for k in call.keywords}
-    wanted = next((i for i, p in enumerate(positional) if p["name"] == missing[0]), None)
+    wanted = next((i for i, p in enumerate(positional) if p["name"] == facts["missing"][0]), None)
     scored: list[tuple[float, int, str]] = []
     for position in range(min(len(call.args), len(positional) - 1) + 1):
         param = positional[position]
@@ -136,12 +151,25 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
             break  # the parameters from here on are passed by keyword
         align = alignment(call.args, positional, position)
         bonus = 0.02 if position == wanted else 0.0
-        for value, kind in pool.items():
-            score = fit(value, kind, param, sites.get(position, Counter()), loops, passed)
-            scored.append((score + align + bonus, position, value))
-    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+        sites_here = sites.get(position, Counter())
+        scored += [
+            (fit(value, kind, param, sites_here, loops, passed) + align + bonus, position, value)
+            for value, kind in pool.items()
+        ]
+    return sorted(scored, key=lambda item: (-item[0], item[1], item[2]))
+
+
+def _added_arguments(
+    diagnosis: Diagnosis, call_text: str, call: ast.Call, scored: list[tuple[float, int, str]]
+) -> list[Candidate]:
+    """The call with each scored value inserted at its place."""
+    path = diagnosis.path
+    if path is None:
+        return []
+    callee = call_facts(diagnosis)["callee"]["text"]
     lines = split_lines(call_text)
-    for rank, (score, position, value) in enumerate(scored[:_KEPT]):
+    candidates = []
+    for rank, (score, position, value) in enumerate(scored):
         new = _inserted(call_text, lines, call, position, value)
         if new is None:
             continue
@@ -154,7 +182,6 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
                 round(0.5 + 0.4 * min(1.0, max(0.0, score) / 2.0) - 0.001 * rank, 4),
             )
         )
-    candidates += _keyword_only(diagnosis, call_text, call, params, pool, path)
     return candidates
 
 
@@ -233,31 +260,42 @@ def _call_sites(
     found: dict[int, Counter[str]] = {}
     if not name:
         return found
+    own = _own_lines(project, path, failing)
+    for relpath, tree in _files_naming(project, name):
+        calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) == name)
+        for call in calls:
+            if relpath == path and own[0] <= call.lineno <= own[1]:
+                continue  # calls beside it pass other values, or it would not need two
+            _count_arguments(found, call, _top_function(tree, call))
+    return found
+
+
+def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[int, int]:
+    """The lines of the function the failing call is made in (of the call, outside one)."""
     own_tree = parse(project.read(path) or "")
     function = enclosing_function(own_tree, failing.lineno) if own_tree is not None else None
-    own = (
-        (function.lineno, function.end_lineno or function.lineno)
-        if function is not None
-        else (failing.lineno, failing.end_lineno or failing.lineno)
-    )
+    if function is not None:
+        return (function.lineno, function.end_lineno or function.lineno)
+    return (failing.lineno, failing.end_lineno or failing.lineno)
+
+
+def _files_naming(project: Project, name: str) -> Iterator[tuple[str, ast.Module]]:
+    """The project's Python files whose text holds ``name``, parsed."""
     for relpath in project.python_files:
         text = project.read(relpath)
-        if text is None or name not in text:
-            continue
-        tree = parse(text)
-        for node in ast.walk(tree) if tree is not None else ():
-            if not isinstance(node, ast.Call) or _called(node) != name:
-                continue
-            if relpath == path and own[0] <= node.lineno <= own[1]:
-                continue  # calls beside it pass other values, or it would not need two
-            caller = _top_function(tree, node) if tree is not None else None
-            for position, arg in enumerate(node.args):
-                if isinstance(arg, ast.Starred):
-                    break
-                text_of = ast.unparse(arg)
-                passes_itself = isinstance(arg, ast.Name) and arg.id == caller
-                found.setdefault(position, Counter())[_CALLER if passes_itself else text_of] += 1
-    return found
+        tree = parse(text) if text is not None and name in text else None
+        if tree is not None:
+            yield relpath, tree
+
+
+def _count_arguments(found: dict[int, Counter[str]], call: ast.Call, caller: str | None) -> None:
+    """Count what ``call`` passes at each position, up to a ``*args``; the function the call
+    is made in (``caller``), passed as itself, counts as :data:`_CALLER`."""
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        passes_itself = isinstance(arg, ast.Name) and arg.id == caller
+        found.setdefault(position, Counter())[_CALLER if passes_itself else ast.unparse(arg)] += 1
 
 
 def _top_function(tree: ast.Module, call: ast.Call) -> str | None:
