@@ -71,24 +71,73 @@ def test_results_are_asked_for_before_the_child_started(write_files: WriteFiles)
         process_for(project(write_files)).judgements()
 
 
-def test_the_child_plans_and_runs_only_the_checks_it_is_given(
+def test_the_child_plans_no_session_check(
     write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # The parent names its static checks: the child imports no other check's module.
+    # The parent plans the session checks: the child imports none of their modules.
     import sys
 
     from phasegate.gates import static_process
 
     root = project(write_files)
     (root / "two.toml").write_text(GATE + "[checks.mutation]\n[checks.integrity]\n")
-    for name in ("mutation", "integrity", "lint"):
+    for name in ("mutation", "integrity"):
         monkeypatch.delitem(sys.modules, f"phasegate.gates.checks.{name}", raising=False)
     monkeypatch.setattr(static_process.signal, "signal", lambda *_args: None)  # not in pytest
     out = tmp_path / "judgements.json"
-    argv = ["--root", str(root), "--gate", "two.toml", "--artifacts", str(root / ".phasegate")]
-    assert static_process.main([*argv, "--out", str(out), "--checks", "syntax"]) == 0
+    assert static_process.main(["--root", str(root), "--gate", "two.toml", "--out", str(out)]) == 0
     judged = static_process._JUDGEMENTS.validate_json(out.read_bytes())
-    assert [entry.result.id for entry in judged] == ["syntax"]
+    assert [entry.result.id for entry in judged] == ["syntax", "lint"]
     assert "phasegate.gates.checks.mutation" not in sys.modules
     assert "phasegate.gates.checks.integrity" not in sys.modules
-    assert "phasegate.gates.checks.lint" not in sys.modules
+    assert (root / ".phasegate").is_dir()  # the settings' artifacts folder, none given
+
+
+def test_the_session_checks_known_without_importing_them_are_the_session_checks() -> None:
+    from phasegate.gates.registry import BUILT_IN, SESSION_CHECKS, CheckRegistry
+
+    registry = CheckRegistry()
+    kinds = {check_id: registry.get(check_id).check.kind for check_id in BUILT_IN}
+    assert {check_id for check_id, kind in kinds.items() if kind == "session"} == SESSION_CHECKS
+
+
+@pytest.mark.slow
+def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started as soon as pytest has read --gate; stopped when the gate is wrong or has no
+    # static check: no child outlives the run.
+    started: list[StaticChecksProcess] = []
+    start = StaticChecksProcess.start
+
+    def recording_start(self: StaticChecksProcess) -> None:
+        if not self.started:
+            started.append(self)
+        start(self)
+
+    def ended() -> bool:
+        return all(p._process is not None and p._process.poll() is not None for p in started)
+
+    monkeypatch.setattr(StaticChecksProcess, "start", recording_start)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
+    pytester.makepyprojecttoml('[tool.ruff.lint]\nselect = ["F"]\n')
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    pytester.makefile(".toml", two=GATE, wrong="[checks.lint]\nrequird = false\n")
+    pytester.makefile(".toml", session='name = "session"\n[checks.tests]\n')
+
+    result = pytester.runpytest("--gate=two.toml", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*syntax*passed*", "*lint*passed*"])
+    assert [p._gate for p in started] == ["two.toml"]  # once, early; the runner took it over
+    assert ended()
+
+    for gate, outcome in (("wrong.toml", pytest.ExitCode.USAGE_ERROR), ("session.toml", 0)):
+        started.clear()
+        result = pytester.runpytest(f"--gate={gate}", "-p", "no:cacheprovider")
+        assert result.ret == outcome
+        assert [p._gate for p in started] == [gate]
+        assert ended()
+
+    started.clear()
+    pytester.runpytest("--gate=record", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert started == []

@@ -18,7 +18,7 @@ import pluggy
 from phasegate.errors import UsageError
 from phasegate.gates.protocol import Check
 
-__all__ = ["BUILT_IN", "CheckRegistry", "RegisteredCheck"]
+__all__ = ["BUILT_IN", "SESSION_CHECKS", "CheckRegistry", "RegisteredCheck"]
 
 #: Built-in checks: id -> "module:Class".
 BUILT_IN: dict[str, str] = {
@@ -44,6 +44,10 @@ BUILT_IN: dict[str, str] = {
     "mutation": "phasegate.gates.checks.mutation:MutationCheck",
     "integrity": "phasegate.gates.checks.integrity:IntegrityCheck",
 }
+
+#: The built-in checks of ``kind = "session"`` (they read the test run), known without importing
+#: them: the static checks' process leaves them out of its plan (a test keeps this true).
+SESSION_CHECKS = frozenset({"coverage", "integrity", "mutation", "perf", "review", "tdd", "tests"})
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,8 @@ class GateRunner:
         )
         if static_process is not None and self.static_checks:
             self._static_process = static_process
-            static_process.start(self.static_checks)
+            static_process.limit(self.longest_timeout_s)
+            static_process.start()
             return
         for check_id in self.static_checks:
             self._submit(pool, check_id, self._context)

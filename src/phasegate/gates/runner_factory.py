@@ -41,12 +41,12 @@ def make_runner(
     base: str | None,
     environment: Mapping[str, str],
     on_event: Callable[[ProgressEvent], None] | None = None,
-    only: Collection[str] | None = None,
+    leave_out: Collection[str] = (),
 ) -> GateRunner:
     """The runner of gate ``name`` for the project, its settings and this environment.
 
-    ``only``: plan and run only these of the gate's checks (the static checks' process runs
-    those its parent names, and imports no other check's module).
+    ``leave_out``: checks of the gate not to plan nor run (the static checks' process leaves out
+    the session checks, and imports none of their modules).
     """
     settings = loaded.config
     root = loaded.project_root
@@ -57,9 +57,9 @@ def make_runner(
         overrides=settings.checks,
         overrides_file=loaded.source,
     )
-    if only is not None:
+    if leave_out:
         gate = gate.model_copy(
-            update={"checks": {c: spec for c, spec in gate.checks.items() if c in only}}
+            update={"checks": {c: s for c, s in gate.checks.items() if c not in leave_out}}
         )
     context = CheckContext(
         project=GateProject(

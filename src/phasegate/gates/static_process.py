@@ -5,9 +5,12 @@ would share the test run's interpreter lock, and coverage.py would trace them as
 tests. So ``pytest --gate`` hands the static checks to a child process
 (``python -m phasegate.gates.static_process``) as soon as the run starts: it loads the same
 configuration and gate, runs them (threads inside it wait on the tools' subprocesses), and
-writes their judgements as JSON. The run's session checks then join them. The parent names the
-static checks (``--checks``): the child plans only those, importing none of the session checks'
-modules (the mutation runner, the integrity readers), which the parent has planned already.
+writes their judgements as JSON. The run's session checks then join them. The child leaves
+the built-in session checks out of its plan (:data:`~phasegate.gates.registry.SESSION_CHECKS`),
+importing none of their modules (the mutation runner, the integrity readers): the parent plans
+them. The child may be started before the parent has planned the gate (``pytest --gate`` starts
+it as soon as pytest has read its options, see :mod:`phasegate.plugin.gate`); its time limit is
+set once the parent knows the gate's longest timeout (:meth:`StaticChecksProcess.limit`).
 
 A child that crashes, exits without its results, or outlives the longest check's timeout
 gives every static check an ``error``: the gate still fails closed.
@@ -66,7 +69,7 @@ class StaticChecksProcess:
         *,
         root: Path,
         gate: str,
-        artifacts_dir: Path,
+        artifacts_dir: Path | None,
         base: str | None,
         timeout_s: float,
     ) -> None:
@@ -87,8 +90,19 @@ class StaticChecksProcess:
     def _log(self) -> Path:
         return Path(self._folder.name if self._folder else ".") / "stderr.txt"
 
-    def start(self, checks: Sequence[str] = ()) -> None:
-        """Start the child; it runs while the tests run. ``checks``: only these (else all)."""
+    @property
+    def started(self) -> bool:
+        """Whether the child was started (it may have ended since)."""
+        return self._process is not None
+
+    def limit(self, timeout_s: float) -> None:
+        """Allow the child ``timeout_s`` (the gate's longest check timeout) from its start."""
+        self._timeout_s = timeout_s + _MARGIN_S
+
+    def start(self) -> None:
+        """Start the child, unless it runs already; it runs while the tests run."""
+        if self._process is not None:
+            return
         self._folder = tempfile.TemporaryDirectory(prefix="phasegate-static-")
         command = [
             sys.executable,
@@ -98,15 +112,13 @@ class StaticChecksProcess:
             str(self._root),
             "--gate",
             self._gate,
-            "--artifacts",
-            str(self._artifacts_dir),
             "--out",
             str(self._out),
         ]
+        if self._artifacts_dir is not None:
+            command += ["--artifacts", str(self._artifacts_dir)]
         if self._base:
             command += ["--base", self._base]
-        if checks:
-            command += ["--checks", ",".join(checks)]
         self._started = clock.monotonic()
         with open(self._log, "wb") as log:
             self._process = start_in_group(
@@ -174,22 +186,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m phasegate.gates.static_process")
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--gate", required=True)
-    parser.add_argument("--artifacts", type=Path, required=True)
+    parser.add_argument("--artifacts", type=Path, help="default: the settings' artifacts_dir")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base")
-    parser.add_argument("--checks", help="comma-separated ids of the static checks to run")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
 
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
     from phasegate.gates.progress import progress_writer_from_environment
+    from phasegate.gates.registry import SESSION_CHECKS
     from phasegate.gates.runner_factory import make_runner
     from phasegate.store import Store
 
-    loaded = load_config(args.root).with_overrides(
-        {"gate": ("--gate", args.gate), "artifacts_dir": ("--phasegate-dir", str(args.artifacts))}
-    )
+    overrides = {"gate": ("--gate", args.gate)}
+    if args.artifacts is not None:
+        overrides["artifacts_dir"] = ("--phasegate-dir", str(args.artifacts))
+    loaded = load_config(args.root).with_overrides(overrides)
     store = Store(loaded.artifacts_path)
     runner = make_runner(
         loaded,
@@ -199,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base=args.base,
         environment=os.environ,
         on_event=progress_writer_from_environment(),
-        only=args.checks.split(",") if args.checks else None,
+        leave_out=SESSION_CHECKS,
     )
     judgements = runner.run_static()
     payload = [

@@ -1,9 +1,13 @@
 """``pytest --gate=NAME``: the gate runs beside the tests and fails the run when insufficient.
 
 Wiring only: :func:`configure` builds the gate's runner, starts the static checks and registers
-the session part (:mod:`phasegate.plugin.gate_session`). With ``--gate=record`` neither the runner
-nor the checks are imported (only the gate definitions the configuration already needs): a run
-that only records pays for none of it.
+the session part (:mod:`phasegate.plugin.gate_session`). The static checks' process is started
+earlier still, by :func:`start_static_early` as soon as pytest has read its options (before
+coverage starts, the conftest files are imported and the gate is planned here): it is on the
+gate's critical path, the tests beside it. ``configure`` then hands it to the runner, or stops
+it when the gate turns out to be wrong or to have no static check. With ``--gate=record``
+neither the runner nor the checks are imported (only the gate definitions the configuration
+already needs): a run that only records pays for none of it.
 
 A shard (``--shard=K/N``) judges nothing: it measures what the gate's session checks need
 (coverage), keeps it in the artifacts folder, and leaves the verdict to ``phasegate merge``.
@@ -24,9 +28,62 @@ from phasegate.plugin import coverage as run_coverage
 
 if TYPE_CHECKING:
     from phasegate.gates.runner import GateRunner
+    from phasegate.gates.static_process import StaticChecksProcess
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["build_runner", "configure"]
+__all__ = ["EARLY_STATIC_KEY", "build_runner", "configure", "start_static_early"]
+
+#: The static checks' process :func:`start_static_early` started, for :func:`configure`.
+EARLY_STATIC_KEY: pytest.StashKey[StaticChecksProcess] = pytest.StashKey()
+
+
+def start_static_early(early_config: pytest.Config) -> None:
+    """Start the static checks' process for ``--gate=NAME``; from ``pytest_load_initial_conftests``.
+
+    Not for ``--gate=record``, a collection only, a shard (its static checks run in ``phasegate
+    merge``), a pytest-xdist worker, or a gate name that looks like a test path (a usage error
+    soon). Whatever stops the run before the runner takes the process over stops it too.
+    """
+    namespace = early_config.known_args_namespace
+    name = getattr(namespace, "gate", None)
+    if not name or name == RECORD_ONLY:
+        return  # a run that only records imports none of the gate's engine
+    from phasegate.shards import SHARD_ENV
+
+    if (
+        getattr(namespace, "collectonly", False)
+        or getattr(namespace, "phasegate_shard", None) is not None
+        or os.environ.get(SHARD_ENV)
+        or os.environ.get("PYTEST_XDIST_WORKER")
+        or not _names_a_gate(name)
+    ):
+        return
+    from phasegate.gates.static_process import StaticChecksProcess
+
+    inipath = early_config.inipath
+    pyproject = inipath is not None and inipath.name == "pyproject.toml"
+    root = inipath.parent if inipath is not None and pyproject else early_config.rootpath
+    directory = getattr(namespace, "phasegate_dir", None)
+    process = StaticChecksProcess(
+        root=root,
+        gate=name,
+        artifacts_dir=Path(directory) if directory is not None else None,
+        base=getattr(namespace, "phasegate_base", None),
+        timeout_s=0.0,  # set by the runner, which knows the gate's timeouts
+    )
+    process.start()
+    early_config.stash[EARLY_STATIC_KEY] = process
+    early_config.add_cleanup(process.terminate)  # a no-op once it has ended
+
+
+def _names_a_gate(value: str) -> bool:
+    from phasegate.plugin import _refuse_path_as_gate
+
+    try:
+        _refuse_path_as_gate(value)
+    except PhasegateError:
+        return False
+    return True
 
 
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
@@ -67,6 +124,10 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
         with contextlib.suppress(OSError):  # only a display's feed
             append_event(Path(progress), gate_event(runner.gate.name))
+    early = config.stash.get(EARLY_STATIC_KEY, None)
+    if early is not None and not runner.static_checks:
+        early.terminate()  # nothing for it to do
+        early = None
     if not runner.needs_coverage:
         run_coverage.stop_unneeded(config)
     shard = requested_shard(config)
@@ -85,7 +146,8 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
 
         config.pluginmanager.register(TestProgress(Path(progress)), "phasegate-progress")
     runner.start(
-        StaticChecksProcess(
+        early
+        or StaticChecksProcess(
             root=loaded.project_root,
             gate=name,
             artifacts_dir=recorder.store.root,
