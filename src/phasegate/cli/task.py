@@ -16,7 +16,7 @@ from typing import Any
 
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
-from phasegate.model.workflow import HandoffMessage, TaskRecord, TaskStatus
+from phasegate.model.workflow import HandoffMessage, TaskHistory, TaskRecord, TaskStatus
 from phasegate.workflow.engine import default_actor
 from phasegate.workflow.handoff import Handoff
 from phasegate.workflow.queue import HandoffQueue, parse_priority
@@ -158,18 +158,24 @@ def _claim(args: argparse.Namespace) -> int:
     handoff = handoff_here()
     task = handoff.claim(args.worker, args.task_id)
     if task is None:
-        held = handoff.queue.blocked()
-        if args.json:
-            print(json.dumps({"status": None, "task": None,
-                              "blocked": {t.id: [d for d, _ in w] for t, w in held}}))  # fmt: skip
-        else:
-            print("no task is ready" if held else "no task is waiting")
-            for waiting, unmet in held:
-                listed = ", ".join(f"{d} ({s.value if s else 'missing'})" for d, s in unmet)
-                print(f"  {waiting.id} waits for {listed}")
+        _print_nothing_claimed(handoff.queue.blocked(), as_json=args.json)
         return 1
     _print(args, task, "running")
     return 0
+
+
+def _print_nothing_claimed(
+    held: list[tuple[TaskRecord, list[tuple[str, TaskStatus | None]]]], *, as_json: bool
+) -> None:
+    """Why no task was claimed: none waits, or each waits for the tasks it depends on."""
+    if as_json:
+        blocked = {task.id: [d for d, _ in unmet] for task, unmet in held}
+        print(json.dumps({"status": None, "task": None, "blocked": blocked}))
+        return
+    print("no task is ready" if held else "no task is waiting")
+    for waiting, unmet in held:
+        listed = ", ".join(f"{d} ({s.value if s else 'missing'})" for d, s in unmet)
+        print(f"  {waiting.id} waits for {listed}")
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -301,11 +307,22 @@ def _show(args: argparse.Namespace) -> int:
     _print(args, task, status.value)
     if task.feedback:
         print(f"  feedback: {task.feedback}")
-    for move in history.transitions if history else []:
+    if history is not None:
+        for line in _history_lines(history):
+            print(line)
+    return 0
+
+
+def _history_lines(history: TaskHistory) -> list[str]:
+    """A task's moves between folders, then its gate runs."""
+    lines = []
+    for move in history.transitions:
         origin = move.from_status.value if move.from_status else "-"
         moved = f"{origin} -> {move.to_status.value}"
-        print(f"  {move.at:%Y-%m-%d %H:%M:%S} {moved} {move.by}: {move.note}")
-    for result in history.gate_results if history else []:
+        lines.append(f"  {move.at:%Y-%m-%d %H:%M:%S} {moved} {move.by}: {move.note}")
+    for result in history.gate_results:
         verdict = "sufficient" if result.sufficient else "insufficient"
-        print(f"  gate {result.gate} run {result.attempt}: {verdict} ({result.verdict_path})")
-    return 0
+        lines.append(
+            f"  gate {result.gate} run {result.attempt}: {verdict} ({result.verdict_path})"
+        )
+    return lines
