@@ -144,21 +144,31 @@ class TddPlugin:
             interrupted=session.exitstatus == pytest.ExitCode.INTERRUPTED
             and not data["collection_errors"],
         )
-        self.result = result = self._project.record_run(facts)
-        entry = result.entry
-        if entry.verdict == "passed":
-            failing = {test.nodeid for test in entry.tests if test.outcome in ("failed", "error")}
-            if session.exitstatus == pytest.ExitCode.TESTS_FAILED and failing <= (
-                result.expected_failures
-            ):
-                session.exitstatus = pytest.ExitCode.OK
-        elif session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.result = self._project.record_run(facts)
+        _settle_exit_status(session, self.result)
 
     def _fail(self, session: pytest.Session, message: str) -> None:
         self.errors.append(message)
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+
+def _settle_exit_status(session: pytest.Session, result: RunResult) -> None:
+    """The run's exit status by the TDD verdict.
+
+    A passed verdict clears a failure exit status when every failing test was expected to
+    fail (a right-reason red of a cycle that is red now); a failed verdict fails a run that
+    passed.
+    """
+    entry = result.entry
+    if entry.verdict == "passed":
+        failing = {test.nodeid for test in entry.tests if test.outcome in ("failed", "error")}
+        if session.exitstatus == pytest.ExitCode.TESTS_FAILED and failing <= (
+            result.expected_failures
+        ):
+            session.exitstatus = pytest.ExitCode.OK
+    elif session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 #: Where the TDD plugin is kept for the length of the run.
