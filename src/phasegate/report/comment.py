@@ -78,18 +78,21 @@ class GitHubClient:
             with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:  # noqa: S310  # nosec B310
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:300]
-            hint = (
-                " (a read-only token, as pull requests from forks get: comment from a "
-                "workflow_run job instead, see docs/github-actions.md)"
-                if exc.code in (403, 404)
-                else ""
-            )
-            raise CommentError(
-                f"GitHub answered {exc.code} to {method} {path}: {detail}{hint}"
-            ) from exc
+            raise _refused(exc, method, path) from exc
         except (urllib.error.URLError, TimeoutError, ValueError) as exc:
             raise CommentError(f"{method} {url} failed: {exc}") from exc
+
+
+def _refused(exc: urllib.error.HTTPError, method: str, path: str) -> CommentError:
+    """GitHub's refusal, with a hint when it reads like a fork's read-only token."""
+    detail = exc.read().decode("utf-8", "replace")[:300]
+    hint = (
+        " (a read-only token, as pull requests from forks get: comment from a "
+        "workflow_run job instead, see docs/github-actions.md)"
+        if exc.code in (403, 404)
+        else ""
+    )
+    return CommentError(f"GitHub answered {exc.code} to {method} {path}: {detail}{hint}")
 
 
 def upsert_comment(
@@ -101,6 +104,20 @@ def upsert_comment(
     expect_head_sha: str | None = None,
 ) -> tuple[str, int]:
     """Update the sticky comment or create it; return ``("updated"|"created", comment id)``."""
+    _refuse_body(body)
+    repo = client.repository
+    if expect_head_sha:
+        _require_head(client, number, expect_head_sha)
+    existing = _find(client, number, author)
+    if existing is not None:
+        client.request("PATCH", f"/repos/{repo}/issues/comments/{existing}", {"body": body})
+        return "updated", existing
+    created = client.request("POST", f"/repos/{repo}/issues/{number}/comments", {"body": body})
+    return "created", int(created["id"])
+
+
+def _refuse_body(body: str) -> None:
+    """A CommentError unless ``body`` is a phasegate report within GitHub's size limit."""
     if not body.startswith(MARKER):
         raise CommentError(f"the comment body must start with the report marker {MARKER}")
     if len(body) > COMMENT_MAX_CHARS:
@@ -108,21 +125,17 @@ def upsert_comment(
             f"the comment body has {len(body):,} characters, more than GitHub's "
             f"{COMMENT_MAX_CHARS:,}; render it with `phasegate report markdown --target comment`"
         )
-    repo = client.repository
-    if expect_head_sha:
-        pull = client.request("GET", f"/repos/{repo}/pulls/{number}")
-        head = ((pull or {}).get("head") or {}).get("sha")
-        if head != expect_head_sha:
-            raise StaleHead(
-                f"pull request #{number}'s head is {head}, not {expect_head_sha}, the commit "
-                "the report is about; nothing was posted"
-            )
-    existing = _find(client, number, author)
-    if existing is not None:
-        client.request("PATCH", f"/repos/{repo}/issues/comments/{existing}", {"body": body})
-        return "updated", existing
-    created = client.request("POST", f"/repos/{repo}/issues/{number}/comments", {"body": body})
-    return "created", int(created["id"])
+
+
+def _require_head(client: GitHubClient, number: int, expected: str) -> None:
+    """:class:`StaleHead` unless the pull request's head is still the commit reported on."""
+    pull = client.request("GET", f"/repos/{client.repository}/pulls/{number}")
+    head = ((pull or {}).get("head") or {}).get("sha")
+    if head != expected:
+        raise StaleHead(
+            f"pull request #{number}'s head is {head}, not {expected}, the commit "
+            "the report is about; nothing was posted"
+        )
 
 
 def _find(client: GitHubClient, number: int, author: str) -> int | None:
