@@ -92,16 +92,7 @@ def render_sarif(
         left_out["runs beyond GitHub's 20 per file"] = skipped_runs
     limit = max_results_per_run
     while True:
-        runs = [_run(verdict, check, prefix, limit) for check in checks]
-        document: JsonObject = {
-            "$schema": SARIF_SCHEMA_URI,
-            "version": "2.1.0",
-            "runs": [run.document for run in runs],
-        }
-        output = SarifOutput(document, sum(run.results for run in runs), dict(left_out))
-        for run in runs:
-            for reason, count in run.left_out.items():
-                output.left_out[reason] = output.left_out.get(reason, 0) + count
+        output = _assembled([_run(verdict, check, prefix, limit) for check in checks], left_out)
         text = output.dumps().encode("utf-8")
         # gzip never grows text by more than a few bytes per 16 KiB block, so only a large
         # document needs the (slow) compression to check the limit.
@@ -110,6 +101,20 @@ def render_sarif(
         if limit <= 1:
             raise ValueError("the SARIF document exceeds the upload limit even with 1 result")
         limit = max(1, limit // 2)
+
+
+def _assembled(runs: list[_Run], left_out: dict[str, int]) -> SarifOutput:
+    """The SARIF log of ``runs``, with what they and the log (``left_out``) left out."""
+    document: JsonObject = {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [run.document for run in runs],
+    }
+    output = SarifOutput(document, sum(run.results for run in runs), dict(left_out))
+    for run in runs:
+        for reason, count in run.left_out.items():
+            output.left_out[reason] = output.left_out.get(reason, 0) + count
+    return output
 
 
 class _Run(NamedTuple):
