@@ -348,25 +348,16 @@ def _relocation_candidates(
     """The same module reached another way: another relative level, relative or absolute."""
     if not isinstance(statement, ast.ImportFrom) or not statement.module:
         return []
-    package = project.package_of(path)
-    parts = package.split(".") if package else []
     wanted = statement.module
-    options: list[tuple[int, str, str]] = []  # dots, module text, full name
-    for level in range(len(parts) + 1):
-        base = parts[: len(parts) - level + 1] if level else []
-        full = ".".join([*base, wanted]) if level else wanted
-        if level != statement.level and (
-            full in project.modules or (level == 0 and is_stdlib_module(full))
-        ):
-            options.append((level, wanted, full))
+    options = _other_levels(statement, wanted, project.package_of(path), project)
     # The module may live elsewhere in the project under the same last name.
-    for full in project.modules:
-        if (
-            full.rpartition(".")[2] == wanted.rpartition(".")[2]
-            and full != wanted
-            and all(o[2] != full for o in options)
-        ):
-            options.append((0, full, full))
+    options += [
+        (0, full, full)
+        for full in project.modules
+        if full.rpartition(".")[2] == wanted.rpartition(".")[2]
+        and full != wanted
+        and all(o[2] != full for o in options)
+    ]
     candidates = []
     for level, module_text, full in options:
         new = rewrite_module(text, span, statement.module, module_text, dots=level)
@@ -388,3 +379,20 @@ def _relocation_candidates(
             )
         )
     return candidates
+
+
+def _other_levels(
+    statement: ast.ImportFrom, wanted: str, package: str, project: Project
+) -> list[tuple[int, str, str]]:
+    """``(dots, module text, full name)`` for each other relative level (0: absolute) at
+    which ``wanted`` names a project module (or, absolute, a standard library one)."""
+    parts = package.split(".") if package else []
+    options: list[tuple[int, str, str]] = []
+    for level in range(len(parts) + 1):
+        base = parts[: len(parts) - level + 1] if level else []
+        full = ".".join([*base, wanted]) if level else wanted
+        if level != statement.level and (
+            full in project.modules or (level == 0 and is_stdlib_module(full))
+        ):
+            options.append((level, wanted, full))
+    return options

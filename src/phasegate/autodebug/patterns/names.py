@@ -309,17 +309,9 @@ def _module_as_written(text: str, path: str, module: str, project: Project) -> s
     imports its own package relatively."""
     tree = parse(text)
     package = project.package_of(path)
-    relative = False
-    for node in ast.walk(tree) if tree is not None else ():
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level == 0 and node.module == module:
-            return module
-        if node.level:
-            relative = True
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
-            if ".".join([*base, node.module or ""]).strip(".") == module:
-                return "." * node.level + (node.module or "")
+    written, relative = _as_imported(tree, module, package)
+    if written is not None:
+        return written
     parts, own = module.split("."), package.split(".") if package else []
     if not own or parts[0] != own[0]:
         return module
@@ -331,6 +323,29 @@ def _module_as_written(text: str, path: str, module: str, project: Project) -> s
     while common < min(len(parts), len(own)) and parts[common] == own[common]:
         common += 1
     return "." * (len(own) - common + 1) + ".".join(parts[common:])
+
+
+def _as_imported(tree: ast.Module | None, module: str, package: str) -> tuple[str | None, bool]:
+    """``module`` as one of the file's ``from`` imports writes it (None if none does), and
+    whether the file imports relatively (one of its imports before that one, or any)."""
+    relative = False
+    imports = (
+        [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)] if tree is not None else []
+    )
+    for node in imports:
+        if node.level == 0 and node.module == module:
+            return module, relative
+        if node.level:
+            relative = True
+            if _resolved(node, package) == module:
+                return "." * node.level + (node.module or ""), relative
+    return None, relative
+
+
+def _resolved(node: ast.ImportFrom, package: str) -> str:
+    """The absolute name of the module a relative import names, from ``package``."""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
+    return ".".join([*base, node.module or ""]).strip(".")
 
 
 def _imports_own_package(tree: ast.Module | None, top: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import tokenize
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.live import project_path
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure
     from phasegate.autodebug.project import Project
 
-__all__ = ["SyntaxPattern", "syntax_kind"]
+__all__ = ["SyntaxFacts", "SyntaxPattern", "syntax_kind"]
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -57,6 +57,13 @@ def syntax_kind(exc: SyntaxError) -> str:
     return "invalid-syntax"
 
 
+class SyntaxFacts(TypedDict):
+    """CPython's message, and the text of the line it points at."""
+
+    msg: str
+    text: str
+
+
 class SyntaxPattern:
     """Code that does not compile."""
 
@@ -74,9 +81,8 @@ class SyntaxPattern:
             if cls.__module__ == "builtins"
             else f"{cls.__module__}.{cls.__qualname__}"
         )
-        offset, end_offset = exc.offset, getattr(exc, "end_offset", None)
-        end_line = getattr(exc, "end_lineno", None)
-        valid_end = end_line is not None and end_offset is not None and end_offset > 0
+        line, col, end_line, end_col = _error_span(exc) if path else (None, None, None, None)
+        facts: SyntaxFacts = {"msg": exc.msg, "text": (exc.text or "").rstrip("\n")[:300]}
         return Diagnosis(
             pattern=self.name,
             error_class=self.error_class,
@@ -84,11 +90,11 @@ class SyntaxPattern:
             exc_type=exc_type,
             message=str(exc)[:500],
             path=path,
-            line=exc.lineno if path else None,
-            col=offset - 1 if path and offset and offset > 0 else None,
-            end_line=end_line if path and valid_end else None,
-            end_col=end_offset - 1 if path and valid_end and end_offset else None,
-            facts={"msg": exc.msg, "text": (exc.text or "").rstrip("\n")[:300]},
+            line=line,
+            col=col,
+            end_line=end_line,
+            end_col=end_col,
+            facts=dict(facts),
         )
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
@@ -98,28 +104,11 @@ class SyntaxPattern:
         text = project.read(path)
         if text is None or compiles(text, path):
             return []
-        # CPython's family first; deleting a token last, as it compiles most easily.
-        order = [diagnosis.kind, *(k for k in _GENERATORS if k != diagnosis.kind)]
-        order.remove("invalid-syntax")
-        order.append("invalid-syntax")
         candidates: list[Candidate] = []
         seen: set[str] = set()
-        for kind in order:
-            generator = _GENERATORS[kind]
-            base = 0.9 if kind == diagnosis.kind != "invalid-syntax" else 0.5
-            if kind == "invalid-syntax":
-                base = 0.3
-            found = 0
-            for new, description in generator(text, diagnosis):
-                if new in seen or new == text or not compiles(new, path):
-                    continue
-                seen.add(new)
-                candidates.append(
-                    Candidate(kind, description, [FileEdit(path, new)], base - 0.02 * found)
-                )
-                found += 1
-                if found >= 3:
-                    break
+        for kind in _generator_order(diagnosis.kind):
+            base = _base_score(kind, diagnosis.kind)
+            candidates += _compiling_edits(kind, text, path, diagnosis, seen, base)
         return sorted(candidates, key=lambda c: -c.score)[:_MAX_CANDIDATES]
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
@@ -128,6 +117,49 @@ class SyntaxPattern:
         if candidate is None:
             return f"{head}; no small edit nearby makes the file compile"
         return f"{head}: {_PHRASES.get(candidate.kind, candidate.kind)}; {candidate.description}"
+
+
+def _error_span(exc: SyntaxError) -> tuple[int | None, int | None, int | None, int | None]:
+    """``(line, col, end_line, end_col)`` of a syntax error, 0-based columns; the end only
+    when CPython gives a valid one."""
+    offset, end_offset = exc.offset, getattr(exc, "end_offset", None)
+    end_line = getattr(exc, "end_lineno", None)
+    valid_end = end_line is not None and end_offset is not None and end_offset > 0
+    return (
+        exc.lineno,
+        offset - 1 if offset and offset > 0 else None,
+        end_line if valid_end else None,
+        end_offset - 1 if valid_end and end_offset else None,
+    )
+
+
+def _generator_order(diagnosed: str) -> list[str]:
+    """CPython's family first; deleting a token last, as it compiles most easily."""
+    order = [diagnosed, *(k for k in _GENERATORS if k != diagnosed)]
+    order.remove("invalid-syntax")
+    order.append("invalid-syntax")
+    return order
+
+
+def _base_score(kind: str, diagnosed: str) -> float:
+    if kind == "invalid-syntax":
+        return 0.3
+    return 0.9 if kind == diagnosed else 0.5
+
+
+def _compiling_edits(
+    kind: str, text: str, path: str, diagnosis: Diagnosis, seen: set[str], base: float
+) -> list[Candidate]:
+    """The first three new texts of ``kind``'s generator that compile and are new."""
+    found: list[Candidate] = []
+    for new, description in _GENERATORS[kind](text, diagnosis):
+        if new in seen or new == text or not compiles(new, path):
+            continue
+        seen.add(new)
+        found.append(Candidate(kind, description, [FileEdit(path, new)], base - 0.02 * len(found)))
+        if len(found) >= 3:
+            break
+    return found
 
 
 # -- where lines end -------------------------------------------------------------------------
