@@ -161,12 +161,7 @@ def _allowed_by_review(
 ) -> tuple[list[Trick], str]:
     """The tricks left once the policy's approved review allowed its share, and a note."""
     policy = options.approved_review_allows
-    allowed = [
-        trick
-        for trick in tricks
-        if (policy == "gate" and trick.gate_change)
-        or (policy == "configuration" and trick.family == "configuration")
-    ]
+    allowed = [trick for trick in tricks if _allowable(trick, policy)]
     if not allowed:
         return tricks, ""
     review = approving_review(ctx)
@@ -177,6 +172,13 @@ def _allowed_by_review(
         f"allowed by {review.reviewer}'s approving review"
     )
     return [trick for trick in tricks if trick not in allowed], note
+
+
+def _allowable(trick: Trick, policy: str) -> bool:
+    """Whether an approving review may allow ``trick`` under ``approved_review_allows``."""
+    if policy == "gate":
+        return trick.gate_change
+    return policy == "configuration" and trick.family == "configuration"
 
 
 def _confirm_no_change(ctx: CheckContext, sources: ChangedSources) -> None:

@@ -128,13 +128,20 @@ def plan_problems(plan: PlanDocument, options: PlanOptions) -> list[tuple[str, s
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
         found.append(("plan-format", f"task ids listed twice: {', '.join(twice)}"))
+    cycle = _dependency_cycle(plan, ids)
+    if cycle:
+        found.append(("plan-cycle", f"the dependencies form a cycle: {cycle}"))
+    return found
+
+
+def _dependency_cycle(plan: PlanDocument, ids: list[str]) -> str:
+    """A cycle of the tasks' dependencies (``a -> b -> a``), or "" when there is none."""
     graph = {task.id: [d for d in task.depends_on if d in ids] for task in plan.tasks}
     try:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as exc:
-        cycle = " -> ".join(str(node) for node in exc.args[1])
-        found.append(("plan-cycle", f"the dependencies form a cycle: {cycle}"))
-    return found
+        return " -> ".join(str(node) for node in exc.args[1])
+    return ""
 
 
 def _task_problems(
