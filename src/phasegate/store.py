@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from phasegate import clock
 from phasegate.errors import StoreError
@@ -471,7 +471,7 @@ class Store:
             ) from exc
         return aside
 
-    def _check_version(self, target: Path, data: Any, *, line: int | None = None) -> None:
+    def _check_version(self, target: Path, data: object, *, line: int | None = None) -> None:
         check_version(target if line is None else f"{target} line {line}", data)
 
     def _display(self, target: Path) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from phasegate.errors import SchemaVersionError
 
@@ -21,7 +20,7 @@ def schema_major(version: str) -> int:
     return int(head)
 
 
-def check_version(where: Path | str, data: Any) -> None:
+def check_version(where: Path | str, data: object) -> None:
     """Refuse data written with a newer major schema version (:class:`SchemaVersionError`).
 
     Data without a readable version is left to the model's validation to judge.

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -134,7 +133,7 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
     )
 
 
-def _subtest_name(context: Any) -> str | None:
+def _subtest_name(context: object) -> str | None:
     """How pytest names a subtest (``[msg] (i=1)``), when the report is a subtest's.
 
     pytest's ``SubtestReport`` (and pytest-subtests' ``SubTestReport`` before pytest 9) carry
