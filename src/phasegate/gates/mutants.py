@@ -126,11 +126,16 @@ def generate_mutants(path: str, source: str, lines: Iterable[int] | None) -> lis
         if text is None or text in seen or not _changes_the_code(text, original):
             continue
         seen.add(text)
-        after_lines = text.splitlines()
-        before = source.splitlines()[edit.line - 1]
-        after = after_lines[edit.line - 1] if edit.line <= len(after_lines) else ""
-        mutants.append(Mutant(path, edit.line, edit.operator, before, after, text))
+        mutants.append(_mutant(path, source, edit, text))
     return mutants
+
+
+def _mutant(path: str, source: str, edit: _Edit, text: str) -> Mutant:
+    """The mutant ``edit`` makes, with its line before and after (empty if it is gone)."""
+    after_lines = text.splitlines()
+    before = source.splitlines()[edit.line - 1]
+    after = after_lines[edit.line - 1] if edit.line <= len(after_lines) else ""
+    return Mutant(path, edit.line, edit.operator, before, after, text)
 
 
 def _changes_the_code(text: str, original: str) -> bool:
