@@ -110,12 +110,17 @@ def load_bundle(folder: Path, gate: str | None = None) -> Bundle:
             f"{folder} holds neither a run report ({RUN_REPORT_FILE}) nor a verdict "
             "(gates/*.json); run pytest --gate first, or point at the artifacts folder"
         )
-    if (folder / REFINEMENT_FILE).is_file():
-        state = read_artifact(folder / REFINEMENT_FILE, RefinementState)
-        if bundle.verdict is None or state.gate == bundle.verdict.gate:
-            bundle.refinement = state
+    bundle.refinement = _refinement(folder, bundle.verdict)
     bundle.reviews = _reviews(folder / REVIEWS_FILE)
     return bundle
+
+
+def _refinement(folder: Path, verdict: GateVerdict | None) -> RefinementState | None:
+    """The refinement loop of the verdict's gate (of any gate when there is no verdict)."""
+    if not (folder / REFINEMENT_FILE).is_file():
+        return None
+    state = read_artifact(folder / REFINEMENT_FILE, RefinementState)
+    return state if verdict is None or state.gate == verdict.gate else None
 
 
 def _named_verdict(folder: Path, gate: str) -> Path:
