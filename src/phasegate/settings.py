@@ -17,6 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+if typing.TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
 __all__ = ["Section", "describe_errors"]
 
 
@@ -42,7 +45,7 @@ def describe_errors(
     ``flags`` maps top-level keys to the command-line flag that set them, so an error in a
     value that came from a flag names the flag.
     """
-    merged: dict[tuple[str, ...], Any] = {}
+    merged: dict[tuple[str, ...], ErrorDetails] = {}
     for error in exc.errors():
         # A value that matches no member of a union gets one error per member, located
         # under the member's name: one line for the key, each member's message joined.
@@ -75,7 +78,7 @@ def _field_path(model: type[BaseModel], loc: list[str]) -> list[str]:
 
 
 def _describe_one(
-    error: Any, model: type[BaseModel], where: str, table: str, flags: Mapping[str, str]
+    error: ErrorDetails, model: type[BaseModel], where: str, table: str, flags: Mapping[str, str]
 ) -> str:
     loc = [str(part) for part in error["loc"]]
     key = ".".join([table, *loc]) if table else ".".join(loc)
