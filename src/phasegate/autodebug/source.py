@@ -413,31 +413,37 @@ def binding(scope: ast.AST, name: str) -> tuple[int, str] | None:
     Returns ``(line, how)`` with ``how`` one of ``parameter``, ``assigned``, ``imported``,
     ``defined``; nested functions and classes are not looked into.
     """
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = scope.args
-        every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-        every += [arg for arg in (args.vararg, args.kwarg) if arg is not None]
-        for arg in every:
-            if arg.arg == name:
-                return arg.lineno, "parameter"
-    found: list[tuple[int, str]] = []
+    parameter = _parameter(scope, name)
+    if parameter is not None:
+        return parameter.lineno, "parameter"
     body = (
         scope.body if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
     )
-    for node in _walk_scope(body):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            found.append((node.lineno, "assigned"))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if bound == name:
-                    found.append((node.lineno, "imported"))
-        elif (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and node.name == name
-        ):
-            found.append((node.lineno, "defined"))
+    found = [how for node in _walk_scope(body) if (how := _binds(node, name)) is not None]
     return min(found) if found else None
+
+
+def _parameter(scope: ast.AST, name: str) -> ast.arg | None:
+    """The parameter ``name`` of a function or lambda ``scope``."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return None
+    args = scope.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return next((arg for arg in every if arg is not None and arg.arg == name), None)
+
+
+def _binds(node: ast.AST, name: str) -> tuple[int, str] | None:
+    """``(line, how)`` when ``node`` binds ``name``: assigns, imports or defines it."""
+    if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+        return node.lineno, "assigned"
+    if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+        (alias.asname or alias.name.split(".")[0]) == name for alias in node.names
+    ):
+        return node.lineno, "imported"
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    if isinstance(node, definitions) and node.name == name:
+        return node.lineno, "defined"
+    return None
 
 
 def _walk_scope(body: list[ast.stmt]) -> Iterator[ast.AST]:

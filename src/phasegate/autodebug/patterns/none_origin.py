@@ -306,7 +306,7 @@ def _only_none_returned(
     if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
         return {}
     returns = [node for node in nodes if isinstance(node, ast.Return)]
-    values = [r.value for r in returns if not (r.value is None or _is_none_literal(r.value))]
+    values = [r.value for r in returns if r.value is not None and not _is_none_literal(r.value)]
     if not values:
         return _called("call", facts)
     names = {v.id for v in values if isinstance(v, ast.Name)}
@@ -393,34 +393,48 @@ def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast
 def _attribute_origin(failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute) -> NoneOrigin:
     """``self.items`` is None: find ``self.items = None`` in the class's file."""
     ok, base = resolve_expr(failure, frame, expr.value)
-    if not ok:
+    found = _class_source(failure, type(base)) if ok else None
+    if found is None:
         return {}
-    import inspect
-
-    try:
-        filename = inspect.getsourcefile(type(base))
-    except (TypeError, OSError):
-        return {}
-    path = project_path(filename, failure.root) if filename else None
-    tree = failure.tree(filename) if filename else None
-    if path is None or tree is None or filename is None:
+    filename, path, tree = found
+    assignment = next(
+        (node for node in ast.walk(tree) if _sets_to_none(node, expr.attr)),
+        None,
+    )
+    if not isinstance(assignment, ast.Assign):
         return {}
     import linecache
 
-    lines = linecache.getlines(filename)
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value is None
-            and any(isinstance(t, ast.Attribute) and t.attr == expr.attr for t in node.targets)
-        ):
-            span = node_span(node.value, lines)
-            return {
-                "how": "attribute",
-                "name": expr.attr,
-                "path": path,
-                "line": node.lineno,
-                "span": list(span) if span else None,
-            }
-    return {}
+    span = node_span(assignment.value, linecache.getlines(filename))
+    return {
+        "how": "attribute",
+        "name": expr.attr,
+        "path": path,
+        "line": assignment.lineno,
+        "span": list(span) if span else None,
+    }
+
+
+def _class_source(failure: LiveFailure, cls: type) -> tuple[str, str, ast.Module] | None:
+    """The file a class is defined in, its project path and its tree (None outside the
+    project)."""
+    import inspect
+
+    try:
+        filename = inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        return None
+    path = project_path(filename, failure.root) if filename else None
+    tree = failure.tree(filename) if filename else None
+    if path is None or tree is None or filename is None:
+        return None
+    return filename, path, tree
+
+
+def _sets_to_none(node: ast.AST, attribute: str) -> bool:
+    """Whether ``node`` is ``<something>.<attribute> = None``."""
+    return (
+        isinstance(node, ast.Assign)
+        and _is_none_literal(node.value)
+        and any(isinstance(t, ast.Attribute) and t.attr == attribute for t in node.targets)
+    )
