@@ -191,13 +191,7 @@ def load_config(
     """
     table, source = _read_table(project_root / "pyproject.toml")
     override_values = {key: value for key, (_flag, value) in (overrides or {}).items()}
-    cache = (
-        cache
-        and override_values.get("cache", table.get("cache")) is not False
-        and settings_cache.cacheable(table)
-        and settings_cache.cacheable(override_values)
-    )
-    path = settings_cache.cache_path(project_root, table, override_values) if cache else None
+    path = _cache_file(project_root, table, override_values) if cache else None
     if path is not None:
         key = settings_cache.input_key(table, override_values)
         values = settings_cache.lookup(path, key, table, override_values)
@@ -211,6 +205,18 @@ def load_config(
     if path is not None:
         settings_cache.save(path, key, loaded.values)
     return loaded
+
+
+def _cache_file(
+    project_root: Path, table: Mapping[str, Any], override_values: Mapping[str, Any]
+) -> Path | None:
+    """The settings cache to use, or None: ``cache = false`` in the table or on the command
+    line turns it off, and values the cache cannot hold leave it unused."""
+    if override_values.get("cache", table.get("cache")) is False:
+        return None
+    if not settings_cache.cacheable(table) or not settings_cache.cacheable(override_values):
+        return None
+    return settings_cache.cache_path(project_root, table, override_values)
 
 
 def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:

@@ -142,29 +142,43 @@ def lookup(
 
     A file or an entry that is not intact (see the module doc) is moved aside: ``None``.
     """
-    entries = _entries(path)
-    for entry in entries:
-        if entry.get("key") != key:
-            continue
-        values, modules = entry.get("values"), entry.get("modules")
-        if not isinstance(values, dict) or not isinstance(modules, list):
-            set_aside(path, "an entry of it has no values")
-            return None
-        if entry.get("sha256") != _digest(values) or not _agrees_with(
-            values, table or {}, overrides or {}
-        ):
-            set_aside(path, "an entry of it does not match the settings it was made from")
-            return None
-        for module in modules:
-            try:
-                file, mtime_ns, size = module
-                status = os.stat(file)
-            except (OSError, TypeError, ValueError):
-                return None
-            if status.st_mtime_ns != mtime_ns or status.st_size != size:
-                return None
-        return values
-    return None
+    entry = next((entry for entry in _entries(path) if entry.get("key") == key), None)
+    if entry is None:
+        return None
+    values, modules = entry.get("values"), entry.get("modules")
+    if not isinstance(values, dict) or not isinstance(modules, list):
+        set_aside(path, "an entry of it has no values")
+        return None
+    if not _intact(entry, values, table or {}, overrides or {}):
+        set_aside(path, "an entry of it does not match the settings it was made from")
+        return None
+    return values if _modules_unchanged(modules) else None
+
+
+def _intact(
+    entry: Mapping[str, Any],
+    values: Mapping[str, Any],
+    table: Mapping[str, Any],
+    overrides: Mapping[str, Any],
+) -> bool:
+    """An entry whose values hash as recorded and say what the table and flags say."""
+    return entry.get("sha256") == _digest(values) and _agrees_with(values, table, overrides)
+
+
+def _modules_unchanged(modules: list[object]) -> bool:
+    """Whether each validating module recorded as ``[file, mtime_ns, size]`` is as it was."""
+    return all(_module_unchanged(module) for module in modules)
+
+
+def _module_unchanged(module: object) -> bool:
+    if not isinstance(module, list) or len(module) != 3 or not isinstance(module[0], str):
+        return False  # not what save() writes: stale
+    file, mtime_ns, size = module
+    try:
+        status = os.stat(file)
+    except (OSError, ValueError):
+        return False
+    return bool(status.st_mtime_ns == mtime_ns and status.st_size == size)
 
 
 def set_aside(path: Path, why: str) -> None:
@@ -202,14 +216,7 @@ def _same(given: Any, cached: Any, *, subset: bool = False) -> bool:
     """``given`` as validation keeps it: the same value of the same type (an int may have
     become a float); with ``subset``, tables in ``cached`` may hold more keys (defaults)."""
     if isinstance(given, dict):
-        return (
-            isinstance(cached, dict)
-            and (subset or given.keys() == cached.keys())
-            and all(
-                name in cached and _same(item, cached[name], subset=subset)
-                for name, item in given.items()
-            )
-        )
+        return isinstance(cached, dict) and _same_table(given, cached, subset=subset)
     if isinstance(given, list):
         return (
             isinstance(cached, list)
@@ -219,6 +226,14 @@ def _same(given: Any, cached: Any, *, subset: bool = False) -> bool:
     if type(given) is int and type(cached) is float:
         return given == cached
     return type(given) is type(cached) and given == cached
+
+
+def _same_table(given: Mapping[str, object], cached: Mapping[str, object], *, subset: bool) -> bool:
+    if not subset and given.keys() != cached.keys():
+        return False
+    return all(
+        name in cached and _same(item, cached[name], subset=subset) for name, item in given.items()
+    )
 
 
 def save(path: Path, key: str, values: Mapping[str, Any]) -> None:

@@ -86,52 +86,70 @@ def advance(
     now: datetime,
 ) -> Advance:
     """The loop after this round (the router's decision is added by the caller)."""
-    closed: RefinementState | None = None
     if state is not None and state.task == task and state.status is LoopStatus.REFINING:
         current = state.model_copy(deep=True)
         current.settings = settings
+        closed = None
     else:
-        loop = 1
-        if state is not None and state.task == task:
-            loop = state.loop + 1
-        if state is not None and state.task != task and state.status is LoopStatus.REFINING:
-            closed = state.model_copy(update={"status": LoopStatus.ABANDONED, "updated_at": now})
-        current = RefinementState(
-            task=task,
-            gate=verdict.gate,
-            loop=loop,
-            settings=settings,
-            started_at=now,
-            updated_at=now,
-        )
+        current, closed = _new_loop(state, verdict, task=task, settings=settings, now=now)
     number = len(current.rounds) + 1
     ema = moving_average(current.ema, verdict.score, settings.alpha)
     found = problems(verdict, run)
     _accumulate(current, found, number)
-    required = [c for c in verdict.checks if c.requirement == "required"]
-    failing_tests = [key[5:] for key in found if key.startswith("test:")]
-    current.rounds.append(
-        RoundRecord(
-            round=number,
-            run_id=verdict.run_id,
-            commit=verdict.commit,
-            recorded_at=now,
-            verdict=verdict.verdict,
-            score=verdict.score,
-            ema=ema,
-            checks_run=len(required),
-            checks_passed=sum(1 for c in required if c.status is CheckStatus.PASSED),
-            failing_checks=[key[6:] for key in found if key.startswith("check:")],
-            failing_tests=failing_tests[:FAILING_TESTS_KEPT],
-            failing_tests_total=len(failing_tests),
-            reasons=list(verdict.reasons),
-        )
-    )
+    current.rounds.append(_round_record(number, verdict, ema, found, now))
     current.ema = ema
     current.gate = verdict.gate
     current.updated_at = now
     current.status = _status(verdict, ema, number, settings)
     return Advance(current, closed)
+
+
+def _new_loop(
+    state: RefinementState | None,
+    verdict: GateVerdict,
+    *,
+    task: str,
+    settings: LoopSettings,
+    now: datetime,
+) -> tuple[RefinementState, RefinementState | None]:
+    """A loop started afresh: the next loop of the same task, or the first of another task
+    (which abandons the other task's loop still refining)."""
+    same_task = state is not None and state.task == task
+    closed: RefinementState | None = None
+    if state is not None and not same_task and state.status is LoopStatus.REFINING:
+        closed = state.model_copy(update={"status": LoopStatus.ABANDONED, "updated_at": now})
+    started = RefinementState(
+        task=task,
+        gate=verdict.gate,
+        loop=state.loop + 1 if state is not None and same_task else 1,
+        settings=settings,
+        started_at=now,
+        updated_at=now,
+    )
+    return started, closed
+
+
+def _round_record(
+    number: int, verdict: GateVerdict, ema: float, found: dict[str, str], now: datetime
+) -> RoundRecord:
+    """What one round leaves in the loop: its verdict, scores and what failed."""
+    required = [c for c in verdict.checks if c.requirement == "required"]
+    failing_tests = [key[5:] for key in found if key.startswith("test:")]
+    return RoundRecord(
+        round=number,
+        run_id=verdict.run_id,
+        commit=verdict.commit,
+        recorded_at=now,
+        verdict=verdict.verdict,
+        score=verdict.score,
+        ema=ema,
+        checks_run=len(required),
+        checks_passed=sum(1 for c in required if c.status is CheckStatus.PASSED),
+        failing_checks=[key[6:] for key in found if key.startswith("check:")],
+        failing_tests=failing_tests[:FAILING_TESTS_KEPT],
+        failing_tests_total=len(failing_tests),
+        reasons=list(verdict.reasons),
+    )
 
 
 def _status(verdict: GateVerdict, ema: float, number: int, settings: LoopSettings) -> LoopStatus:
@@ -149,18 +167,17 @@ def _accumulate(state: RefinementState, found: dict[str, str], number: int) -> N
     by_key = {item.key: item for item in state.feedback}
     for key, text in found.items():
         item = by_key.get(key)
-        if item is None:
-            if len(state.feedback) >= MAX_FEEDBACK:
-                state.feedback_dropped += 1
-                continue
+        if item is not None:
+            item.text = text
+            item.last_round = number
+            item.rounds_seen += 1
+            item.resolved_round = None  # back again: open until a round no longer has it
+        elif len(state.feedback) >= MAX_FEEDBACK:
+            state.feedback_dropped += 1
+        else:
             item = FeedbackItem(key=key, text=text, first_round=number, last_round=number)
             state.feedback.append(item)
             by_key[key] = item
-            continue
-        item.text = text
-        item.last_round = number
-        item.rounds_seen += 1
-        item.resolved_round = None  # back again: open until a round no longer has it
     for item in state.feedback:
         if item.resolved_round is None and item.key not in found:
             item.resolved_round = number

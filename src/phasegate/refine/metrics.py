@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from phasegate.errors import UsageError
 from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
-from phasegate.model.refine import LoopStatus, RefinementState
+from phasegate.model.refine import LoopStatus, RefinementState, RoundRecord
 
 __all__ = [
     "METRICS_DIR",
@@ -45,9 +45,7 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
     rounds = state.rounds
     first = rounds[0] if rounds else None
     resolved = sum(1 for item in state.feedback if item.resolved_round is not None)
-    escalated = state.status is LoopStatus.ESCALATED
     completed = state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED)
-    duration = (rounds[-1].recorded_at - rounds[0].recorded_at).total_seconds() if rounds else 0.0
     return TaskMetrics(
         task=state.task,
         phase=rounds[-1].phase if rounds else None,
@@ -56,7 +54,7 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         status=state.status,
         started_at=state.started_at,
         updated_at=state.updated_at,
-        duration_s=max(0.0, duration),
+        duration_s=_duration_s(rounds),
         refinement_rounds=len(rounds),
         quality_scores=[r.score for r in rounds],
         ema_scores=[r.ema for r in rounds],
@@ -72,42 +70,59 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         context_relevance_scores=[score for r in rounds for score in r.context_relevance],
         verification_checks=sum(r.checks_run for r in rounds),
         verification_passes_first_time=first.checks_passed if first else 0,
-        first_time_pass_rate=(
-            round(first.checks_passed / first.checks_run, 4) if first and first.checks_run else None
-        ),
-        passed_first_round=bool(first and completed and len(rounds) == 1),
+        first_time_pass_rate=_first_pass_rate(first),
+        passed_first_round=completed and len(rounds) == 1,
         completed_without_intervention=completed,
-        escalated_to_human=escalated,
+        escalated_to_human=state.status is LoopStatus.ESCALATED,
     )
+
+
+def _duration_s(rounds: Sequence[RoundRecord]) -> float:
+    """Seconds from the first round recorded to the last (0 before two rounds)."""
+    if not rounds:
+        return 0.0
+    return max(0.0, (rounds[-1].recorded_at - rounds[0].recorded_at).total_seconds())
+
+
+def _first_pass_rate(first: RoundRecord | None) -> float | None:
+    """The share of checks the first round passed; None when it ran none (or there is none)."""
+    if first is None or not first.checks_run:
+        return None
+    return round(first.checks_passed / first.checks_run, 4)
 
 
 def load_metrics(source: Path) -> list[TaskMetrics]:
     """Every loop's metrics in a metrics file, a metrics folder, or an artifacts folder."""
-    if source.is_dir():
-        folder = source / METRICS_DIR if (source / METRICS_DIR).is_dir() else source
-        files = sorted(folder.glob("*.json"))
-        if not files:
-            raise UsageError(
-                f"{source} holds no metrics files (*.json); point at .phasegate/metrics or a "
-                "metrics file"
-            )
-    elif source.is_file():
-        files = [source]
-    else:
+    return [_read_metrics(path) for path in _metrics_files(source)]
+
+
+def _metrics_files(source: Path) -> list[Path]:
+    """The metrics files ``source`` names: itself, or the ``*.json`` of its metrics folder."""
+    if source.is_file():
+        return [source]
+    if not source.is_dir():
         raise UsageError(f"{source} does not exist; give a metrics file or folder")
-    loaded: list[TaskMetrics] = []
-    for path in files:
-        try:
-            loaded.append(TaskMetrics.model_validate_json(path.read_bytes()))
-        except (OSError, ValidationError, ValueError) as exc:
-            first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-            detail = (
-                f"{'.'.join(str(p) for p in first['loc']) or 'top level'}: {first['msg']}"
-                if first
-                else str(exc)
-            )
-            raise UsageError(f"{path} is not a phasegate task-metrics file: {detail}") from exc
-    return loaded
+    folder = source / METRICS_DIR if (source / METRICS_DIR).is_dir() else source
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        raise UsageError(
+            f"{source} holds no metrics files (*.json); point at .phasegate/metrics or a "
+            "metrics file"
+        )
+    return files
+
+
+def _read_metrics(path: Path) -> TaskMetrics:
+    try:
+        return TaskMetrics.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError) as exc:
+        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+        detail = (
+            f"{'.'.join(str(p) for p in first['loc']) or 'top level'}: {first['msg']}"
+            if first
+            else str(exc)
+        )
+        raise UsageError(f"{path} is not a phasegate task-metrics file: {detail}") from exc
 
 
 def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
@@ -117,7 +132,6 @@ def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
     met = sum(m.errors_encountered for m in metrics)
     resolved = sum(m.errors_auto_resolved for m in metrics)
     first_rates = [m.first_time_pass_rate for m in metrics if m.first_time_pass_rate is not None]
-    iterations = [n for m in metrics for n in m.debug_iterations]
     return MetricsSummary(
         source=source,
         tasks=len(metrics),
@@ -125,45 +139,52 @@ def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
         escalated=sum(1 for m in ended if m.escalated_to_human),
         in_progress=sum(1 for m in metrics if m.status is LoopStatus.REFINING),
         completion_accuracy=_ratio(len(completed), len(ended)),
-        mean_rounds=(
-            round(statistics.fmean(m.refinement_rounds for m in ended), 4) if ended else None
-        ),
+        mean_rounds=_mean([m.refinement_rounds for m in ended]),
         errors_encountered=met,
         errors_auto_resolved=resolved,
         debug_success_rate=_ratio(resolved, met),
-        mean_debug_iterations=round(statistics.fmean(iterations), 4) if iterations else None,
+        mean_debug_iterations=_mean([n for m in metrics for n in m.debug_iterations]),
         context_queries=sum(m.context_queries for m in metrics),
         avg_context_latency_ms=_weighted_mean(
             [(m.avg_context_latency_ms, m.context_queries) for m in metrics]
         ),
-        first_time_pass_rate=round(statistics.fmean(first_rates), 4) if first_rates else None,
+        first_time_pass_rate=_mean(first_rates),
     )
+
+
+#: The summary figures the comparison gives the change of, current minus baseline.
+_COMPARED = ("completion_accuracy", "mean_rounds", "debug_success_rate", "first_time_pass_rate")
 
 
 def compare(baseline: MetricsSummary, current: MetricsSummary) -> MetricsComparison:
     """The current summary against the baseline, with the improvement factor."""
-    factor: float | None = None
-    base_rate, now_rate = baseline.completion_accuracy, current.completion_accuracy
-    if base_rate is None or now_rate is None:
-        note = "no loop has ended on one side, so the completion accuracy is unknown there"
-    elif base_rate == 0:
-        note = "the baseline completed no loop without intervention: no factor can be computed"
-    else:
-        factor = round(now_rate / base_rate, 4)
-        note = f"completion accuracy {now_rate:.1%} against {base_rate:.1%} in the baseline"
-    fields: Iterable[str] = (
-        "completion_accuracy",
-        "mean_rounds",
-        "debug_success_rate",
-        "first_time_pass_rate",
-    )
-    deltas: dict[str, float | None] = {}
-    for name in fields:
-        before, after = getattr(baseline, name), getattr(current, name)
-        deltas[name] = None if before is None or after is None else round(after - before, 4)
+    factor, note = _improvement(baseline.completion_accuracy, current.completion_accuracy)
+    deltas: dict[str, float | None] = {
+        name: _delta(getattr(baseline, name), getattr(current, name)) for name in _COMPARED
+    }
     return MetricsComparison(
         baseline=baseline, current=current, improvement_factor=factor, note=note, deltas=deltas
     )
+
+
+def _improvement(base_rate: float | None, now_rate: float | None) -> tuple[float | None, str]:
+    """The improvement factor and the sentence saying what it rests on (or why there is none)."""
+    if base_rate is None or now_rate is None:
+        return None, "no loop has ended on one side, so the completion accuracy is unknown there"
+    if base_rate == 0:
+        return None, (
+            "the baseline completed no loop without intervention: no factor can be computed"
+        )
+    note = f"completion accuracy {now_rate:.1%} against {base_rate:.1%} in the baseline"
+    return round(now_rate / base_rate, 4), note
+
+
+def _delta(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else round(after - before, 4)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
 
 
 def _weighted_mean(pairs: Sequence[tuple[float | None, int]]) -> float | None:

@@ -25,7 +25,7 @@ from phasegate.model.refine import (
     RouterAction,
     RouterDecision,
 )
-from phasegate.model.run import Outcome, RunReport
+from phasegate.model.run import Outcome, RunReport, TestRecord
 
 __all__ = ["MISSING_STEP_CHECKS", "REGRESSION_DROP", "decide"]
 
@@ -39,43 +39,47 @@ _SHOWN = 5
 
 def decide(state: RefinementState, verdict: GateVerdict, run: RunReport | None) -> RouterDecision:
     """The next action for the loop as it stands after its latest round."""
-    settings = state.settings
-    current = state.rounds[-1]
+    if state.status is LoopStatus.ESCALATED:
+        return _escalate(state)
+    if state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED):
+        return _proceed(state, verdict)
     failing = [
         c
         for c in verdict.checks
         if c.requirement == "required" and c.status in (CheckStatus.FAILED, CheckStatus.ERROR)
     ]
-    if state.status is LoopStatus.ESCALATED:
-        best = max(state.rounds, key=lambda r: r.score)
-        return RouterDecision(
-            action=RouterAction.ESCALATE,
-            reason=f"{len(state.rounds)} rounds without passing (threshold "
-            f"{settings.threshold:.2f}; best score {best.score:.2f} in round {best.round}): "
-            "a person should take over",
-            target=f"round {best.round}",
-            details=[item.text for item in _open(state.feedback)[:_SHOWN]],
-        )
-    if state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED):
-        how = (
-            f"moving average {state.ema:.2f} reached the early stop at {settings.early_stop:.2f}"
-            if state.status is LoopStatus.EARLY_STOPPED
-            else f"score {verdict.score:.2f} reached the threshold {settings.threshold:.2f}"
-        )
-        return RouterDecision(
-            action=RouterAction.PROCEED,
-            reason=f"the gate {verdict.gate} is sufficient and the {how} in round {current.round}",
-        )
-    regression = _regression(state, verdict)
-    if regression is not None:
-        return regression
-    debug = _debug(failing, run)
-    if debug is not None:
-        return debug
-    missing = _missing_step(verdict, failing)
-    if missing is not None:
-        return missing
-    return _retry(state, verdict, failing)
+    return (
+        _regression(state, verdict)
+        or _debug(failing, run)
+        or _missing_step(verdict, failing)
+        or _retry(state, verdict, failing)
+    )
+
+
+def _escalate(state: RefinementState) -> RouterDecision:
+    best = max(state.rounds, key=lambda r: r.score)
+    return RouterDecision(
+        action=RouterAction.ESCALATE,
+        reason=f"{len(state.rounds)} rounds without passing (threshold "
+        f"{state.settings.threshold:.2f}; best score {best.score:.2f} in round {best.round}): "
+        "a person should take over",
+        target=f"round {best.round}",
+        details=[item.text for item in _open(state.feedback)[:_SHOWN]],
+    )
+
+
+def _proceed(state: RefinementState, verdict: GateVerdict) -> RouterDecision:
+    settings = state.settings
+    how = (
+        f"moving average {state.ema:.2f} reached the early stop at {settings.early_stop:.2f}"
+        if state.status is LoopStatus.EARLY_STOPPED
+        else f"score {verdict.score:.2f} reached the threshold {settings.threshold:.2f}"
+    )
+    return RouterDecision(
+        action=RouterAction.PROCEED,
+        reason=f"the gate {verdict.gate} is sufficient and the {how} in round "
+        f"{state.rounds[-1].round}",
+    )
 
 
 def _regression(state: RefinementState, verdict: GateVerdict) -> RouterDecision | None:
@@ -102,21 +106,9 @@ def _regression(state: RefinementState, verdict: GateVerdict) -> RouterDecision 
 
 
 def _debug(failing: list[CheckResult], run: RunReport | None) -> RouterDecision | None:
-    ids = {c.id for c in failing}
-    broken_tests: list[str] = []
-    if run is not None:
-        broken_tests = [
-            f"{t.nodeid}: {t.failure.exc_type}: {_first_line(t.failure.message)}"
-            if t.failure
-            else f"{t.nodeid}: {t.outcome.value}"
-            for t in run.tests
-            if t.outcome in (Outcome.FAILED, Outcome.ERROR)
-        ]
-        broken_tests += [
-            f"{e.nodeid}: {e.failure.exc_type}: {_first_line(e.failure.message)}"
-            for e in run.collection_errors
-        ]
-    if broken_tests and "tests" in ids:
+    """Failing tests (when the tests check fails) or code that does not parse: debug them."""
+    broken_tests = _broken_tests(run)
+    if broken_tests and any(c.id == "tests" for c in failing):
         first = broken_tests[0].split(": ", 1)[0]
         return RouterDecision(
             action=RouterAction.ROUTE_TO_DEBUG,
@@ -126,28 +118,50 @@ def _debug(failing: list[CheckResult], run: RunReport | None) -> RouterDecision 
             details=broken_tests[:_SHOWN],
         )
     syntax = next((c for c in failing if c.id == "syntax"), None)
-    if syntax is not None and syntax.status is CheckStatus.FAILED:
-        where = syntax.findings[0].path if syntax.findings else None
-        return RouterDecision(
-            action=RouterAction.ROUTE_TO_DEBUG,
-            reason=f"code does not parse: {syntax.reasoning}",
-            target=where or "syntax",
-            details=[f"{f.path}:{f.line}: {f.message}" for f in syntax.findings[:_SHOWN]],
-        )
-    return None
+    if syntax is None or syntax.status is not CheckStatus.FAILED:
+        return None
+    where = syntax.findings[0].path if syntax.findings else None
+    return RouterDecision(
+        action=RouterAction.ROUTE_TO_DEBUG,
+        reason=f"code does not parse: {syntax.reasoning}",
+        target=where or "syntax",
+        details=[f"{f.path}:{f.line}: {f.message}" for f in syntax.findings[:_SHOWN]],
+    )
+
+
+def _broken_tests(run: RunReport | None) -> list[str]:
+    """Each test that failed or erred, then each collection error, with its first line."""
+    if run is None:
+        return []
+    return [
+        *(_broken(t) for t in run.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)),
+        *(
+            f"{e.nodeid}: {e.failure.exc_type}: {_first_line(e.failure.message)}"
+            for e in run.collection_errors
+        ),
+    ]
+
+
+def _broken(test: TestRecord) -> str:
+    if test.failure is None:
+        return f"{test.nodeid}: {test.outcome.value}"
+    return f"{test.nodeid}: {test.failure.exc_type}: {_first_line(test.failure.message)}"
+
+
+#: What to add for a failing check that a missing step explains ("tests": none collected).
+_STEP_TO_ADD = {
+    "coverage": "write tests for the new code that no test runs",
+    "review": "get the change reviewed and record the review",
+    "docs": "document the public names that have no docstring",
+    "tests": "add tests: the run collected none",
+}
 
 
 def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDecision | None:
+    """A check that could not run, one the gate requires but skipped, or a missing step."""
     erred = [c for c in failing if c.status is CheckStatus.ERROR]
     if erred:
-        first = erred[0]
-        fix = f"; {first.fix}" if first.fix else ""
-        return RouterDecision(
-            action=RouterAction.ADD_STEP,
-            reason=f"the check {first.id} could not run: {first.reasoning}{fix}",
-            target=first.id,
-            details=[f"{c.id}: {c.reasoning}" for c in erred[:_SHOWN]],
-        )
+        return _could_not_run(erred)
     skipped = [
         reason for reason in verdict.reasons if ": skipped, but the gate requires it" in reason
     ]
@@ -159,22 +173,33 @@ def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDec
             target=target,
             details=skipped[:_SHOWN],
         )
-    for check in failing:
-        empty = check.id == "tests" and check.metrics.get("collected") == 0
-        if check.id in MISSING_STEP_CHECKS or empty:
-            what = {
-                "coverage": "write tests for the new code that no test runs",
-                "review": "get the change reviewed and record the review",
-                "docs": "document the public names that have no docstring",
-                "tests": "add tests: the run collected none",
-            }[check.id]
-            return RouterDecision(
-                action=RouterAction.ADD_STEP,
-                reason=f"{what} ({check.id}: {check.reasoning})",
-                target=check.id,
-                details=[f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]],
-            )
-    return None
+    check = next((c for c in failing if _is_missing_step(c)), None)
+    if check is None:
+        return None
+    return RouterDecision(
+        action=RouterAction.ADD_STEP,
+        reason=f"{_STEP_TO_ADD[check.id]} ({check.id}: {check.reasoning})",
+        target=check.id,
+        details=[f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]],
+    )
+
+
+def _could_not_run(erred: list[CheckResult]) -> RouterDecision:
+    first = erred[0]
+    fix = f"; {first.fix}" if first.fix else ""
+    return RouterDecision(
+        action=RouterAction.ADD_STEP,
+        reason=f"the check {first.id} could not run: {first.reasoning}{fix}",
+        target=first.id,
+        details=[f"{c.id}: {c.reasoning}" for c in erred[:_SHOWN]],
+    )
+
+
+def _is_missing_step(check: CheckResult) -> bool:
+    """A failing coverage, review or docs check, or a tests check that collected nothing."""
+    if check.id == "tests":
+        return check.metrics.get("collected") == 0
+    return check.id in MISSING_STEP_CHECKS
 
 
 def _retry(
@@ -187,15 +212,7 @@ def _retry(
         reason = f"fix what {names} found and run the gate again"
         target: str | None = failing[0].id
     else:
-        low = sorted(
-            (c for c in verdict.checks if c.requirement == "required"), key=lambda c: c.score
-        )
-        lowest = ", ".join(f"{c.id} {c.score:.2f}" for c in low[:3])
-        reason = (
-            f"the gate is sufficient, but the score {verdict.score:.2f} is below the "
-            f"refinement threshold {state.settings.threshold:.2f} (lowest: {lowest})"
-        )
-        target = low[0].id if low else None
+        reason, target = _below_threshold(state, verdict)
     if repeated:
         reason += f"; {len(repeated)} problem(s) came back or stayed over several rounds"
     return RouterDecision(
@@ -204,6 +221,17 @@ def _retry(
         target=target,
         details=list(dict.fromkeys(item.text for item in repeated + open_items))[:_SHOWN],
     )
+
+
+def _below_threshold(state: RefinementState, verdict: GateVerdict) -> tuple[str, str | None]:
+    """A sufficient gate whose score is below the loop's threshold: the lowest checks."""
+    low = sorted((c for c in verdict.checks if c.requirement == "required"), key=lambda c: c.score)
+    lowest = ", ".join(f"{c.id} {c.score:.2f}" for c in low[:3])
+    reason = (
+        f"the gate is sufficient, but the score {verdict.score:.2f} is below the "
+        f"refinement threshold {state.settings.threshold:.2f} (lowest: {lowest})"
+    )
+    return reason, low[0].id if low else None
 
 
 def _open(feedback: list[FeedbackItem]) -> list[FeedbackItem]:

@@ -33,7 +33,14 @@ from pydantic import ValidationError
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
-from phasegate.model.tdd import AcceptEntry, CycleState, RollbackEntry, RunEntry, TddState
+from phasegate.model.tdd import (
+    AcceptEntry,
+    CycleState,
+    RollbackEntry,
+    RunEntry,
+    TddState,
+    Violation,
+)
 from phasegate.settings import describe_errors
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import Entry, Ledger
@@ -259,35 +266,41 @@ def _metrics(
     config: TddConfig,
 ) -> dict[str, MetricValue]:
     runs = [(i, entry) for i in indexes if isinstance(entry := entries[i], RunEntry)]
-    completed: set[str] = set()
-    failed = unresolved = violations = 0
-    for index, entry in runs:
-        if "GC" in entry.status:
-            completed.update(entry.cycles)
-        if entry.verdict == "failed":
-            failed += 1
-            if resolved.get(index) is None:
-                unresolved += 1
-        violations += sum(1 for v in entry.violations if v.rule in INTEGRITY_RULES)
     accepted = sum(
         len(entry.tests) for i in indexes if isinstance(entry := entries[i], AcceptEntry)
     )
-    cycles = state.cycles.values()
-    unreviewed = (
-        sum(1 for cycle in cycles if cycle.status in ("green", "refactored"))
-        if config.require_review
-        else 0
-    )
+    return {
+        **_run_metrics(runs, resolved),
+        **_cycle_metrics(state, config),
+        "accepted_tests": accepted,
+    }
+
+
+def _run_metrics(
+    runs: list[tuple[int, RunEntry]], resolved: dict[int, int | None]
+) -> dict[str, MetricValue]:
+    """How many runs, cycles turned green, failed and unresolved runs, integrity breaches."""
+    failed = [i for i, entry in runs if entry.verdict == "failed"]
+    completed = {cycle for _, entry in runs if "GC" in entry.status for cycle in entry.cycles}
     return {
         "runs": len(runs),
         "cycles_completed": len(completed),
-        "failed_runs": failed,
-        "unresolved": unresolved,
-        "violations": violations,
+        "failed_runs": len(failed),
+        "unresolved": sum(1 for i in failed if resolved.get(i) is None),
+        "violations": sum(
+            1 for _, entry in runs for v in entry.violations if v.rule in INTEGRITY_RULES
+        ),
+    }
+
+
+def _cycle_metrics(state: TddState, config: TddConfig) -> dict[str, MetricValue]:
+    """How many cycles are red, await review (when ``require_review``), were never approved."""
+    cycles = state.cycles.values()
+    unreviewed = sum(1 for cycle in cycles if cycle.status in ("green", "refactored"))
+    return {
         "open_red_cycles": sum(1 for cycle in cycles if cycle.status == "red"),
-        "unreviewed_cycles": unreviewed,
+        "unreviewed_cycles": unreviewed if config.require_review else 0,
         "unapproved_cycles": sum(1 for cycle in cycles if _unapproved(cycle)),
-        "accepted_tests": accepted,
     }
 
 
@@ -310,13 +323,7 @@ def _findings(
         fixed = resolved.get(index)
         later = entries[fixed] if fixed is not None else None
         for violation in entry.violations:
-            if later is None:
-                severity, suffix = Severity.HIGH, " (unresolved)"
-            else:
-                what = later.run_id if isinstance(later, RunEntry) else "a rollback"
-                integrity = violation.rule in INTEGRITY_RULES
-                severity = Severity.MEDIUM if integrity else Severity.LOW
-                suffix = f" (resolved by {what})"
+            severity, suffix = _weight(violation, later)
             findings.append(
                 Finding(
                     rule=f"tdd/{violation.rule}",
@@ -326,6 +333,15 @@ def _findings(
                 )
             )
     return findings
+
+
+def _weight(violation: Violation, later: Entry | None) -> tuple[Severity, str]:
+    """An unresolved violation is high; a resolved one low, or medium for an integrity rule."""
+    if later is None:
+        return Severity.HIGH, " (unresolved)"
+    what = later.run_id if isinstance(later, RunEntry) else "a rollback"
+    severity = Severity.MEDIUM if violation.rule in INTEGRITY_RULES else Severity.LOW
+    return severity, f" (resolved by {what})"
 
 
 def _summary(new: dict[str, MetricValue], overall: dict[str, MetricValue]) -> str:

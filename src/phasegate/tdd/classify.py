@@ -43,6 +43,18 @@ _DETAIL_CHARS = 300
 _FIXTURE_NOT_FOUND = re.compile(r"fixture '[^']+' not found")
 _ASSERTION_TYPES = frozenset({"AssertionError", "Failed"})
 _SYNTAX_TYPES = frozenset({"SyntaxError", "IndentationError", "TabError"})
+#: Outcomes a mark decided (skip, xfail): never a right reason.
+_MARKED = {
+    "skipped": FailureClass.SKIPPED,
+    "xfailed": FailureClass.XFAILED,
+    "xpassed": FailureClass.XPASSED,
+}
+#: Exception types whose failure class their name alone decides.
+_CLASS_OF_TYPE = {
+    "XPASS(strict)": FailureClass.XPASSED,
+    **dict.fromkeys(_ASSERTION_TYPES, FailureClass.ASSERTION),
+    "NotImplementedError": FailureClass.NOT_IMPLEMENTED,
+}
 _RUNTIME_CLASSES = frozenset(
     {
         FailureClass.ASSERTION,
@@ -85,20 +97,17 @@ class Classifier:
         outcome = record["outcome"]
         if outcome == "passed":
             return Classification()
-        reason = record.get("reason") or ""
-        if outcome == "skipped":
-            return Classification(FailureClass.SKIPPED, False, _bound(f"skipped: {reason}"))
-        if outcome in ("xfailed", "xpassed"):
-            failure_class = FailureClass(outcome)
-            return Classification(failure_class, False, _bound(f"{outcome}: {reason}"))
+        if outcome in _MARKED:
+            reason = record.get("reason") or ""
+            return Classification(_MARKED[outcome], False, _bound(f"{outcome}: {reason}"))
         failure: Mapping[str, Any] = record.get("failure") or {}
         exc_type = str(failure.get("exc_type", "unknown"))
         message = str(failure.get("message", ""))
         described = _describe(exc_type, message, failure)
         if outcome == "error":
-            if failure.get("phase") == "teardown":
-                return Classification(FailureClass.TEARDOWN_ERROR, False, described)
-            return Classification(FailureClass.FIXTURE_ERROR, False, described)
+            teardown = failure.get("phase") == "teardown"
+            error_class = FailureClass.TEARDOWN_ERROR if teardown else FailureClass.FIXTURE_ERROR
+            return Classification(error_class, False, described)
         failure_class, why = self._call_failure(record["nodeid"], exc_type, message, failure)
         detail = _bound(f"{described} ({why})" if why else described)
         right = failure_class in _RUNTIME_CLASSES and (
@@ -123,16 +132,19 @@ class Classifier:
         self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, Any]
     ) -> tuple[FailureClass, str | None]:
         base = exc_type.rsplit(".", 1)[-1]
-        if exc_type == "XPASS(strict)":
-            return FailureClass.XPASSED, None
         if base in _SYNTAX_TYPES:
             return FailureClass.SYNTAX_ERROR, None
-        if exc_type in _ASSERTION_TYPES:
-            return FailureClass.ASSERTION, None
-        if exc_type == "NotImplementedError":
-            return FailureClass.NOT_IMPLEMENTED, None
+        if exc_type in _CLASS_OF_TYPE:
+            return _CLASS_OF_TYPE[exc_type], None
         if exc_type not in self._missing_types and base not in self._missing_types:
             return FailureClass.EXCEPTION, None
+        return self._missing_symbol(nodeid, exc_type, message, failure)
+
+    def _missing_symbol(
+        self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, Any]
+    ) -> tuple[FailureClass, str | None]:
+        """A missing-name error is a right-reason red only when the test file raised it, for a
+        project name that is not written yet and that the test uses."""
         symbol = parse_missing(exc_type, message)
         if symbol is None:
             return FailureClass.EXCEPTION, "its message names no missing symbol"

@@ -39,15 +39,17 @@ def is_stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         body = body[1:]
     if not body:
         return True
-    if len(body) != 1:
-        return False
-    only = body[0]
-    if isinstance(only, ast.Pass):
+    return len(body) == 1 and _is_placeholder(body[0])
+
+
+def _is_placeholder(statement: ast.stmt) -> bool:
+    """``pass``, ``...``, or ``raise NotImplementedError``: a statement that does nothing."""
+    if isinstance(statement, ast.Pass):
         return True
-    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant):
-        return only.value.value is Ellipsis
-    if isinstance(only, ast.Raise) and only.exc is not None:
-        raised = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is Ellipsis
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
         return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
     return False
 
@@ -59,43 +61,58 @@ def interface_problems(before: bytes | None, after: bytes) -> list[InterfaceProb
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return [InterfaceProblem(line, "the file", f"does not parse ({exc})")]
-    old_tree: ast.Module | None = None
-    if before is not None:
-        try:
-            old_tree = ast.parse(before)
-        except (SyntaxError, ValueError):
-            old_tree = None  # compared as a new file: everything in it must be declarative
-    old_functions = dict(_functions(old_tree.body, "")) if old_tree else {}
-    new_functions = dict(_functions(new_tree.body, ""))
+    old_body = _old_body(before)
+    problems = [
+        *_function_problems(dict(_functions(old_body, "")), dict(_functions(new_tree.body, ""))),
+        *_statement_problems(old_body, new_tree.body),
+    ]
+    return sorted(problems, key=lambda problem: problem.line)
+
+
+def _old_body(before: bytes | None) -> list[ast.stmt]:
+    """The statements of the file before; none for a new file or one that did not parse
+    (compared as a new file: everything in it must be declarative)."""
+    if before is None:
+        return []
+    try:
+        return ast.parse(before).body
+    except (SyntaxError, ValueError):
+        return []
+
+
+_Functions = dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+
+
+def _function_problems(old: _Functions, new: _Functions) -> list[InterfaceProblem]:
+    """Functions added or changed with behaviour, and functions removed."""
     problems: list[InterfaceProblem] = []
-    for name, function in new_functions.items():
-        old = old_functions.get(name)
-        if old is not None and _body(old) == _body(function):
-            continue
-        if not is_stub(function):
-            verb = "changes the body of" if old is not None else "adds"
-            problems.append(
-                InterfaceProblem(
-                    function.lineno, name, f"is not a stub ({verb} a function with behaviour)"
-                )
-            )
-    for name, function in old_functions.items():
-        if name not in new_functions:
-            problems.append(InterfaceProblem(function.lineno, name, "was removed"))
-    old_statements = Counter(_statement_keys(old_tree.body if old_tree else []))
-    for statement, scope in _statements(new_tree.body, ""):
+    for name, function in new.items():
+        was = old.get(name)
+        if (was is None or _body(was) != _body(function)) and not is_stub(function):
+            verb = "changes the body of" if was is not None else "adds"
+            problem = f"is not a stub ({verb} a function with behaviour)"
+            problems.append(InterfaceProblem(function.lineno, name, problem))
+    problems += [
+        InterfaceProblem(function.lineno, name, "was removed")
+        for name, function in old.items()
+        if name not in new
+    ]
+    return problems
+
+
+def _statement_problems(old: list[ast.stmt], new: list[ast.stmt]) -> list[InterfaceProblem]:
+    """New statements outside functions that run code rather than declare something."""
+    old_statements = Counter(_statement_keys(old))
+    problems: list[InterfaceProblem] = []
+    for statement, scope in _statements(new, ""):
         key = ast.dump(statement)
         if old_statements[key] > 0:
             old_statements[key] -= 1
-            continue
-        if not isinstance(statement, _DECLARATIONS) and not _is_docstring(statement):
+        elif not isinstance(statement, _DECLARATIONS) and not _is_docstring(statement):
             kind = type(statement).__name__.lower()
-            problems.append(
-                InterfaceProblem(
-                    statement.lineno, scope or "module", f"runs code (a new {kind} statement)"
-                )
-            )
-    return sorted(problems, key=lambda problem: problem.line)
+            problem = f"runs code (a new {kind} statement)"
+            problems.append(InterfaceProblem(statement.lineno, scope or "module", problem))
+    return problems
 
 
 def _functions(

@@ -125,20 +125,7 @@ class Ledger:
         appended = chunk[mark.size - start :]
         if not appended.endswith(b"\n"):
             return None  # a torn line: the full read sets it aside
-        entries: list[Entry] = []
-        for line in appended.splitlines():
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-                if schema_major(str(data.get("schema_version", SCHEMA_VERSION))) > schema_major(
-                    SCHEMA_VERSION
-                ):
-                    return None  # the full read refuses it with a clear error
-                entries.append(LedgerLine.model_validate(data).root)
-            except (ValueError, ValidationError, AttributeError):
-                return None
-        return entries
+        return _appended_entries(appended)
 
     def _read_range(self, start: int, end: int) -> bytes:
         try:
@@ -147,6 +134,33 @@ class Ledger:
                 return handle.read(end - start)
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+
+
+def _appended_entries(appended: bytes) -> list[Entry] | None:
+    """The entries of the appended lines; ``None`` (read the whole file) at any doubt."""
+    entries: list[Entry] = []
+    for line in appended.splitlines():
+        if not line.strip():
+            continue
+        entry = _quick_entry(line)
+        if entry is None:
+            return None
+        entries.append(entry)
+    return entries
+
+
+def _quick_entry(line: bytes) -> Entry | None:
+    """One appended line's entry; ``None`` when it is unreadable or of a newer schema (the full
+    read refuses it with a clear error)."""
+    try:
+        data = json.loads(line)
+        if schema_major(str(data.get("schema_version", SCHEMA_VERSION))) > schema_major(
+            SCHEMA_VERSION
+        ):
+            return None
+        return LedgerLine.model_validate(data).root
+    except (ValueError, ValidationError, AttributeError):
+        return None
 
 
 def line_digest(line: bytes | None) -> str:

@@ -50,15 +50,7 @@ def plan_rollback(
     """The rollback to the last green state, or :class:`RollbackRefused` saying why not."""
     pending, green = state.pending_rollback, state.green
     if pending is None or green is None:
-        last = state.last_run
-        seen = (
-            f"the last run ({last.run_id}, {last.phase}) {last.verdict}"
-            if last is not None
-            else "the ledger has no run yet"
-        )
-        raise RollbackRefused(
-            [f"nothing to roll back: no refactor has failed since the last green state ({seen})"]
-        )
+        raise RollbackRefused([_nothing_to_roll_back(state)])
     at_failure, now, at_green = _merged(pending.files), _merged(current), _merged(green.files)
     unaccounted = changes(at_failure, now)
     if unaccounted:
@@ -80,15 +72,31 @@ def plan_rollback(
             plan.restore[path] = at_green[path]
         else:
             plan.remove.append(path)
-    problems = []
+    problems = _unreadable_objects(plan, objects)
+    if problems:
+        raise RollbackRefused(problems)
+    return plan
+
+
+def _nothing_to_roll_back(state: TddState) -> str:
+    last = state.last_run
+    seen = (
+        f"the last run ({last.run_id}, {last.phase}) {last.verdict}"
+        if last is not None
+        else "the ledger has no run yet"
+    )
+    return f"nothing to roll back: no refactor has failed since the last green state ({seen})"
+
+
+def _unreadable_objects(plan: RollbackPlan, objects: ObjectStore) -> list[str]:
+    """The files to restore whose green content the object store cannot give back."""
+    problems: list[str] = []
     for path, sha in plan.restore.items():
         try:
             objects.get(sha)
         except StoreError as exc:
             problems.append(f"{path}: {exc}")
-    if problems:
-        raise RollbackRefused(problems)
-    return plan
+    return problems
 
 
 def apply_rollback(

@@ -107,17 +107,31 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
         if cycle is not None:
             cycle.last_run = entry.run_id
     if entry.verdict == "failed":
-        if entry.phase == "refactor" and any(v.rule in ROLLBACK_RULES for v in entry.violations):
-            broken = [test.nodeid for test in entry.tests if test.outcome in _FAILING]
-            state.pending_rollback = PendingRollback(
-                failed_run=entry.run_id, files=entry.files, broken=broken
-            )
+        # A failure that is not a broken refactor keeps the rollback still due, if any.
+        state.pending_rollback = _rollback_due(entry) or state.pending_rollback
         return
     state.accepted = AcceptedFiles(run_id=entry.run_id, files=entry.files)
     state.pending_rollback = None
     if entry.phase == "red":
         _open_or_extend(state, entry)
         return
+    state.green = _green_state(entry)
+    for cycle_id in entry.cycles:
+        cycle = state.cycles.get(cycle_id)
+        if cycle is not None:
+            _advance_cycle(cycle, entry)
+
+
+def _rollback_due(entry: RunEntry) -> PendingRollback | None:
+    """The rollback a failed refactor that broke tests makes due; None for other failures."""
+    if entry.phase != "refactor" or not any(v.rule in ROLLBACK_RULES for v in entry.violations):
+        return None
+    broken = [test.nodeid for test in entry.tests if test.outcome in _FAILING]
+    return PendingRollback(failed_run=entry.run_id, files=entry.files, broken=broken)
+
+
+def _green_state(entry: RunEntry) -> GreenState:
+    """An accepted green or refactor run as the new green state: what passed, what did not."""
     passed_outcome = Outcome.PASSED  # looked up once: enum members are descriptors
     passed: list[str] = []
     others: dict[str, str] = {}
@@ -126,7 +140,7 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
             passed.append(test.nodeid)
         else:
             others[test.nodeid] = test.outcome.value
-    state.green = GreenState(
+    return GreenState(
         run_id=entry.run_id,
         phase=entry.phase,
         time=entry.time,
@@ -134,16 +148,16 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
         others=others,
         files=entry.files,
     )
-    for cycle_id in entry.cycles:
-        cycle = state.cycles.get(cycle_id)
-        if cycle is None:
-            continue
-        if entry.phase == "green":
-            cycle.status = "green"
-            cycle.green_run = entry.run_id
-            cycle.round = max(cycle.round, 1)
-        elif entry.phase == "refactor" and cycle.status in ("green", "refactored"):
-            cycle.status = "refactored"
+
+
+def _advance_cycle(cycle: CycleState, entry: RunEntry) -> None:
+    """A cycle of an accepted green turns green; of an accepted refactor, refactored."""
+    if entry.phase == "green":
+        cycle.status = "green"
+        cycle.green_run = entry.run_id
+        cycle.round = max(cycle.round, 1)
+    elif entry.phase == "refactor" and cycle.status in ("green", "refactored"):
+        cycle.status = "refactored"
 
 
 def _open_or_extend(state: TddState, entry: RunEntry) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -143,33 +143,60 @@ def referenced_names(source: str | bytes) -> set[str]:
 
 def judge_missing(symbol: MissingSymbol, index: SourceIndex, referenced: set[str]) -> str | None:
     """``None`` if ``symbol`` is not written yet and the test uses it; else why it is not."""
+    judge = _ALREADY_OR_NOT_OURS.get(symbol.kind, _name_defined)
+    reason = judge(symbol, index)
+    if reason is not None:
+        return reason
     leaf = symbol.name.rsplit(".", 1)[-1]
-    if symbol.kind == "module":
-        top = symbol.name.split(".", 1)[0]
-        if top not in index.top_packages:
-            return _not_ours(f"module {top!r}", index)
-        if symbol.name in index.modules:
-            return f"module {symbol.name!r} exists already ({index.modules[symbol.name]})"
-    elif symbol.kind in ("import", "module-attribute"):
-        module = symbol.owner or ""
-        if module not in index.modules:
-            return _not_ours(f"module {module!r}", index)
-        if symbol.name in index.module_names.get(module, set()):
-            return f"{module}.{symbol.name} is defined already ({index.modules[module]})"
-    elif symbol.kind == "attribute":
-        owner = symbol.owner or ""
-        if owner not in index.class_attributes:
-            return f"{owner!r} is not a class of the project's source"
-        if symbol.name in index.class_attributes[owner]:
-            return f"{owner}.{symbol.name} is defined already ({index.class_paths[owner]})"
-    elif symbol.name in index.defined:
+    if leaf not in referenced and symbol.name not in referenced:
+        return f"the test file does not use the name {leaf!r}"
+    return None
+
+
+def _module_exists(symbol: MissingSymbol, index: SourceIndex) -> str | None:
+    top = symbol.name.split(".", 1)[0]
+    if top not in index.top_packages:
+        return _not_ours(f"module {top!r}", index)
+    if symbol.name in index.modules:
+        return f"module {symbol.name!r} exists already ({index.modules[symbol.name]})"
+    return None
+
+
+def _module_name_defined(symbol: MissingSymbol, index: SourceIndex) -> str | None:
+    module = symbol.owner or ""
+    if module not in index.modules:
+        return _not_ours(f"module {module!r}", index)
+    if symbol.name in index.module_names.get(module, set()):
+        return f"{module}.{symbol.name} is defined already ({index.modules[module]})"
+    return None
+
+
+def _attribute_defined(symbol: MissingSymbol, index: SourceIndex) -> str | None:
+    owner = symbol.owner or ""
+    if owner not in index.class_attributes:
+        return f"{owner!r} is not a class of the project's source"
+    if symbol.name in index.class_attributes[owner]:
+        return f"{owner}.{symbol.name} is defined already ({index.class_paths[owner]})"
+    return None
+
+
+def _name_defined(symbol: MissingSymbol, index: SourceIndex) -> str | None:
+    if symbol.name in index.defined:
         return (
             f"{symbol.name!r} is defined in {index.defined[symbol.name]} already: "
             "the test does not import it"
         )
-    if leaf not in referenced and symbol.name not in referenced:
-        return f"the test file does not use the name {leaf!r}"
     return None
+
+
+#: For each kind of missing symbol: why it is not missing (written already, or not the
+#: project's), or None when it is. Any other kind is a bare name.
+_ALREADY_OR_NOT_OURS: dict[str, Callable[[MissingSymbol, SourceIndex], str | None]] = {
+    "module": _module_exists,
+    "import": _module_name_defined,
+    "module-attribute": _module_name_defined,
+    "attribute": _attribute_defined,
+}
 
 
 def _not_ours(what: str, index: SourceIndex) -> str:
@@ -190,23 +217,48 @@ def _module_name(root: Path, relpath: str) -> str:
 
 def _top_level_names(body: list[ast.stmt]) -> Iterator[str]:
     for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                yield from _target_names(target)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.asname or alias.name.split(".", 1)[0]
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                yield alias.asname or alias.name
-        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
-            for block in ("body", "orelse", "finalbody"):
-                yield from _top_level_names(getattr(node, block, []))
-            for handler in getattr(node, "handlers", []):
-                yield from _top_level_names(handler.body)
+        yield from _bound_names(node)
+
+
+_BLOCKS = (ast.If, ast.Try, ast.With, ast.For, ast.While)
+
+
+def _bound_names(node: ast.stmt) -> Iterator[str]:
+    """The names a statement binds in its scope, looking into blocks (``if``, ``try``...)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        for target in _assignment_targets(node):
+            yield from _target_names(target)
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield from _imported_names(node)
+    elif isinstance(node, _BLOCKS):
+        yield from _block_names(node)
+
+
+def _imported_names(node: ast.Import | ast.ImportFrom) -> Iterator[str]:
+    """``import a.b`` binds ``a``; ``from m import x as y`` binds ``y``."""
+    for alias in node.names:
+        if alias.asname:
+            yield alias.asname
+        else:
+            yield alias.name.split(".", 1)[0] if isinstance(node, ast.Import) else alias.name
+
+
+def _block_names(node: ast.stmt) -> Iterator[str]:
+    for block in ("body", "orelse", "finalbody"):
+        yield from _top_level_names(getattr(node, block, []))
+    for handler in getattr(node, "handlers", []):
+        yield from _top_level_names(handler.body)
+
+
+def _assignment_targets(node: ast.AST) -> list[ast.expr]:
+    """What an assignment (plain, annotated or augmented) assigns to; nothing for others."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    return []
 
 
 def _target_names(target: ast.expr) -> Iterator[str]:
@@ -218,22 +270,22 @@ def _target_names(target: ast.expr) -> Iterator[str]:
 
 
 def _class_attributes(node: ast.ClassDef) -> set[str]:
+    """A class's names: those its body binds and those its methods assign on ``self``."""
     attributes = set(_top_level_names(node.body))
     for member in node.body:
-        if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or not member.args.args:
-            continue
-        self_name = member.args.args[0].arg
-        for inner in ast.walk(member):
-            targets: list[ast.expr] = []
-            if isinstance(inner, ast.Assign):
-                targets = inner.targets
-            elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)):
-                targets = [inner.target]
-            for target in targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == self_name
-                ):
-                    attributes.add(target.attr)
+        if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.args.args:
+            attributes |= _self_attributes(member)
     return attributes
+
+
+def _self_attributes(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The attributes a method assigns on its first argument (``self.x = ...``)."""
+    self_name = method.args.args[0].arg
+    return {
+        target.attr
+        for inner in ast.walk(method)
+        for target in _assignment_targets(inner)
+        if isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == self_name
+    }

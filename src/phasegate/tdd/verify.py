@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from phasegate.errors import PhasegateError
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
-from phasegate.model.tdd import LedgerLine, RunEntry
+from phasegate.model.tdd import LedgerLine, LedgerTest, RunEntry
 from phasegate.processes import GroupTimeout, run_in_group
 from phasegate.store import Store
 from phasegate.tdd.classify import Classifier
@@ -98,42 +98,35 @@ def chain_of(text: bytes) -> tuple[list[ChainedEntry], int, list[Problem]]:
             problems.append(Problem(number, "tdd/ledger-line-unreadable", f"unreadable: {exc}"))
             previous = raw
             continue
-        run_id = entry.run_id if isinstance(entry, RunEntry) else None
-        if entry.previous is None:
-            unchained += 1
-            if chained_yet:
-                problems.append(
-                    Problem(
-                        number,
-                        "tdd/ledger-chain-broken",
-                        "the entry names no previous line, after entries that did: it was "
-                        "written by hand or its chain was stripped",
-                        run_id,
-                    )
-                )
-        else:
-            chained_yet = True
-            expected = line_digest(previous)
-            if entry.previous != expected:
-                what = (
-                    "the first line of the ledger, but it names a line before it"
-                    if previous is None
-                    else "not what the line before it hashes to"
-                )
-                if previous is not None and entry.previous == GENESIS:
-                    what = "chained as the first line, but lines come before it"
-                problems.append(
-                    Problem(
-                        number,
-                        "tdd/ledger-chain-broken",
-                        f"the entry's previous digest is {what}: a line was removed, edited or "
-                        "moved here",
-                        run_id,
-                    )
-                )
+        unchained += entry.previous is None
+        broken = _chain_break(entry, previous, chained_yet)
+        if broken:
+            run_id = entry.run_id if isinstance(entry, RunEntry) else None
+            problems.append(Problem(number, "tdd/ledger-chain-broken", broken, run_id))
+        chained_yet = chained_yet or entry.previous is not None
         entries.append(ChainedEntry(number, entry))
         previous = raw
     return entries, unchained, problems
+
+
+def _chain_break(entry: Entry, previous: bytes | None, chained_yet: bool) -> str:
+    """Why ``entry`` does not chain to the line before it (``previous``); "" when it does."""
+    if entry.previous is None:
+        if not chained_yet:
+            return ""
+        return (
+            "the entry names no previous line, after entries that did: it was "
+            "written by hand or its chain was stripped"
+        )
+    if entry.previous == line_digest(previous):
+        return ""
+    if previous is None:
+        what = "the first line of the ledger, but it names a line before it"
+    elif entry.previous == GENESIS:
+        what = "chained as the first line, but lines come before it"
+    else:
+        what = "not what the line before it hashes to"
+    return f"the entry's previous digest is {what}: a line was removed, edited or moved here"
 
 
 def verify_ledger(
@@ -198,30 +191,25 @@ def replay_red(
         )
         for test in failing:
             record = records.get(test.nodeid)
-            if record is None:
-                problems.append(
-                    Problem(
-                        line,
-                        "tdd/red-not-reproduced",
-                        f"red run {entry.run_id}: {test.nodeid} did not run in the recorded tree",
-                        entry.run_id,
-                    )
-                )
-                continue
-            judged = classifier.test(record)
-            if record["outcome"] != test.outcome or judged.failure_class != test.failure_class:
-                now = judged.failure_class.value if judged.failure_class else record["outcome"]
-                was = test.failure_class.value if test.failure_class else test.outcome
-                problems.append(
-                    Problem(
-                        line,
-                        "tdd/red-not-reproduced",
-                        f"red run {entry.run_id}: {test.nodeid} was recorded as {was}, but in "
-                        f"the recorded tree it is {now}",
-                        entry.run_id,
-                    )
-                )
+            change = _not_reproduced(test, record, classifier)
+            if change:
+                message = f"red run {entry.run_id}: {test.nodeid} {change}"
+                problems.append(Problem(line, "tdd/red-not-reproduced", message, entry.run_id))
     return problems
+
+
+def _not_reproduced(
+    test: LedgerTest, record: Mapping[str, Any] | None, classifier: Classifier
+) -> str:
+    """How a red test's replay differs from what the ledger recorded; "" when it does not."""
+    if record is None:
+        return "did not run in the recorded tree"
+    judged = classifier.test(record)
+    if record["outcome"] == test.outcome and judged.failure_class == test.failure_class:
+        return ""
+    now = judged.failure_class.value if judged.failure_class else record["outcome"]
+    was = test.failure_class.value if test.failure_class else test.outcome
+    return f"was recorded as {was}, but in the recorded tree it is {now}"
 
 
 def _files_differ(copy: Path, config: TddConfig, line: int, entry: RunEntry) -> list[Problem]:

@@ -230,8 +230,14 @@ def read_workflow(path: Path) -> WorkflowDefinition:
 
 def _check_references(definition: WorkflowDefinition, path: Path) -> None:
     """Every phase named anywhere exists; names are unique and usable on a command line."""
-    phases = definition.phases
-    allowed = ", ".join(phases)
+    _check_phase_names(definition.phases, path)
+    for phase, spec in definition.phase.items():
+        _check_phase_table(definition, phase, spec, path)
+    if len(set(definition.roles)) != len(definition.roles):
+        raise UsageError(f"{path}: key roles = {definition.roles!r} lists a role twice")
+
+
+def _check_phase_names(phases: list[str], path: Path) -> None:
     seen: set[str] = set()
     for index, phase in enumerate(phases):
         if not _NAME.match(phase):
@@ -242,23 +248,27 @@ def _check_references(definition: WorkflowDefinition, path: Path) -> None:
         if phase in seen:
             raise UsageError(f"{path}: key phases.{index} = {phase!r} is listed twice")
         seen.add(phase)
-    for phase, spec in definition.phase.items():
-        if phase not in seen:
-            raise UsageError(
-                f"{path}: table [phase.{phase}] names an unknown phase {phase!r}; "
-                f"the phases are: {allowed}"
-            )
-        if spec.on_reject is not None and spec.on_reject not in seen:
-            raise UsageError(
-                f"{path}: key phase.{phase}.on_reject = {spec.on_reject!r} is a transition to "
-                f"nowhere; it must name one of the phases: {allowed}"
-            )
-        if spec.on_reject is not None and definition.index(spec.on_reject) > definition.index(
-            phase
-        ):
-            raise UsageError(
-                f"{path}: key phase.{phase}.on_reject = {spec.on_reject!r} loops forward; a "
-                f"rejected review goes back to {phase!r} or a phase before it"
-            )
-    if len(set(definition.roles)) != len(definition.roles):
-        raise UsageError(f"{path}: key roles = {definition.roles!r} lists a role twice")
+
+
+def _check_phase_table(
+    definition: WorkflowDefinition, phase: str, spec: PhaseSpec, path: Path
+) -> None:
+    """A ``[phase.<name>]`` table names a phase, and rejects back to it or one before it."""
+    allowed = ", ".join(definition.phases)
+    if phase not in definition.phases:
+        raise UsageError(
+            f"{path}: table [phase.{phase}] names an unknown phase {phase!r}; "
+            f"the phases are: {allowed}"
+        )
+    if spec.on_reject is None:
+        return
+    if spec.on_reject not in definition.phases:
+        raise UsageError(
+            f"{path}: key phase.{phase}.on_reject = {spec.on_reject!r} is a transition to "
+            f"nowhere; it must name one of the phases: {allowed}"
+        )
+    if definition.index(spec.on_reject) > definition.index(phase):
+        raise UsageError(
+            f"{path}: key phase.{phase}.on_reject = {spec.on_reject!r} loops forward; a "
+            f"rejected review goes back to {phase!r} or a phase before it"
+        )

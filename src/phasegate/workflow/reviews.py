@@ -15,6 +15,7 @@ aside. ``DISMISSED`` and any other state are skipped the same way.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -67,41 +68,49 @@ def read_github_event(path: Path) -> GithubImport:
     review = _table(payload, "review", path)
     pull = _table(payload, "pull_request", path)
     state = str(review.get("state", "")).upper()
+    if state in ("COMMENTED", "DISMISSED", "PENDING"):
+        return GithubImport(None, f"a {state} review carries no outcome, so nothing was recorded")
     if state not in GITHUB_STATES:
-        if state in ("COMMENTED", "DISMISSED", "PENDING"):
-            return GithubImport(
-                None, f"a {state} review carries no outcome, so nothing was recorded"
-            )
         raise UsageError(
             f"{path}: key review.state = {review.get('state')!r} is not a review state; "
             "expected APPROVED, CHANGES_REQUESTED, COMMENTED or DISMISSED"
         )
     number = pull.get("number")
-    user = review.get("user") or {}
-    reviewer = user.get("login") if isinstance(user, dict) else None
-    submitted = review.get("submitted_at")
-    if not reviewer or not submitted:
-        raise UsageError(
-            f"{path}: a pull_request_review payload needs review.user.login and review.submitted_at"
-        )
-    try:
-        recorded_at = datetime.fromisoformat(str(submitted).replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"{path}: key review.submitted_at = {submitted!r} is not an ISO 8601 time"
-        ) from None
     record = ReviewRecord(
         subject=f"PR #{number}" if number is not None else str(pull.get("html_url", "PR")),
         commit=review.get("commit_id") or None,
-        reviewer=str(reviewer),
+        reviewer=_reviewer(review, path),
         status=GITHUB_STATES[state],
-        recorded_at=recorded_at,
+        recorded_at=_submitted_at(review, path),
         note=str(review.get("body") or ""),
         source="github",
         pull_request=number if isinstance(number, int) else None,
         url=review.get("html_url") or None,
     )
     return GithubImport(record)
+
+
+_NEEDS = "a pull_request_review payload needs review.user.login and review.submitted_at"
+
+
+def _reviewer(review: Mapping[str, Any], path: Path) -> str:
+    user = review.get("user") or {}
+    reviewer = user.get("login") if isinstance(user, dict) else None
+    if not reviewer:
+        raise UsageError(f"{path}: {_NEEDS}")
+    return str(reviewer)
+
+
+def _submitted_at(review: Mapping[str, Any], path: Path) -> datetime:
+    submitted = review.get("submitted_at")
+    if not submitted:
+        raise UsageError(f"{path}: {_NEEDS}")
+    try:
+        return datetime.fromisoformat(str(submitted).replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"{path}: key review.submitted_at = {submitted!r} is not an ISO 8601 time"
+        ) from None
 
 
 def _table(payload: Any, key: str, path: Path) -> dict[str, Any]:

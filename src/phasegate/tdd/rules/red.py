@@ -31,21 +31,7 @@ def judge_red(j: Judgement) -> None:
     """Every new (or changed and failing) test fails for a right reason; only tests changed."""
     target, new_cycle = _red_cycle(j)
     j.cycles = [target]
-    others = j.tests_of(c for c in j.red_cycles() if c.id != target)
-    changed_test_files = j.changed_paths("tests", since_green=True)
-    candidates: list[str] = []
-    broken: list[str] = []
-    for nodeid, test in j.facts.tests.items():
-        if nodeid in others:
-            continue
-        if nodeid not in j.green_present:
-            candidates.append(nodeid)  # a new test
-        elif test.outcome in FAILING:
-            if j.facts.nodeid_path(nodeid) in changed_test_files:
-                candidates.append(nodeid)  # changed to expect something new
-            elif nodeid in j.green_passed:
-                broken.append(nodeid)
-        # A test skipped or xfailed at the last green state, and still so, is no one's red.
+    candidates, broken = _red_candidates(j, target)
     j.cycle_tests = candidates
     j.collection_errors(
         "a red test must be collected and then fail when it runs; a test that imports a "
@@ -60,27 +46,9 @@ def judge_red(j: Judgement) -> None:
             "for behaviour the code does not have yet, and select it "
             "(pytest --tdd=red path/to/test_file.py::test_name)",
         )
-    tests = j.facts.tests
-    passing = [nodeid for nodeid in candidates if tests[nodeid].outcome == Outcome.PASSED]
-    if passing:
-        j.violate(
-            "red-passes",
-            f"{count(passing, 'test')} passed: {listed(passing)}. A red test must fail "
-            "before the code exists; if the behaviour is there already, this test is not "
-            "the next step (test something the code cannot do yet)",
-            tests=passing,
-        )
+    _red_passes(j, candidates)
     for nodeid in candidates:
-        test = tests[nodeid]
-        if test.outcome != Outcome.PASSED and not test.right_reason:
-            advice = _WRONG_REASON_ADVICE.get(test.failure_class, "") if test.failure_class else ""
-            j.violate(
-                "red-wrong-reason",
-                f"{nodeid} fails for the wrong reason: {class_name(test.failure_class)} "
-                f"({test.detail}). {advice}A right-reason red fails on "
-                f"{j.right_reasons_phrase()}",
-                tests=[nodeid],
-            )
+        _wrong_reason(j, nodeid)
     if broken:
         j.violate(
             "red-broke-tests",
@@ -98,6 +66,54 @@ def judge_red(j: Judgement) -> None:
             f"{'fails' if len(candidates) == 1 else 'fail'} for the right reason; next: "
             "write the code, then pytest --tdd=green"
         )
+
+
+def _red_candidates(j: Judgement, target: str) -> tuple[list[str], list[str]]:
+    """The tests this red is for (new, or changed to fail), and the ones it broke.
+
+    Tests of other red cycles are theirs. A test skipped or xfailed at the last green state,
+    and still so, is no one's red.
+    """
+    others = j.tests_of(c for c in j.red_cycles() if c.id != target)
+    changed_test_files = j.changed_paths("tests", since_green=True)
+    candidates: list[str] = []
+    broken: list[str] = []
+    for nodeid, test in j.facts.tests.items():
+        if nodeid in others or (nodeid in j.green_present and test.outcome not in FAILING):
+            continue
+        if nodeid not in j.green_present or j.facts.nodeid_path(nodeid) in changed_test_files:
+            candidates.append(nodeid)  # a new test, or one changed to expect something new
+        elif nodeid in j.green_passed:
+            broken.append(nodeid)
+    return candidates, broken
+
+
+def _red_passes(j: Judgement, candidates: list[str]) -> None:
+    tests = j.facts.tests
+    passing = [nodeid for nodeid in candidates if tests[nodeid].outcome == Outcome.PASSED]
+    if passing:
+        j.violate(
+            "red-passes",
+            f"{count(passing, 'test')} passed: {listed(passing)}. A red test must fail "
+            "before the code exists; if the behaviour is there already, this test is not "
+            "the next step (test something the code cannot do yet)",
+            tests=passing,
+        )
+
+
+def _wrong_reason(j: Judgement, nodeid: str) -> None:
+    """A red test that fails, but not on a right reason (a fixture, a skip, a crash...)."""
+    test = j.facts.tests[nodeid]
+    if test.outcome == Outcome.PASSED or test.right_reason:
+        return
+    advice = _WRONG_REASON_ADVICE.get(test.failure_class, "") if test.failure_class else ""
+    j.violate(
+        "red-wrong-reason",
+        f"{nodeid} fails for the wrong reason: {class_name(test.failure_class)} "
+        f"({test.detail}). {advice}A right-reason red fails on "
+        f"{j.right_reasons_phrase()}",
+        tests=[nodeid],
+    )
 
 
 def _tests_adjusted(j: Judgement, new_cycle: bool) -> bool:
@@ -155,17 +171,23 @@ def _red_batch(j: Judgement, target: str, new_cycle: bool) -> None:
             f"{len(others)} cycles are red already ({', '.join(others)}) and batch_size is "
             f"{j.config.batch_size}: make one of them green before starting {target}",
         )
-    if not new_cycle:
-        return
+    if new_cycle:
+        _close_finished(j)
+
+
+def _close_finished(j: Judgement) -> None:
+    """A new cycle closes the green ones, once they are reviewed when ``require_review``."""
     finished = [c for c in j.state.cycles.values() if c.status in ("green", "refactored")]
-    if j.config.require_review and finished:
+    if not finished:
+        return
+    if j.config.require_review:
         ids = ", ".join(cycle.id for cycle in finished)
         j.violate(
             "review-pending",
             f"cycle(s) {ids} are green but not approved, and require_review is on: review "
             f"them first (phasegate tdd review {finished[0].id} --approved --reviewer NAME)",
         )
-    elif finished:
+    else:
         j.closes = [cycle.id for cycle in finished]
 
 

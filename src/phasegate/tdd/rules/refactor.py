@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from phasegate.model.tdd import FileHashes
+from phasegate.model.tdd import FileHashes, GreenState
 from phasegate.tdd.assertions import count_assertions
 from phasegate.tdd.rules.judgement import FAILING, Judgement, count, details, listed
 from phasegate.tdd.tree import changes
@@ -21,49 +21,57 @@ def judge_refactor(j: Judgement) -> None:
         return
     j.cycles = _refactor_cycles(j)
     red = j.red_cycles()
-    red_tests = j.tests_of(red)
     if red:
         j.violate(
             "refactor-while-red",
             f"cycle(s) {', '.join(c.id for c in red)} are red: refactor on green only "
             "(make them pass with pytest --tdd=green first)",
         )
-    tests = j.facts.tests
-    failing = [
-        n
-        for n in j.not_passed
-        if n not in red_tests and (tests[n].outcome in FAILING or n in j.green_passed)
-    ]
-    if failing:
-        files = len(changes(green.files.source, j.facts.files.source)) + len(
-            changes(green.files.tests, j.facts.files.tests)
-        )
-        j.violate(
-            "refactor-regression",
-            f"the refactor broke {count(failing, 'test')}: {details(failing, tests)}. "
-            f"phasegate tdd rollback restores the {count(files, 'file')} changed "
-            f"since the last green state (run {green.run_id}), byte for byte",
-            tests=failing,
-        )
+    _regression(j, green, j.tests_of(red))
     j.not_run(
-        sorted(j.green_passed.difference(tests)),
+        sorted(j.green_passed.difference(j.facts.tests)),
         "tests that passed at the last green state (deleted or renamed?)",
     )
     _assertions_kept(j, green.files)
     _complexity_kept(j, green.files)
     j.never_red()
     j.collection_errors("every test must be collected to prove nothing broke")
-    if j.violations:
+    if not j.violations:
+        _record_refactor(j, green.files)
+
+
+def _regression(j: Judgement, green: GreenState, red_tests: set[str]) -> None:
+    """A test outside the red cycles that fails now, or passed at green and does not now."""
+    tests = j.facts.tests
+    failing = [
+        n
+        for n in j.not_passed
+        if n not in red_tests and (tests[n].outcome in FAILING or n in j.green_passed)
+    ]
+    if not failing:
         return
-    if changes(green.files.tests, j.facts.files.tests):
+    files = len(changes(green.files.source, j.facts.files.source)) + len(
+        changes(green.files.tests, j.facts.files.tests)
+    )
+    j.violate(
+        "refactor-regression",
+        f"the refactor broke {count(failing, 'test')}: {details(failing, tests)}. "
+        f"phasegate tdd rollback restores the {count(files, 'file')} changed "
+        f"since the last green state (run {green.run_id}), byte for byte",
+        tests=failing,
+    )
+
+
+def _record_refactor(j: Judgement, green_files: FileHashes) -> None:
+    """The status codes of a kept refactor (RTC tests, RIC source) and its summary."""
+    if changes(green_files.tests, j.facts.files.tests):
         j.status.append("RTC")
-    if changes(green.files.source, j.facts.files.source):
+    if changes(green_files.source, j.facts.files.source):
         j.status.append("RIC")
     if not j.status:
         j.notes.append("nothing changed since the last green state")
         return
-    passed = len(j.passed_now)
-    summary = f"{count(passed, 'test')} pass"
+    summary = f"{count(len(j.passed_now), 'test')} pass"
     if j.complexity:
         before, after = j.complexity["green"], j.complexity["now"]
         summary += (
@@ -93,20 +101,13 @@ def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
     changed = {change.path for change in changes(green_files.tests, j.facts.files.tests)}
     if not changed:
         return
-    calls = j.config.assertion_calls
     weaker: list[str] = []
     for nodeid in sorted(j.green_passed):
         path = j.facts.nodeid_path(nodeid)
-        if path not in changed or nodeid not in j.facts.tests:
-            continue
-        now = j.workspace.now(path)
-        before_sha = green_files.tests.get(path)
-        if now is None or before_sha is None:
-            continue
-        before = count_assertions(j.workspace.read(path, before_sha), nodeid, calls)
-        after = count_assertions(now, nodeid, calls)
-        if before is not None and after is not None and after < before:
-            weaker.append(f"{nodeid} ({after}, was {before})")
+        if path in changed and nodeid in j.facts.tests:
+            counts = _assertion_counts(j, green_files, path, nodeid)
+            if counts is not None and counts[1] < counts[0]:
+                weaker.append(f"{nodeid} ({counts[1]}, was {counts[0]})")
     if weaker:
         j.violate(
             "refactor-fewer-assertions",
@@ -114,6 +115,22 @@ def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
             "restructure tests but not weaken them",
             tests=[entry.split(" (", 1)[0] for entry in weaker],
         )
+
+
+def _assertion_counts(
+    j: Judgement, green_files: FileHashes, path: str, nodeid: str
+) -> tuple[int, int] | None:
+    """A test's assertions at green and now; None when either cannot be counted."""
+    now = j.workspace.now(path)
+    before_sha = green_files.tests.get(path)
+    if now is None or before_sha is None:
+        return None
+    calls = j.config.assertion_calls
+    before = count_assertions(j.workspace.read(path, before_sha), nodeid, calls)
+    after = count_assertions(now, nodeid, calls)
+    if before is None or after is None:
+        return None
+    return before, after
 
 
 def _complexity_kept(j: Judgement, green_files: FileHashes) -> None:
