@@ -9,7 +9,8 @@ from __future__ import annotations
 from pytest_bdd import parsers, step, then
 
 from phasegate.bdd.world import WorkflowWorld, split_names
-from phasegate.model.workflow import TaskStatus
+from phasegate.model.workflow import GateRecord, TaskStatus
+from phasegate.store import Store
 
 __all__: list[str] = []
 
@@ -105,12 +106,7 @@ def _task_verdicts(workflow_world: WorkflowWorld, task: str, verdicts: str) -> N
     queue = workflow_world.engine().handoff.queue
     _, _, history = queue.show(task)
     assert history is not None
-    results = history.gate_results
-    shown = ["sufficient" if r.sufficient else "insufficient" for r in results]
-    assert shown == split_names(verdicts), results
-    paths = [queue.store.path(r.verdict_path) for r in results]
-    assert len(set(paths)) == len(paths), "each run keeps its own file"
-    assert all(path.is_file() for path in paths), paths
+    _assert_kept(history.gate_results, verdicts, queue.store)
 
 
 @then(parsers.parse('"{instance}" kept the verdicts {verdicts} of the gate "{gate}"'))
@@ -119,9 +115,14 @@ def _instance_verdicts(
 ) -> None:
     engine = workflow_world.engine()
     results = [r for r in engine.load(instance).gate_results if r.gate == gate]
+    _assert_kept(results, verdicts, engine.store)
+    assert [r.attempt for r in results] == list(range(1, len(results) + 1))
+
+
+def _assert_kept(results: list[GateRecord], verdicts: str, store: Store) -> None:
+    """The gate runs gave ``verdicts`` in order, each kept in a verdict file of its own."""
     shown = ["sufficient" if r.sufficient else "insufficient" for r in results]
     assert shown == split_names(verdicts), results
-    assert [r.attempt for r in results] == list(range(1, len(results) + 1))
-    paths = [engine.store.path(r.verdict_path) for r in results]
+    paths = [store.path(r.verdict_path) for r in results]
     assert len(set(paths)) == len(paths), "each run keeps its own file"
     assert all(path.is_file() for path in paths), paths

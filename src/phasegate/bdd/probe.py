@@ -19,7 +19,8 @@ from __future__ import annotations
 import glob
 import json
 import os
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TypedDict
 
 import pytest
 from pytest_bdd.feature import get_feature
@@ -31,6 +32,36 @@ OUT_ENV = "PHASEGATE_BDD_PROBE_OUT"
 FEATURES_ENV = "PHASEGATE_BDD_PROBE_FEATURES"
 
 
+@dataclass
+class _Binding:
+    """The tests pytest-bdd made from one scenario, and its steps no definition binds."""
+
+    tests: list[str] = field(default_factory=list)
+    #: Step line (as text, a JSON key) -> the step's keyword and text.
+    unbound: dict[str, str] = field(default_factory=dict)
+
+
+class _Step(TypedDict):
+    line: int
+    text: str
+    bound: bool
+
+
+class _Scenario(TypedDict):
+    name: str
+    line: int
+    tests: list[str]
+    steps: list[_Step]
+
+
+class _Feature(TypedDict):
+    """One feature file in the probe's JSON output."""
+
+    path: str
+    error: str | None
+    scenarios: list[_Scenario]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Probe(), "phasegate-bdd-probe")
 
@@ -39,7 +70,7 @@ class Probe:
     """Keeps what collection found; writes it when the session ends."""
 
     def __init__(self) -> None:
-        self.bound: dict[str, dict[str, Any]] = {}
+        self.bound: dict[str, _Binding] = {}
         self.errors: list[dict[str, str]] = []
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -56,11 +87,11 @@ class Probe:
             example = callspec.params.get("_pytest_bdd_example", {}) if callspec else {}
             scenario = template.render(example)
             key = f"{os.path.abspath(template.feature.filename)}::{template.line_number}"
-            entry = self.bound.setdefault(key, {"tests": [], "unbound": {}})
-            entry["tests"].append(item.nodeid)
+            entry = self.bound.setdefault(key, _Binding())
+            entry.tests.append(item.nodeid)
             for step in scenario.steps:
                 if not any(True for _ in find_fixturedefs_for_step(step, fixturemanager, item)):
-                    entry["unbound"][str(step.line_number)] = f"{step.keyword} {step.name}".strip()
+                    entry.unbound[str(step.line_number)] = f"{step.keyword} {step.name}".strip()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         out = os.environ.get(OUT_ENV)
@@ -82,19 +113,19 @@ def _feature_files(paths: list[str]) -> list[str]:
     return [os.path.abspath(f) for f in files]
 
 
-def _describe(path: str, bound: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _describe(path: str, bound: dict[str, _Binding]) -> _Feature:
     try:
         feature = get_feature(os.path.dirname(path), os.path.basename(path))
     except Exception as exc:  # noqa: BLE001 - any parse failure is reported, with its text
         return {"path": path, "error": f"{type(exc).__name__}: {exc}", "scenarios": []}
-    scenarios = []
+    scenarios: list[_Scenario] = []
     for template in feature.scenarios.values():
         entry = bound.get(f"{path}::{template.line_number}")
-        steps = [
+        steps: list[_Step] = [
             {
                 "line": step.line_number,
                 "text": f"{step.keyword} {step.name}".strip(),
-                "bound": entry is not None and str(step.line_number) not in entry["unbound"],
+                "bound": entry is not None and str(step.line_number) not in entry.unbound,
             }
             for step in template.steps
         ]
@@ -102,7 +133,7 @@ def _describe(path: str, bound: dict[str, dict[str, Any]]) -> dict[str, Any]:
             {
                 "name": template.name,
                 "line": template.line_number,
-                "tests": entry["tests"] if entry else [],
+                "tests": entry.tests if entry else [],
                 "steps": steps,
             }
         )

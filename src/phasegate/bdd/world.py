@@ -57,6 +57,8 @@ class WorkflowWorld:
 
     root: Path
     now: datetime = field(default_factory=lambda: datetime(2030, 1, 1, 9, 0, tzinfo=timezone.utc))
+    #: ``[tool.phasegate.workflow]`` as the steps fill it in. Deliberately ``Any``: free-form
+    #: TOML whose nested tables and lists the steps build up in place.
     settings: dict[str, Any] = field(default_factory=dict)
     observer: Observer = field(default_factory=Observer)
     result: AdvanceResult | None = None
@@ -131,7 +133,7 @@ class WorkflowWorld:
         self.now += timedelta(seconds=seconds)
 
 
-def _toml(value: Any) -> str:
+def _toml(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):

@@ -90,17 +90,18 @@ class LoadedConfig:
         from pydantic import ValidationError
 
         if "config" in self.__dict__ or (self.cache_file is not None and key in self.overrides):
-            found = getattr(self.config, key)
-            if isinstance(found, model):
-                return found
+            built = getattr(self.config, key)
+            if isinstance(built, model):
+                return built
         if self.cache_file is None:
             return model.model_validate(self.values[key])
         # From the table, not from the cache (see :attr:`config`).
+        found: SectionT | None
         try:
             found = model.model_validate((self.table or {}).get(key, {}))
         except ValidationError:
-            return self._validated_again().section(key, model)
-        if found.model_dump(mode="json") != self.values.get(key):
+            found = None
+        if found is None or found.model_dump(mode="json") != self.values.get(key):
             return self._validated_again().section(key, model)
         return found
 
@@ -219,7 +220,7 @@ def _cache_file(
     return settings_cache.cache_path(project_root, table, override_values)
 
 
-def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:
+def _read_table(pyproject: Path) -> tuple[dict[str, object], Path | None]:
     if not pyproject.is_file():
         return {}, None
     try:
@@ -237,7 +238,7 @@ def _read_table(pyproject: Path) -> tuple[dict[str, Any], Path | None]:
     return table, pyproject
 
 
-def _validate(table: dict[str, Any], source: Path | None) -> PhasegateConfig:
+def _validate(table: dict[str, object], source: Path | None) -> PhasegateConfig:
     from pydantic import ValidationError
 
     from phasegate.config.models import PhasegateConfig

@@ -137,7 +137,7 @@ def lookup(
     key: str,
     table: Mapping[str, Any] | None = None,
     overrides: Mapping[str, Any] | None = None,
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """The validated settings cached for ``key``, or ``None`` (no file, no such key, stale).
 
     A file or an entry that is not intact (see the module doc) is moved aside: ``None``.
@@ -256,20 +256,12 @@ def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
         return  # only a cache: the store reports an unwritable artifacts folder itself
 
 
-def _entries(path: Path) -> list[dict[str, Any]]:
+def _entries(path: Path) -> list[dict[str, object]]:
     """The entries of the cache file; none if it is missing or of another format.
 
     A file that is not JSON, or of this format but not a list of entries, is set aside.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return []
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        set_aside(path, "it is not valid JSON")
-        return []
+    data = _read_json(path)
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         return []  # another format: replaced by the next save, as a miss
     entries = data.get("entries")
@@ -277,6 +269,20 @@ def _entries(path: Path) -> list[dict[str, Any]]:
         set_aside(path, "its entries are not a list of tables")
         return []
     return entries
+
+
+def _read_json(path: Path) -> object:
+    """The cache file's JSON; None for no file, or one set aside as not JSON."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        data: object = json.loads(raw)
+    except (ValueError, RecursionError):
+        set_aside(path, "it is not valid JSON")
+        return None
+    return data
 
 
 def _validating_modules() -> list[tuple[str, int, int]]:

@@ -19,7 +19,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, read_settings
+from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, joined, read_settings
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
@@ -163,6 +163,8 @@ def _is_strict_flag(setting: Setting) -> bool:
 
 
 def _merge(names: list[str], read: Callable[[str], str | None]) -> _Settings:
+    """The settings of the files together: a list setting in several files holds the items
+    of all (at the first file's path); any other setting is the first file's."""
     merged: _Settings = {}
     for name in names:
         text = read(name)
@@ -170,17 +172,12 @@ def _merge(names: list[str], read: Callable[[str], str | None]) -> _Settings:
             continue
         for key, setting in read_settings(name, text).items():
             old = merged.get(key)
-            if (
-                old is not None
-                and isinstance(old.setting.value, frozenset)
-                and isinstance(setting.value, frozenset)
-            ):
-                setting = Setting(
-                    setting.tool, setting.key, old.setting.value | setting.value, setting.scope
-                )
-                merged[key] = _Merged(setting, old.path)
-            elif old is None:
+            if old is None:
                 merged[key] = _Merged(setting, name)
+                continue
+            both = joined(old.setting, setting)
+            if both is not None:
+                merged[key] = _Merged(both, old.path)
     return merged
 
 
@@ -202,10 +199,8 @@ def _lists_loosened(now: Setting, old: object, security: tuple[str, ...]) -> str
     pair, value = (now.tool, now.key), now.value
     if pair in _LOOSER_AS_GROWS and isinstance(value, frozenset):
         return _grown(now, value, old, security)
-    if pair in _LOOSER_AS_SHRINKS and isinstance(value, frozenset) and isinstance(old, frozenset):
-        dropped = sorted(old - value)
-        shown = f"{now.tool} {now.key}{_where(now)}"
-        return f"{shown} drops {_list(dropped)}: {_LOOSER_AS_SHRINKS[pair]}" if dropped else None
+    if pair in _LOOSER_AS_SHRINKS and isinstance(value, frozenset):
+        return _shrunk(now, value, old)
     lowered = isinstance(value, float) and isinstance(old, float) and value < old
     if pair == ("coverage", "fail_under") and lowered:
         return f"coverage fail_under lowered from {old:g} to {value:g}: less coverage passes"
@@ -225,6 +220,15 @@ def _grown(
     if silenced:
         message += f"; {_list(silenced)} silence(s) rules the security check relies on"
     return message
+
+
+def _shrunk(now: Setting, value: frozenset[str], old: object) -> str | None:
+    """The items a looser-as-it-shrinks list lost (a list that was not there lost none)."""
+    dropped = sorted(old - value) if isinstance(old, frozenset) else []
+    if not dropped:
+        return None
+    shown = f"{now.tool} {now.key}{_where(now)}"
+    return f"{shown} drops {_list(dropped)}: {_LOOSER_AS_SHRINKS[(now.tool, now.key)]}"
 
 
 def _mypy_loosened(now: Setting, old: object) -> str | None:
@@ -248,15 +252,19 @@ def _mypy_flag_loosened(key: str, value: bool, old: object, where: str) -> str |
 def _pytest_loosened(now: Setting, old: object) -> str | None:
     key, value = now.key, now.value
     if key == "addopts" and isinstance(value, str):
-        added = _dropping(value) - _dropping(old if isinstance(old, str) else "")
-        if added:
-            return f"pytest addopts adds {_list(sorted(added))}: tests or plugins are left out"
-        return None
+        return _addopts_loosened(value, old)
     if key == "xfail_strict" and value is False and old is True:
         return "pytest xfail_strict turned off: an expected failure that passes stops failing"
     if key.startswith("python_") and old is not None and value != old:
         return f"pytest {key} changed from {old!r} to {value!r}: tests may no longer be collected"
     return _lists_loosened(now, old, ())
+
+
+def _addopts_loosened(value: str, old: object) -> str | None:
+    added = _dropping(value) - _dropping(old if isinstance(old, str) else "")
+    if not added:
+        return None
+    return f"pytest addopts adds {_list(sorted(added))}: tests or plugins are left out"
 
 
 def _removed(was: Setting) -> str:

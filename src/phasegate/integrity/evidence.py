@@ -95,10 +95,8 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
         if (path, name) in after or test.body_digest in after_bodies:
             continue
         home = elsewhere.get(test.body_digest)
-        if home is not None and not head[home[0]].test_file:
-            moved.setdefault(home[0], []).append((name, home[2]))
-        elif home is not None:
-            tricks.append(_uncollected(name, *home))
+        if home is not None:
+            _body_moved(name, home, head, moved, tricks)
         elif (renamed := _edited_rename(test, path, before, after)) is not None:
             # The same test under a new name: judged as the test it was.
             tricks.extend(_skips(path, renamed.name, test.skips, renamed.skips))
@@ -108,6 +106,22 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
     tricks.extend(_deletion(path, gone, path in head) for path, gone in deleted.items())
     tricks.extend(_moved_out(new_path, tests) for new_path, tests in moved.items())
     return tricks
+
+
+def _body_moved(
+    name: str,
+    home: tuple[str, str, int],
+    head: dict[str, ModuleFacts],
+    moved: dict[str, list[tuple[str, int]]],
+    tricks: list[Trick],
+) -> None:
+    """A test whose body is now a function pytest does not collect: moved to a file that is
+    not a test file (gathered in ``moved``, one trick per file), or uncollected in one."""
+    new_path, _new_name, new_line = home
+    if head[new_path].test_file:
+        tricks.append(_uncollected(name, *home))
+    else:
+        moved.setdefault(new_path, []).append((name, new_line))
 
 
 def _function_homes(modules: dict[str, ModuleFacts]) -> dict[str, tuple[str, str, int]]:
@@ -171,17 +185,19 @@ def _edited_rename(
     )
     if len(test.body_dump) > MAX_COMPARED_CHARS:
         return None
-    for _key, candidate in candidates:
-        if len(candidate.body_dump) > MAX_COMPARED_CHARS:
-            continue
-        matcher = difflib.SequenceMatcher(None, test.body_dump, candidate.body_dump, autojunk=False)
-        if (
-            matcher.real_quick_ratio() >= SAME_TEST_RATIO
-            and matcher.quick_ratio() >= SAME_TEST_RATIO
-            and matcher.ratio() >= SAME_TEST_RATIO
-        ):
-            return candidate
-    return None
+    return next((c for _key, c in candidates if _alike(test.body_dump, c.body_dump)), None)
+
+
+def _alike(body: str, other: str) -> bool:
+    """Two test bodies at least :data:`SAME_TEST_RATIO` alike (the cheap bounds first)."""
+    if len(other) > MAX_COMPARED_CHARS:
+        return False
+    matcher = difflib.SequenceMatcher(None, body, other, autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= SAME_TEST_RATIO
+        and matcher.quick_ratio() >= SAME_TEST_RATIO
+        and matcher.ratio() >= SAME_TEST_RATIO
+    )
 
 
 def _deletion(path: str, tests: list[TestFacts], file_remains: bool) -> Trick:

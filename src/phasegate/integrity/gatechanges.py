@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TypeGuard
 
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
@@ -42,7 +42,7 @@ def gate_tricks(sources: ChangedSources) -> list[Trick]:
     return tricks
 
 
-def _toml(text: str | None, path: str) -> dict[str, Any] | None:
+def _toml(text: str | None, path: str) -> dict[str, object] | None:
     if text is None:
         return None
     try:
@@ -51,7 +51,7 @@ def _toml(text: str | None, path: str) -> dict[str, Any] | None:
         raise CheckError(f"{path} is not valid TOML: {exc}") from exc
 
 
-def _checks(data: Mapping[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+def _checks(data: Mapping[str, object] | None) -> dict[str, dict[str, object]] | None:
     checks = data.get("checks") if data is not None else None
     if not isinstance(checks, Mapping):
         return None
@@ -111,7 +111,7 @@ def _phasegate_table(sources: ChangedSources) -> list[Trick]:
     return tricks
 
 
-def _table(data: Mapping[str, Any] | None) -> dict[str, Any]:
+def _table(data: Mapping[str, object] | None) -> dict[str, object]:
     tool = data.get("tool") if data is not None else None
     table = tool.get("phasegate") if isinstance(tool, Mapping) else None
     return dict(table) if isinstance(table, Mapping) else {}
@@ -122,7 +122,7 @@ def _strings(value: object) -> set[str]:
 
 
 def _spec_loosened(
-    check_id: str, was: Mapping[str, Any], now: Mapping[str, Any], *, override: bool
+    check_id: str, was: Mapping[str, object], now: Mapping[str, object], *, override: bool
 ) -> list[str]:
     """What loosened in one check's spec. An override's missing key keeps the gate's value."""
     found = [
@@ -139,9 +139,9 @@ def _spec_loosened(
     return found
 
 
-def _no_longer_required(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+def _no_longer_required(check_id: str, was: Mapping[str, object], now: Mapping[str, object]) -> str:
     old, new = was.get("required", True), now.get("required", True)
-    if _REQUIRED_RANK.get(new, 2) >= _REQUIRED_RANK.get(old, 2):
+    if _required_rank(new) >= _required_rank(old):
         return ""
     return (
         f"the {check_id} check is no longer required (required = {json.dumps(new)}): "
@@ -149,13 +149,18 @@ def _no_longer_required(check_id: str, was: Mapping[str, Any], now: Mapping[str,
     )
 
 
-def _skip_now_allowed(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+def _required_rank(value: object) -> int:
+    """How required a check is: 2 (always, also for a value phasegate does not know) to 0."""
+    return _REQUIRED_RANK.get(value, 2) if isinstance(value, (bool, int, float, str)) else 2
+
+
+def _skip_now_allowed(check_id: str, was: Mapping[str, object], now: Mapping[str, object]) -> str:
     if now.get("skip_allowed") is True and was.get("skip_allowed") is not True:
         return f"the {check_id} check may now be skipped (skip_allowed = true)"
     return ""
 
 
-def _severity_raised(check_id: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+def _severity_raised(check_id: str, was: Mapping[str, object], now: Mapping[str, object]) -> str:
     old_level = _severity(was.get("options"))
     new_level = _severity(now.get("options"))
     if new_level is None:
@@ -262,16 +267,21 @@ def _accepted(text: str | None, path: str) -> int:
         data = json.loads(text)
     except ValueError as exc:
         raise CheckError(f"{path} is not JSON: {exc}") from exc
+    counts = [entry.get("count", 1) for entry in _baseline_entries(data, path)]
+    whole = [count for count in counts if _is_count(count)]
+    if len(whole) != len(counts):
+        raise CheckError(f"{path} has an entry whose count is not a whole number of at least 1")
+    return sum(whole)
+
+
+def _baseline_entries(data: object, path: str) -> list[dict[str, object]]:
     entries = data.get("entries") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise CheckError(f"{path} has no list of entries: it is not a phasegate baseline")
-    counts = [e.get("count", 1) for e in entries]
-    if not all(_is_count(c) for c in counts):
-        raise CheckError(f"{path} has an entry whose count is not a whole number of at least 1")
-    return sum(counts)
+    return entries
 
 
-def _is_count(value: object) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     """A whole number of at least 1 (``True`` is not one)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 

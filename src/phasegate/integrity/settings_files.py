@@ -12,6 +12,7 @@ across files and formats. A file that does not parse is a
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
 
-__all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "read_settings"]
+__all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "joined", "read_settings"]
 
 TOML_FILES = frozenset({"pyproject.toml", "ruff.toml", ".ruff.toml"})
 INI_FILES = frozenset(
@@ -184,7 +185,8 @@ def _ruff(table: Mapping[str, Any]) -> list[Setting]:
     merged: dict[str, Setting] = {}
     for setting in found:  # `lint.ignore` and the older top-level `ignore` add up
         old = merged.get(setting.key)
-        merged[setting.key] = _joined(old, setting) if old is not None else setting
+        both = joined(old, setting) if old is not None else None
+        merged[setting.key] = both or setting
     return list(merged.values())
 
 
@@ -201,11 +203,11 @@ def _ruff_file_ignores(table: Mapping[str, Any]) -> list[Setting]:
     return found
 
 
-def _joined(old: Setting, new: Setting) -> Setting:
-    """Two list settings of the same key together; any other ``new`` replaces ``old``."""
+def joined(old: Setting, new: Setting) -> Setting | None:
+    """Two list settings of the same key as one (the items of both); None for other values."""
     if isinstance(old.value, frozenset) and isinstance(new.value, frozenset):
-        return Setting(new.tool, new.key, old.value | new.value)
-    return new
+        return dataclasses.replace(new, value=old.value | new.value)
+    return None
 
 
 def _mypy_table(table: Mapping[str, Any]) -> list[Setting]:
@@ -247,14 +249,18 @@ def _pytest(table: Mapping[str, Any]) -> list[Setting]:
         value = table["addopts"]
         text = " ".join(value) if isinstance(value, list) else str(value)
         found.append(Setting("pytest", "addopts", text))
-    for key in ("testpaths", "norecursedirs"):
-        if key in table:
-            found.append(Setting("pytest", key, _items(table[key])))
-    for key in ("python_files", "python_classes", "python_functions"):
-        if key in table:
-            value = table[key]
-            found.append(Setting("pytest", key, " ".join(sorted(_items(value)))))
+    found += [Setting("pytest", key, _items(table[key])) for key in _PYTEST_LISTS if key in table]
+    found += [
+        Setting("pytest", key, " ".join(sorted(_items(table[key]))))
+        for key in _PYTEST_PATTERNS
+        if key in table
+    ]
     strict = _flag(table.get("xfail_strict"))
     if strict is not None:
         found.append(Setting("pytest", "xfail_strict", strict))
     return found
+
+
+_PYTEST_LISTS = ("testpaths", "norecursedirs")
+#: Collection patterns, compared as one normalized string each.
+_PYTEST_PATTERNS = ("python_files", "python_classes", "python_functions")

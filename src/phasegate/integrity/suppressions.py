@@ -122,31 +122,39 @@ def suppression_tricks(sources: ChangedSources, policy: SuppressionPolicy) -> li
         ) from exc
     tricks: list[Trick] = []
     for path in sources.python_paths():
-        now = sources.head_text(path)
-        if now is None:
-            continue
-        was = sources.base_text(path)
-        before = (
-            Counter(s.key for s in find_suppressions(was, path)) if was is not None else Counter()
-        )
-        for suppression in find_suppressions(now, path):
-            if before[suppression.key] > 0:
-                before[suppression.key] -= 1
-                continue
+        for suppression in _added_suppressions(sources, path):
             missing = _missing(suppression, policy, reason)
             if missing:
-                tricks.append(
-                    Trick(
-                        "suppressions",
-                        suppression.kind.replace(": ", "-").replace(" ", "-").replace("_", "-")
-                        + "-without-reason",
-                        path,
-                        suppression.line,
-                        f"{_shown(suppression)} added without {missing}: it "
-                        f"{suppression.effect}, and the problem is still there",
-                    )
-                )
+                tricks.append(_unexplained(path, suppression, missing))
     return tricks
+
+
+def _added_suppressions(sources: ChangedSources, path: str) -> list[Suppression]:
+    """The suppressions of a file beyond those its base had (the same kind and codes)."""
+    now = sources.head_text(path)
+    if now is None:
+        return []
+    was = sources.base_text(path)
+    before = Counter(s.key for s in find_suppressions(was, path)) if was is not None else Counter()
+    added: list[Suppression] = []
+    for suppression in find_suppressions(now, path):
+        if before[suppression.key] > 0:
+            before[suppression.key] -= 1
+        else:
+            added.append(suppression)
+    return added
+
+
+def _unexplained(path: str, suppression: Suppression, missing: str) -> Trick:
+    rule = suppression.kind.replace(": ", "-").replace(" ", "-").replace("_", "-")
+    return Trick(
+        "suppressions",
+        f"{rule}-without-reason",
+        path,
+        suppression.line,
+        f"{_shown(suppression)} added without {missing}: it "
+        f"{suppression.effect}, and the problem is still there",
+    )
 
 
 def find_suppressions(text: str, path: str) -> list[Suppression]:
@@ -154,18 +162,26 @@ def find_suppressions(text: str, path: str) -> list[Suppression]:
     comments, own_lines = _comments(text, path)
     found: list[Suppression] = []
     for line, comment in sorted(comments.items()):
-        segments = [part.strip() for part in comment.split("#")[1:]]
-        for index, segment in enumerate(segments):
-            parsed = _directive(segment, line, segments[index + 1 :])
-            if parsed is None:
-                continue
-            above = comments.get(line - 1, "") if line - 1 in own_lines else ""
-            if not parsed.reason and above and _directive(above.lstrip("#").strip(), 0, []) is None:
-                # The reason may be the comment line just above the suppressed one.
-                parsed = dataclasses.replace(parsed, reason=above.lstrip("#").strip())
-            found.append(parsed)
+        above = comments.get(line - 1, "") if line - 1 in own_lines else ""
+        found += _line_suppressions(line, comment, above)
     found.extend(_no_type_checks(text, path, comments))
     return sorted(found, key=lambda suppression: suppression.line)
+
+
+def _line_suppressions(line: int, comment: str, above: str) -> list[Suppression]:
+    """The directives of one line's comment; ``above`` is the comment on its own line just
+    above, which may hold the reason."""
+    segments = [part.strip() for part in comment.split("#")[1:]]
+    found: list[Suppression] = []
+    for index, segment in enumerate(segments):
+        parsed = _directive(segment, line, segments[index + 1 :])
+        if parsed is None:
+            continue
+        reason_above = above.lstrip("#").strip()
+        if not parsed.reason and reason_above and _directive(reason_above, 0, []) is None:
+            parsed = dataclasses.replace(parsed, reason=reason_above)
+        found.append(parsed)
+    return found
 
 
 def _comments(text: str, path: str) -> tuple[dict[int, str], set[int]]:
@@ -205,35 +221,37 @@ def _no_type_checks(text: str, path: str, comments: dict[int, str]) -> list[Supp
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
         raise CheckError(f"{path} does not parse: {exc}") from exc
-    found: list[Suppression] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for decorator in node.decorator_list:
-            name = decorator.attr if isinstance(decorator, ast.Attribute) else None
-            name = decorator.id if isinstance(decorator, ast.Name) else name
-            if name == _NO_TYPE_CHECK:
-                comment = comments.get(decorator.lineno, "")
-                reason = comment.lstrip("#").strip().lstrip("-—:;, ").strip()
-                found.append(
-                    Suppression(
-                        _NO_TYPE_CHECK, decorator.lineno, "", reason, False, _NO_TYPE_CHECK_EFFECT
-                    )
-                )
-    return found
+    return [
+        _no_type_check(decorator.lineno, comments.get(decorator.lineno, ""))
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for decorator in node.decorator_list
+        if _decorator_name(decorator) == _NO_TYPE_CHECK
+    ]
+
+
+def _decorator_name(decorator: ast.expr) -> str | None:
+    """``name`` of ``@name`` or ``@module.name``; None for a call or anything else."""
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    if isinstance(decorator, ast.Name):
+        return decorator.id
+    return None
+
+
+def _no_type_check(line: int, comment: str) -> Suppression:
+    """``@no_type_check``, with the reason its line's comment gives."""
+    reason = comment.lstrip("#").strip().lstrip("-—:;, ").strip()
+    return Suppression(_NO_TYPE_CHECK, line, "", reason, False, _NO_TYPE_CHECK_EFFECT)
 
 
 def _missing(suppression: Suppression, policy: SuppressionPolicy, reason: re.Pattern[str]) -> str:
     """What the suppression lacks, as words for the sentence; empty when nothing."""
     lacks_code = policy.needs_code and suppression.takes_codes and not suppression.codes
-    lacks_reason = reason.search(suppression.reason) is None
-    if lacks_code and lacks_reason:
-        return "a specific code and a reason"
-    if lacks_code:
-        return "a specific code"
-    if lacks_reason:
-        return "a reason"
-    return ""
+    lacks = ["a specific code"] if lacks_code else []
+    if reason.search(suppression.reason) is None:
+        lacks.append("a reason")
+    return " and ".join(lacks)
 
 
 def _shown(suppression: Suppression) -> str:

@@ -27,9 +27,19 @@ from phasegate.model.refine import (
     RefinementState,
     RoundRecord,
 )
-from phasegate.model.run import Outcome, RunReport
+from phasegate.model.run import CollectionError, Outcome, RunReport, TestRecord
 
-__all__ = ["FAILING_TESTS_KEPT", "MAX_FEEDBACK", "Advance", "advance", "moving_average", "problems"]
+__all__ = [
+    "FAILING_TESTS_KEPT",
+    "MAX_FEEDBACK",
+    "Advance",
+    "advance",
+    "collection_line",
+    "failed_tests",
+    "failure_line",
+    "moving_average",
+    "problems",
+]
 
 #: Feedback items kept per loop; past this, new problems are only counted.
 MAX_FEEDBACK = 2000
@@ -54,26 +64,35 @@ def moving_average(previous: float | None, score: float, alpha: float) -> float:
 
 def problems(verdict: GateVerdict, run: RunReport | None) -> dict[str, str]:
     """``{feedback key: description}`` of everything that failed in this round."""
-    found: dict[str, str] = {}
-    for check in verdict.checks:
-        if check.requirement != "required":
-            continue
-        if check.status in (CheckStatus.FAILED, CheckStatus.ERROR):
-            found[f"check:{check.id}"] = f"{check.id}: {check.reasoning}"
+    found = {
+        f"check:{check.id}": f"{check.id}: {check.reasoning}"
+        for check in verdict.checks
+        if check.requirement == "required" and check.status in _FAILED_CHECK
+    }
     if run is not None:
-        for test in run.tests:
-            if test.outcome in (Outcome.FAILED, Outcome.ERROR):
-                detail = (
-                    f"{test.failure.exc_type}: {_first_line(test.failure.message)}"
-                    if test.failure
-                    else test.outcome.value
-                )
-                found[f"test:{test.nodeid}"] = f"{test.nodeid}: {detail}"
-        for error in run.collection_errors:
-            found[f"collect:{error.nodeid}"] = (
-                f"{error.nodeid}: {error.failure.exc_type}: {_first_line(error.failure.message)}"
-            )
+        found.update({f"test:{test.nodeid}": failure_line(test) for test in failed_tests(run)})
+        found.update({f"collect:{e.nodeid}": collection_line(e) for e in run.collection_errors})
     return found
+
+
+_FAILED_CHECK = (CheckStatus.FAILED, CheckStatus.ERROR)
+
+
+def failed_tests(run: RunReport) -> list[TestRecord]:
+    """The run's tests that failed or erred."""
+    return [test for test in run.tests if test.outcome in (Outcome.FAILED, Outcome.ERROR)]
+
+
+def failure_line(test: TestRecord) -> str:
+    """``nodeid: ExcType: first line of the message`` (or the outcome, with no failure)."""
+    if test.failure is None:
+        return f"{test.nodeid}: {test.outcome.value}"
+    return f"{test.nodeid}: {test.failure.exc_type}: {_first_line(test.failure.message)}"
+
+
+def collection_line(error: CollectionError) -> str:
+    """``nodeid: ExcType: first line of the message`` of a collection error."""
+    return f"{error.nodeid}: {error.failure.exc_type}: {_first_line(error.failure.message)}"
 
 
 def advance(

@@ -12,6 +12,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from pydantic import ValidationError
 
@@ -44,7 +45,6 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
     """The metrics of a loop as it stands."""
     rounds = state.rounds
     first = rounds[0] if rounds else None
-    resolved = sum(1 for item in state.feedback if item.resolved_round is not None)
     completed = state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED)
     return TaskMetrics(
         task=state.task,
@@ -61,13 +61,8 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         final_ema=state.ema,
         early_stopped=state.status is LoopStatus.EARLY_STOPPED,
         errors_encountered=len(state.feedback) + state.feedback_dropped,
-        errors_auto_resolved=resolved,
-        debug_iterations=[n for r in rounds for n in r.debug_iterations],
-        context_queries=sum(r.context_queries for r in rounds),
-        avg_context_latency_ms=_weighted_mean(
-            [(r.context_latency_ms, r.context_queries) for r in rounds]
-        ),
-        context_relevance_scores=[score for r in rounds for score in r.context_relevance],
+        errors_auto_resolved=sum(1 for item in state.feedback if item.resolved_round is not None),
+        **_context_figures(rounds),
         verification_checks=sum(r.checks_run for r in rounds),
         verification_passes_first_time=first.checks_passed if first else 0,
         first_time_pass_rate=_first_pass_rate(first),
@@ -75,6 +70,25 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         completed_without_intervention=completed,
         escalated_to_human=state.status is LoopStatus.ESCALATED,
     )
+
+
+class _ContextFigures(TypedDict):
+    debug_iterations: list[int]
+    context_queries: int
+    avg_context_latency_ms: float | None
+    context_relevance_scores: list[float]
+
+
+def _context_figures(rounds: Sequence[RoundRecord]) -> _ContextFigures:
+    """What the rounds' auto-debug sessions and context queries add up to."""
+    return {
+        "debug_iterations": [n for r in rounds for n in r.debug_iterations],
+        "context_queries": sum(r.context_queries for r in rounds),
+        "avg_context_latency_ms": _weighted_mean(
+            [(r.context_latency_ms, r.context_queries) for r in rounds]
+        ),
+        "context_relevance_scores": [score for r in rounds for score in r.context_relevance],
+    }
 
 
 def _duration_s(rounds: Sequence[RoundRecord]) -> float:
@@ -128,28 +142,40 @@ def _read_metrics(path: Path) -> TaskMetrics:
 def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
     """Loops taken together."""
     ended = [m for m in metrics if m.status in _ENDED]
-    completed = [m for m in ended if m.completed_without_intervention]
+    completed = sum(1 for m in ended if m.completed_without_intervention)
     met = sum(m.errors_encountered for m in metrics)
     resolved = sum(m.errors_auto_resolved for m in metrics)
-    first_rates = [m.first_time_pass_rate for m in metrics if m.first_time_pass_rate is not None]
     return MetricsSummary(
         source=source,
         tasks=len(metrics),
-        completed_without_intervention=len(completed),
+        completed_without_intervention=completed,
         escalated=sum(1 for m in ended if m.escalated_to_human),
         in_progress=sum(1 for m in metrics if m.status is LoopStatus.REFINING),
-        completion_accuracy=_ratio(len(completed), len(ended)),
+        completion_accuracy=_ratio(completed, len(ended)),
         mean_rounds=_mean([m.refinement_rounds for m in ended]),
         errors_encountered=met,
         errors_auto_resolved=resolved,
         debug_success_rate=_ratio(resolved, met),
-        mean_debug_iterations=_mean([n for m in metrics for n in m.debug_iterations]),
+        mean_debug_iterations=_mean(_debug_iterations(metrics)),
         context_queries=sum(m.context_queries for m in metrics),
-        avg_context_latency_ms=_weighted_mean(
-            [(m.avg_context_latency_ms, m.context_queries) for m in metrics]
-        ),
-        first_time_pass_rate=_mean(first_rates),
+        avg_context_latency_ms=_context_latency(metrics),
+        first_time_pass_rate=_mean(_first_pass_rates(metrics)),
     )
+
+
+def _debug_iterations(metrics: Sequence[TaskMetrics]) -> list[int]:
+    """How many iterations each auto-debug session of the loops took."""
+    return [n for m in metrics for n in m.debug_iterations]
+
+
+def _context_latency(metrics: Sequence[TaskMetrics]) -> float | None:
+    """The loops' mean context latency, each weighed by its number of queries."""
+    return _weighted_mean([(m.avg_context_latency_ms, m.context_queries) for m in metrics])
+
+
+def _first_pass_rates(metrics: Sequence[TaskMetrics]) -> list[float]:
+    """The first-round pass rates of the loops that have one."""
+    return [m.first_time_pass_rate for m in metrics if m.first_time_pass_rate is not None]
 
 
 #: The summary figures the comparison gives the change of, current minus baseline.

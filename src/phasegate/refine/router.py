@@ -25,7 +25,8 @@ from phasegate.model.refine import (
     RouterAction,
     RouterDecision,
 )
-from phasegate.model.run import Outcome, RunReport, TestRecord
+from phasegate.model.run import RunReport
+from phasegate.refine.loop import collection_line, failed_tests, failure_line
 
 __all__ = ["MISSING_STEP_CHECKS", "REGRESSION_DROP", "decide"]
 
@@ -117,6 +118,11 @@ def _debug(failing: list[CheckResult], run: RunReport | None) -> RouterDecision 
             target=first,
             details=broken_tests[:_SHOWN],
         )
+    return _does_not_parse(failing)
+
+
+def _does_not_parse(failing: list[CheckResult]) -> RouterDecision | None:
+    """The syntax check failed (not erred): debug the code that does not parse."""
     syntax = next((c for c in failing if c.id == "syntax"), None)
     if syntax is None or syntax.status is not CheckStatus.FAILED:
         return None
@@ -134,18 +140,9 @@ def _broken_tests(run: RunReport | None) -> list[str]:
     if run is None:
         return []
     return [
-        *(_broken(t) for t in run.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)),
-        *(
-            f"{e.nodeid}: {e.failure.exc_type}: {_first_line(e.failure.message)}"
-            for e in run.collection_errors
-        ),
+        *(failure_line(test) for test in failed_tests(run)),
+        *(collection_line(error) for error in run.collection_errors),
     ]
-
-
-def _broken(test: TestRecord) -> str:
-    if test.failure is None:
-        return f"{test.nodeid}: {test.outcome.value}"
-    return f"{test.nodeid}: {test.failure.exc_type}: {_first_line(test.failure.message)}"
 
 
 #: What to add for a failing check that a missing step explains ("tests": none collected).
@@ -162,17 +159,9 @@ def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDec
     erred = [c for c in failing if c.status is CheckStatus.ERROR]
     if erred:
         return _could_not_run(erred)
-    skipped = [
-        reason for reason in verdict.reasons if ": skipped, but the gate requires it" in reason
-    ]
-    if skipped:
-        target = skipped[0].split(":", 1)[0]
-        return RouterDecision(
-            action=RouterAction.ADD_STEP,
-            reason=f"the gate requires {target}, which did not apply to this run: {skipped[0]}",
-            target=target,
-            details=skipped[:_SHOWN],
-        )
+    skipped = _skipped_required(verdict)
+    if skipped is not None:
+        return skipped
     check = next((c for c in failing if _is_missing_step(c)), None)
     if check is None:
         return None
@@ -181,6 +170,22 @@ def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDec
         reason=f"{_STEP_TO_ADD[check.id]} ({check.id}: {check.reasoning})",
         target=check.id,
         details=[f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]],
+    )
+
+
+def _skipped_required(verdict: GateVerdict) -> RouterDecision | None:
+    """A check the gate requires that did not apply to this run: add what makes it apply."""
+    skipped = [
+        reason for reason in verdict.reasons if ": skipped, but the gate requires it" in reason
+    ]
+    if not skipped:
+        return None
+    target = skipped[0].split(":", 1)[0]
+    return RouterDecision(
+        action=RouterAction.ADD_STEP,
+        reason=f"the gate requires {target}, which did not apply to this run: {skipped[0]}",
+        target=target,
+        details=skipped[:_SHOWN],
     )
 
 
@@ -237,7 +242,3 @@ def _below_threshold(state: RefinementState, verdict: GateVerdict) -> tuple[str,
 def _open(feedback: list[FeedbackItem]) -> list[FeedbackItem]:
     items = [item for item in feedback if item.resolved_round is None]
     return sorted(items, key=lambda item: (-item.rounds_seen, item.first_round))
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""

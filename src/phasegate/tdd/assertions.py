@@ -33,27 +33,27 @@ def count_assertions(source: str | bytes, nodeid: str, calls: Sequence[str]) -> 
     function = _find(tree.body, function_path(nodeid))
     if function is None:
         return None
-    count = 0
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assert):
-            count += 1
-        elif isinstance(node, ast.Call):
-            name = _called_name(node.func)
-            if name is not None and any(fnmatch.fnmatchcase(name, p) for p in calls):
-                count += 1
-    return count
+    return sum(1 for node in ast.walk(function) if _is_assertion(node, calls))
+
+
+def _is_assertion(node: ast.AST, calls: Sequence[str]) -> bool:
+    """An ``assert``, or a call of a name ``calls`` matches (``assert_*``, ``pytest.raises``)."""
+    if isinstance(node, ast.Assert):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    name = _called_name(node.func)
+    return name is not None and any(fnmatch.fnmatchcase(name, p) for p in calls)
 
 
 def _find(body: list[ast.stmt], names: list[str]) -> ast.AST | None:
     if not names:
         return None
     head, rest = names[0], names[1:]
+    wanted = ast.ClassDef if rest else (ast.FunctionDef, ast.AsyncFunctionDef)
     for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not rest:
-            if node.name == head:
-                return node
-        elif isinstance(node, ast.ClassDef) and rest and node.name == head:
-            return _find(node.body, rest)
+        if isinstance(node, wanted) and node.name == head:
+            return _find(node.body, rest) if isinstance(node, ast.ClassDef) else node
     return None
 
 

@@ -214,18 +214,23 @@ def change_start(entries: Sequence[Entry], ctx: CheckContext) -> int:
         return 0
     verdicts: dict[tuple[str, bool], bool] = {}
     for index, entry in enumerate(entries):
-        if not isinstance(entry, RunEntry):
-            continue
-        sha = entry.git.sha if entry.git else None
-        if sha is None:
-            return index  # no commit recorded: it cannot be shown to predate the change
-        dirty = bool(entry.git and entry.git.dirty)
-        key = (sha, dirty)
-        if key not in verdicts:
-            verdicts[key] = _in_change(ctx.project.root, sha, dirty, base.sha)
-        if verdicts[key]:
+        if isinstance(entry, RunEntry) and _run_in_change(
+            entry, ctx.project.root, base.sha, verdicts
+        ):
             return index
     return len(entries)
+
+
+def _run_in_change(
+    entry: RunEntry, root: Path, base_sha: str, verdicts: dict[tuple[str, bool], bool]
+) -> bool:
+    """Whether a run belongs to the change (``verdicts`` keeps git's answer per commit)."""
+    if entry.git is None or entry.git.sha is None:
+        return True  # no commit recorded: it cannot be shown to predate the change
+    key = (entry.git.sha, bool(entry.git.dirty))
+    if key not in verdicts:
+        verdicts[key] = _in_change(root, key[0], key[1], base_sha)
+    return verdicts[key]
 
 
 def _resolves(failed: RunEntry, later: Entry) -> bool:

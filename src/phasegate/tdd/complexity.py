@@ -43,16 +43,7 @@ class ComplexityMeter:
         blocks: list[tuple[str, int]] = []
         for path, sha in sorted(files.items()):
             if sha not in self._blocks:
-                try:
-                    visited = radon.cc_visit(read(path, sha).decode("utf-8"))
-                except (SyntaxError, UnicodeDecodeError, ValueError):
-                    self.unreadable.append(path)
-                    visited = []
-                self._blocks[sha] = [
-                    (getattr(block, "fullname", block.name), int(block.complexity))
-                    for block in visited
-                    if type(block).__name__ == "Function"
-                ]
+                self._blocks[sha] = self._functions(radon, path, sha, read)
             blocks.extend((f"{path}:{name}", value) for name, value in self._blocks[sha])
         if not blocks:
             return ComplexityFigures()
@@ -65,3 +56,19 @@ class ComplexityMeter:
             blocks=len(blocks),
             worst=worst_name,
         )
+
+    def _functions(
+        self, radon: ModuleType, path: str, sha: str, read: Callable[[str, str], bytes]
+    ) -> list[tuple[str, int]]:
+        """Each function's name and complexity; none for a file that does not parse (noted
+        in :attr:`unreadable`)."""
+        try:
+            visited = radon.cc_visit(read(path, sha).decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            self.unreadable.append(path)
+            return []
+        return [
+            (getattr(block, "fullname", block.name), int(block.complexity))
+            for block in visited
+            if type(block).__name__ == "Function"
+        ]

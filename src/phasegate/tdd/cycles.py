@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from pydantic import TypeAdapter
 
@@ -22,6 +22,7 @@ from phasegate.documents import RunDocument
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
     AcceptEntry,
+    FailureClass,
     FileHashes,
     LedgerGit,
     LedgerTest,
@@ -134,22 +135,28 @@ class TddProject:
                 entry.notes.append(f"the work tree was not kept for tdd verify: {tree.problem}")
             written = 0
             if entry.verdict == "passed" and entry.phase != "red":
-                kept = _kept_hashes(state)
-                new = {
-                    path: sha
-                    for path, sha in {**facts.files.source, **facts.files.tests}.items()
-                    if sha not in kept
-                }
-                try:
-                    written = snapshot_files(self.root, self.objects, new)
-                except FileChangedError as exc:
-                    entry.verdict = "failed"
-                    entry.status = []
-                    entry.violations.append(
-                        Violation(rule="changed-during-run", message=str(exc), paths=[exc.file])
-                    )
+                written = self._snapshot(facts.files, state, entry)
             self._append(state, entry)
         return RunResult(entry, state, expected_failures(entry, state), written)
+
+    def _snapshot(self, files: FileHashes, state: TddState, entry: RunEntry) -> int:
+        """Keep the files of a green state that are not kept yet; how many were written.
+
+        A file that changed while the run read it fails the run (``changed-during-run``).
+        """
+        kept = _kept_hashes(state)
+        new = {
+            path: sha for path, sha in {**files.source, **files.tests}.items() if sha not in kept
+        }
+        try:
+            return snapshot_files(self.root, self.objects, new)
+        except FileChangedError as exc:
+            entry.verdict = "failed"
+            entry.status = []
+            entry.violations.append(
+                Violation(rule="changed-during-run", message=str(exc), paths=[exc.file])
+            )
+            return 0
 
     # -- what people record ------------------------------------------------------------------
 
@@ -183,18 +190,7 @@ class TddProject:
 
     def accept(self, tests: Iterable[str], reason: str, by: str) -> tuple[AcceptEntry, TddState]:
         """Accept tests without a red (a renamed or characterization test), with the reason."""
-        listed = [test for test in tests if test.strip()]
-        if not listed:
-            raise UsageError("name at least one test node id to accept")
-        if not reason.strip():
-            raise UsageError("--reason must say why these tests need no red (it may not be empty)")
-        if not by.strip():
-            raise UsageError("--by must name who accepts them (it may not be empty)")
-        for nodeid in listed:
-            if "::" not in nodeid:
-                raise UsageError(
-                    f"{nodeid!r} is not a test node id (path/to/test_file.py::test_name)"
-                )
+        listed = _acceptable(tests, reason, by)
         with self.store.lock(_LOCK):
             state = load_state(self.ledger)
             entry = AcceptEntry(time=utc_now(), tests=listed, reason=reason.strip(), by=by.strip())
@@ -273,6 +269,36 @@ def _kept_hashes(state: TddState) -> set[str]:
     return {*green.files.source.values(), *green.files.tests.values()}
 
 
+def _acceptable(tests: Iterable[str], reason: str, by: str) -> list[str]:
+    """The node ids of an acceptance, once it names them, why and by whom."""
+    listed = [test for test in tests if test.strip()]
+    if not listed:
+        raise UsageError("name at least one test node id to accept")
+    if not reason.strip():
+        raise UsageError("--reason must say why these tests need no red (it may not be empty)")
+    if not by.strip():
+        raise UsageError("--by must name who accepts them (it may not be empty)")
+    for nodeid in listed:
+        if "::" not in nodeid:
+            raise UsageError(f"{nodeid!r} is not a test node id (path/to/test_file.py::test_name)")
+    return listed
+
+
+class _PassedRow(TypedDict):
+    """A test of the run as the plain dict ``_TESTS`` validates into a ``LedgerTest``."""
+
+    nodeid: str
+    outcome: str
+
+
+class _TestRow(_PassedRow, total=False):
+    """A test that did not pass, with its classification."""
+
+    failure_class: FailureClass | None
+    right_reason: bool | None
+    detail: str | None
+
+
 def facts_from_report(
     report: RunDocument,
     *,
@@ -290,7 +316,7 @@ def facts_from_report(
     ``TypeAdapter`` (its loop runs in pydantic-core), and a passing test, the common case, is
     not classified at all.
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[_TestRow] = []
     for record in report.get("tests", []):
         if record["outcome"] == "passed":
             rows.append({"nodeid": record["nodeid"], "outcome": "passed"})

@@ -114,10 +114,10 @@ class Ledger:
             return [] if mark.size == 0 else None
         except OSError:
             return None
-        if status.st_size == mark.size:
-            return [] if status.st_mtime_ns == mark.mtime_ns else None
-        if status.st_size < mark.size:
-            return None
+        if status.st_size <= mark.size:
+            # Not grown: unchanged, or rewritten (shorter, or as long but touched since).
+            same = status.st_size == mark.size and status.st_mtime_ns == mark.mtime_ns
+            return [] if same else None
         start = max(0, mark.size - TAIL_BYTES)
         chunk = self._read_range(start, status.st_size)
         if _sha(chunk[: mark.size - start]) != mark.tail_sha256:

@@ -117,9 +117,12 @@ def confirm(status: str, session: str, entries: Iterable[Entry]) -> bool | None:
         raise UsageError(f"--status {status!r} is not a known status; allowed: {allowed}")
     if status not in LEDGER_CODES:
         return None
-    for entry in entries:
-        if not isinstance(entry, RunEntry) or status not in entry.status:
-            continue
-        if session in entry.cycles or (session == "-" and not entry.cycles):
-            return True
-    return False
+    return any(
+        isinstance(entry, RunEntry) and status in entry.status and _of_session(entry, session)
+        for entry in entries
+    )
+
+
+def _of_session(entry: RunEntry, session: str) -> bool:
+    """A run of the session's cycle; session ``-`` stands for runs of no cycle."""
+    return session in entry.cycles or (session == "-" and not entry.cycles)

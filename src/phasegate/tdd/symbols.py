@@ -48,23 +48,30 @@ class MissingSymbol:
         return repr(self.name)
 
 
+#: A message pattern, the kind of symbol it reports, and the groups of its name and owner.
+_Reading = tuple[re.Pattern[str], SymbolKind, int, int]
+_IMPORT_READINGS: tuple[_Reading, ...] = ((_MODULE, "module", 1, 0), (_IMPORT, "import", 1, 2))
+_NAME_READINGS: tuple[_Reading, ...] = ((_NAME, "name", 1, 0),)
+#: For each missing-name error, the message patterns tried in order.
+_READINGS: dict[str, tuple[_Reading, ...]] = {
+    "ModuleNotFoundError": _IMPORT_READINGS,
+    "ImportError": _IMPORT_READINGS,
+    "AttributeError": (
+        (_MODULE_ATTRIBUTE, "module-attribute", 2, 1),
+        (_OBJECT_ATTRIBUTE, "attribute", 2, 1),
+        (_TYPE_ATTRIBUTE, "attribute", 2, 1),
+    ),
+    "NameError": _NAME_READINGS,
+    "UnboundLocalError": _NAME_READINGS,
+}
+
+
 def parse_missing(exc_type: str, message: str) -> MissingSymbol | None:
     """The missing symbol of an ``ImportError``/``AttributeError``/``NameError`` message."""
-    base = exc_type.rsplit(".", 1)[-1]
-    if base in ("ModuleNotFoundError", "ImportError"):
-        if match := _MODULE.match(message):
-            return MissingSymbol("module", match.group(1))
-        if match := _IMPORT.match(message):
-            return MissingSymbol("import", match.group(1), match.group(2))
-        return None
-    if base == "AttributeError":
-        if match := _MODULE_ATTRIBUTE.match(message):
-            return MissingSymbol("module-attribute", match.group(2), match.group(1))
-        if match := _OBJECT_ATTRIBUTE.match(message) or _TYPE_ATTRIBUTE.match(message):
-            return MissingSymbol("attribute", match.group(2), match.group(1))
-        return None
-    if base in ("NameError", "UnboundLocalError") and (match := _NAME.match(message)):
-        return MissingSymbol("name", match.group(1))
+    for pattern, kind, name, owner in _READINGS.get(exc_type.rsplit(".", 1)[-1], ()):
+        match = pattern.match(message)
+        if match:
+            return MissingSymbol(kind, match.group(name), match.group(owner) if owner else None)
     return None
 
 

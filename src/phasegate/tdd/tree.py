@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -64,25 +64,26 @@ class TreeLayout:
     def files(self) -> dict[str, Role]:
         """Every test and source file, by path relative to the root."""
         project = GateProject(self.root, excluded=tuple(self.excluded))
+        is_source = self._source_rule(project)
         roles: dict[str, Role] = {}
-        if self.source_globs:
-            sources: Iterable[Path] = ()
-        else:
-            sources = project.source_files
-        source_set = {project.relative(path) for path in sources}
-        # A flat project (modules next to the tests, no package): every other file is source.
-        everything_else = not self.source_globs and not source_set
         for path in project.python_files:
             relpath = project.relative(path)
             if self.is_test(relpath):
                 roles[relpath] = "test"
-            elif (
-                everything_else
-                or relpath in source_set
-                or any(fnmatch.fnmatchcase(relpath, pattern) for pattern in self.source_globs)
-            ):
+            elif is_source(relpath):
                 roles[relpath] = "source"
         return roles
+
+    def _source_rule(self, project: GateProject) -> Callable[[str], bool]:
+        """Which files are source: those ``source_globs`` match; without globs, the project's
+        packages; in a flat project (modules next to the tests, no package), every other file."""
+        if self.source_globs:
+            globs = self.source_globs
+            return lambda relpath: any(fnmatch.fnmatchcase(relpath, g) for g in globs)
+        source_set = {project.relative(path) for path in project.source_files}
+        if not source_set:
+            return lambda relpath: True
+        return source_set.__contains__
 
 
 def hash_tree(layout: TreeLayout) -> FileHashes:

@@ -174,14 +174,7 @@ def replay_red(
         return []
     with tempfile.TemporaryDirectory(prefix="phasegate-tdd-verify-") as folder:
         copy = Path(folder) / "tree"
-        try:
-            write_tree(root, entry.tree, copy, timeout_s=timeout_s)
-        except CheckError as exc:
-            raise VerifyError(
-                f"the tree {entry.tree[:12]} of red run {entry.run_id} cannot be written out: "
-                f"{exc.reason} (fetch the refs that keep the trees: git fetch origin "
-                "'refs/phasegate/tdd/*:refs/phasegate/tdd/*')"
-            ) from exc
+        _write_recorded_tree(root, entry.tree, entry.run_id, copy, timeout_s)
         problems = _files_differ(copy, config, line, entry)
         report = _run_tests(copy, [t.nodeid for t in failing], Path(folder), timeout_s, entry)
         records = {record["nodeid"]: record for record in report.get("tests", [])}
@@ -190,12 +183,23 @@ def replay_red(
             copy, config, lambda: sorted(hash_tree(layout).source), lambda n: nodeid_path(n)
         )
         for test in failing:
-            record = records.get(test.nodeid)
-            change = _not_reproduced(test, record, classifier)
+            change = _not_reproduced(test, records.get(test.nodeid), classifier)
             if change:
                 message = f"red run {entry.run_id}: {test.nodeid} {change}"
                 problems.append(Problem(line, "tdd/red-not-reproduced", message, entry.run_id))
     return problems
+
+
+def _write_recorded_tree(root: Path, tree: str, run_id: str, copy: Path, timeout_s: float) -> None:
+    """Write a red run's git tree out to ``copy``, or say how to fetch the trees."""
+    try:
+        write_tree(root, tree, copy, timeout_s=timeout_s)
+    except CheckError as exc:
+        raise VerifyError(
+            f"the tree {tree[:12]} of red run {run_id} cannot be written out: "
+            f"{exc.reason} (fetch the refs that keep the trees: git fetch origin "
+            "'refs/phasegate/tdd/*:refs/phasegate/tdd/*')"
+        ) from exc
 
 
 def _not_reproduced(

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["mismatches", "put_outputs"]
 
+#: Each declared field type, as a type pydantic validates against (strictly). Deliberately
+#: ``Any``: these are type forms, which is what ``TypeAdapter`` takes.
 _TYPES: dict[str, Any] = {
     "string": StrictStr,
     "integer": StrictInt,
@@ -49,7 +51,7 @@ def _adapter(kind: str) -> TypeAdapter[Any]:
     return TypeAdapter(_TYPES[kind])
 
 
-def mismatches(context: Mapping[str, Any], declared: Mapping[str, FieldType]) -> list[str]:
+def mismatches(context: Mapping[str, object], declared: Mapping[str, FieldType]) -> list[str]:
     """One sentence per declared key that the context lacks or holds with the wrong type."""
     problems: list[str] = []
     for key, kind in declared.items():
@@ -71,7 +73,7 @@ def _article(kind: str) -> str:
     return "an" if kind[0] in "aeiou" else "a"
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

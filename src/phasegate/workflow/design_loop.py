@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from phasegate.model.loops import DesignItem, DesignLoop, DesignVerdict, Draft, LoopTurn
 from phasegate.workflow.definition import LoopSpec
@@ -90,16 +89,7 @@ def submit(
             "one draft is audited at a time"
         )
     target = _target(loop, item, draft)
-    if draft.sha256 in target.discarded:
-        raise TransitionError(
-            f"this draft of {target.name} ({draft.path}, sha256 {draft.sha256[:12]}) was "
-            "rejected and discarded already; a rejected design comes back changed"
-        )
-    if target.revisions and target.draft is not None and target.draft.sha256 == draft.sha256:
-        raise TransitionError(
-            f"{draft.path} is unchanged since the critic asked to REVISE it; revise the "
-            "document, then submit it"
-        )
+    _require_new_draft(target, draft)
     if target is loop.architecture:
         _take_modules(loop, modules, draft.path)
     target.status = "submitted"
@@ -122,6 +112,20 @@ def submit(
             f"{spec.max_rounds} allows; a person decides how to go on"
         )
     return outcome
+
+
+def _require_new_draft(target: DesignItem, draft: Draft) -> None:
+    """A draft rejected before, or unchanged since a REVISE, is not audited again."""
+    if draft.sha256 in target.discarded:
+        raise TransitionError(
+            f"this draft of {target.name} ({draft.path}, sha256 {draft.sha256[:12]}) was "
+            "rejected and discarded already; a rejected design comes back changed"
+        )
+    if target.revisions and target.draft is not None and target.draft.sha256 == draft.sha256:
+        raise TransitionError(
+            f"{draft.path} is unchanged since the critic asked to REVISE it; revise the "
+            "document, then submit it"
+        )
 
 
 def verdict(
@@ -150,7 +154,7 @@ def verdict(
         LoopTurn(round=target.rounds, agent=by, role="critic", status=decision,
                  item=target.name, content=note, sha256=target.draft.sha256, at=now)
     )  # fmt: skip
-    data: dict[str, Any] = {"item": target.name, "round": target.rounds, "by": by,
+    data: dict[str, object] = {"item": target.name, "round": target.rounds, "by": by,
                             "note": note, "session": loop.session}  # fmt: skip
     if decision == "ACCEPT":
         target.status = "accepted"
@@ -166,7 +170,7 @@ def verdict(
 
 
 def _send_back(
-    loop: DesignLoop, spec: LoopSpec, target: DesignItem, decision: str, data: dict[str, Any]
+    loop: DesignLoop, spec: LoopSpec, target: DesignItem, decision: str, data: dict[str, object]
 ) -> LoopOutcome:
     """REVISE (the draft stays the base) or REJECT (it is discarded), within the bounds."""
     target.status = "open"
@@ -235,6 +239,7 @@ def changed_since_accepted(
 
 
 def _target(loop: DesignLoop, name: str | None, draft: Draft) -> DesignItem:
+    """The item a draft is for: the one due, or the one named (due, or accepted and changed)."""
     due = current_item(loop)
     if name is None:
         if due is None:
@@ -247,18 +252,20 @@ def _target(loop: DesignLoop, name: str | None, draft: Draft) -> DesignItem:
     if target is None:
         known = ", ".join(item.name for item in loop.items())
         raise TransitionError(f"no design item {name!r}; the items are: {known}")
-    if target is due:
-        return target
-    if target.status == "accepted":
-        if target.accepted is not None and target.accepted.sha256 == draft.sha256:
-            raise TransitionError(
-                f"{target.name} is accepted and its document is unchanged; nothing to audit"
-            )
-        return target
-    raise TransitionError(
-        f"{target.name} is not due: the design of {due.name if due else '?'} comes first "
-        "(modules are designed one after another, in the architecture's order)"
-    )
+    if target is not due and target.status != "accepted":
+        raise TransitionError(
+            f"{target.name} is not due: the design of {due.name if due else '?'} comes first "
+            "(modules are designed one after another, in the architecture's order)"
+        )
+    if target is not due and _accepted_as_is(target, draft):
+        raise TransitionError(
+            f"{target.name} is accepted and its document is unchanged; nothing to audit"
+        )
+    return target
+
+
+def _accepted_as_is(item: DesignItem, draft: Draft) -> bool:
+    return item.accepted is not None and item.accepted.sha256 == draft.sha256
 
 
 def _take_modules(loop: DesignLoop, modules: Sequence[str], path: str) -> None:

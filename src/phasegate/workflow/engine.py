@@ -217,12 +217,7 @@ class WorkflowEngine:
             if inst.state is InstanceState.RUNNING
             else []
         )
-        children: dict[str, str] = {}
-        for link in inst.children:
-            try:
-                children[link.instance_id] = self.instances.load(link.instance_id).state.value
-            except PhasegateError as exc:
-                children[link.instance_id] = f"unreadable: {exc}"
+        children = {link.instance_id: self._child_state(link.instance_id) for link in inst.children}
         return Status(
             instance=inst,
             definition=definition,
@@ -232,6 +227,13 @@ class WorkflowEngine:
             stale=is_stale(inst, self.clock(), self.settings.stale_after_h),
             children=children,
         )
+
+    def _child_state(self, instance_id: str) -> str:
+        """A child's state, or why it cannot be read."""
+        try:
+            return self.instances.load(instance_id).state.value
+        except PhasegateError as exc:
+            return f"unreadable: {exc}"
 
     def list_instances(self) -> list[tuple[ListedInstance, bool]]:
         """Every instance with whether it is stale."""
@@ -334,7 +336,7 @@ class WorkflowEngine:
                 # Flushed before anything is reported of the next phase or of completion.
                 at = completed[0] + 1
                 emitted[at:at] = self._flush(inst, from_phase, syncs)
-        moved = moved or any(e.event in ("phase.completed",) for e in emitted)
+        moved = moved or bool(completed)
         events = self._publish(inst, emitted, now, actor, syncs)
         return AdvanceResult(
             instance=inst,
@@ -514,9 +516,8 @@ class WorkflowEngine:
         rest = [u for u in inst.memory_queue if not (everything or u.phase == phase)]
         queue = list(selected)
         try:
-            items: list[MemoryUpdate] | None = flush_memory_queue(queue, self.memory, inst.id)
+            items = flush_memory_queue(queue, self.memory, inst.id)
         except MemoryFlushError as exc:
-            items = None
             inst.memory_queue = selected + rest
             syncs.append(_Sync(inst.id, phase, None))
             return [Emitted("memory.flush_failed", {"phase": phase, "reason": str(exc)})]
@@ -525,7 +526,7 @@ class WorkflowEngine:
         return [
             Emitted(
                 "memory.flushed",
-                {"phase": phase, "count": len(items or []), "retrospective": everything},
+                {"phase": phase, "count": len(items), "retrospective": everything},
             )
         ]
 

@@ -19,7 +19,7 @@ from phasegate.gates.checks.plan import plan_problems
 from phasegate.model.loops import DesignLoop, DesignVerdict, PlanLoop
 from phasegate.model.workflow import InstanceState, WorkflowInstance
 from phasegate.workflow import design_loop, plan_loop
-from phasegate.workflow.definition import LoopSpec
+from phasegate.workflow.definition import LoopSpec, PhaseSpec
 from phasegate.workflow.design_loop import LoopOutcome
 from phasegate.workflow.engine import WorkflowEngine
 from phasegate.workflow.handoff import Generated
@@ -137,8 +137,7 @@ class LoopCommands:
         definition, _ = self.engine.definition(inst.workflow)
         spec = definition.spec(inst.phase).loop if inst.phase else None
         if spec is None or spec.kind != kind:
-            holding = [p for p in definition.phases if (s := definition.spec(p).loop) and
-                       s.kind == kind]  # fmt: skip
+            holding = [p for p in definition.phases if _has_loop(definition.spec(p), kind)]
             raise TransitionError(
                 f"{instance_id} is in {inst.phase or 'no phase'}, which has no {kind} loop; "
                 f"{definition.name} has one in: {', '.join(holding) or 'no phase'}"
@@ -212,3 +211,7 @@ def _plan_loop(inst: WorkflowInstance) -> PlanLoop:
         loop = plan_loop.new_plan_loop(inst.id, phase, inst.cycle)
         inst.plan_loops[phase] = loop
     return loop
+
+
+def _has_loop(spec: PhaseSpec, kind: str) -> bool:
+    return spec.loop is not None and spec.loop.kind == kind

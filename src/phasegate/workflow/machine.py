@@ -46,9 +46,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from phasegate.errors import UsageError
+from phasegate.model.loops import DesignLoop, PlanLoop
 from phasegate.model.review import OUTCOMES, ReviewStatus
 from phasegate.model.workflow import (
     InstanceState,
@@ -89,6 +90,7 @@ class Emitted:
     """An event the action caused: ``event`` is the last part of its dotted name."""
 
     event: str
+    #: Deliberately ``Any``: an event's data is free-form JSON, as ``WorkflowEvent.data`` is.
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -171,13 +173,7 @@ class Machine:
         ]
         missing += self._loop_waiting(inst, phase)
         if spec.integrates_children:
-            for child in inst.children:
-                if child.status == "spawned":
-                    missing.append(
-                        f"child {child.instance_id} ({child.subtask}) is not integrated yet: it "
-                        "must be COMPLETE with an approved review, or FAILED (it then falls "
-                        "back to this instance)"
-                    )
+            missing += _children_waiting(inst)
         return missing
 
     def _loop_waiting(self, inst: WorkflowInstance, phase: str) -> list[str]:
@@ -187,12 +183,10 @@ class Machine:
         from phasegate.workflow import design_loop, plan_loop
 
         if loop.kind == "design":
-            design = inst.design_loops.get(phase)
-            current = design if design is not None and design.cycle == inst.cycle else None
-            return design_loop.waiting(current, phase, inst.id)
-        plan = inst.plan_loops.get(phase)
-        current_plan = plan if plan is not None and plan.cycle == inst.cycle else None
-        return plan_loop.waiting(current_plan, phase, inst.id)
+            design = _this_cycle(inst.design_loops.get(phase), inst.cycle)
+            return design_loop.waiting(design, phase, inst.id)
+        plan = _this_cycle(inst.plan_loops.get(phase), inst.cycle)
+        return plan_loop.waiting(plan, phase, inst.id)
 
     def acceptance(self, inst: WorkflowInstance) -> PhaseAcceptance | None:
         """The review that kept the current phase's outcome in this cycle, if any."""
@@ -316,9 +310,7 @@ class Machine:
             )
         )
         if status is ReviewStatus.APPROVED:
-            for item in inst.rework:
-                if item.phase == phase and item.resolved_at is None and item.cycle < inst.cycle:
-                    item.resolved_at = now
+            _resolve_rework(inst, phase, now)
         else:
             inst.rework.append(
                 ReworkItem(
@@ -342,9 +334,7 @@ class Machine:
             )
             maxed = Emitted("review.rejected_max", {"phase": phase, "rejections": count})
             return [maxed, *self.fail(inst, now, reviewer, why)]
-        discarded = [u for u in inst.memory_queue if u.phase == phase]
-        inst.discarded_updates += discarded
-        inst.memory_queue = [u for u in inst.memory_queue if u.phase != phase]
+        discarded = _discard_updates(inst, phase)
         target = self.definition.reject_target(phase)
         reason = f"review rejected by {reviewer} ({count} of {limit} loop-backs)" + (
             f": {note}" if note else ""
@@ -367,18 +357,7 @@ class Machine:
         phase = self._phase(inst)
         if not by.strip() or not reason.strip():
             raise TransitionError(f"{inst.id}: a rewind needs who (--by) and why (--reason)")
-        if to not in self.definition.phases:
-            raise TransitionError(
-                f"{inst.id}: cannot rewind to {to!r}: no such phase in {self.definition.name}; "
-                f"the phases are: {', '.join(self.definition.phases)}"
-            )
-        if self.definition.index(to) >= self.definition.index(phase):
-            earlier = self.definition.phases[: self.definition.index(phase)]
-            raise TransitionError(
-                f"{inst.id}: cannot rewind from {phase} to {to!r}: a rewind goes to an earlier "
-                f"phase ({', '.join(earlier) or 'there is none'}); phases move forward only "
-                "by `phase advance`"
-            )
+        self._require_earlier(inst.id, phase, to)
         if inst.rewinds >= self.definition.max_rewinds:
             raise TransitionError(
                 f"{inst.id}: it was rewound {inst.rewinds} times already, the most "
@@ -389,6 +368,21 @@ class Machine:
         inst.blocked_reason = ""
         events = [Emitted("rewound", {"from": phase, "to": to, "by": by, "reason": reason})]
         return events + self._enter(inst, to, now, action="rewind", by=by, reason=reason)
+
+    def _require_earlier(self, instance_id: str, phase: str, to: str) -> None:
+        """A rewind goes to a phase of the workflow before the current one."""
+        if to not in self.definition.phases:
+            raise TransitionError(
+                f"{instance_id}: cannot rewind to {to!r}: no such phase in "
+                f"{self.definition.name}; the phases are: {', '.join(self.definition.phases)}"
+            )
+        if self.definition.index(to) >= self.definition.index(phase):
+            earlier = self.definition.phases[: self.definition.index(phase)]
+            raise TransitionError(
+                f"{instance_id}: cannot rewind from {phase} to {to!r}: a rewind goes to an "
+                f"earlier phase ({', '.join(earlier) or 'there is none'}); phases move forward "
+                "only by `phase advance`"
+            )
 
     def escalate(
         self, inst: WorkflowInstance, now: datetime, by: str, reason: str
@@ -500,13 +494,19 @@ class Machine:
             ),
             Emitted("roles.assigned", {"phase": phase, "roles": inst.roles}),
         ]
+        return events + self._check_inputs(inst, phase, now, by)
+
+    def _check_inputs(
+        self, inst: WorkflowInstance, phase: str, now: datetime, by: str
+    ) -> list[Emitted]:
+        """A phase entered with a context that lacks its declared inputs is escalated."""
         invalid = mismatches(inst.context, self.definition.spec(phase).inputs)
-        if invalid:
-            events.append(Emitted("context.invalid", {"phase": phase, "problems": invalid}))
-            events += self.escalate(
-                inst, now, by, f"invalid context for {phase}: {'; '.join(invalid)}"
-            )
-        return events
+        if not invalid:
+            return []
+        return [
+            Emitted("context.invalid", {"phase": phase, "problems": invalid}),
+            *self.escalate(inst, now, by, f"invalid context for {phase}: {'; '.join(invalid)}"),
+        ]
 
     def role_names(self) -> list[str]:
         """The roles handed out at each boundary; the first one leads."""
@@ -557,3 +557,37 @@ class Machine:
         raise TransitionError(
             f"{inst.id} is {inst.state.value}{detail}; {action} is allowed only when it is {names}"
         )
+
+
+_LoopT = TypeVar("_LoopT", DesignLoop, PlanLoop)
+
+
+def _this_cycle(loop: _LoopT | None, cycle: int) -> _LoopT | None:
+    """A phase's loop if it runs in this cycle of the instance (a rework starts a new one)."""
+    return loop if loop is not None and loop.cycle == cycle else None
+
+
+def _children_waiting(inst: WorkflowInstance) -> list[str]:
+    """The children spawned and not settled yet."""
+    return [
+        f"child {child.instance_id} ({child.subtask}) is not integrated yet: it "
+        "must be COMPLETE with an approved review, or FAILED (it then falls "
+        "back to this instance)"
+        for child in inst.children
+        if child.status == "spawned"
+    ]
+
+
+def _discard_updates(inst: WorkflowInstance, phase: str) -> list[MemoryUpdate]:
+    """A rejected phase's queued updates are discarded (kept aside, never flushed)."""
+    discarded = [u for u in inst.memory_queue if u.phase == phase]
+    inst.discarded_updates += discarded
+    inst.memory_queue = [u for u in inst.memory_queue if u.phase != phase]
+    return discarded
+
+
+def _resolve_rework(inst: WorkflowInstance, phase: str, now: datetime) -> None:
+    """An approval resolves the phase's rework asked for in earlier cycles."""
+    for item in inst.rework:
+        if item.phase == phase and item.resolved_at is None and item.cycle < inst.cycle:
+            item.resolved_at = now

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from phasegate.config import LoadedConfig
 from phasegate.errors import UsageError
 from phasegate.gates.checks.plan import PlanOptions
-from phasegate.model.loops import Draft
+from phasegate.model.loops import DesignLoop, Draft
 from phasegate.model.workflow import TaskStatus, WorkflowInstance
 from phasegate.workflow import design_loop, plan_loop
 from phasegate.workflow.definition import WorkflowDefinition
@@ -95,14 +95,18 @@ class PhaseFacts:
         changed: list[str] = []
         design = inst.design_loops.get(phase)
         if design is not None and design.cycle == inst.cycle:
-            paths = [item.accepted.path for item in design.items() if item.accepted is not None]
-            now = {path: sha256_of(project_file(self.root, path, "a design")) for path in paths}
-            changed += design_loop.changed_since_accepted(design, now, inst.id)
+            changed += self._designs_changed(design, inst.id)
         plan = inst.plan_loops.get(phase)
         if plan is not None and plan.cycle == inst.cycle and plan.accepted is not None:
             path = project_file(self.root, plan.accepted.path, "the plan")
             changed += plan_loop.changed_since_accepted(plan, sha256_of(path), inst.id)
         return changed
+
+    def _designs_changed(self, design: DesignLoop, instance_id: str) -> list[str]:
+        """The design loop's accepted documents that changed since."""
+        paths = [item.accepted.path for item in design.items() if item.accepted is not None]
+        now = {path: sha256_of(project_file(self.root, path, "a design")) for path in paths}
+        return design_loop.changed_since_accepted(design, now, instance_id)
 
     def generate_tasks(
         self, inst: WorkflowInstance, definition: WorkflowDefinition, by: str, *, plan: str = ""

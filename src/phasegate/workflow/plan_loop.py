@@ -105,13 +105,7 @@ def _take_effect(
         return
     loop.turn = "spec"
     if code == "NR":
-        loop.round += 1
-        loop.dialogue = 0
-        if loop.round >= spec.max_rounds:
-            outcome.escalate = (
-                f"the plan was not accepted in {loop.round} round(s) (max_rounds = "
-                f"{spec.max_rounds}); a person decides how to go on"
-            )
+        _next_round(loop, spec, outcome)
     elif code == "PA":
         loop.accepted = loop.plan
         loop.turn = "done"
@@ -119,6 +113,17 @@ def _take_effect(
         outcome.escalate = f"the spec critic asks for escalation (EN): {note or 'no reason given'}"
     else:  # DA
         loop.dialogue += 1
+
+
+def _next_round(loop: PlanLoop, spec: LoopSpec, outcome: LoopOutcome) -> None:
+    """NR: the critic asks for another round; past ``max_rounds`` a person decides."""
+    loop.round += 1
+    loop.dialogue = 0
+    if loop.round >= spec.max_rounds:
+        outcome.escalate = (
+            f"the plan was not accepted in {loop.round} round(s) (max_rounds = "
+            f"{spec.max_rounds}); a person decides how to go on"
+        )
 
 
 def _reopen(loop: PlanLoop, code: str, plan: Draft | None) -> None:

@@ -182,21 +182,21 @@ class HandoffQueue:
                 continue  # another worker claimed it meanwhile
             if waiting_task.depends_on:
                 where = self.statuses() if where is None else where
-                unmet = unmet_dependencies(waiting_task, where)
-                if unmet and task_id is not None:
-                    raise UsageError(claim_refusal(waiting_task, unmet))
-                if unmet:
+                if not _dependencies_met(waiting_task, where, named=task_id is not None):
                     continue
             held = self._take(candidate)
-            if held is None:
-                continue  # another worker claimed it first
-            task = self._read_held(held, candidate).model_copy(
-                update={"claimed_by": worker, "claimed_at": self.clock()}
-            )
-            self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
-            self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
-            return task
+            if held is not None:  # else another worker claimed it first
+                return self._hand_to(worker, held, candidate)
         return None
+
+    def _hand_to(self, worker: str, held: Path, candidate: TaskFile) -> TaskRecord:
+        """Land a taken task in ``running/``, claimed by ``worker``."""
+        task = self._read_held(held, candidate).model_copy(
+            update={"claimed_by": worker, "claimed_at": self.clock()}
+        )
+        self._history(task, candidate.status, TaskStatus.RUNNING, worker, "claimed")
+        self._land(held, task, TaskStatus.RUNNING, candidate.path.name)
+        return task
 
     def _candidates(self, task_id: str | None) -> list[TaskFile]:
         """The claimable tasks in pickup order (only ``task_id``'s, if given, or a refusal)."""
@@ -483,3 +483,11 @@ class HandoffQueue:
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def _dependencies_met(task: TaskRecord, where: dict[str, TaskStatus], *, named: bool) -> bool:
+    """Whether every dependency is done; a task claimed by name is refused, saying which not."""
+    unmet = unmet_dependencies(task, where)
+    if unmet and named:
+        raise UsageError(claim_refusal(task, unmet))
+    return not unmet

@@ -18,7 +18,6 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from phasegate.errors import UsageError
 from phasegate.model.review import OUTCOMES, REVIEWS_FILE, ReviewRecord, ReviewStatus
@@ -60,7 +59,7 @@ class GithubImport:
 def read_github_event(path: Path) -> GithubImport:
     """Map a ``pull_request_review`` event payload (the file ``GITHUB_EVENT_PATH`` names)."""
     try:
-        payload: Any = json.loads(path.read_text(encoding="utf-8"))
+        payload: object = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -78,14 +77,14 @@ def read_github_event(path: Path) -> GithubImport:
     number = pull.get("number")
     record = ReviewRecord(
         subject=f"PR #{number}" if number is not None else str(pull.get("html_url", "PR")),
-        commit=review.get("commit_id") or None,
+        commit=_optional_text(review.get("commit_id")),
         reviewer=_reviewer(review, path),
         status=GITHUB_STATES[state],
         recorded_at=_submitted_at(review, path),
         note=str(review.get("body") or ""),
         source="github",
         pull_request=number if isinstance(number, int) else None,
-        url=review.get("html_url") or None,
+        url=_optional_text(review.get("html_url")),
     )
     return GithubImport(record)
 
@@ -93,7 +92,7 @@ def read_github_event(path: Path) -> GithubImport:
 _NEEDS = "a pull_request_review payload needs review.user.login and review.submitted_at"
 
 
-def _reviewer(review: Mapping[str, Any], path: Path) -> str:
+def _reviewer(review: Mapping[str, object], path: Path) -> str:
     user = review.get("user") or {}
     reviewer = user.get("login") if isinstance(user, dict) else None
     if not reviewer:
@@ -101,7 +100,7 @@ def _reviewer(review: Mapping[str, Any], path: Path) -> str:
     return str(reviewer)
 
 
-def _submitted_at(review: Mapping[str, Any], path: Path) -> datetime:
+def _submitted_at(review: Mapping[str, object], path: Path) -> datetime:
     submitted = review.get("submitted_at")
     if not submitted:
         raise UsageError(f"{path}: {_NEEDS}")
@@ -113,7 +112,12 @@ def _submitted_at(review: Mapping[str, Any], path: Path) -> datetime:
         ) from None
 
 
-def _table(payload: Any, key: str, path: Path) -> dict[str, Any]:
+def _optional_text(value: object) -> str | None:
+    """A payload's text field; None when it is empty or not text."""
+    return value if isinstance(value, str) and value else None
+
+
+def _table(payload: object, key: str, path: Path) -> dict[str, object]:
     value = payload.get(key) if isinstance(payload, dict) else None
     if not isinstance(value, dict):
         raise UsageError(

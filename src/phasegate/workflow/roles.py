@@ -35,13 +35,19 @@ def assign_roles(
     role_map: dict[str, list[str]] = {role: [] for role in roles}
     if not members or not roles:
         return role_map
-    shift = boundary % len(members)
-    rotated = [*members[shift:], *members[:shift]]
-    experts = [m for m in rotated if phase in (expertise or {}).get(m, ())]
-    ordered = experts + [m for m in rotated if m not in experts]
+    ordered = _pick_order(members, phase=phase, boundary=boundary, expertise=expertise or {})
     for index, role in enumerate(roles):
         role_map[role].append(ordered[index % len(ordered)])
     extra_role = "worker" if "worker" in role_map else roles[-1]
-    for member in ordered[len(roles) :]:
-        role_map[extra_role].append(member)
+    role_map[extra_role] += ordered[len(roles) :]
     return role_map
+
+
+def _pick_order(
+    members: Sequence[str], *, phase: str, boundary: int, expertise: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """The members rotated by the boundary number, the phase's experts first."""
+    shift = boundary % len(members)
+    rotated = [*members[shift:], *members[:shift]]
+    experts = [m for m in rotated if phase in expertise.get(m, ())]
+    return experts + [m for m in rotated if m not in experts]

@@ -40,6 +40,7 @@ from phasegate.workflow.machine import Emitted, TransitionError
 from phasegate.workflow.phase_facts import project_file
 
 if TYPE_CHECKING:
+    from phasegate.workflow.definition import WorkflowDefinition
     from phasegate.workflow.engine import WorkflowEngine
 
 __all__ = [
@@ -109,17 +110,21 @@ def measure(root: Path, requests: Sequence[SubtaskRequest]) -> list[Subtask]:
     if twice:
         raise UsageError(f"subtask(s) named twice: {', '.join(twice)}")
     cache: dict[Path, int] = {}
-    measured = []
-    for request in requests:
-        counted: set[Path] = set()
-        for relpath in request.files:
-            where = project_file(root, relpath, "a subtask's file").resolve()
-            if where not in cache:
-                cache[where] = file_complexity(root, relpath)
-            counted.add(where)
-        total = sum(cache[where] for where in counted)
-        measured.append(Subtask(request.name, total, request.files))
-    return measured
+    return [
+        Subtask(request.name, _complexity_of(root, request, cache), request.files)
+        for request in requests
+    ]
+
+
+def _complexity_of(root: Path, request: SubtaskRequest, cache: dict[Path, int]) -> int:
+    """The complexity of the files a subtask touches, each file once (``cache`` by path)."""
+    counted: set[Path] = set()
+    for relpath in request.files:
+        where = project_file(root, relpath, "a subtask's file").resolve()
+        if where not in cache:
+            cache[where] = file_complexity(root, relpath)
+        counted.add(where)
+    return sum(cache[where] for where in counted)
 
 
 def plan_requests(plan: PlanDocument) -> list[SubtaskRequest]:
@@ -171,14 +176,7 @@ def spawn_children(
     a child instance; the others stay with the parent."""
     inst = engine.instances.load(instance_id)
     definition, _ = engine.definition(inst.workflow)
-    if inst.state is not InstanceState.RUNNING or inst.phase is None:
-        raise TransitionError(f"{instance_id} is {inst.state.value}; spawn needs RUNNING")
-    if not definition.spec(inst.phase).spawns_children:
-        spawning = [p for p in definition.phases if definition.spec(p).spawns_children]
-        raise TransitionError(
-            f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
-            f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
-        )
+    _require_spawning_phase(instance_id, inst, definition)
     require_primus(inst, engine.machine(definition).role_names()[0], by)
     subtasks = measure(engine.loaded.project_root, requests)
     spawn, keep = split_subtasks(subtasks, engine.settings.complexity_threshold)
@@ -201,6 +199,20 @@ def spawn_children(
     return Spawned(children, keep)
 
 
+def _require_spawning_phase(
+    instance_id: str, inst: WorkflowInstance, definition: WorkflowDefinition
+) -> None:
+    """Children are spawned by a running instance, in a phase that spawns them."""
+    if inst.state is not InstanceState.RUNNING or inst.phase is None:
+        raise TransitionError(f"{instance_id} is {inst.state.value}; spawn needs RUNNING")
+    if not definition.spec(inst.phase).spawns_children:
+        spawning = [p for p in definition.phases if definition.spec(p).spawns_children]
+        raise TransitionError(
+            f"{instance_id} is in {inst.phase}, where {definition.name} spawns no children; "
+            f"children are spawned in: {', '.join(spawning) or 'no phase of this workflow'}"
+        )
+
+
 def settle_children(
     engine: WorkflowEngine, inst: WorkflowInstance, now: datetime, actor: str
 ) -> list[Emitted]:
@@ -216,32 +228,42 @@ def settle_children(
             inst.diagnosis.append(f"child {link.instance_id}: {exc}")
             continue
         settled = settle(link, child, reviews)
-        if settled.status == link.status:
-            continue
-        inst.children[index] = settled
-        action = "integrate" if settled.status == "integrated" else "fallback"
-        inst.history.append(
-            Transition(
-                at=now,
-                action=action,
-                by=actor,
-                from_phase=inst.phase,
-                state=inst.state,
-                reason=f"{link.instance_id} ({link.subtask})"
-                + (f": {settled.error}" if settled.error else ""),
-            )
-        )
-        if settled.status == "fallen_back":
-            kept = inst.context.setdefault("subtasks", [])
-            if isinstance(kept, list):
-                kept.append(
-                    {"name": link.subtask, "complexity": link.complexity,
-                     "fallback_from": link.instance_id, "error": settled.error}
-                )  # fmt: skip
-        emitted.append(
-            Emitted(
-                f"child.{'integrated' if action == 'integrate' else 'fallback'}",
-                {"child": link.instance_id, "error": settled.error},
-            )
-        )
+        if settled.status != link.status:
+            inst.children[index] = settled
+            emitted.append(_record_settled(inst, link, settled, now, actor))
     return emitted
+
+
+def _keep_subtask(inst: WorkflowInstance, link: ChildLink, settled: ChildLink) -> None:
+    """A child that failed: its subtask goes back to the parent's list, naming why."""
+    kept = inst.context.setdefault("subtasks", [])
+    if isinstance(kept, list):
+        kept.append(
+            {"name": link.subtask, "complexity": link.complexity,
+             "fallback_from": link.instance_id, "error": settled.error}
+        )  # fmt: skip
+
+
+def _record_settled(
+    inst: WorkflowInstance, link: ChildLink, settled: ChildLink, now: datetime, actor: str
+) -> Emitted:
+    """The parent's history of a child settled; a fallen-back child's subtask is kept to do
+    in the parent."""
+    integrated = settled.status == "integrated"
+    inst.history.append(
+        Transition(
+            at=now,
+            action="integrate" if integrated else "fallback",
+            by=actor,
+            from_phase=inst.phase,
+            state=inst.state,
+            reason=f"{link.instance_id} ({link.subtask})"
+            + (f": {settled.error}" if settled.error else ""),
+        )
+    )
+    if settled.status == "fallen_back":
+        _keep_subtask(inst, link, settled)
+    return Emitted(
+        f"child.{'integrated' if integrated else 'fallback'}",
+        {"child": link.instance_id, "error": settled.error},
+    )

@@ -53,21 +53,12 @@ _PHASES: dict[TddPhase, Callable[[Judgement], None]] = {
 def judge(facts: RunFacts, state: TddState, config: TddConfig, workspace: Workspace) -> RunEntry:
     """Judge one run against the state; the entry says what happened and why."""
     j = Judgement(facts, state, config, workspace)
-    phase: TddPhase
-    if facts.requested == "auto":
-        phase, why = infer(j)
-        j.notes.append(f"auto: judged as {PHASE_NAMES[phase]} because {why}")
-    else:
-        phase = facts.requested
+    phase = _phase_of(j)
     if facts.interrupted:
         j.violate("interrupted", "the run was interrupted, so its results are partial")
     _PHASES[phase](j)
     verdict = "failed" if j.violations else "passed"
-    if verdict == "failed":
-        j.closes = []
-        j.status = ["TI"] if any(v.rule in TEST_ISSUE_RULES for v in j.violations) else []
-    elif j.closes:
-        j.notes.append(f"cycle(s) {', '.join(j.closes)} closed: a new cycle started")
+    _settle(j, failed=bool(j.violations))
     return RunEntry(
         run_id=facts.run_id,
         time=facts.time,
@@ -90,6 +81,24 @@ def judge(facts: RunFacts, state: TddState, config: TddConfig, workspace: Worksp
         notes=j.notes,
         complexity=j.complexity,
     )
+
+
+def _phase_of(j: Judgement) -> TddPhase:
+    """The phase asked for, or (``--tdd=auto``) the one inferred, noted with why."""
+    if j.facts.requested != "auto":
+        return j.facts.requested
+    phase, why = infer(j)
+    j.notes.append(f"auto: judged as {PHASE_NAMES[phase]} because {why}")
+    return phase
+
+
+def _settle(j: Judgement, *, failed: bool) -> None:
+    """A failed run closes no cycle (and is TI when the tests are at fault)."""
+    if failed:
+        j.closes = []
+        j.status = ["TI"] if any(v.rule in TEST_ISSUE_RULES for v in j.violations) else []
+    elif j.closes:
+        j.notes.append(f"cycle(s) {', '.join(j.closes)} closed: a new cycle started")
 
 
 def expected_failures(entry: RunEntry, state_after: TddState) -> set[str]:

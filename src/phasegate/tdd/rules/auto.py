@@ -21,15 +21,7 @@ def infer(j: Judgement) -> tuple[TddPhase, str]:
     source_changed = bool(accepted and changes(accepted.files.source, j.facts.files.source))
     if red:
         return _with_red_cycles(red, source_changed)
-    changed_test_files = j.changed_paths("tests", since_green=True)
-    new_failing = _new_failing(j, changed_test_files)
-    if new_failing and not source_changed:
-        return "red", f"{count(new_failing, 'new test')} fail and no source file changed"
-    if source_changed and not changed_test_files and _only_new_interfaces(j):
-        return "phase0", "the only changes are new interfaces (stubs) in source files"
-    if accepted and not source_changed and not changed_test_files:
-        return "refactor", "nothing changed since the last green state"
-    return "refactor", "no cycle is red and files changed since the last green state"
+    return _without_red_cycles(j, source_changed)
 
 
 def _with_red_cycles(red: list[CycleState], source_changed: bool) -> tuple[TddPhase, str]:
@@ -38,6 +30,19 @@ def _with_red_cycles(red: list[CycleState], source_changed: bool) -> tuple[TddPh
     if source_changed:
         return "green", f"cycle(s) {ids} are red and source files changed since"
     return "red", f"cycle(s) {ids} are red and no source file changed since"
+
+
+def _without_red_cycles(j: Judgement, source_changed: bool) -> tuple[TddPhase, str]:
+    """No cycle is red: new failing tests are a red, new stubs a phase 0, else a refactor."""
+    changed_test_files = j.changed_paths("tests", since_green=True)
+    new_failing = _new_failing(j, changed_test_files)
+    if new_failing and not source_changed:
+        return "red", f"{count(new_failing, 'new test')} fail and no source file changed"
+    if source_changed and not changed_test_files and _only_new_interfaces(j):
+        return "phase0", "the only changes are new interfaces (stubs) in source files"
+    if j.state.accepted and not source_changed and not changed_test_files:
+        return "refactor", "nothing changed since the last green state"
+    return "refactor", "no cycle is red and files changed since the last green state"
 
 
 def _new_failing(j: Judgement, changed_test_files: Collection[str]) -> list[str]:

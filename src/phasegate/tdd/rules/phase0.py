@@ -30,14 +30,7 @@ def judge_phase0(j: Judgement) -> None:
             "batch's red tests",
         )
     j.tests_unchanged("phase0-changed-tests", "Phase 0 declares interfaces in source")
-    problems = interface_problems_since(j, green.files)
-    if problems:
-        j.violate(
-            "phase0-not-interface",
-            f"phase 0 may add interfaces only (stubs: pass, ..., raise "
-            f"NotImplementedError): {listed(problems)}",
-            paths=sorted({problem.split(" line ", 1)[0] for problem in problems}),
-        )
+    _interfaces_only(j, green.files)
     j.must_still_pass(j.green_passed, "phase0-broke-tests")
     j.never_red()
     j.collection_errors("every test must be collected to prove nothing broke")
@@ -50,17 +43,33 @@ def judge_phase0(j: Judgement) -> None:
         )
 
 
+def _interfaces_only(j: Judgement, green_files: FileHashes) -> None:
+    problems = interface_problems_since(j, green_files)
+    if problems:
+        j.violate(
+            "phase0-not-interface",
+            f"phase 0 may add interfaces only (stubs: pass, ..., raise "
+            f"NotImplementedError): {listed(problems)}",
+            paths=sorted({problem.split(" line ", 1)[0] for problem in problems}),
+        )
+
+
 def interface_problems_since(j: Judgement, green_files: FileHashes) -> list[str]:
     """What the source changes since ``green_files`` do beyond declaring interfaces."""
     found: list[str] = []
     for change in changes(green_files.source, j.facts.files.source):
         if change.change == "removed":
             found.append(f"{change.path} was removed")
-            continue
-        after = j.workspace.now(change.path)
-        if after is None:
-            continue
-        sha = green_files.source.get(change.path)
-        before = j.workspace.read(change.path, sha) if sha else None
-        found.extend(f"{change.path} {p}" for p in interface_problems(before, after))
+        else:
+            found += _file_problems(j, green_files, change.path)
     return found
+
+
+def _file_problems(j: Judgement, green_files: FileHashes, path: str) -> list[str]:
+    """What a source file added or changed since green does beyond declaring interfaces."""
+    after = j.workspace.now(path)
+    if after is None:
+        return []
+    sha = green_files.source.get(path)
+    before = j.workspace.read(path, sha) if sha else None
+    return [f"{path} {problem}" for problem in interface_problems(before, after)]
