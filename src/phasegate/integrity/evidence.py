@@ -19,11 +19,12 @@ from __future__ import annotations
 import ast
 import difflib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.testcode import (
+    Approx,
     ModuleFacts,
     SkipFeature,
     TestFacts,
@@ -44,15 +45,8 @@ def evidence_tricks(
 
     ``collected`` are the node ids the run collected (``None`` outside a run).
     """
-    base: dict[str, ModuleFacts] = {}
-    head: dict[str, ModuleFacts] = {}
-    for path in sources.python_paths():
-        for texts, revision, side in (
-            (sources.base_text(path), f"the base ({sources.base[:12]})", base),
-            (sources.head_text(path), "the work tree", head),
-        ):
-            if texts is not None:
-                side[path] = read_module(path, _parse(texts, path, revision), first_party)
+    base = _read_modules(sources, sources.base_text, f"the base ({sources.base[:12]})", first_party)
+    head = _read_modules(sources, sources.head_text, "the work tree", first_party)
     tricks = [
         *_dropped_tests(base, head),
         *_weakened_tests(base, head),
@@ -62,6 +56,21 @@ def evidence_tricks(
     if collected is not None:
         tricks.extend(_deselected(sources, base, head, collected, first_party))
     return sorted(tricks, key=lambda trick: (trick.path, trick.line or 0, trick.rule))
+
+
+def _read_modules(
+    sources: ChangedSources,
+    text_of: Callable[[str], str | None],
+    revision: str,
+    first_party: frozenset[str],
+) -> dict[str, ModuleFacts]:
+    """The changed Python files as one revision has them (those it has)."""
+    modules: dict[str, ModuleFacts] = {}
+    for path in sources.python_paths():
+        text = text_of(path)
+        if text is not None:
+            modules[path] = read_module(path, _parse(text, path, revision), first_party)
+    return modules
 
 
 def _parse(text: str, path: str, revision: str) -> ast.Module:
@@ -269,8 +278,9 @@ def _fake_checks(path: str, now: TestFacts, was: TestFacts | None) -> Iterable[T
         before: Sequence[int] = getattr(was, field) if was else []
         for line in _added(before, getattr(now, field)):
             yield Trick("evidence", rule, path, line, f"{name} {why}")
+    patched_before = was.patched_self if was is not None else {}
     for patched, line in now.patched_self.items():
-        if was is None or patched not in was.patched_self:
+        if patched not in patched_before:
             yield Trick(
                 "evidence",
                 "patches-subject",
@@ -305,11 +315,7 @@ def _weaker_checks(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]
             "should raise",
         )
     for old, new in zip(was.approx, now.approx, strict=False):
-        wider = [
-            f"{what} {before:g} to {after:g}"
-            for what, before, after in (("rel", old.rel, new.rel), ("abs", old.abs, new.abs))
-            if after > before
-        ]
+        wider = _widened(old, new)
         if wider:
             yield Trick(
                 "evidence",
@@ -319,6 +325,15 @@ def _weaker_checks(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]
                 f"{name} widened the pytest.approx tolerance ({', '.join(wider)}): a wrong "
                 "result close enough passes",
             )
+
+
+def _widened(old: Approx, new: Approx) -> list[str]:
+    """The tolerances of a ``pytest.approx`` that grew, from what to what."""
+    return [
+        f"{what} {before:g} to {after:g}"
+        for what, before, after in (("rel", old.rel, new.rel), ("abs", old.abs, new.abs))
+        if after > before
+    ]
 
 
 def _skips(
@@ -385,22 +400,18 @@ def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFac
     for path, module in head.items():
         old = base[path].collection_controls if path in base else {}
         for name, (line, digest) in module.collection_controls.items():
-            if name not in old:
-                how = "added"
-            elif old[name][1] != digest:
-                how = "changed"
-            else:
-                continue
-            tricks.append(
-                Trick(
-                    "evidence",
-                    "collection-hook",
-                    path,
-                    line,
-                    f"{name} {how} in conftest.py: it can take tests out of the run",
-                )
-            )
+            how = _control_change(old.get(name), digest)
+            if how:
+                message = f"{name} {how} in conftest.py: it can take tests out of the run"
+                tricks.append(Trick("evidence", "collection-hook", path, line, message))
     return tricks
+
+
+def _control_change(was: tuple[int, str] | None, digest: str) -> str:
+    """``added``, ``changed`` or "" (the same) for a collection control of the work tree."""
+    if was is None:
+        return "added"
+    return "changed" if was[1] != digest else ""
 
 
 def _deselected(

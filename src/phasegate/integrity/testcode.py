@@ -371,14 +371,23 @@ def _marked_not_test(body: list[ast.stmt]) -> bool:
 def _functions_marked_not_test(body: list[ast.stmt]) -> set[str]:
     """The functions a module takes out of collection with ``name.__test__ = False``."""
     return {
-        target.value.id
+        owner
         for node in body
         if isinstance(node, ast.Assign) and _is_false(node.value)
-        for target in node.targets
-        if isinstance(target, ast.Attribute)
+        for owner in map(_test_flag_owner, node.targets)
+        if owner
+    }
+
+
+def _test_flag_owner(target: ast.expr) -> str:
+    """``name`` of ``name.__test__`` as an assignment target; "" for any other target."""
+    if (
+        isinstance(target, ast.Attribute)
         and target.attr == "__test__"
         and isinstance(target.value, ast.Name)
-    }
+    ):
+        return target.value.id
+    return ""
 
 
 def _is_constant(test: ast.expr) -> bool:
@@ -416,21 +425,19 @@ def _reraises(handler: ast.ExceptHandler) -> bool:
 
 
 def _approx(call: ast.Call) -> Approx:
-    rel, absolute = DEFAULT_APPROX
-    values: dict[str, ast.expr] = {}
-    if len(call.args) > 1:
-        values["rel"] = call.args[1]
-    if len(call.args) > 2:
-        values["abs"] = call.args[2]
+    # pytest.approx(expected, rel=None, abs=None, nan_ok=False): by position or by keyword.
+    values: dict[str, ast.expr] = dict(zip(("rel", "abs"), call.args[1:3], strict=False))
     values.update({k.arg: k.value for k in call.keywords if k.arg in ("rel", "abs")})
-    if "rel" in values:
-        rel = _number(values["rel"], rel)
-    if "abs" in values:
-        absolute = _number(values["abs"], absolute)
-    return Approx(rel, absolute, call.lineno)
+    rel, absolute = DEFAULT_APPROX
+    return Approx(
+        _number(values.get("rel"), rel), _number(values.get("abs"), absolute), call.lineno
+    )
 
 
-def _number(expr: ast.expr, default: float) -> float:
+def _number(expr: ast.expr | None, default: float) -> float:
+    """A literal number; ``default`` for none, or for anything else (a name, ``None``)."""
+    if expr is None:
+        return default
     try:
         value = ast.literal_eval(expr)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -553,10 +560,15 @@ def _collection_controls(tree: ast.Module) -> dict[str, tuple[int, str]]:
         ):
             controls[node.name] = (node.lineno, ast.dump(node))
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)):
-            text = ast.dump(node)
-            for name in ("collect_ignore_glob", "collect_ignore"):
-                if f"'{name}'" in text:
-                    line, before = controls.get(name, (node.lineno, ""))
-                    controls[name] = (line, before + text)
-                    break
+            _add_ignore_list(controls, node)
     return controls
+
+
+def _add_ignore_list(controls: dict[str, tuple[int, str]], node: ast.stmt) -> None:
+    """A statement that sets or extends ``collect_ignore(_glob)``: all of them, together, are
+    one control (at the first one's line)."""
+    text = ast.dump(node)
+    name = next((n for n in ("collect_ignore_glob", "collect_ignore") if f"'{n}'" in text), None)
+    if name is not None:
+        line, before = controls.get(name, (node.lineno, ""))
+        controls[name] = (line, before + text)

@@ -179,11 +179,16 @@ def _describe(exc_type: str, message: str, failure: Mapping[str, Any]) -> str:
         # Its str() is an argument tuple; pytest's own text names the fixture.
         found = _FIXTURE_NOT_FOUND.search(str(failure.get("traceback", "")))
         first = found.group(0) if found else first
-    where = ""
+    where = _where(failure)
+    return _bound(f"{exc_type}{where}: {first}" if first else f"{exc_type}{where}")
+
+
+def _where(failure: Mapping[str, Any]) -> str:
+    """`` at path:line`` of a frame inside the project (its path is relative), else ""."""
     path = failure.get("path")
     if path and failure.get("line") and not PurePath(str(path)).is_absolute():
-        where = f" at {path}:{failure['line']}"  # only frames inside the project
-    return _bound(f"{exc_type}{where}: {first}" if first else f"{exc_type}{where}")
+        return f" at {path}:{failure['line']}"
+    return ""
 
 
 def _bound(text: str) -> str:

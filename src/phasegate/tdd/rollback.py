@@ -103,11 +103,11 @@ def apply_rollback(
     root: Path, objects: ObjectStore, plan: RollbackPlan, time: datetime
 ) -> RollbackEntry:
     """Carry out ``plan``; the entry names what was restored and where the old content is."""
-    backup: dict[str, str] = {}
-    for path in [*plan.restore, *plan.remove]:
-        target = root / path
-        if target.is_file():
-            backup[path] = objects.put(target.read_bytes())
+    backup = {
+        path: objects.put((root / path).read_bytes())
+        for path in [*plan.restore, *plan.remove]
+        if (root / path).is_file()
+    }
     for path, sha in plan.restore.items():
         _write_keeping_mode(root / path, objects.get(sha))
     for path in plan.remove:

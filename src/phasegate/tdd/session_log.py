@@ -88,13 +88,7 @@ def ledger_observations(entries: Iterable[Entry]) -> list[Observation]:
 def observations_for_run(entry: RunEntry, state_after: TddState, actor: str) -> list[Observation]:
     """One observation per cycle the run was for (one for the run when it had none)."""
     status = "+".join(entry.status) if entry.status else entry.verdict.upper()
-    if entry.violations:
-        first = entry.violations[0]
-        more = len(entry.violations) - 1
-        content = f"[{first.rule}] {first.message}" + (f" (+{more} more)" if more else "")
-    else:
-        content = entry.notes[-1] if entry.notes else "passed"
-    content = f"{entry.phase}: {content}"[:_CONTENT_CHARS]
+    content = f"{entry.phase}: {_run_summary(entry)}"[:_CONTENT_CHARS]
     sessions = entry.cycles or ["-"]
     return [
         Observation(
@@ -108,6 +102,15 @@ def observations_for_run(entry: RunEntry, state_after: TddState, actor: str) -> 
         )
         for session in sessions
     ]
+
+
+def _run_summary(entry: RunEntry) -> str:
+    """The run's first violation (and how many more), else its last note."""
+    if not entry.violations:
+        return entry.notes[-1] if entry.notes else "passed"
+    first = entry.violations[0]
+    more = len(entry.violations) - 1
+    return f"[{first.rule}] {first.message}" + (f" (+{more} more)" if more else "")
 
 
 def confirm(status: str, session: str, entries: Iterable[Entry]) -> bool | None:

@@ -81,12 +81,15 @@ def settle(link: ChildLink, child: WorkflowInstance, reviews: Sequence[ReviewRec
         return link.model_copy(
             update={"status": "fallen_back", "error": child.failure_reason or "the child failed"}
         )
-    if child.state is not InstanceState.COMPLETE:
-        return link
+    if child.state is InstanceState.COMPLETE and _approved(child, reviews):
+        return link.model_copy(update={"status": "integrated"})
+    return link
+
+
+def _approved(child: WorkflowInstance, reviews: Sequence[ReviewRecord]) -> bool:
+    """Whether the latest review of the child (as a subject, not a phase review) approves it."""
     mine = sorted(
         (r for r in reviews if r.subject == child.id and r.instance is None),
         key=lambda r: r.recorded_at,
     )
-    if mine and mine[-1].status is ReviewStatus.APPROVED:
-        return link.model_copy(update={"status": "integrated"})
-    return link
+    return bool(mine) and mine[-1].status is ReviewStatus.APPROVED

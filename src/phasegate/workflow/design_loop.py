@@ -28,6 +28,7 @@ reads the architecture's module list, and hands both in.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -157,16 +158,21 @@ def verdict(
     data: dict[str, object] = {"item": target.name, "round": target.rounds, "by": by,
                             "note": note, "session": loop.session}  # fmt: skip
     if decision == "ACCEPT":
-        target.status = "accepted"
-        target.accepted = target.draft
-        outcome = LoopOutcome([Emitted("design.accepted", data)])
-        if current_item(loop) is None:
-            loop.done_at = now
-            outcome.events.append(
-                Emitted("design.done", {"modules": [m.name for m in loop.modules]})
-            )
-        return outcome
+        return _accept(loop, target, data, now)
     return _send_back(loop, spec, target, decision, data)
+
+
+def _accept(
+    loop: DesignLoop, target: DesignItem, data: dict[str, object], now: datetime
+) -> LoopOutcome:
+    """The draft is the item's accepted design; the loop is done once every item is."""
+    target.status = "accepted"
+    target.accepted = target.draft
+    outcome = LoopOutcome([Emitted("design.accepted", data)])
+    if current_item(loop) is None:
+        loop.done_at = now
+        outcome.events.append(Emitted("design.done", {"modules": [m.name for m in loop.modules]}))
+    return outcome
 
 
 def _send_back(
@@ -274,7 +280,7 @@ def _take_modules(loop: DesignLoop, modules: Sequence[str], path: str) -> None:
             f"{path} names no module: list them under a '## Modules' heading, one list item "
             "each (e.g. '- parser: reads the input')"
         )
-    twice = sorted({m for m in modules if list(modules).count(m) > 1})
+    twice = sorted(name for name, seen in Counter(modules).items() if seen > 1)
     if twice:
         raise TransitionError(f"{path} lists the module(s) {', '.join(twice)} twice")
     if "architecture" in modules:

@@ -204,24 +204,28 @@ class Handoff:
         swept: list[SweptTask] = []
         for status, task in self.queue.tasks(TaskStatus.RUNNING):
             last = self._last_sign_of_life(task)
-            if last is None or now - last <= timedelta(minutes=timeout_min):
-                continue
-            idle = (now - last).total_seconds()
-            worker = task.claimed_by or "its worker"
-            try:
-                moved = self.queue.fail(
-                    task.id,
-                    by=by,
-                    error=f"no sign of life from {worker} for {idle / 60:.0f} min (crash "
-                    f"timeout {timeout_min:g} min)",
+            if last is not None and now - last > timedelta(minutes=timeout_min):
+                swept += self._give_back(
+                    task, status, (now - last).total_seconds(), timeout_min, by
                 )
-            except UsageError:
-                continue  # it left running/ meanwhile (submitted): its worker is alive
-            where = self.queue.find(moved.id, missing_ok=True)
-            swept.append(
-                SweptTask(task.id, worker, round(idle, 1), where.status if where else status)
-            )
         return swept
+
+    def _give_back(
+        self, task: TaskRecord, status: TaskStatus, idle: float, timeout_min: float, by: str
+    ) -> list[SweptTask]:
+        """Fail a silent task back to the queue (or to ``failed/`` past its retries)."""
+        worker = task.claimed_by or "its worker"
+        try:
+            moved = self.queue.fail(
+                task.id,
+                by=by,
+                error=f"no sign of life from {worker} for {idle / 60:.0f} min (crash "
+                f"timeout {timeout_min:g} min)",
+            )
+        except UsageError:
+            return []  # it left running/ meanwhile (submitted): its worker is alive
+        where = self.queue.find(moved.id, missing_ok=True)
+        return [SweptTask(task.id, worker, round(idle, 1), where.status if where else status)]
 
     def _last_sign_of_life(self, task: TaskRecord) -> datetime | None:
         """The latest of the claim, the worker's heartbeat and the task's last move."""

@@ -78,15 +78,7 @@ class InstanceStore:
     def load(self, instance_id: str) -> WorkflowInstance:
         """Read an instance; a usage error when there is none, a clear one when corrupt."""
         path = self.store.path(self.relpath(instance_id))
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            known = ", ".join(self.ids()[:20]) or "none yet"
-            raise UsageError(
-                f"no workflow instance {instance_id!r} in {path.parent}; known: {known}"
-            ) from None
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raw = self._read(path, instance_id)
         try:
             data = json.loads(raw)
             check_version(path, data)  # a newer major is refused and left as it is
@@ -105,6 +97,18 @@ class InstanceStore:
                 "back to its id"
             )
         return inst
+
+    def _read(self, path: Path, instance_id: str) -> bytes:
+        """An instance file's bytes; a usage error naming the known ones when it is missing."""
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            known = ", ".join(self.ids()[:20]) or "none yet"
+            raise UsageError(
+                f"no workflow instance {instance_id!r} in {path.parent}; known: {known}"
+            ) from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
     def create(self, inst: WorkflowInstance) -> Path:
         """Write a new instance; refuse an id already taken."""

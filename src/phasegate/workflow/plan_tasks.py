@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from phasegate import tomlfile
 from phasegate.errors import UsageError
-from phasegate.gates.checks.plan import PlanDocument, PlanOptions, plan_problems
+from phasegate.gates.checks.plan import PlanDocument, PlanOptions, PlanTask, plan_problems
 from phasegate.model.workflow import Priority
 from phasegate.settings import describe_errors
 from phasegate.workflow.queue import TASK_ID
@@ -78,19 +78,19 @@ def planned_tasks(
         raise UsageError(f"{shown} cannot be turned into tasks: {listed}")
     by_id = {task.id: task for task in plan.tasks}
     order = graphlib.TopologicalSorter({t.id: t.depends_on for t in plan.tasks}).static_order()
-    planned = []
-    for plan_id in order:
-        task = by_id[plan_id]
-        planned.append(
-            PlannedTask(
-                id=execute_task_id(instance, task.id),
-                plan_task=task.id,
-                title=task.title or task.id,
-                priority=Priority(task.priority),
-                estimate_min=task.estimate_min,
-                max_retries=task.retries if task.retries is not None else plan.retry_budget,
-                depends_on=[execute_task_id(instance, d) for d in task.depends_on],
-                files=list(task.files),
-            )
-        )
-    return planned
+    return [_queue_task(by_id[plan_id], instance, plan.retry_budget) for plan_id in order]
+
+
+def _queue_task(task: PlanTask, instance: str, retry_budget: int | None) -> PlannedTask:
+    """One task of the plan as the queue task of ``instance`` (the plan's retry budget
+    unless the task names its own)."""
+    return PlannedTask(
+        id=execute_task_id(instance, task.id),
+        plan_task=task.id,
+        title=task.title or task.id,
+        priority=Priority(task.priority),
+        estimate_min=task.estimate_min,
+        max_retries=task.retries if task.retries is not None else retry_budget,
+        depends_on=[execute_task_id(instance, d) for d in task.depends_on],
+        files=list(task.files),
+    )

@@ -444,19 +444,24 @@ class HandoffQueue:
             )
         task = self._read_held(held, found)
         if retry:
-            retries = task.retries + 1
-            limit = self.max_retries if task.max_retries is None else task.max_retries
-            if retries > limit:
-                to = TaskStatus.FAILED
-                note = f"{note} (retry {retries} > {limit}: failed, for a person)"
-            task = task.model_copy(
-                update={"retries": retries, "feedback": note, "claimed_by": None}
-            )
+            task, to, note = self._spend_retry(task, to, note)
         # Recorded while the task is held: no other transition of it can come in between, so
         # the history lists the transitions in the order they happened.
         self._history(task, found.status, to, by, note)
         self._land(held, task, to, found.path.name)
         return task
+
+    def _spend_retry(
+        self, task: TaskRecord, to: TaskStatus, note: str
+    ) -> tuple[TaskRecord, TaskStatus, str]:
+        """One retry spent: past the task's limit it goes to ``failed/`` instead of ``to``."""
+        retries = task.retries + 1
+        limit = self.max_retries if task.max_retries is None else task.max_retries
+        if retries > limit:
+            to = TaskStatus.FAILED
+            note = f"{note} (retry {retries} > {limit}: failed, for a person)"
+        spent = task.model_copy(update={"retries": retries, "feedback": note, "claimed_by": None})
+        return spent, to, note
 
     def _history(
         self,

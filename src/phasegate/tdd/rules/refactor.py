@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from phasegate.model.tdd import FileHashes, GreenState
+from collections.abc import Iterable, Iterator
+
+from phasegate.model.tdd import ComplexityFigures, FileHashes, GreenState
 from phasegate.tdd.assertions import count_assertions
 from phasegate.tdd.rules.judgement import FAILING, Judgement, count, details, listed
 from phasegate.tdd.tree import changes
@@ -101,13 +103,11 @@ def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
     changed = {change.path for change in changes(green_files.tests, j.facts.files.tests)}
     if not changed:
         return
-    weaker: list[str] = []
-    for nodeid in sorted(j.green_passed):
-        path = j.facts.nodeid_path(nodeid)
-        if path in changed and nodeid in j.facts.tests:
-            counts = _assertion_counts(j, green_files, path, nodeid)
-            if counts is not None and counts[1] < counts[0]:
-                weaker.append(f"{nodeid} ({counts[1]}, was {counts[0]})")
+    weaker = [
+        f"{nodeid} ({after}, was {before})"
+        for nodeid, before, after in _assertion_changes(j, green_files, changed)
+        if after < before
+    ]
     if weaker:
         j.violate(
             "refactor-fewer-assertions",
@@ -115,6 +115,19 @@ def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
             "restructure tests but not weaken them",
             tests=[entry.split(" (", 1)[0] for entry in weaker],
         )
+
+
+def _assertion_changes(
+    j: Judgement, green_files: FileHashes, changed: set[str]
+) -> Iterator[tuple[str, int, int]]:
+    """Each test of the green state in a changed test file: its assertions then and now."""
+    for nodeid in sorted(j.green_passed):
+        path = j.facts.nodeid_path(nodeid)
+        if path not in changed or nodeid not in j.facts.tests:
+            continue
+        counts = _assertion_counts(j, green_files, path, nodeid)
+        if counts is not None:
+            yield nodeid, *counts
 
 
 def _assertion_counts(
@@ -140,11 +153,7 @@ def _complexity_kept(j: Judgement, green_files: FileHashes) -> None:
     before = meter.measure(green_files.source, j.workspace.read)
     after = meter.measure(j.facts.files.source, j.workspace.read)
     j.complexity = {"green": before, "now": after}
-    risen = [
-        f"{metric} {getattr(after, metric)} (was {getattr(before, metric)})"
-        for metric in j.config.complexity_must_not_rise
-        if getattr(after, metric) > getattr(before, metric)
-    ]
+    risen = _risen(before, after, j.config.complexity_must_not_rise)
     if risen:
         worst = f"; the most complex block is {after.worst}" if after.worst else ""
         j.violate(
@@ -153,3 +162,14 @@ def _complexity_kept(j: Judgement, green_files: FileHashes) -> None:
             "leave the code no more complex than at the last green state",
             paths=sorted({w.split(":", 1)[0] for w in [after.worst] if w}),
         )
+
+
+def _risen(
+    before: ComplexityFigures, after: ComplexityFigures, metrics: Iterable[str]
+) -> list[str]:
+    """The figures of ``metrics`` that rose, with what they were."""
+    return [
+        f"{metric} {getattr(after, metric)} (was {getattr(before, metric)})"
+        for metric in metrics
+        if getattr(after, metric) > getattr(before, metric)
+    ]
