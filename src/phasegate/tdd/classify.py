@@ -31,8 +31,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
 
+from phasegate.documents import CollectionErrorDocument, TestRecordDocument
 from phasegate.model.tdd import FailureClass, LedgerCollectionError
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.symbols import SourceIndex, judge_missing, parse_missing, referenced_names
@@ -92,7 +92,7 @@ class Classifier:
         self._index: SourceIndex | None = None
         self._referenced: dict[str, set[str]] = {}
 
-    def test(self, record: Mapping[str, Any]) -> Classification:
+    def test(self, record: TestRecordDocument) -> Classification:
         """Classify one test record of the run report (a ``TestRecord``-shaped dict)."""
         outcome = record["outcome"]
         if outcome == "passed":
@@ -100,7 +100,7 @@ class Classifier:
         if outcome in _MARKED:
             reason = record.get("reason") or ""
             return Classification(_MARKED[outcome], False, _bound(f"{outcome}: {reason}"))
-        failure: Mapping[str, Any] = record.get("failure") or {}
+        failure: Mapping[str, object] = record.get("failure") or {}
         exc_type = str(failure.get("exc_type", "unknown"))
         message = str(failure.get("message", ""))
         described = _describe(exc_type, message, failure)
@@ -115,9 +115,9 @@ class Classifier:
         )
         return Classification(failure_class, right, detail)
 
-    def collection_error(self, error: Mapping[str, Any]) -> LedgerCollectionError:
+    def collection_error(self, error: CollectionErrorDocument) -> LedgerCollectionError:
         """Classify a collection error of the run report."""
-        failure: Mapping[str, Any] = error.get("failure") or {}
+        failure: Mapping[str, object] = error.get("failure") or {}
         exc_type = str(failure.get("exc_type", "unknown"))
         base = exc_type.rsplit(".", 1)[-1]
         failure_class = (
@@ -129,7 +129,7 @@ class Classifier:
         )
 
     def _call_failure(
-        self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, Any]
+        self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, object]
     ) -> tuple[FailureClass, str | None]:
         base = exc_type.rsplit(".", 1)[-1]
         if base in _SYNTAX_TYPES:
@@ -141,7 +141,7 @@ class Classifier:
         return self._missing_symbol(nodeid, exc_type, message, failure)
 
     def _missing_symbol(
-        self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, Any]
+        self, nodeid: str, exc_type: str, message: str, failure: Mapping[str, object]
     ) -> tuple[FailureClass, str | None]:
         """A missing-name error is a right-reason red only when the test file raised it, for a
         project name that is not written yet and that the test uses."""
@@ -173,7 +173,7 @@ class Classifier:
         return self._referenced[test_path]
 
 
-def _describe(exc_type: str, message: str, failure: Mapping[str, Any]) -> str:
+def _describe(exc_type: str, message: str, failure: Mapping[str, object]) -> str:
     first = message.strip().splitlines()[0] if message.strip() else ""
     if exc_type.endswith("FixtureLookupError"):
         # Its str() is an argument tuple; pytest's own text names the fixture.
@@ -183,7 +183,7 @@ def _describe(exc_type: str, message: str, failure: Mapping[str, Any]) -> str:
     return _bound(f"{exc_type}{where}: {first}" if first else f"{exc_type}{where}")
 
 
-def _where(failure: Mapping[str, Any]) -> str:
+def _where(failure: Mapping[str, object]) -> str:
     """`` at path:line`` of a frame inside the project (its path is relative), else ""."""
     path = failure.get("path")
     if path and failure.get("line") and not PurePath(str(path)).is_absolute():

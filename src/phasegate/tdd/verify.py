@@ -26,13 +26,14 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from pydantic import ValidationError
 
+from phasegate.documents import RunDocument, TestRecordDocument
 from phasegate.errors import PhasegateError
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
@@ -203,7 +204,7 @@ def _write_recorded_tree(root: Path, tree: str, run_id: str, copy: Path, timeout
 
 
 def _not_reproduced(
-    test: LedgerTest, record: Mapping[str, Any] | None, classifier: Classifier
+    test: LedgerTest, record: TestRecordDocument | None, classifier: Classifier
 ) -> str:
     """How a red test's replay differs from what the ledger recorded; "" when it does not."""
     if record is None:
@@ -237,7 +238,7 @@ def _files_differ(copy: Path, config: TddConfig, line: int, entry: RunEntry) -> 
 
 def _run_tests(
     copy: Path, nodeids: Sequence[str], folder: Path, timeout_s: float, entry: RunEntry
-) -> dict[str, Any]:
+) -> RunDocument:
     artifacts = folder / "artifacts"
     command = [
         sys.executable,
@@ -261,7 +262,7 @@ def _run_tests(
         raise VerifyError(f"{shown} could not be started: {exc}") from exc
     said = (finished.stdout + finished.stderr).decode("utf-8", errors="replace").strip()
     try:
-        data: dict[str, Any] = json.loads((artifacts / "report.json").read_bytes())
+        data: object = json.loads((artifacts / "report.json").read_bytes())
     except (OSError, ValueError) as exc:
         raise VerifyError(
             f"{shown} exited with status {finished.returncode} and left no readable run "
@@ -269,4 +270,5 @@ def _run_tests(
         ) from exc
     if not isinstance(data, dict) or data.get("kind") != "run-report":
         raise VerifyError(f"{shown} left a report of an unknown shape")
-    return data
+    # The run report of the replay, written by this phasegate's own recorder.
+    return cast(RunDocument, data)
