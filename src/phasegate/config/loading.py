@@ -87,8 +87,6 @@ class LoadedConfig:
 
         A feature that needs one table (``tdd``, say) spares the run the other tables' models.
         """
-        from pydantic import ValidationError
-
         if "config" in self.__dict__ or (self.cache_file is not None and key in self.overrides):
             built = getattr(self.config, key)
             if isinstance(built, model):
@@ -96,11 +94,7 @@ class LoadedConfig:
         if self.cache_file is None:
             return model.model_validate(self.values[key])
         # From the table, not from the cache (see :attr:`config`).
-        found: SectionT | None
-        try:
-            found = model.model_validate((self.table or {}).get(key, {}))
-        except ValidationError:
-            found = None
+        found = _valid_or_none(model, (self.table or {}).get(key, {}))
         if found is None or found.model_dump(mode="json") != self.values.get(key):
             return self._validated_again().section(key, model)
         return found
@@ -176,6 +170,16 @@ def find_project_root(start: Path) -> Path:
     return start
 
 
+def _valid_or_none(model: type[SectionT], value: object) -> SectionT | None:
+    """``value`` as the model, or None when it is not valid (validated again in full then)."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(value)
+    except ValidationError:
+        return None
+
+
 def load_config(
     project_root: Path,
     overrides: Mapping[str, tuple[str, Any]] | None = None,
@@ -193,19 +197,28 @@ def load_config(
     table, source = _read_table(project_root / "pyproject.toml")
     override_values = {key: value for key, (_flag, value) in (overrides or {}).items()}
     path = _cache_file(project_root, table, override_values) if cache else None
-    if path is not None:
-        key = settings_cache.input_key(table, override_values)
-        values = settings_cache.lookup(path, key, table, override_values)
-        if values is not None:
-            return LoadedConfig(
-                values, project_root, source, dict(overrides or {}), cache_file=path, table=table
-            )
-    loaded = LoadedConfig.from_model(_validate(table, source), project_root, source)
-    if overrides:
-        loaded = loaded.with_overrides(overrides)
-    if path is not None:
-        settings_cache.save(path, key, loaded.values)
+    if path is None:
+        return _validated(table, source, project_root, overrides)
+    key = settings_cache.input_key(table, override_values)
+    values = settings_cache.lookup(path, key, table, override_values)
+    if values is not None:
+        return LoadedConfig(
+            values, project_root, source, dict(overrides or {}), cache_file=path, table=table
+        )
+    loaded = _validated(table, source, project_root, overrides)
+    settings_cache.save(path, key, loaded.values)
     return loaded
+
+
+def _validated(
+    table: dict[str, object],
+    source: Path | None,
+    project_root: Path,
+    overrides: Mapping[str, tuple[str, Any]] | None,
+) -> LoadedConfig:
+    """The table validated, with the command line's overrides applied."""
+    loaded = LoadedConfig.from_model(_validate(table, source), project_root, source)
+    return loaded.with_overrides(overrides) if overrides else loaded
 
 
 def _cache_file(

@@ -134,12 +134,15 @@ def _removed_tricks(base: _Settings, head: _Settings) -> list[Trick]:
             tricks.append(
                 Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)
             )
-    for path, flags in strict_flags.items():
-        # One trick: a mypy section deleted takes all its flags with it.
-        names = _list([f"{flag.key}{_where(flag)}" for flag in flags])
-        message = f"mypy {names} removed: the type checker checks less"
-        tricks.append(Trick("configuration", "mypy-loosened", path, None, message))
+    tricks += [_strict_flags_removed(path, flags) for path, flags in strict_flags.items()]
     return tricks
+
+
+def _strict_flags_removed(path: str, flags: list[Setting]) -> Trick:
+    """One trick per file: a mypy section deleted takes all its flags with it."""
+    names = _list([f"{flag.key}{_where(flag)}" for flag in flags])
+    message = f"mypy {names} removed: the type checker checks less"
+    return Trick("configuration", "mypy-loosened", path, None, message)
 
 
 def _strict_scopes(head: _Settings) -> set[str]:

@@ -79,36 +79,54 @@ def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
 
 
 def _phasegate_table(sources: ChangedSources) -> list[Trick]:
+    """``[tool.phasegate]`` loosened: another gate, files excluded, check overrides."""
     path = "pyproject.toml"
     head_text = sources.head_text(path) or ""
     was = _table(_toml(sources.base_text(path), path))
     now = _table(_toml(head_text, path))
-    tricks: list[Trick] = []
+    found = [*_gate_switched(was, now), *_exclude_grown(was, now), *_overrides_loosened(was, now)]
+    return [
+        Trick("configuration", "gate-loosened", path, _line_of(head_text, pattern), message, True)
+        for message, pattern in found
+    ]
 
-    def add(message: str, pattern: str) -> None:
-        line = _line_of(head_text, pattern)
-        tricks.append(Trick("configuration", "gate-loosened", path, line, message, True))
 
+#: A loosening of ``[tool.phasegate]``: the sentence, and the pattern of the line it is on.
+_Loosening = tuple[str, str]
+
+
+def _gate_switched(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
     old_gate, new_gate = was.get("gate", "default"), now.get("gate", "default")
-    if old_gate != new_gate:
-        add(
-            f"[tool.phasegate] gate changed from {old_gate!r} to {new_gate!r}: another gate "
-            "judges the change",
-            r"gate\s*=",
-        )
+    if old_gate == new_gate:
+        return []
+    message = (
+        f"[tool.phasegate] gate changed from {old_gate!r} to {new_gate!r}: another gate "
+        "judges the change"
+    )
+    return [(message, r"gate\s*=")]
+
+
+def _exclude_grown(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
     excluded = sorted(_strings(now.get("exclude")) - _strings(was.get("exclude")))
-    if excluded:
-        add(
-            f"[tool.phasegate] exclude adds {', '.join(excluded)}: every check leaves those "
-            "files out",
-            r"exclude\s*=",
-        )
+    if not excluded:
+        return []
+    message = (
+        f"[tool.phasegate] exclude adds {', '.join(excluded)}: every check leaves those files out"
+    )
+    return [(message, r"exclude\s*=")]
+
+
+def _overrides_loosened(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
+    """``[tool.phasegate.checks.<id>]`` overrides that loosen the gate's checks."""
     old_checks = _checks(was) or {}
-    for check_id, spec in (_checks(now) or {}).items():
-        for message in _spec_loosened(check_id, old_checks.get(check_id, {}), spec, override=True):
-            header = rf"\[tool\.phasegate\.checks\.{re.escape(check_id)}\]"
-            add(f"[tool.phasegate.checks.{check_id}]: {message}", header)
-    return tricks
+    return [
+        (
+            f"[tool.phasegate.checks.{check_id}]: {message}",
+            rf"\[tool\.phasegate\.checks\.{re.escape(check_id)}\]",
+        )
+        for check_id, spec in (_checks(now) or {}).items()
+        for message in _spec_loosened(check_id, old_checks.get(check_id, {}), spec, override=True)
+    ]
 
 
 def _table(data: Mapping[str, object] | None) -> dict[str, object]:

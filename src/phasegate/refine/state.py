@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from phasegate import clock
 from phasegate.config import RefineConfig
@@ -52,7 +51,7 @@ def default_task(gate: str, run: RunReport | None, environment: Mapping[str, str
     return f"{gate}@{branch or 'unknown'}"
 
 
-def loop_configured(pyproject: Mapping[str, Any]) -> bool:
+def loop_configured(pyproject: Mapping[str, object]) -> bool:
     """Whether the project set up the loop (``[tool.phasegate.refine]``).
 
     Every judged run is recorded as a round; only a project that configured the loop (or a

@@ -292,10 +292,13 @@ def _run_metrics(
         "cycles_completed": len(completed),
         "failed_runs": len(failed),
         "unresolved": sum(1 for i in failed if resolved.get(i) is None),
-        "violations": sum(
-            1 for _, entry in runs for v in entry.violations if v.rule in INTEGRITY_RULES
-        ),
+        "violations": sum(_integrity_breaches(entry) for _, entry in runs),
     }
+
+
+def _integrity_breaches(entry: RunEntry) -> int:
+    """How many of a run's violations were attempts on the proof itself."""
+    return sum(1 for violation in entry.violations if violation.rule in INTEGRITY_RULES)
 
 
 def _cycle_metrics(state: TddState, config: TddConfig) -> dict[str, MetricValue]:
