@@ -191,6 +191,21 @@ def test_a_payload_that_is_not_a_review_event_is_a_usage_error(
     assert "key review is missing; this is not a pull_request_review event payload" in err
 
 
+def test_a_review_whose_commit_is_not_text_is_a_usage_error_naming_the_key(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = _github_event("APPROVED")
+    review = payload["review"]
+    assert isinstance(review, dict)
+    review["commit_id"] = 1234
+    event = project / "event.json"
+    event.write_text(json.dumps(payload))
+    code, _, err = run(capsys, "review", "import-github", str(event))
+    assert code == 4
+    assert "key review.commit_id = 1234 is not text" in err
+    assert not (project / ".phasegate" / "reviews.jsonl").exists()
+
+
 def test_a_corrupt_instance_file_is_moved_aside_and_nothing_is_lost(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

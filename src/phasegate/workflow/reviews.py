@@ -77,14 +77,14 @@ def read_github_event(path: Path) -> GithubImport:
     number = pull.get("number")
     record = ReviewRecord(
         subject=f"PR #{number}" if number is not None else str(pull.get("html_url", "PR")),
-        commit=_optional_text(review.get("commit_id")),
+        commit=_optional_text(review, "commit_id", path),
         reviewer=_reviewer(review, path),
         status=GITHUB_STATES[state],
         recorded_at=_submitted_at(review, path),
         note=str(review.get("body") or ""),
         source="github",
         pull_request=number if isinstance(number, int) else None,
-        url=_optional_text(review.get("html_url")),
+        url=_optional_text(review, "html_url", path),
     )
     return GithubImport(record)
 
@@ -112,9 +112,14 @@ def _submitted_at(review: Mapping[str, object], path: Path) -> datetime:
         ) from None
 
 
-def _optional_text(value: object) -> str | None:
-    """A payload's text field; None when it is empty or not text."""
-    return value if isinstance(value, str) and value else None
+def _optional_text(review: Mapping[str, object], key: str, path: Path) -> str | None:
+    """A review's optional text field: None when it is absent or empty."""
+    value = review.get(key)
+    if not value:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{path}: key review.{key} = {value!r} is not text")
+    return value
 
 
 def _table(payload: object, key: str, path: Path) -> dict[str, object]:
