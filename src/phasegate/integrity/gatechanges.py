@@ -68,13 +68,15 @@ def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
         return [Trick("configuration", "gate-loosened", path, None, "gate file deleted", True)]
     tricks: list[Trick] = []
     for check_id, old_spec in was.items():
-        line = _line_of(head_text or "", rf"\[checks\.{re.escape(check_id)}\]")
         if check_id not in now:
             message = f"the {check_id} check removed from the gate: its problems no longer count"
             tricks.append(Trick("configuration", "gate-loosened", path, None, message, True))
             continue
-        for message in _spec_loosened(check_id, old_spec, now[check_id], override=False):
-            tricks.append(Trick("configuration", "gate-loosened", path, line, message, True))
+        line = _line_of(head_text or "", rf"\[checks\.{re.escape(check_id)}\]")
+        tricks += [
+            Trick("configuration", "gate-loosened", path, line, message, True)
+            for message in _spec_loosened(check_id, old_spec, now[check_id], override=False)
+        ]
     return tricks
 
 
@@ -197,8 +199,7 @@ def _severity(options: object) -> str | None:
 
 
 def _conditions_loosened(check_id: str, was: object, now: object) -> list[str]:
-    old = _conditions(was) if was is not None else _default_conditions(check_id)
-    new = _conditions(now) if now is not None else _default_conditions(check_id)
+    old, new = _conditions_of(check_id, was), _conditions_of(check_id, now)
     if old is None or new is None:
         return []  # a check phasegate does not know: its defaults cannot be compared
     return [
@@ -222,6 +223,11 @@ def _condition_loosened(check_id: str, condition: Condition, new: list[Condition
             f"`{metric} {op} {same[0][3]}`: less fails"
         )
     return ""
+
+
+def _conditions_of(check_id: str, fail_when: object) -> list[Condition] | None:
+    """A check's ``fail_when`` conditions, or the check's defaults when it sets none."""
+    return _conditions(fail_when) if fail_when is not None else _default_conditions(check_id)
 
 
 def _conditions(value: object) -> list[Condition] | None:

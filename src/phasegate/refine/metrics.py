@@ -141,26 +141,55 @@ def _read_metrics(path: Path) -> TaskMetrics:
 
 def summarize(metrics: Sequence[TaskMetrics], source: str) -> MetricsSummary:
     """Loops taken together."""
-    ended = [m for m in metrics if m.status in _ENDED]
-    completed = sum(1 for m in ended if m.completed_without_intervention)
-    met = sum(m.errors_encountered for m in metrics)
-    resolved = sum(m.errors_auto_resolved for m in metrics)
     return MetricsSummary(
         source=source,
         tasks=len(metrics),
-        completed_without_intervention=completed,
-        escalated=sum(1 for m in ended if m.escalated_to_human),
-        in_progress=sum(1 for m in metrics if m.status is LoopStatus.REFINING),
-        completion_accuracy=_ratio(completed, len(ended)),
-        mean_rounds=_mean([m.refinement_rounds for m in ended]),
-        errors_encountered=met,
-        errors_auto_resolved=resolved,
-        debug_success_rate=_ratio(resolved, met),
-        mean_debug_iterations=_mean(_debug_iterations(metrics)),
+        **_outcome_figures(metrics),
+        **_error_figures(metrics),
         context_queries=sum(m.context_queries for m in metrics),
         avg_context_latency_ms=_context_latency(metrics),
         first_time_pass_rate=_mean(_first_pass_rates(metrics)),
     )
+
+
+class _OutcomeFigures(TypedDict):
+    completed_without_intervention: int
+    escalated: int
+    in_progress: int
+    completion_accuracy: float | None
+    mean_rounds: float | None
+
+
+def _outcome_figures(metrics: Sequence[TaskMetrics]) -> _OutcomeFigures:
+    """How the loops ended (or that they still refine), and in how many rounds."""
+    ended = [m for m in metrics if m.status in _ENDED]
+    completed = sum(1 for m in ended if m.completed_without_intervention)
+    return {
+        "completed_without_intervention": completed,
+        "escalated": sum(1 for m in ended if m.escalated_to_human),
+        "in_progress": sum(1 for m in metrics if m.status is LoopStatus.REFINING),
+        "completion_accuracy": _ratio(completed, len(ended)),
+        "mean_rounds": _mean([m.refinement_rounds for m in ended]),
+    }
+
+
+class _ErrorFigures(TypedDict):
+    errors_encountered: int
+    errors_auto_resolved: int
+    debug_success_rate: float | None
+    mean_debug_iterations: float | None
+
+
+def _error_figures(metrics: Sequence[TaskMetrics]) -> _ErrorFigures:
+    """The errors the loops met, how many auto-debug resolved, in how many iterations."""
+    met = sum(m.errors_encountered for m in metrics)
+    resolved = sum(m.errors_auto_resolved for m in metrics)
+    return {
+        "errors_encountered": met,
+        "errors_auto_resolved": resolved,
+        "debug_success_rate": _ratio(resolved, met),
+        "mean_debug_iterations": _mean(_debug_iterations(metrics)),
+    }
 
 
 def _debug_iterations(metrics: Sequence[TaskMetrics]) -> list[int]:

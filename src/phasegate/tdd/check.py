@@ -36,12 +36,14 @@ from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.model.tdd import (
     AcceptEntry,
     CycleState,
+    LedgerLine,
     RollbackEntry,
     RunEntry,
     TddState,
     Violation,
 )
 from phasegate.settings import describe_errors
+from phasegate.store import JsonlRead
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import Entry, Ledger
 from phasegate.tdd.rules import INTEGRITY_RULES
@@ -112,30 +114,36 @@ class TddCheck:
         overall = _metrics(entries, range(len(entries)), resolved, state, config)
         in_change = range(start, len(entries))
         new = _metrics(entries, in_change, resolved, state, config)
-        findings = _findings(entries, in_change, resolved)
         verified = _verify(ctx, config, entries, start)
-        findings[:0] = verified.findings
         overall["unverified"] = new["unverified"] = len(verified.findings)
-        if read.rejected:
-            findings.insert(
-                0,
-                Finding(
-                    rule="tdd/ledger-lines-set-aside",
-                    severity=Severity.MEDIUM,
-                    message=f"{len(read.rejected)} unreadable ledger line(s) were moved to "
-                    f"{read.moved_to.name if read.moved_to else 'a side file'}",
-                ),
-            )
-        runs = int(new["runs"] or 0)
-        unresolved = int(new["unresolved"] or 0)
-        score = 1.0 if runs == 0 else max(0.0, (runs - unresolved) / runs)
+        findings = [
+            *_set_aside(read),
+            *verified.findings,
+            *_findings(entries, in_change, resolved),
+        ]
         return Measurement(
             summary=_summary(new, overall) + verified.note,
-            score=score,
+            score=_score(new),
             metrics=overall,
             new_code_metrics=new,
             findings=findings[:_MAX_FINDINGS],
         )
+
+
+def _set_aside(read: JsonlRead[LedgerLine]) -> list[Finding]:
+    """A finding for the unreadable ledger lines the read moved aside, if any."""
+    if not read.rejected:
+        return []
+    where = read.moved_to.name if read.moved_to else "a side file"
+    message = f"{len(read.rejected)} unreadable ledger line(s) were moved to {where}"
+    return [Finding(rule="tdd/ledger-lines-set-aside", severity=Severity.MEDIUM, message=message)]
+
+
+def _score(new: dict[str, MetricValue]) -> float:
+    """The share of the change's judged runs whose failure was resolved (1 with no run)."""
+    runs = int(new["runs"] or 0)
+    unresolved = int(new["unresolved"] or 0)
+    return 1.0 if runs == 0 else max(0.0, (runs - unresolved) / runs)
 
 
 @dataclass(frozen=True)
@@ -236,9 +244,7 @@ def _run_in_change(
 def _resolves(failed: RunEntry, later: Entry) -> bool:
     if isinstance(later, RollbackEntry):
         return failed.phase == "refactor" and later.failed_run == failed.run_id
-    if not isinstance(later, RunEntry) or later.verdict != "passed":
-        return False
-    if later.phase != failed.phase:
+    if not isinstance(later, RunEntry) or later.verdict != "passed" or later.phase != failed.phase:
         return False
     return not failed.cycles or bool(set(failed.cycles) & set(later.cycles))
 
@@ -330,17 +336,19 @@ def _findings(
             continue
         fixed = resolved.get(index)
         later = entries[fixed] if fixed is not None else None
-        for violation in entry.violations:
-            severity, suffix = _weight(violation, later)
-            findings.append(
-                Finding(
-                    rule=f"tdd/{violation.rule}",
-                    severity=severity,
-                    message=f"{entry.phase} run {entry.run_id}: {violation.message}{suffix}",
-                    path=violation.paths[0] if violation.paths else None,
-                )
-            )
+        findings += [_finding(entry, violation, later) for violation in entry.violations]
     return findings
+
+
+def _finding(entry: RunEntry, violation: Violation, later: Entry | None) -> Finding:
+    """One violation of a failed run, weighed by whether a later entry resolved it."""
+    severity, suffix = _weight(violation, later)
+    return Finding(
+        rule=f"tdd/{violation.rule}",
+        severity=severity,
+        message=f"{entry.phase} run {entry.run_id}: {violation.message}{suffix}",
+        path=violation.paths[0] if violation.paths else None,
+    )
 
 
 def _weight(violation: Violation, later: Entry | None) -> tuple[Severity, str]:

@@ -102,10 +102,8 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
         status=list(entry.status),
         violations=[violation.rule for violation in entry.violations],
     )
-    for cycle_id in entry.cycles:
-        cycle = state.cycles.get(cycle_id)
-        if cycle is not None:
-            cycle.last_run = entry.run_id
+    for cycle in _known_cycles(state, entry):
+        cycle.last_run = entry.run_id
     if entry.verdict == "failed":
         # A failure that is not a broken refactor keeps the rollback still due, if any.
         state.pending_rollback = _rollback_due(entry) or state.pending_rollback
@@ -116,10 +114,13 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
         _open_or_extend(state, entry)
         return
     state.green = _green_state(entry)
-    for cycle_id in entry.cycles:
-        cycle = state.cycles.get(cycle_id)
-        if cycle is not None:
-            _advance_cycle(cycle, entry)
+    for cycle in _known_cycles(state, entry):
+        _advance_cycle(cycle, entry)
+
+
+def _known_cycles(state: TddState, entry: RunEntry) -> list[CycleState]:
+    """The cycles a run was for that the state knows."""
+    return [state.cycles[c] for c in entry.cycles if c in state.cycles]
 
 
 def _rollback_due(entry: RunEntry) -> PendingRollback | None:

@@ -78,12 +78,13 @@ def say(
         _spec(loop, code, by, plan)
     else:
         _critic(loop, spec, code, by, plan, problems)
+    sha256 = plan.sha256 if plan else None
     loop.turns.append(
         LoopTurn(round=loop.round, agent=by, role="spec" if code in SPEC_CODES else "critic",
-                 status=code, content=note, sha256=plan.sha256 if plan else None, at=now)
+                 status=code, content=note, sha256=sha256, at=now)
     )  # fmt: skip
     data = {"code": code, "round": loop.round, "by": by, "note": note, "session": loop.session,
-            "sha256": plan.sha256 if plan else None}  # fmt: skip
+            "sha256": sha256}  # fmt: skip
     outcome = LoopOutcome([Emitted(EVENTS[code], data)])
     if reopened and loop.round >= spec.max_rounds:
         outcome.escalate = (
