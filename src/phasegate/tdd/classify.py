@@ -110,10 +110,13 @@ class Classifier:
             return Classification(error_class, False, described)
         failure_class, why = self._call_failure(record["nodeid"], exc_type, message, failure)
         detail = _bound(f"{described} ({why})" if why else described)
-        right = failure_class in _RUNTIME_CLASSES and (
-            failure_class.value in self._right or exc_type in self._right
-        )
-        return Classification(failure_class, right, detail)
+        return Classification(failure_class, self._right_reason(failure_class, exc_type), detail)
+
+    def _right_reason(self, failure_class: FailureClass, exc_type: str) -> bool:
+        """A failure in the test's call, of a class or type the configuration calls right."""
+        if failure_class not in _RUNTIME_CLASSES:
+            return False
+        return failure_class.value in self._right or exc_type in self._right
 
     def collection_error(self, error: CollectionErrorDocument) -> LedgerCollectionError:
         """Classify a collection error of the run report."""

@@ -512,8 +512,7 @@ class WorkflowEngine:
         """Flush the completed phase's updates; everything left when the work is done."""
         definition, _ = self.definition(inst.workflow)
         everything = inst.state is InstanceState.COMPLETE or definition.spec(phase).retrospective
-        selected = [u for u in inst.memory_queue if everything or u.phase == phase]
-        rest = [u for u in inst.memory_queue if not (everything or u.phase == phase)]
+        selected, rest = _partition(inst.memory_queue, phase, everything=everything)
         queue = list(selected)
         try:
             items = flush_memory_queue(queue, self.memory, inst.id)
@@ -545,3 +544,12 @@ class WorkflowEngine:
 
     def _new_id(self, workflow: str) -> str:
         return f"{workflow[:40]}-{secrets.token_hex(4)}"
+
+
+def _partition(
+    queue: list[MemoryUpdate], phase: str, *, everything: bool
+) -> tuple[list[MemoryUpdate], list[MemoryUpdate]]:
+    """The queued updates to flush now (the phase's, or all of them) and those left queued."""
+    if everything:
+        return list(queue), []
+    return [u for u in queue if u.phase == phase], [u for u in queue if u.phase != phase]
