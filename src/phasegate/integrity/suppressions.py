@@ -178,7 +178,7 @@ def _line_suppressions(line: int, comment: str, above: str) -> list[Suppression]
         if parsed is None:
             continue
         reason_above = above.lstrip("#").strip()
-        if not parsed.reason and reason_above and _directive(reason_above, 0, []) is None:
+        if not parsed.reason and reason_above and not _is_directive(reason_above):
             parsed = dataclasses.replace(parsed, reason=reason_above)
         found.append(parsed)
     return found
@@ -199,6 +199,11 @@ def _comments(text: str, path: str) -> tuple[dict[int, str], set[int]]:
     return comments, own_lines
 
 
+def _is_directive(text: str) -> bool:
+    """Whether a comment segment is a suppression (not a reason for one)."""
+    return any(pattern.match(text) for _kind, pattern, _codes, _effect in _DIRECTIVES)
+
+
 def _directive(segment: str, line: int, following: list[str]) -> Suppression | None:
     for kind, pattern, takes_codes, effect in _DIRECTIVES:
         match = pattern.match(segment)
@@ -206,11 +211,7 @@ def _directive(segment: str, line: int, following: list[str]) -> Suppression | N
             continue
         codes = (match.groupdict().get("codes") or "").strip()
         rest = segment[match.end() :].strip()
-        if (
-            not rest
-            and following
-            and not any(p.match(following[0]) for _k, p, _t, _e in _DIRECTIVES)
-        ):
+        if not rest and following and not _is_directive(following[0]):
             rest = following[0]
         return Suppression(kind, line, codes, rest.lstrip("-—:;, ").strip(), takes_codes, effect)
     return None

@@ -45,10 +45,16 @@ class RoundOutcome:
 
 def default_task(gate: str, run: RunReport | None, environment: Mapping[str, str]) -> str:
     """``<gate>@<branch>``: the pull request's head branch in CI, else the checked-out one."""
-    branch = environment.get("GITHUB_HEAD_REF") or None
-    if branch is None and run is not None and run.git is not None:
-        branch = run.git.branch or (run.git.sha[:12] if run.git.sha else None)
+    branch = environment.get("GITHUB_HEAD_REF") or _checked_out(run)
     return f"{gate}@{branch or 'unknown'}"
+
+
+def _checked_out(run: RunReport | None) -> str | None:
+    """The run's branch, or its commit (12 digits) on a detached head; None when unknown."""
+    git = run.git if run is not None else None
+    if git is None:
+        return None
+    return git.branch or (git.sha[:12] if git.sha else None)
 
 
 def loop_configured(pyproject: Mapping[str, object]) -> bool:
@@ -112,7 +118,8 @@ def _add_run_figures(
     current.debug_iterations = [
         len(failure.attempts) for failure in report.failures if failure.outcome != "not-attempted"
     ]
-    if report.context is not None:
-        current.context_queries = report.context.queries
-        current.context_latency_ms = report.context.avg_latency_ms
-        current.context_relevance = list(report.context.relevance_scores)
+    context = report.context
+    if context is not None:
+        current.context_queries = context.queries
+        current.context_latency_ms = context.avg_latency_ms
+        current.context_relevance = list(context.relevance_scores)
