@@ -52,7 +52,7 @@ class LoadedConfig:
     overrides: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     #: The settings cache :attr:`values` were read from, and the table they were made of.
     cache_file: Path | None = None
-    table: Mapping[str, Any] | None = None
+    table: Mapping[str, object] | None = None
 
     @classmethod
     def from_model(
@@ -222,7 +222,7 @@ def _validated(
 
 
 def _cache_file(
-    project_root: Path, table: Mapping[str, Any], override_values: Mapping[str, Any]
+    project_root: Path, table: Mapping[str, object], override_values: Mapping[str, object]
 ) -> Path | None:
     """The settings cache to use, or None: ``cache = false`` in the table or on the command
     line turns it off, and values the cache cannot hold leave it unused."""

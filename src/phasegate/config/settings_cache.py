@@ -48,7 +48,6 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from phasegate import __version__
 from phasegate.canonical import typed
@@ -76,7 +75,7 @@ _DEFAULT_ARTIFACTS_DIR = ".phasegate"
 _VALIDATING_PACKAGES = ("phasegate", "pydantic", "pydantic_core")
 #: The keys a run that only records reads from the values, and their defaults (a test keeps
 #: them in step with :class:`phasegate.config.PhasegateConfig`).
-LIGHT_DEFAULTS: Mapping[str, Any] = {
+LIGHT_DEFAULTS: Mapping[str, object] = {
     "artifacts_dir": ".phasegate",
     "gate": "default",
     "plugins": [],
@@ -85,7 +84,7 @@ LIGHT_DEFAULTS: Mapping[str, Any] = {
 
 
 def cache_path(
-    project_root: Path, table: Mapping[str, Any], overrides: Mapping[str, Any]
+    project_root: Path, table: Mapping[str, object], overrides: Mapping[str, object]
 ) -> Path | None:
     """Where the cache of these settings lives: the artifacts folder they name.
 
@@ -118,7 +117,7 @@ def cacheable(value: object) -> bool:
     return value is None or isinstance(value, bool | int | str)
 
 
-def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
+def input_key(table: Mapping[str, object], overrides: Mapping[str, object]) -> str:
     """A digest of the settings as given and of the phasegate version and install judging them."""
     text = json.dumps(
         {
@@ -135,8 +134,8 @@ def input_key(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> str:
 def lookup(
     path: Path,
     key: str,
-    table: Mapping[str, Any] | None = None,
-    overrides: Mapping[str, Any] | None = None,
+    table: Mapping[str, object] | None = None,
+    overrides: Mapping[str, object] | None = None,
 ) -> dict[str, object] | None:
     """The validated settings cached for ``key``, or ``None`` (no file, no such key, stale).
 
@@ -156,10 +155,10 @@ def lookup(
 
 
 def _intact(
-    entry: Mapping[str, Any],
-    values: Mapping[str, Any],
-    table: Mapping[str, Any],
-    overrides: Mapping[str, Any],
+    entry: Mapping[str, object],
+    values: Mapping[str, object],
+    table: Mapping[str, object],
+    overrides: Mapping[str, object],
 ) -> bool:
     """An entry whose values hash as recorded and say what the table and flags say."""
     return entry.get("sha256") == _digest(values) and _agrees_with(values, table, overrides)
@@ -196,13 +195,13 @@ def set_aside(path: Path, why: str) -> None:
     )
 
 
-def _digest(values: Any) -> str:
+def _digest(values: object) -> str:
     text = json.dumps(values, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _agrees_with(
-    values: Mapping[str, Any], table: Mapping[str, Any], overrides: Mapping[str, Any]
+    values: Mapping[str, object], table: Mapping[str, object], overrides: Mapping[str, object]
 ) -> bool:
     """Whether cached values say what the table and flags say, where they say it."""
     for name, default in LIGHT_DEFAULTS.items():
@@ -212,7 +211,7 @@ def _agrees_with(
     return _same({k: v for k, v in table.items() if k not in overrides}, values, subset=True)
 
 
-def _same(given: Any, cached: Any, *, subset: bool = False) -> bool:
+def _same(given: object, cached: object, *, subset: bool = False) -> bool:
     """``given`` as validation keeps it: the same value of the same type (an int may have
     become a float); with ``subset``, tables in ``cached`` may hold more keys (defaults)."""
     if isinstance(given, dict):
@@ -236,7 +235,7 @@ def _same_table(given: Mapping[str, object], cached: Mapping[str, object], *, su
     )
 
 
-def save(path: Path, key: str, values: Mapping[str, Any]) -> None:
+def save(path: Path, key: str, values: Mapping[str, object]) -> None:
     """Cache ``values`` for ``key`` first, keeping the other keys' entries up to :data:`ENTRIES`.
 
     A folder that cannot be written is left alone.
