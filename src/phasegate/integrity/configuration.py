@@ -86,11 +86,7 @@ def configuration_tricks(
     changed = [name for name in sources.paths if name in SETTINGS_FILES]
     if not changed:
         return []
-    present = [
-        name
-        for name in sorted(SETTINGS_FILES)
-        if name in changed or sources.head_text(name) is not None
-    ]
+    present = _present_files(sources, changed)
     base = _merge(
         present,
         lambda name: sources.base_text(name) if name in changed else sources.head_text(name),
@@ -99,6 +95,15 @@ def configuration_tricks(
     return [
         *_loosened_tricks(base, head, sources, tuple(security_rules)),
         *_removed_tricks(base, head),
+    ]
+
+
+def _present_files(sources: ChangedSources, changed: list[str]) -> list[str]:
+    """The settings files to merge: those the change touched, and those in the work tree."""
+    return [
+        name
+        for name in sorted(SETTINGS_FILES)
+        if name in changed or sources.head_text(name) is not None
     ]
 
 
@@ -128,14 +133,18 @@ def _removed_tricks(base: _Settings, head: _Settings) -> list[Trick]:
             continue
         if _is_strict_flag(was.setting):
             strict_flags.setdefault(was.path, []).append(was.setting)
-            continue
-        message = _removed(was.setting)
-        if message:
-            tricks.append(
-                Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)
-            )
+        else:
+            tricks += _setting_removed(was)
     tricks += [_strict_flags_removed(path, flags) for path, flags in strict_flags.items()]
     return tricks
+
+
+def _setting_removed(was: _Merged) -> list[Trick]:
+    """A trick for a deleted setting whose absence loosens the check; none otherwise."""
+    message = _removed(was.setting)
+    if not message:
+        return []
+    return [Trick("configuration", f"{was.setting.tool}-loosened", was.path, None, message)]
 
 
 def _strict_flags_removed(path: str, flags: list[Setting]) -> Trick:

@@ -402,9 +402,13 @@ def _swallowed_asserts(function: ast.AST) -> list[int]:
     lines: list[int] = []
     for node in ast.walk(function):
         if isinstance(node, ast.Try) and _swallows_assertions(node):
-            for statement in node.body:
-                lines.extend(n.lineno for n in ast.walk(statement) if isinstance(n, ast.Assert))
+            lines += _assert_lines(node.body)
     return lines
+
+
+def _assert_lines(statements: list[ast.stmt]) -> list[int]:
+    """The lines of the ``assert`` statements in ``statements``, nested ones included."""
+    return [n.lineno for s in statements for n in ast.walk(s) if isinstance(n, ast.Assert)]
 
 
 def _swallows_assertions(statement: ast.Try) -> bool:
