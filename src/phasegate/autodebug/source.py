@@ -81,17 +81,27 @@ def _char_col(text: str, byte_col: int) -> int:
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
 
 
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 def node_span(node: ast.AST, lines: list[str]) -> Span | None:
     """``(line, col, end_line, end_col)`` of ``node`` in characters, or None if unknown."""
-    line = getattr(node, "lineno", None)
-    end_line = getattr(node, "end_lineno", None)
-    col = getattr(node, "col_offset", None)
-    end_col = getattr(node, "end_col_offset", None)
-    if line is None or end_line is None or col is None or end_col is None:
+    known = [getattr(node, attribute, None) for attribute in _POSITION]
+    position = [value for value in known if isinstance(value, int)]
+    if len(position) < len(_POSITION):
         return None
-    first = lines[line - 1] if 0 < line <= len(lines) else ""
-    last = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
-    return (line, _char_col(first, col), end_line, _char_col(last, end_col))
+    line, col, end_line, end_col = position
+    return (
+        line,
+        _char_col(_line_text(lines, line), col),
+        end_line,
+        _char_col(_line_text(lines, end_line), end_col),
+    )
+
+
+def _line_text(lines: list[str], line: int) -> str:
+    """The text of 1-based ``line``, or "" if the file has no such line."""
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 def _offset(lines: list[str], line: int, col: int) -> int:
@@ -135,19 +145,25 @@ def insert_lines(text: str, before_line: int, new_lines: list[str]) -> str:
 def _import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
     """Where an import sorts, as isort and ruff order them: ``__future__``, the standard
     library, other absolute imports, relative imports; ``import x`` before ``from x``."""
-    from phasegate.autodebug.stdlib import is_stdlib_module
-
     if isinstance(stmt, ast.ImportFrom):
         module = stmt.module or ""
-        if module == "__future__":
-            section = 0
-        elif stmt.level:
-            section = 3
-        else:
-            section = 1 if is_stdlib_module(module.split(".")[0]) else 2
-        return (section, 1, "." * stmt.level + module.lower())
+        return (_from_section(module, stmt.level), 1, "." * stmt.level + module.lower())
     module = stmt.names[0].name
-    return (1 if is_stdlib_module(module.split(".")[0]) else 2, 0, module.lower())
+    return (_absolute_section(module), 0, module.lower())
+
+
+def _from_section(module: str, level: int) -> int:
+    """The section of ``from module import ...``: 0 ``__future__``, 3 relative, else absolute."""
+    if module == "__future__":
+        return 0
+    return 3 if level else _absolute_section(module)
+
+
+def _absolute_section(module: str) -> int:
+    """1 for a module of the standard library, 2 for any other absolute import."""
+    from phasegate.autodebug.stdlib import is_stdlib_module
+
+    return 1 if is_stdlib_module(module.split(".")[0]) else 2
 
 
 def _plain_import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
@@ -235,16 +251,22 @@ def _leading_imports(tree: ast.Module) -> tuple[list[ImportNode], int]:
     header: list[ImportNode] = []
     after = 0
     for index, stmt in enumerate(tree.body):
-        dunder = _is_dunder_assignment(stmt)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             header.append(stmt)
-        elif dunder and (header or not _imports_follow(tree.body[index:])):
-            break  # `__all__ = ...` after the imports, or with none after it, ends them
-        elif not dunder and not (index == 0 and _is_docstring(stmt)):
+        elif _ends_imports(tree.body, index, bool(header)):
             break
-        if not dunder or not header:
-            after = stmt.end_lineno or stmt.lineno
+        after = stmt.end_lineno or stmt.lineno
     return header, after
+
+
+def _ends_imports(body: list[ast.stmt], index: int, imports_seen: bool) -> bool:
+    """Whether ``body[index]``, not an import, ends the module's leading imports: anything
+    but the docstring and leading dunder assignments does; so does ``__all__ = ...`` after
+    the imports, or with none after it."""
+    stmt = body[index]
+    if _is_dunder_assignment(stmt):
+        return imports_seen or not _imports_follow(body[index:])
+    return not (index == 0 and _is_docstring(stmt))
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -281,19 +303,24 @@ def _joined(text: str, lines: list[str], stmt: ast.ImportFrom, new: ast.ImportFr
 def _import_line(header: list[ImportNode], new: ImportNode, after: int, lines: list[str]) -> int:
     """The line the new import goes before: as the file orders its imports already
     (isort's default, or by module alone), or after the docstring and leading comments."""
-    plain = not _sorted_by(header, _import_key) and _sorted_by(header, _plain_import_key)
-    key = _plain_import_key if plain else _import_key
+    if not header:
+        return (after or _leading_comments(lines)) + 1
+    if _sorted_by(header, _import_key):
+        return _line_in_order(header, _import_key, new)
+    if _sorted_by(header, _plain_import_key):
+        return _line_in_order(header, _plain_import_key, new)
+    return _line_in_own_order(header, new)
+
+
+def _line_in_order(imports: list[ImportNode], key: ImportKey, new: ImportNode) -> int:
+    """Before the first of ``imports`` that sorts after ``new``, else after the last."""
     wanted = key(new)
-    if not plain and not _sorted_by(header, _import_key):
-        line = _line_in_own_order(header, key, wanted)
-        if line is not None:
-            return line
-    later = next((stmt for stmt in header if key(stmt) > wanted), None)
-    if later is not None:
-        return later.lineno
-    if header:
-        return (header[-1].end_lineno or header[-1].lineno) + 1
-    return (after or _leading_comments(lines)) + 1
+    later = next((stmt for stmt in imports if key(stmt) > wanted), None)
+    return later.lineno if later is not None else _line_after(imports[-1])
+
+
+def _line_after(stmt: ast.stmt) -> int:
+    return (stmt.end_lineno or stmt.lineno) + 1
 
 
 def _leading_comments(lines: list[str]) -> int:
@@ -304,20 +331,17 @@ def _leading_comments(lines: list[str]) -> int:
     return count
 
 
-def _line_in_own_order(
-    header: list[ImportNode], key: ImportKey, wanted: tuple[int, int, str]
-) -> int | None:
+def _line_in_own_order(header: list[ImportNode], new: ImportNode) -> int:
     """An order of the file's own: the import joins its kind of import (``import`` or
     ``from``) of its section, in order if those are in order, else last, as a person adds
-    one; None when the file has none of its kind."""
-    group = [stmt for stmt in header if key(stmt)[:2] == wanted[:2]]
+    one; when the file has none of its kind, where isort would put it."""
+    wanted = _import_key(new)
+    group = [stmt for stmt in header if _import_key(stmt)[:2] == wanted[:2]]
     if not group:
-        return None
-    ordered = _sorted_by(group, key)
-    later = next((stmt for stmt in group if ordered and key(stmt) > wanted), None)
-    if later is not None:
-        return later.lineno
-    return (group[-1].end_lineno or group[-1].lineno) + 1
+        return _line_in_order(header, _import_key, new)
+    if _sorted_by(group, _import_key):
+        return _line_in_order(group, _import_key, new)
+    return _line_after(group[-1])
 
 
 def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.TokenInfo | None]]:
@@ -334,17 +358,31 @@ def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.Token
         return
 
 
-def _wanted(
-    token: tokenize.TokenInfo,
-    previous: tokenize.TokenInfo | None,
-    role: Literal["name", "attribute", "any"],
-) -> bool:
-    after_dot = previous is not None and previous.string == "."
+Role = Literal["name", "attribute", "any"]
+
+
+def _wanted(previous: tokenize.TokenInfo | None, role: Role) -> bool:
+    """Whether a name after ``previous`` plays ``role``: an attribute follows a dot (or
+    ``def``/``class``, renamed with it), a plain name does not follow a dot."""
+    before = previous.string if previous is not None else ""
     if role == "name":
-        return not after_dot
+        return before != "."
     if role == "attribute":
-        return after_dot or (previous is not None and previous.string in ("def", "class"))
+        return before in (".", "def", "class")
     return True
+
+
+def _occurrences(
+    text: str, name: str, first_line: int, last_line: int | None, role: Role
+) -> list[tokenize.TokenInfo]:
+    """The NAME tokens of ``name`` playing ``role`` between the lines given."""
+    return [
+        token
+        for token, previous in _name_tokens(text)
+        if token.string == name
+        and first_line <= token.start[0] <= (last_line or token.start[0])
+        and _wanted(previous, role)
+    ]
 
 
 def count_names(
@@ -353,16 +391,10 @@ def count_names(
     *,
     first_line: int = 1,
     last_line: int | None = None,
-    role: Literal["name", "attribute", "any"] = "any",
+    role: Role = "any",
 ) -> int:
     """How many times the identifier ``name`` occurs (as a token) between the lines given."""
-    return sum(
-        1
-        for token, previous in _name_tokens(text)
-        if token.string == name
-        and first_line <= token.start[0] <= (last_line or token.start[0])
-        and _wanted(token, previous, role)
-    )
+    return len(_occurrences(text, name, first_line, last_line, role))
 
 
 def rename_names(
@@ -372,39 +404,32 @@ def rename_names(
     *,
     first_line: int = 1,
     last_line: int | None = None,
-    role: Literal["name", "attribute", "any"] = "any",
+    role: Role = "any",
 ) -> str | None:
     """Rename the identifier ``old`` to ``new`` between the lines given; None if absent.
 
     ``role="name"`` leaves attribute accesses (``x.old``) alone; ``role="attribute"`` renames
     only those and a ``def``/``class`` of that name. Strings and comments are never touched.
     """
-    hits = [
-        token
-        for token, previous in _name_tokens(text)
-        if token.string == old
-        and first_line <= token.start[0] <= (last_line or token.start[0])
-        and _wanted(token, previous, role)
-    ]
+    hits = _occurrences(text, old, first_line, last_line, role)
     if not hits:
         return None
     for token in reversed(hits):
-        (line, col), (end_line, end_col) = token.start, token.end
-        text = replace_span(text, (line, col, end_line, end_col), new)
+        text = replace_span(text, (*token.start, *token.end), new)
     return text
 
 
 def enclosing_function(
     tree: ast.Module, line: int
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function whose body holds ``line``."""
-    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            end = node.end_lineno or node.lineno
-            if node.lineno <= line <= end and (found is None or node.lineno >= found.lineno):
-                found = node
-    return found
+    """The innermost function whose body holds ``line`` (the one that starts last)."""
+    holding = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return max(holding, key=lambda node: node.lineno, default=None)
 
 
 def binding(scope: ast.AST, name: str) -> tuple[int, str] | None:
