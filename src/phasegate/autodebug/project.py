@@ -19,12 +19,14 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
 from phasegate.errors import ConfigError
 
 if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
     from phasegate.autodebug.context_index import Definition, RecordingIndex
 
 if sys.version_info >= (3, 11):
@@ -57,14 +59,14 @@ class TestFiles:
     def __contains__(self, relpath: object) -> bool:
         if not isinstance(relpath, str):
             return False
-        if relpath in self.known:
-            return True
-        name = PurePosixPath(relpath).name
-        return any(
-            fnmatch.fnmatchcase(relpath, glob)
-            or ("/" not in glob and fnmatch.fnmatchcase(name, glob))
-            for glob in self.globs
-        )
+        return relpath in self.known or any(_glob_matches(glob, relpath) for glob in self.globs)
+
+
+def _glob_matches(glob: str, relpath: str) -> bool:
+    """Whether ``glob`` matches the path, or the file name if the glob has no ``/``."""
+    if fnmatch.fnmatchcase(relpath, glob):
+        return True
+    return "/" not in glob and fnmatch.fnmatchcase(PurePosixPath(relpath).name, glob)
 
 
 class Project:
@@ -118,12 +120,7 @@ class Project:
         target = (self.root / relpath).resolve()
         if project_path(target, real_root) != relpath or not target.is_file():
             return False  # a link (or a part of the path that is one) leads elsewhere
-        folder = target.parent
-        while folder != real_root and real_root in folder.parents:
-            if (folder / "pyvenv.cfg").exists():
-                return False
-            folder = folder.parent
-        return True
+        return not _in_environment(target, real_root)
 
     def why_not_editable(self, relpath: str | None) -> str:
         """One sentence on why :meth:`editable` said no."""
@@ -140,17 +137,18 @@ class Project:
             )
         return f"{relpath} is not a file of the project that may be edited"
 
+    def _project_files(self, paths: Iterable[Path]) -> list[str]:
+        """The relative paths of those of ``paths`` that are project files."""
+        return [relpath for path in paths if (relpath := self.relpath(path)) is not None]
+
     @cached_property
     def python_files(self) -> list[str]:
         """Every Python file of the project (test files included), sorted."""
         found: list[str] = []
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = sorted(d for d in dirs if d not in EXCLUDED_PARTS and not d.startswith("."))
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    relpath = self.relpath(Path(folder) / name)
-                    if relpath is not None:
-                        found.append(relpath)
+            python = (Path(folder) / name for name in sorted(files) if name.endswith(".py"))
+            found.extend(self._project_files(python))
         return found
 
     @cached_property
@@ -204,29 +202,21 @@ class Project:
     @cached_property
     def _import_habits(self) -> tuple[Counter[str], tuple[int, int]]:
         counts: Counter[str] = Counter()
+        from phasegate.autodebug.source import parse
+
         relative = absolute = 0
         own = {name.split(".")[0] for name in self.modules}
         for relpath in self.python_files:
-            text = self.read(relpath)
-            if text is None:
+            tree = parse(self.read(relpath) or "")
+            if tree is None:
                 continue
-            try:
-                tree = ast.parse(text)
-            except (SyntaxError, ValueError):
-                continue
-            seen: set[str] = set()
+            imports = _file_imports(tree, own)
+            counts.update(imports.modules)
             # A package's __init__ re-exports relatively even where the modules import
             # absolutely: it says nothing of the project's habit.
-            source = relpath not in self.test_files and not relpath.endswith("__init__.py")
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    seen.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    seen.add(node.module)
-                    absolute += source and node.module.split(".")[0] in own
-                elif isinstance(node, ast.ImportFrom) and node.level:
-                    relative += source
-            counts.update(seen)
+            if relpath not in self.test_files and not relpath.endswith("__init__.py"):
+                relative += imports.relative
+                absolute += imports.absolute_own
         return counts, (relative, absolute)
 
     @cached_property
@@ -245,24 +235,13 @@ class Project:
     ) -> Counter[str]:
         """How often each identifier occurs in the project's Python files (tests included)
         and its documentation, leaving out the lines ``skip`` = ``(path, first, last)``."""
-        from phasegate.autodebug.source import count_names
-
         wanted = list(dict.fromkeys(names))
         counts: Counter[str] = Counter(dict.fromkeys(wanted, 0))
         for relpath in self.python_files:
-            text = self.read(relpath)
-            if text is None:
-                continue
-            for name in wanted:
-                if name not in text:
-                    continue
-                counts[name] += count_names(text, name)
-                if skip is not None and relpath == skip[0]:
-                    counts[name] -= count_names(text, name, first_line=skip[1], last_line=skip[2])
+            skipped = skip[1:] if skip is not None and skip[0] == relpath else None
+            counts.update(_names_in_code(self.read(relpath) or "", wanted, skipped))
         for relpath in self.documents:
-            text = self.read(relpath) or ""
-            for name in wanted:
-                counts[name] += len(re.findall(rf"\b{re.escape(name)}\b", text))
+            counts.update(_names_in_prose(self.read(relpath) or "", wanted))
         return counts
 
     @cached_property
@@ -271,11 +250,8 @@ class Project:
         found = [p.name for p in sorted(self.root.glob("README*")) if p.is_file()]
         docs = self.root / "docs"
         if docs.is_dir():
-            for path in sorted(docs.rglob("*")):
-                if path.suffix in (".md", ".rst", ".txt") and path.is_file():
-                    relpath = self.relpath(path)
-                    if relpath is not None:
-                        found.append(relpath)
+            prose = (p for p in sorted(docs.rglob("*")) if p.suffix in _PROSE and p.is_file())
+            found.extend(self._project_files(prose))
         return found
 
     # -- dependencies -----------------------------------------------------------------------
@@ -283,28 +259,17 @@ class Project:
     @cached_property
     def declared_dependencies(self) -> set[str]:
         """Normalized names of the distributions ``pyproject.toml`` declares, in any group."""
-        from packaging.requirements import InvalidRequirement, Requirement
         from packaging.utils import canonicalize_name
 
         try:
             document = tomllib.loads((self.root / "pyproject.toml").read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             return set()
-        texts: list[Any] = []
-        project = document.get("project", {})
-        texts.extend(project.get("dependencies", []))
-        for group in project.get("optional-dependencies", {}).values():
-            texts.extend(group)
-        for group in document.get("dependency-groups", {}).values():
-            texts.extend(group)
-        names: set[str] = set()
-        for text in texts:
-            if not isinstance(text, str):
-                continue  # {include-group = ...} tables of dependency groups
-            try:
-                names.add(canonicalize_name(Requirement(text).name))
-            except InvalidRequirement:
-                continue
+        names: set[str] = {
+            canonicalize_name(requirement.name)
+            for text in _requirement_texts(document)
+            if (requirement := _requirement(text)) is not None
+        }
         poetry = document.get("tool", {}).get("poetry", {}).get("dependencies", {})
         names.update(canonicalize_name(name) for name in poetry if name != "python")
         return names
@@ -331,3 +296,82 @@ class Project:
         from phasegate.autodebug.context_index import RecordingIndex, build_index
 
         return RecordingIndex(build_index(self.definitions, backend=self.index_backend))
+
+
+_PROSE = (".md", ".rst", ".txt")
+
+
+def _in_environment(target: Path, real_root: Path) -> bool:
+    """Whether a folder between ``target`` and the root holds a ``pyvenv.cfg``."""
+    folder = target.parent
+    while folder != real_root and real_root in folder.parents:
+        if (folder / "pyvenv.cfg").exists():
+            return True
+        folder = folder.parent
+    return False
+
+
+class _FileImports(NamedTuple):
+    """What one file imports: its modules, and its own package's imports by kind."""
+
+    modules: set[str]
+    relative: int
+    absolute_own: int
+
+
+def _file_imports(tree: ast.Module, own: set[str]) -> _FileImports:
+    """The imports of a file; ``own`` are the project's top-level packages, for counting
+    the absolute imports of them."""
+    modules: set[str] = set()
+    relative = absolute_own = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            relative += 1
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules.add(node.module)
+            absolute_own += node.module.split(".")[0] in own
+    return _FileImports(modules, relative, absolute_own)
+
+
+def _names_in_code(text: str, wanted: list[str], skipped: tuple[int, int] | None) -> Counter[str]:
+    """How often each of ``wanted`` occurs as a token of ``text``, outside the lines
+    ``skipped`` = ``(first, last)``."""
+    from phasegate.autodebug.source import count_names
+
+    counts: Counter[str] = Counter()
+    for name in (name for name in wanted if name in text):
+        counts[name] = count_names(text, name)
+        if skipped is not None:
+            counts[name] -= count_names(text, name, first_line=skipped[0], last_line=skipped[1])
+    return counts
+
+
+def _names_in_prose(text: str, wanted: list[str]) -> Counter[str]:
+    """How often each of ``wanted`` occurs as a word of ``text``."""
+    return Counter({name: len(re.findall(rf"\b{re.escape(name)}\b", text)) for name in wanted})
+
+
+def _requirement_texts(document: dict[str, Any]) -> list[object]:
+    """The requirement strings of ``[project]`` (``dependencies``, every optional group)
+    and of ``[dependency-groups]``; the groups may hold ``{include-group = ...}`` tables."""
+    project = document.get("project", {})
+    groups = [
+        project.get("dependencies", []),
+        *project.get("optional-dependencies", {}).values(),
+        *document.get("dependency-groups", {}).values(),
+    ]
+    return [text for group in groups for text in group]
+
+
+def _requirement(text: object) -> Requirement | None:
+    """``text`` as a requirement, or None if it is not a valid requirement string."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if not isinstance(text, str):
+        return None
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
