@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import symtable
+from collections.abc import Iterator
 
 __all__ = ["added_unbound", "unbound_names"]
 
@@ -42,35 +43,62 @@ _MODULE_NAMES = frozenset(
 def unbound_names(text: str, filename: str = "<module>") -> set[str] | None:
     """The names read somewhere in ``text`` that no scope binds (nor the builtins), or None
     when that cannot be told (the text does not compile, or it has a star import)."""
+    top = _module_table(text, filename)
+    if top is None:
+        return None
+    bound = _bound_in_module(top)
+    found = {
+        symbol.get_name()
+        for table in _every_table(top)
+        for symbol in table.get_symbols()
+        if _reads_unbound(symbol, table is top, bound)
+    }
+    return {name for name in found if name not in _MODULE_NAMES and not hasattr(builtins, name)}
+
+
+def _module_table(text: str, filename: str) -> symtable.SymbolTable | None:
+    """The module's symbol table, or None if it does not compile or has a star import."""
     try:
         tree = ast.parse(text, filename)
         top = symtable.symtable(text, filename, "exec")
     except (SyntaxError, ValueError):
         return None
-    if any(
+    return None if _has_star_import(tree) else top
+
+
+def _has_star_import(tree: ast.Module) -> bool:
+    return any(
         isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
         for node in ast.walk(tree)
-    ):
-        return None
-    bound = {
+    )
+
+
+def _bound_in_module(top: symtable.SymbolTable) -> set[str]:
+    """The names the module itself binds: assigned, imported, a function or a class."""
+    return {
         symbol.get_name()
         for symbol in top.get_symbols()
         if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()
     }
-    found: set[str] = set()
+
+
+def _every_table(top: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    """The module's table and every table nested in it."""
     tables = [top]
     while tables:
         table = tables.pop()
-        for symbol in table.get_symbols():
-            name = symbol.get_name()
-            if not symbol.is_referenced() or name in bound:
-                continue
-            # A module-level read, or a read inside a function that resolves to the module.
-            resolves_to_module = table is top or symbol.is_global()
-            if resolves_to_module and not symbol.is_assigned() and not symbol.is_imported():
-                found.add(name)
+        yield table
         tables.extend(table.get_children())
-    return {name for name in found if name not in _MODULE_NAMES and not hasattr(builtins, name)}
+
+
+def _reads_unbound(symbol: symtable.Symbol, at_module: bool, bound: set[str]) -> bool:
+    """Whether ``symbol`` is a read of a name the module does not bind: a module-level read,
+    or a read inside a function that resolves to the module."""
+    if not symbol.is_referenced() or symbol.get_name() in bound:
+        return False
+    if symbol.is_assigned() or symbol.is_imported():
+        return False
+    return at_module or symbol.is_global()
 
 
 def added_unbound(before: str, after: str, filename: str = "<module>") -> set[str]:
