@@ -77,12 +77,18 @@ def project_path(filename: str | os.PathLike[str], root: Path) -> str | None:
         relative = absolute.relative_to(root)
     except ValueError:
         return None
-    if EXCLUDED_PARTS.intersection(relative.parts):
+    if EXCLUDED_PARTS.intersection(relative.parts) or _in_installation(absolute, root):
         return None
-    for prefix in _ENVIRONMENT_ROOTS:
-        if prefix != root and (prefix == absolute or prefix in absolute.parents):
-            return None
     return relative.as_posix()
+
+
+def _in_installation(absolute: Path, root: Path) -> bool:
+    """Whether ``absolute`` lies in the Python installation or the running environment
+    (unless that is the project root itself)."""
+    return any(
+        prefix != root and (prefix == absolute or prefix in absolute.parents)
+        for prefix in _ENVIRONMENT_ROOTS
+    )
 
 
 def _char_col(text: str, byte_col: int | None) -> int | None:
@@ -155,20 +161,12 @@ class LiveFailure:
         if tree is None:
             return None
         source_lines = linecache.getlines(frame.filename)
-        target = None
-        if frame.col is not None and frame.end_line is not None and frame.end_col is not None:
-            target = (frame.line, frame.col, frame.end_line, frame.end_col)
-        covering: list[tuple[tuple[int, int, int, int], ast.AST]] = []
-        for node in ast.walk(tree):
-            if not isinstance(node, kinds):
-                continue
-            span = node_span(node, source_lines)
-            if span is None:
-                continue
-            if (target is None and span[0] <= frame.line <= span[2]) or (
-                target is not None and _covers(span, target)
-            ):
-                covering.append((span, node))
+        spans = [
+            (node_span(node, source_lines), node)
+            for node in ast.walk(tree)
+            if isinstance(node, kinds)
+        ]
+        covering = [(span, node) for span, node in spans if span and _covers_failure(span, frame)]
         if not covering:
             return None
         # Nested spans: the innermost starts last and ends first.
@@ -194,26 +192,41 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
         found = failure.lookup(frame, node.id)
         return (False, None) if found is None else (True, found[1])
     if isinstance(node, ast.Attribute):
-        ok, base = resolve_expr(failure, frame, node.value)
-        if not ok:
-            return False, None
-        try:
-            value = _getattr_static(base, node.attr)
-        except AttributeError:
-            return False, None
-        if isinstance(value, (staticmethod, classmethod)):
-            func = value.__func__
-            return True, (MethodType(func, base) if isinstance(value, classmethod) else func)
-        if isinstance(value, property):
-            return False, None  # reading it would run the user's code
-        if not isinstance(base, type) and not inspect.ismodule(base):
-            if inspect.isfunction(value):
-                return True, MethodType(value, base)
-            if inspect.ismethoddescriptor(value) and hasattr(value, "__get__"):
-                # A builtin method (list.append): bind it, as attribute access would.
-                return True, value.__get__(base, type(base))
-        return True, value
+        return _resolve_attribute(failure, frame, node)
     return False, None
+
+
+def _resolve_attribute(
+    failure: LiveFailure, frame: LiveFrame, node: ast.Attribute
+) -> tuple[bool, Any]:
+    """The value of ``base.attr``, looked up statically on the resolved base."""
+    ok, base = resolve_expr(failure, frame, node.value)
+    if not ok:
+        return False, None
+    try:
+        value = _getattr_static(base, node.attr)
+    except AttributeError:
+        return False, None
+    if isinstance(value, property):
+        return False, None  # reading it would run the user's code
+    return True, _as_accessed(base, value)
+
+
+def _as_accessed(base: Any, value: Any) -> Any:
+    """What ``base.attr`` gives for the ``value`` found statically: methods bound as
+    attribute access would bind them."""
+    if isinstance(value, staticmethod):
+        return value.__func__
+    if isinstance(value, classmethod):
+        return MethodType(value.__func__, base)
+    if isinstance(base, type) or inspect.ismodule(base):
+        return value
+    if inspect.isfunction(value):
+        return MethodType(value, base)
+    if inspect.ismethoddescriptor(value) and hasattr(value, "__get__"):
+        # A builtin method (list.append): bind it, as attribute access would.
+        return value.__get__(base, type(base))
+    return value
 
 
 def _getattr_static(base: Any, name: str) -> Any:
@@ -224,13 +237,15 @@ def _getattr_static(base: Any, name: str) -> Any:
     except AttributeError:
         if not name.startswith("__") or name.endswith("__"):
             raise
+    return _getattr_mangled(base, name)
+
+
+def _getattr_mangled(base: Any, name: str) -> Any:
+    """The private ``__name`` of ``base`` under the name of each class of its MRO in turn."""
     classes = base.__mro__ if isinstance(base, type) else type(base).__mro__
     for cls in classes:
-        mangled = f"_{cls.__name__.lstrip('_')}{name}"
-        try:
-            return inspect.getattr_static(base, mangled)
-        except AttributeError:
-            continue
+        with contextlib.suppress(AttributeError):
+            return inspect.getattr_static(base, f"_{cls.__name__.lstrip('_')}{name}")
     raise AttributeError(name)
 
 
@@ -242,20 +257,33 @@ def cpython_suggestion(exc: BaseException) -> str | None:
     """
     if not isinstance(exc, (NameError, AttributeError, ImportError)):
         return None
+    lines = _default_display(exc).rstrip().splitlines()
+    found = _SUGGESTION.search(lines[-1]) if lines else None
+    if found is None:
+        return None
+    return found.group(1) if found.group(1) else f"import {found.group(2)}"
+
+
+def _default_display(exc: BaseException) -> str:
+    """What the interpreter's default display prints for ``exc`` ("" if printing fails)."""
     buffer = io.StringIO()
     saved = sys.stderr
     sys.stderr = buffer
     try:
         sys.__excepthook__(type(exc), exc, exc.__traceback__)
     except Exception:  # noqa: BLE001 - a display that fails only means there is no suggestion
-        return None
+        return ""
     finally:
         sys.stderr = saved
-    lines = buffer.getvalue().rstrip().splitlines()
-    found = _SUGGESTION.search(lines[-1]) if lines else None
-    if found is None:
-        return None
-    return found.group(1) if found.group(1) else f"import {found.group(2)}"
+    return buffer.getvalue()
+
+
+def _covers_failure(span: tuple[int, int, int, int], frame: LiveFrame) -> bool:
+    """Whether ``span`` covers the frame's failing span, or without one (Python 3.10) its
+    line."""
+    if frame.col is None or frame.end_line is None or frame.end_col is None:
+        return span[0] <= frame.line <= span[2]
+    return _covers(span, (frame.line, frame.col, frame.end_line, frame.end_col))
 
 
 def _covers(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
