@@ -15,8 +15,10 @@ import pkgutil
 import re
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
@@ -55,29 +57,46 @@ def stdlib_modules() -> tuple[StdlibModule, ...]:
     found: list[StdlibModule] = []
     names: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     for name in sorted(n for n in names if _public(n)):
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
+        spec = _find_spec(name)
         if spec is None:
             continue
         origin = spec.origin if spec.origin and spec.origin.endswith(".py") else None
         found.append(StdlibModule(name, origin))
-        for sub in pkgutil.iter_modules(spec.submodule_search_locations or []):
-            full = f"{name}.{sub.name}"
-            if not _public(full):
-                continue
-            folder = Path(getattr(sub.module_finder, "path", ""))
-            source = folder / sub.name / "__init__.py" if sub.ispkg else folder / f"{sub.name}.py"
-            found.append(StdlibModule(full, str(source) if source.is_file() else None))
+        found.extend(_public_submodules(name, spec))
     return tuple(found)
+
+
+def _find_spec(name: str) -> ModuleSpec | None:
+    """How the top-level module ``name`` would be imported, or None if it cannot be."""
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def _public_submodules(name: str, spec: ModuleSpec) -> Iterator[StdlibModule]:
+    """The public submodules of the package ``name``, found without importing them."""
+    for sub in pkgutil.iter_modules(spec.submodule_search_locations or []):
+        full = f"{name}.{sub.name}"
+        if _public(full):
+            yield StdlibModule(full, _submodule_source(sub))
+
+
+def _submodule_source(sub: pkgutil.ModuleInfo) -> str | None:
+    """The source file of a submodule, or None if it has none on disk."""
+    folder = Path(getattr(sub.module_finder, "path", ""))
+    source = folder / sub.name / "__init__.py" if sub.ispkg else folder / f"{sub.name}.py"
+    return str(source) if source.is_file() else None
+
+
+@cache
+def _stdlib_names() -> frozenset[str]:
+    return frozenset(module.name for module in stdlib_modules())
 
 
 def is_stdlib_module(name: str) -> bool:
     """Whether ``name`` is a public standard-library module (``json``, ``os.path``)."""
-    if name in {module.name for module in stdlib_modules()}:
-        return True
-    return name == "os.path"
+    return name == "os.path" or name in _stdlib_names()
 
 
 @cache
@@ -94,24 +113,34 @@ def _offer(module_name: str, symbol: str) -> tuple[int, bool, bool] | None:
     "Defined there" means the object (or, for a ``typing`` alias, what it aliases) names this
     module as its own: ``collections.OrderedDict`` is, ``typing.OrderedDict`` is not.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = importlib.import_module(module_name)
-    except Exception:  # noqa: BLE001 - a module that cannot be imported here offers nothing
-        return None
+    module = _import_quietly(module_name)
     value = getattr(module, symbol, None)
     if value is None or isinstance(value, ModuleType):
         return None
     listed = symbol in getattr(module, "__all__", ())
-    owner = getattr(getattr(value, "__origin__", value), "__module__", None)
-    # A package owns what its submodules define (json owns json.decoder.JSONDecodeError).
-    own = owner is not None and (
-        owner.lstrip("_") == module_name or owner.startswith(f"{module_name}.")
-    )
+    own = _defined_in(value, module_name)
     if not (listed or own):
         return None  # imported from elsewhere for the module's own use
     return id(value), own, listed
+
+
+def _import_quietly(module_name: str) -> ModuleType | None:
+    """The module, imported with its warnings silenced; None if it cannot be imported here."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return importlib.import_module(module_name)
+    except Exception:  # noqa: BLE001 - a module that cannot be imported here offers nothing
+        return None
+
+
+def _defined_in(value: object, module_name: str) -> bool:
+    """Whether ``value`` (or what a ``typing`` alias aliases) names ``module_name`` as its
+    own; a package owns what its submodules define (json owns json.decoder.JSONDecodeError)."""
+    owner = getattr(getattr(value, "__origin__", value), "__module__", None)
+    if not isinstance(owner, str):
+        return False
+    return owner.lstrip("_") == module_name or owner.startswith(f"{module_name}.")
 
 
 def offers(module_name: str, symbol: str) -> bool:
@@ -131,20 +160,21 @@ def modules_defining(symbol: str) -> list[str]:
     word = re.compile(rf"\b{re.escape(symbol)}\b")
     offers: list[tuple[tuple[bool, int, bool, int, str], int]] = []
     for module in stdlib_modules():
-        if module.origin is not None:
-            text = _source(module.origin)
-            if "import *" not in text and not word.search(text):
-                continue
-        offer = _offer(module.name, symbol)
+        offer = _offer(module.name, symbol) if _may_offer(module, word) else None
         if offer is not None:
             identity, own, listed = offer
             rank = (not own, module.name.count("."), not listed, len(module.name), module.name)
             offers.append((rank, identity))
-    offers.sort()
-    seen: set[int] = set()
-    best: list[str] = []
-    for rank, identity in offers:
-        if identity not in seen:
-            seen.add(identity)
-            best.append(rank[-1])
-    return best
+    best: dict[int, str] = {}
+    for rank, identity in sorted(offers):
+        best.setdefault(identity, rank[-1])  # the best module offering each object
+    return list(best.values())
+
+
+def _may_offer(module: StdlibModule, word: re.Pattern[str]) -> bool:
+    """Whether ``module`` may offer the symbol ``word`` finds: its source mentions it or
+    star-imports; a module without source (built in) is asked."""
+    if module.origin is None:
+        return True
+    text = _source(module.origin)
+    return "import *" in text or word.search(text) is not None
