@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeGuard
 
 from phasegate.gates.coverage_run import NOTES_KEY
 from phasegate.gates.definition import ConditionSpec
@@ -60,15 +60,8 @@ class CoverageCheck:
         return None  # it reads this run
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
-        session = ctx.session
-        if session is None or session.coverage_json is None:
-            problem = session.coverage_problem if session else None
-            raise CheckError(
-                f"coverage was not measured for this run: {problem or 'no coverage data'}",
-                fix=f"run the gate from pytest (pytest --gate=...) with coverage installed "
-                f"({INSTALL_HINT})",
-            )
-        files = _recognized(session.coverage_json)
+        document = _measured(ctx)
+        files = _recognized(document)
         if not files and ctx.project.source_files:
             raise CheckError(
                 f"coverage.py measured no file, though the project has "
@@ -76,7 +69,7 @@ class CoverageCheck:
                 fix="check [tool.coverage.run] source and omit, and that the tests import the "
                 "project's code",
             )
-        notes = [str(note) for note in session.coverage_json.get(NOTES_KEY, [])]
+        notes = [str(note) for note in document.get(NOTES_KEY, [])]
         overall = coverage_metrics(files.items(), lambda _path: None)
         new = coverage_metrics(files.items(), ctx.new_code.lines_of)
         findings = list(_uncovered_new_lines(ctx, files))
@@ -91,50 +84,75 @@ class CoverageCheck:
         )
 
 
+def _measured(ctx: CheckContext) -> dict[str, Any]:
+    """The coverage figures of this run, or an error saying why there are none."""
+    session = ctx.session
+    if session is not None and session.coverage_json is not None:
+        return session.coverage_json
+    problem = session.coverage_problem if session else None
+    raise CheckError(
+        f"coverage was not measured for this run: {problem or 'no coverage data'}",
+        fix=f"run the gate from pytest (pytest --gate=...) with coverage installed "
+        f"({INSTALL_HINT})",
+    )
+
+
+#: The totals coverage.py's report gives, in the order they are checked against the files.
+_TOTALS = ("num_statements", "covered_lines", "num_branches", "covered_branches")
+
+
 def _recognized(document: Any) -> dict[str, Any]:
     """The ``files`` of a coverage.py JSON report, once its shape and totals check out."""
-
-    def refuse(what: str) -> CheckError:
-        return CheckError(
-            f"the coverage report is not one coverage.py writes: {what}",
-            fix="delete the artifacts folder's coverage/ and run the gate again",
-        )
-
     if not isinstance(document, dict):
-        raise refuse(f"it is {type(document).__name__}, not an object")
+        raise _not_coverage(f"it is {type(document).__name__}, not an object")
     meta, files, totals = document.get("meta"), document.get("files"), document.get("totals")
     if not isinstance(meta, dict) or not isinstance(files, dict) or not isinstance(totals, dict):
-        raise refuse("it lacks meta, files or totals")
-    sums = {"statements": 0, "covered": 0, "branches": 0, "taken": 0}
+        raise _not_coverage("it lacks meta, files or totals")
+    sums = dict.fromkeys(_TOTALS, 0)
     for path, entry in files.items():
-        lists = {
-            key: entry.get(key) if isinstance(entry, dict) else None
-            for key in ("executed_lines", "missing_lines")
-        }
-        if not all(_numbers(value) for value in lists.values()):
-            raise refuse(f"{path} has no list of executed and missing line numbers")
-        sums["covered"] += len(lists["executed_lines"] or ())
-        sums["statements"] += len(lists["executed_lines"] or ()) + len(lists["missing_lines"] or ())
-        sums["taken"] += len(entry.get("executed_branches", ()))
-        sums["branches"] += len(entry.get("executed_branches", ())) + len(
-            entry.get("missing_branches", ())
-        )
-    expected = {
-        "num_statements": sums["statements"],
-        "covered_lines": sums["covered"],
-        "num_branches": sums["branches"],
-        "covered_branches": sums["taken"],
-    }
-    for key, value in expected.items():
-        given = totals.get(key)
-        if key.endswith("branches") and given is None and not meta.get("branch_coverage"):
-            continue
-        if isinstance(given, bool) or given != value:
-            raise refuse(f"totals.{key} is {given!r}, but its files add up to {value}")
+        for key, count in _file_totals(path, entry).items():
+            sums[key] += count
+    _refuse_other_totals(totals, sums, branch_coverage=bool(meta.get("branch_coverage")))
     return files
 
 
-def _numbers(value: Any) -> bool:
+def _not_coverage(what: str) -> CheckError:
+    return CheckError(
+        f"the coverage report is not one coverage.py writes: {what}",
+        fix="delete the artifacts folder's coverage/ and run the gate again",
+    )
+
+
+def _file_totals(path: str, entry: Any) -> dict[str, int]:
+    """What one file adds to each of the report's totals; it must list its line numbers."""
+    executed, missing = (
+        entry.get(key) if isinstance(entry, dict) else None
+        for key in ("executed_lines", "missing_lines")
+    )
+    if not _numbers(executed) or not _numbers(missing):
+        raise _not_coverage(f"{path} has no list of executed and missing line numbers")
+    taken = len(entry.get("executed_branches", ()))
+    return {
+        "num_statements": len(executed) + len(missing),
+        "covered_lines": len(executed),
+        "num_branches": taken + len(entry.get("missing_branches", ())),
+        "covered_branches": taken,
+    }
+
+
+def _refuse_other_totals(
+    totals: dict[str, Any], sums: dict[str, int], *, branch_coverage: bool
+) -> None:
+    """Refuse totals that are not what the files add up to (branches only when measured)."""
+    for key in _TOTALS:
+        given = totals.get(key)
+        if key.endswith("branches") and given is None and not branch_coverage:
+            continue
+        if isinstance(given, bool) or given != sums[key]:
+            raise _not_coverage(f"totals.{key} is {given!r}, but its files add up to {sums[key]}")
+
+
+def _numbers(value: object) -> TypeGuard[list[int]]:
     return isinstance(value, list) and all(
         isinstance(item, int) and not isinstance(item, bool) for item in value
     )
@@ -145,20 +163,13 @@ def coverage_metrics(files: Iterable[tuple[str, Any]], new_lines: Any) -> dict[s
     lines = covered = branches = taken = 0
     for path, entry in files:
         wanted: frozenset[int] | None = new_lines(path)
-        executed = set(entry.get("executed_lines", ()))
-        missing = set(entry.get("missing_lines", ()))
-        if wanted is not None:
-            executed &= wanted
-            missing &= wanted
+        executed = _counted(entry.get("executed_lines", ()), wanted)
+        missing = _counted(entry.get("missing_lines", ()), wanted)
         lines += len(executed) + len(missing)
         covered += len(executed)
-        for arc in entry.get("executed_branches", ()):
-            if wanted is None or arc[0] in wanted:
-                branches += 1
-                taken += 1
-        for arc in entry.get("missing_branches", ()):
-            if wanted is None or arc[0] in wanted:
-                branches += 1
+        arcs_taken = _counted_arcs(entry.get("executed_branches", ()), wanted)
+        branches += arcs_taken + _counted_arcs(entry.get("missing_branches", ()), wanted)
+        taken += arcs_taken
     return {
         "line_rate": round(covered / lines, 4) if lines else None,
         "branch_rate": round(taken / branches, 4) if branches else None,
@@ -167,6 +178,16 @@ def coverage_metrics(files: Iterable[tuple[str, Any]], new_lines: Any) -> dict[s
         "branches": branches,
         "branches_covered": taken,
     }
+
+
+def _counted(lines: Iterable[int], wanted: frozenset[int] | None) -> set[int]:
+    """The distinct ``lines`` among the ``wanted`` ones (None: all of them)."""
+    return set(lines) if wanted is None else set(lines) & wanted
+
+
+def _counted_arcs(arcs: Iterable[Sequence[int]], wanted: frozenset[int] | None) -> int:
+    """How many ``arcs`` start on a ``wanted`` line (None: all of them)."""
+    return sum(1 for arc in arcs if wanted is None or arc[0] in wanted)
 
 
 def _uncovered_new_lines(ctx: CheckContext, files: dict[str, Any]) -> Iterable[Finding]:
