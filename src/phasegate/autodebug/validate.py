@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate
@@ -168,8 +169,23 @@ def judge(
             stage=stage, passed=False, detail=run.error, duration_s=run.duration_s
         )
     still = [target for target in targets if not _target_passes(run, target)]
+    new = _newly_failing(run, baseline, modules)
+    return ValidationStage(
+        stage=stage,
+        passed=not still and not new,
+        tests=len(run.outcomes),
+        still_failing=still,
+        new_failures=new,
+        detail=_stage_detail(run, still, new),
+        duration_s=round(run.duration_s, 3),
+    )
+
+
+def _newly_failing(run: RunResult, baseline: Baseline, modules: set[str] | None) -> list[str]:
+    """Tests (of ``modules``, if given) that passed before and do not now, then the
+    collectors that newly fail to collect."""
     broken = sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
-    new = [
+    failing = [
         nodeid
         for nodeid, outcome in baseline.outcomes.items()
         if outcome in OK_OUTCOMES
@@ -177,25 +193,20 @@ def judge(
         and run.outcomes.get(nodeid, "missing") not in OK_OUTCOMES
         and _module(nodeid) not in broken  # its module's collection error says it all
     ]
-    new += broken
-    if new:  # the graver news first
+    return failing + broken
+
+
+def _stage_detail(run: RunResult, still: list[str], new: list[str]) -> str:
+    """A stage's result in a sentence, the graver news first."""
+    if new:
         detail = f"{len(new)} test(s) that passed before now fail: {_listing(new)}"
         if still:
             detail += f"; and {len(still)} failing test(s) still fail"
-    elif still:
+        return detail
+    if still:
         why = "; ".join(f"{t}: {_how(run, t)}" for t in still[:2])
-        detail = f"{len(still)} failing test(s) still fail ({why})"
-    else:
-        detail = f"{len(run.outcomes)} test(s) ran; the failing tests pass and nothing new fails"
-    return ValidationStage(
-        stage=stage,
-        passed=not still and not new,
-        tests=len(run.outcomes),
-        still_failing=still,
-        new_failures=new,
-        detail=detail,
-        duration_s=round(run.duration_s, 3),
-    )
+        return f"{len(still)} failing test(s) still fail ({why})"
+    return f"{len(run.outcomes)} test(s) ran; the failing tests pass and nothing new fails"
 
 
 def target_selection(
@@ -226,13 +237,17 @@ def target_selection(
 def _within(run: RunResult, modules: set[str]) -> RunResult:
     """What ``run`` showed of the tests and collectors of ``modules``."""
     return RunResult(
-        outcomes={n: o for n, o in run.outcomes.items() if _module(n) in modules},
-        collection_errors={n: e for n, e in run.collection_errors.items() if _module(n) in modules},
-        failures={n: f for n, f in run.failures.items() if _module(n) in modules},
+        outcomes=_of_modules(run.outcomes, modules),
+        collection_errors=_of_modules(run.collection_errors, modules),
+        failures=_of_modules(run.failures, modules),
         exit_status=run.exit_status,
         duration_s=run.duration_s,
         error=run.error,
     )
+
+
+def _of_modules(by_nodeid: dict[str, str], modules: set[str]) -> dict[str, str]:
+    return {nodeid: text for nodeid, text in by_nodeid.items() if _module(nodeid) in modules}
 
 
 def one_run_suffices(baseline: Baseline, modules: Collection[str]) -> bool:
@@ -257,10 +272,7 @@ def reproduces(
     flaky, and would let any such candidate through. True when some target fails again, False
     when every one passes; the re-run's error (a text) when it could not tell.
     """
-    modules = sorted({_module(target) for target in targets})
-    selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
-    at_once = not whole_run and one_run_suffices(baseline, modules)
-    run = runner.run(None if at_once else selection)
+    run = runner.run(_plan(targets, runner, baseline, root).first_run)
     if run.error is not None:
         return run.error
     return not all(_target_passes(run, target) for target in targets)
@@ -327,43 +339,87 @@ def _validate(
     elsewhere: Collection[str],
 ) -> Verdict:
     started = clock.perf_counter()
-    modules = sorted({_module(target) for target in targets})
-    root = workspace.project.root
-    selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
-    at_once = not whole_run and one_run_suffices(baseline, modules)
+    plan = _plan(targets, runner, baseline, workspace.project.root)
     with workspace.trial(candidate.edits) as trial:
-        first = runner.run(None if at_once else selection)
+        first = runner.run(plan.first_run)
         # Run whole, the targets stage looks at the targets' modules only, as if run alone.
-        first_targets = _within(first, set(modules)) if at_once else first
-        moved = _moved(first_targets, targets, elsewhere) if elsewhere else {}
-        if len(moved) == len(targets):
-            moved = {}  # nothing of its own was fixed: that is no progress
-        targets = [target for target in targets if target not in moved]
-        if baseline.pending is not None and not clean(first_targets, baseline, set(modules)):
-            raise _BaselineNeeded
-        stage = judge(first_targets, targets, baseline, stage="targets", modules=set(modules))
+        first_targets = _within(first, plan.modules) if plan.at_once else first
+        targets, moved = _own_targets(first_targets, targets, elsewhere)
+        _require_baseline(first_targets, baseline, plan.modules)
+        stage = judge(first_targets, targets, baseline, stage="targets", modules=plan.modules)
         if not stage.passed:
             return Verdict(False, stage.detail, [stage])
         # When the targets were all the run asked for, that run was the whole run already.
-        suite = first if whole_run or at_once else runner.run(None)
-        if baseline.pending is not None and not clean(suite, baseline):
-            raise _BaselineNeeded
-        whole = judge(suite, targets, baseline, stage="suite")
-        if whole_run:
-            whole.detail += " (the targets stage ran the whole run)"
-        elif at_once and whole.passed:
-            whole.detail += " (one run of the whole run judged both stages)"
-        if whole_run or at_once:
-            whole.duration_s = 0.0
+        suite = first if plan.whole_run or plan.at_once else runner.run(None)
+        _require_baseline(suite, baseline)
+        whole = _suite_stage(suite, targets, baseline, plan)
         if not whole.passed:
             return Verdict(False, whole.detail, [stage, whole])
         if keep:
             trial.keep()
-    elapsed = clock.perf_counter() - started
+    reason = _passing_reason(clock.perf_counter() - started, moved)
+    return Verdict(True, reason, [stage, whole], suite, moved)
+
+
+class _Plan(NamedTuple):
+    """How a candidate's two stages are run."""
+
+    #: The failing tests' modules.
+    modules: set[str]
+    #: What the first run runs: the targets stage's selection, or None for the whole run.
+    first_run: list[str] | None
+    #: The targets stage's selection is the whole original run.
+    whole_run: bool
+    #: One run of the whole run judges both stages (:func:`one_run_suffices`).
+    at_once: bool
+
+
+def _plan(targets: list[str], runner: TestRunner, baseline: Baseline, root: Path) -> _Plan:
+    modules = sorted({_module(target) for target in targets})
+    selection, whole_run = target_selection(runner.base_args, modules, root, runner.cwd)
+    at_once = not whole_run and one_run_suffices(baseline, modules)
+    return _Plan(set(modules), None if at_once else selection, whole_run, at_once)
+
+
+def _own_targets(
+    run: RunResult, targets: list[str], elsewhere: Collection[str]
+) -> tuple[list[str], dict[str, str]]:
+    """The targets still this candidate's own, and those that moved to another cause of the
+    run (see :func:`_moved`)."""
+    moved = _moved(run, targets, elsewhere) if elsewhere else {}
+    if len(moved) == len(targets):
+        return targets, {}  # nothing of its own was fixed: that is no progress
+    return [target for target in targets if target not in moved], moved
+
+
+def _require_baseline(
+    run: RunResult, baseline: Baseline, modules: Collection[str] | None = None
+) -> None:
+    """Stop the trial when the complete "before" is pending and ``run`` is not clean."""
+    if baseline.pending is not None and not clean(run, baseline, modules):
+        raise _BaselineNeeded
+
+
+def _suite_stage(
+    suite: RunResult, targets: list[str], baseline: Baseline, plan: _Plan
+) -> ValidationStage:
+    """The suite stage's result, saying when the first run stood in for it (and then taking
+    no time of its own)."""
+    whole = judge(suite, targets, baseline, stage="suite")
+    if plan.whole_run:
+        whole.detail += " (the targets stage ran the whole run)"
+    elif plan.at_once and whole.passed:
+        whole.detail += " (one run of the whole run judged both stages)"
+    if plan.whole_run or plan.at_once:
+        whole.duration_s = 0.0
+    return whole
+
+
+def _passing_reason(elapsed: float, moved: dict[str, str]) -> str:
     reason = f"the failing tests pass and the whole run shows nothing new failing ({elapsed:.1f}s)"
     if moved:
         reason += (
             f"; {len(moved)} of them now fail on another failure of this run: "
             f"{_listing(list(moved))}"
         )
-    return Verdict(True, reason, [stage, whole], suite, moved)
+    return reason
