@@ -101,6 +101,41 @@ COVERAGE_FAULTS: dict[str, Any] = {
 }
 
 
+#: Branches a report could hold that are not pairs of line numbers, with totals that count
+#: them as a plain ``len`` would (so only a look at each branch can refuse them).
+BRANCH_FAULTS: dict[str, Any] = {
+    "a string": "ab",
+    "a number": 3,
+    "line numbers, not pairs": [1, 2],
+    "triples": [[1, 2, 3], [2, 3, 4]],
+    "pairs of strings": [["1", "2"], ["2", "3"]],
+}
+
+
+@pytest.mark.parametrize("fault", sorted(BRANCH_FAULTS))
+def test_coverage_branches_that_are_not_pairs_of_line_numbers_are_an_error(
+    fault: str, tmp_path: Path, tried: Tried
+) -> None:
+    root = small_project(tmp_path / "project")
+    branches = BRANCH_FAULTS[fault]
+    counted = len(branches) if isinstance(branches, (str, list)) else 0
+    entry = {**GOOD_FILE, "executed_branches": branches, "missing_branches": []}
+    document = {
+        "meta": {"branch_coverage": True},
+        "files": {"src/small/__init__.py": entry},
+        "totals": {
+            "num_statements": 4,
+            "covered_lines": 3,
+            "num_branches": counted,
+            "covered_branches": counted,
+        },
+    }
+    session = SessionData(run=a_run(), coverage_json=document)
+    with tried("libraries", f"coverage report: executed branches that are {fault}"):
+        verdict, result = judge(root, "coverage", session=session)
+        refused(verdict, result, "src/small/__init__.py", "not pairs of line numbers")
+
+
 @pytest.mark.parametrize("fault", sorted(COVERAGE_FAULTS))
 def test_a_coverage_report_that_is_not_coverage_pys_is_an_error(
     fault: str, tmp_path: Path, tried: Tried

@@ -17,7 +17,7 @@ from typing import Any
 
 from phasegate.config import find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
-from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
+from phasegate.gates.coverage_run import COVERAGE_DATA, CoverageFigures, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
 from phasegate.gates.protocol import SessionData
 from phasegate.gates.runner_factory import make_runner
@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     if loaded.config.refine.enabled:
         store.vet(REFINEMENT_FILE, RefinementState)
     runner.start()
-    coverage_json: dict[str, Any] | None = None
+    coverage_json: CoverageFigures | None = None
     problem: str | None = None
     if runner.needs_coverage:
         data = merge_coverage(shards, store.path(COVERAGE_DATA), rootdir=root)

@@ -24,7 +24,7 @@ import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TypedDict
 
 from phasegate.failures import relative_path
 from phasegate.optional import require
@@ -32,16 +32,63 @@ from phasegate.optional import require
 __all__ = [
     "COVERAGE_DATA",
     "NOTES_KEY",
+    "CoverageFigures",
     "CoverageRun",
+    "FileFigures",
     "MeasurementError",
     "read_data_file",
 ]
 
 #: The key under which the figures handed to the check carry coverage.py's warnings.
-NOTES_KEY = "phasegate_notes"
+NOTES_KEY: Final = "phasegate_notes"
 
 #: Where the combined data goes, inside the artifacts folder.
 COVERAGE_DATA = "coverage/.coverage"
+
+
+class _FileLines(TypedDict):
+    executed_lines: list[int]
+    missing_lines: list[int]
+
+
+class FileFigures(_FileLines, total=False):
+    """One file's entry in coverage.py's JSON report, the keys the coverage check reads
+    (branches only when branch coverage was measured)."""
+
+    excluded_lines: list[int]
+    executed_branches: list[list[int]]
+    missing_branches: list[list[int]]
+
+
+class CoverageMeta(TypedDict):
+    """The ``meta`` of coverage.py's JSON report, as far as phasegate writes it."""
+
+    version: str
+    branch_coverage: bool
+
+
+class CoverageTotals(TypedDict, total=False):
+    """The ``totals`` of coverage.py's JSON report that the coverage check compares with its
+    files (the branch counts only when branch coverage was measured)."""
+
+    num_statements: int
+    covered_lines: int
+    num_branches: int
+    covered_branches: int
+
+
+class _CoverageReport(TypedDict):
+    meta: CoverageMeta
+    files: dict[str, FileFigures]
+    totals: CoverageTotals
+
+
+class CoverageFigures(_CoverageReport, total=False):
+    """A measurement's figures in the shape of coverage.py's JSON report, with coverage.py's
+    warnings under :data:`NOTES_KEY` (what :class:`~phasegate.gates.protocol.SessionData`
+    hands the coverage check, which recognizes the shape again before it believes it)."""
+
+    phasegate_notes: list[str]
 
 
 class CoverageRun:
@@ -112,7 +159,7 @@ class CoverageRun:
         other.loads(payload)
         self._cov.get_data().update(other)
 
-    def report(self, *, data_path: Path | None = None) -> dict[str, Any]:
+    def report(self, *, data_path: Path | None = None) -> CoverageFigures:
         """The figures of this measurement (and its data saved to ``data_path``).
 
         File names in the figures are relative to the project root.
@@ -142,7 +189,7 @@ class MeasurementError(Exception):
     """Coverage was measured but nothing could be reported."""
 
 
-def read_data_file(root: Path, data_file: Path | None) -> dict[str, Any]:
+def read_data_file(root: Path, data_file: Path | None) -> CoverageFigures:
     """The figures of an existing data file (merged shards; ``None``: the one the project's
     coverage configuration names, as pytest-cov writes it)."""
     module = require("coverage", what="the coverage check", package="coverage", extra="gate")
@@ -154,7 +201,7 @@ def read_data_file(root: Path, data_file: Path | None) -> dict[str, Any]:
     return _figures(cov, module, root)
 
 
-def _figures(cov: Any, module: Any, root: Path) -> dict[str, Any]:
+def _figures(cov: Any, module: Any, root: Path) -> CoverageFigures:
     """Per file, the executed, missing and excluded lines and the executed and missing
     branches, with the totals, in the shape of coverage.py's JSON report."""
     try:
@@ -169,11 +216,16 @@ def _figures(cov: Any, module: Any, root: Path) -> dict[str, Any]:
     cov.set_option("report:ignore_errors", True)  # a file that no longer parses is left out
     prepare()
     has_arcs = bool(cov.get_data().has_arcs())
-    files: dict[str, Any] = {}
-    totals = {"num_statements": 0, "covered_lines": 0, "num_branches": 0, "covered_branches": 0}
+    files: dict[str, FileFigures] = {}
+    totals: CoverageTotals = {
+        "num_statements": 0,
+        "covered_lines": 0,
+        "num_branches": 0,
+        "covered_branches": 0,
+    }
     try:
         for reporter, analysis in get_analysis_to_report(cov, None):
-            entry: dict[str, Any] = {
+            entry: FileFigures = {
                 "executed_lines": sorted(analysis.executed),
                 "missing_lines": sorted(analysis.missing),
                 "excluded_lines": sorted(analysis.excluded),
@@ -192,7 +244,7 @@ def _figures(cov: Any, module: Any, root: Path) -> dict[str, Any]:
         raise MeasurementError(f"coverage.py measured no code: {exc}") from exc
     if not has_arcs:
         del totals["num_branches"], totals["covered_branches"]
-    meta = {"version": module.__version__, "branch_coverage": has_arcs}
+    meta: CoverageMeta = {"version": module.__version__, "branch_coverage": has_arcs}
     return {"meta": meta, "files": files, "totals": totals}
 
 

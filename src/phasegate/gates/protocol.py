@@ -26,6 +26,7 @@ from phasegate.model.gate import Finding, MetricValue, ToolInfo
 from phasegate.settings import Section
 
 if TYPE_CHECKING:
+    from phasegate.gates.coverage_run import CoverageFigures
     from phasegate.gates.newcode import NewCode
     from phasegate.gates.project import GateProject
     from phasegate.model.run import RunReport
@@ -90,7 +91,7 @@ class SessionData:
     run: RunReport
     #: The coverage figures of the run, in the shape of coverage.py's JSON report (``files``
     #: and ``totals``; see :mod:`phasegate.gates.coverage_run`), when measured.
-    coverage_json: dict[str, Any] | None = None
+    coverage_json: CoverageFigures | None = None
     #: Why coverage was not measured, when it was asked for and is missing.
     coverage_problem: str | None = None
     #: Per-test coverage contexts of the changed files, ``{path: {line: node ids}}``, when

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from phasegate.errors import PhasegateError, SchemaVersionError
-from phasegate.gates.coverage_run import COVERAGE_DATA, MeasurementError, read_data_file
+from phasegate.gates.coverage_run import (
+    COVERAGE_DATA,
+    CoverageFigures,
+    MeasurementError,
+    read_data_file,
+)
 from phasegate.gates.progress import PROGRESS_ENV, append_event
 from phasegate.gates.protocol import SessionData
 from phasegate.model.gate import GateVerdict
@@ -140,7 +145,7 @@ class GateSession:
 
         return loop_configured(self._runner.project.pyproject)
 
-    def _coverage(self) -> tuple[dict[str, Any] | None, str | None]:
+    def _coverage(self) -> tuple[CoverageFigures | None, str | None]:
         if not self._runner.needs_coverage:
             return None, None
         store = self._recorder.store

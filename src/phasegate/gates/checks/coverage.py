@@ -15,11 +15,11 @@ measuring no file at all while the project has source files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeGuard
+from typing import ClassVar, Literal, TypeGuard
 
-from phasegate.gates.coverage_run import NOTES_KEY
+from phasegate.gates.coverage_run import NOTES_KEY, CoverageFigures, FileFigures
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
@@ -84,7 +84,7 @@ class CoverageCheck:
         )
 
 
-def _measured(ctx: CheckContext) -> dict[str, Any]:
+def _measured(ctx: CheckContext) -> CoverageFigures:
     """The coverage figures of this run, or an error saying why there are none."""
     session = ctx.session
     if session is not None and session.coverage_json is not None:
@@ -101,19 +101,20 @@ def _measured(ctx: CheckContext) -> dict[str, Any]:
 _TOTALS = ("num_statements", "covered_lines", "num_branches", "covered_branches")
 
 
-def _recognized(document: Any) -> dict[str, Any]:
+def _recognized(document: object) -> dict[str, FileFigures]:
     """The ``files`` of a coverage.py JSON report, once its shape and totals check out."""
     if not isinstance(document, dict):
         raise _not_coverage(f"it is {type(document).__name__}, not an object")
     meta, files, totals = document.get("meta"), document.get("files"), document.get("totals")
     if not isinstance(meta, dict) or not isinstance(files, dict) or not isinstance(totals, dict):
         raise _not_coverage("it lacks meta, files or totals")
+    recognized = {str(path): _file_figures(str(path), entry) for path, entry in files.items()}
     sums = dict.fromkeys(_TOTALS, 0)
-    for path, entry in files.items():
-        for key, count in _file_totals(path, entry).items():
+    for figures in recognized.values():
+        for key, count in _file_totals(figures).items():
             sums[key] += count
     _refuse_other_totals(totals, sums, branch_coverage=bool(meta.get("branch_coverage")))
-    return files
+    return recognized
 
 
 def _not_coverage(what: str) -> CheckError:
@@ -123,25 +124,45 @@ def _not_coverage(what: str) -> CheckError:
     )
 
 
-def _file_totals(path: str, entry: Any) -> dict[str, int]:
-    """What one file adds to each of the report's totals; it must list its line numbers."""
-    executed, missing = (
-        entry.get(key) if isinstance(entry, dict) else None
-        for key in ("executed_lines", "missing_lines")
-    )
+def _file_figures(path: str, entry: object) -> FileFigures:
+    """One file's lines and branches, once they are lists of line numbers and of pairs."""
+    if not isinstance(entry, dict):
+        raise _not_coverage(f"{path} has no list of executed and missing line numbers")
+    executed, missing = entry.get("executed_lines"), entry.get("missing_lines")
     if not _numbers(executed) or not _numbers(missing):
         raise _not_coverage(f"{path} has no list of executed and missing line numbers")
-    taken = len(entry.get("executed_branches", ()))
+    return {
+        "executed_lines": executed,
+        "missing_lines": missing,
+        "executed_branches": _arcs(path, entry.get("executed_branches", []), "executed"),
+        "missing_branches": _arcs(path, entry.get("missing_branches", []), "missing"),
+    }
+
+
+def _arcs(path: str, arcs: object, which: str) -> list[list[int]]:
+    """A file's ``which`` branches, each a pair of line numbers (from, to)."""
+    pairs = (
+        [arc for arc in arcs if _numbers(arc) and len(arc) == 2] if isinstance(arcs, list) else []
+    )
+    if not isinstance(arcs, list) or len(pairs) != len(arcs):
+        raise _not_coverage(f"{path} has {which} branches that are not pairs of line numbers")
+    return pairs
+
+
+def _file_totals(figures: FileFigures) -> dict[str, int]:
+    """What one file adds to each of the report's totals."""
+    executed, missing = figures["executed_lines"], figures["missing_lines"]
+    taken = len(figures.get("executed_branches", ()))
     return {
         "num_statements": len(executed) + len(missing),
         "covered_lines": len(executed),
-        "num_branches": taken + len(entry.get("missing_branches", ())),
+        "num_branches": taken + len(figures.get("missing_branches", ())),
         "covered_branches": taken,
     }
 
 
 def _refuse_other_totals(
-    totals: dict[str, Any], sums: dict[str, int], *, branch_coverage: bool
+    totals: Mapping[str, object], sums: dict[str, int], *, branch_coverage: bool
 ) -> None:
     """Refuse totals that are not what the files add up to (branches only when measured)."""
     for key in _TOTALS:
@@ -158,13 +179,15 @@ def _numbers(value: object) -> TypeGuard[list[int]]:
     )
 
 
-def coverage_metrics(files: Iterable[tuple[str, Any]], new_lines: Any) -> dict[str, MetricValue]:
+def coverage_metrics(
+    files: Iterable[tuple[str, FileFigures]], new_lines: Callable[[str], frozenset[int] | None]
+) -> dict[str, MetricValue]:
     """Line and branch figures; ``new_lines(path)`` gives a file's new lines (None: all)."""
     lines = covered = branches = taken = 0
     for path, entry in files:
         wanted: frozenset[int] | None = new_lines(path)
-        executed = _counted(entry.get("executed_lines", ()), wanted)
-        missing = _counted(entry.get("missing_lines", ()), wanted)
+        executed = _counted(entry["executed_lines"], wanted)
+        missing = _counted(entry["missing_lines"], wanted)
         lines += len(executed) + len(missing)
         covered += len(executed)
         arcs_taken = _counted_arcs(entry.get("executed_branches", ()), wanted)
@@ -190,11 +213,11 @@ def _counted_arcs(arcs: Iterable[Sequence[int]], wanted: frozenset[int] | None) 
     return sum(1 for arc in arcs if wanted is None or arc[0] in wanted)
 
 
-def _uncovered_new_lines(ctx: CheckContext, files: dict[str, Any]) -> Iterable[Finding]:
+def _uncovered_new_lines(ctx: CheckContext, files: dict[str, FileFigures]) -> Iterable[Finding]:
     for path, entry in sorted(files.items()):
         wanted = ctx.new_code.lines_of(path)
         missing = sorted(
-            line for line in entry.get("missing_lines", ()) if wanted is None or line in wanted
+            line for line in entry["missing_lines"] if wanted is None or line in wanted
         )
         for first, last in _runs(missing):
             span = f"line {first}" if first == last else f"lines {first}-{last}"
