@@ -15,18 +15,19 @@ import os
 from pathlib import Path
 from typing import Any
 
-from phasegate.config import find_project_root, load_config
+from phasegate.config import RefineConfig, find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
-from phasegate.gates.coverage_run import COVERAGE_DATA, CoverageFigures, read_data_file
+from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
 from phasegate.gates.protocol import SessionData
+from phasegate.gates.runner import GateRunner
 from phasegate.gates.runner_factory import make_runner
 from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.run import RunReport
 from phasegate.refine.state import loop_configured, record_round
 from phasegate.report.terminal import counts_phrase, gate_lines, round_lines
-from phasegate.shards.merge import merge_coverage, merge_reports, read_shards
+from phasegate.shards.merge import Shard, merge_coverage, merge_reports, read_shards
 from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store
 
 __all__ = ["register"]
@@ -58,8 +59,7 @@ def _run(args: argparse.Namespace) -> int:
     store = Store(args.out if args.out is not None else loaded.artifacts_path)
     store.ensure_writable()
     shards = read_shards(args.shards)
-    root = loaded.project_root
-    merged = merge_reports(shards, rootdir=root)
+    merged = merge_reports(shards, rootdir=loaded.project_root)
     name = args.gate or shards[0].info.gate or loaded.config.gate
     print(f"phasegate: merged {len(shards)} shards: {counts_phrase(merged.counts.model_dump())}")
     for reason in merged.incomplete_reasons:
@@ -70,31 +70,45 @@ def _run(args: argparse.Namespace) -> int:
         return merged.exit_status
     extensions = make_plugin_manager(loaded.config.plugins)
     runner = make_runner(loaded, store, extensions, name, base=args.base, environment=os.environ)
-    # Nothing is written unless everything it replaces may be (newer schemas are refused).
-    store.vet(RUN_REPORT_FILE, RunReport)
-    store.vet(Store.verdict_file(runner.gate.name), GateVerdict)
-    if loaded.config.refine.enabled:
-        store.vet(REFINEMENT_FILE, RefinementState)
+    _refuse_newer_artifacts(store, runner.gate.name, refine=loaded.config.refine.enabled)
     runner.start()
-    coverage_json: CoverageFigures | None = None
-    problem: str | None = None
-    if runner.needs_coverage:
-        data = merge_coverage(shards, store.path(COVERAGE_DATA), rootdir=root)
-        try:
-            coverage_json = read_data_file(root, data)
-        except Exception as exc:  # noqa: BLE001 - reported as the coverage check's error
-            problem = f"the merged coverage data cannot be reported: {exc}"
-    verdict = runner.finish(
-        SessionData(run=merged, coverage_json=coverage_json, coverage_problem=problem)
-    )
+    verdict = runner.finish(_merged_session(runner, shards, merged, store, loaded.project_root))
     store.write_model(RUN_REPORT_FILE, merged)
     verdict_path = store.write_model(Store.verdict_file(verdict.gate), verdict)
     for text, _markup in gate_lines(verdict, str(verdict_path), verbosity=0, width=100):
         print(text)
-    refine = loaded.config.refine
-    if refine.enabled:
-        outcome = record_round(store, verdict, merged, refine, os.environ)
-        if loop_configured(runner.project.pyproject):
-            for text, _markup in round_lines(outcome.state, verbosity=0):
-                print(text)
+    if loaded.config.refine.enabled:
+        _record_round(store, verdict, merged, loaded.config.refine, runner)
     return 1 if verdict.verdict == "insufficient" else 0
+
+
+def _refuse_newer_artifacts(store: Store, gate: str, *, refine: bool) -> None:
+    """Nothing is written unless everything it replaces may be (newer schemas are refused)."""
+    store.vet(RUN_REPORT_FILE, RunReport)
+    store.vet(Store.verdict_file(gate), GateVerdict)
+    if refine:
+        store.vet(REFINEMENT_FILE, RefinementState)
+
+
+def _merged_session(
+    runner: GateRunner, shards: list[Shard], merged: RunReport, store: Store, root: Path
+) -> SessionData:
+    """The merged run, with the shards' coverage combined when the gate needs it."""
+    if not runner.needs_coverage:
+        return SessionData(run=merged)
+    data = merge_coverage(shards, store.path(COVERAGE_DATA), rootdir=root)
+    try:
+        coverage_json = read_data_file(root, data)
+    except Exception as exc:  # noqa: BLE001 - reported as the coverage check's error
+        problem = f"the merged coverage data cannot be reported: {exc}"
+        return SessionData(run=merged, coverage_problem=problem)
+    return SessionData(run=merged, coverage_json=coverage_json)
+
+
+def _record_round(
+    store: Store, verdict: GateVerdict, merged: RunReport, refine: RefineConfig, runner: GateRunner
+) -> None:
+    outcome = record_round(store, verdict, merged, refine, os.environ)
+    if loop_configured(runner.project.pyproject):
+        for text, _markup in round_lines(outcome.state, verbosity=0):
+            print(text)

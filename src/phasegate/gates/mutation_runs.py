@@ -189,22 +189,36 @@ def _judged(report: RunReport, returncode: int, selection: Sequence[str], tail: 
     """A recognized report's run: failed, passed, or an error when its parts disagree."""
     outcomes = {test.nodeid: test.outcome for test in report.tests}
     durations = {test.nodeid: test.duration_s for test in report.tests}
-    failing = [nodeid for nodeid, outcome in outcomes.items() if outcome in _FAILING]
-    failing += [error.nodeid for error in report.collection_errors]
-    complete = not report.incomplete and bool(report.tests)
+    failing = _failing(outcomes, report)
     if failing:
         if returncode not in (1, 2):
             return TestRun("error", f"tests failed, yet the test run exited {returncode}: {tail}")
+        complete = not report.incomplete and bool(report.tests)
         return TestRun(
             "failed", outcomes=outcomes, durations=durations, failing=failing, complete=complete
         )
     if returncode != 0:
         return TestRun("error", f"the test run exited {returncode} with no failed test: {tail}")
-    missing = _missing(selection, outcomes)
-    if not complete or missing:
-        what = f"{missing[0]} was asked for but not reported" if missing else "it was incomplete"
-        return TestRun("error", f"the test run did not run every test: {what}")
+    unrun = _unrun(report, selection, outcomes)
+    if unrun:
+        return TestRun("error", f"the test run did not run every test: {unrun}")
     return TestRun("passed", outcomes=outcomes, durations=durations, complete=True)
+
+
+def _failing(outcomes: Mapping[str, Outcome], report: RunReport) -> list[str]:
+    """The tests that failed or errored, then the files that could not be collected."""
+    failing = [nodeid for nodeid, outcome in outcomes.items() if outcome in _FAILING]
+    return failing + [error.nodeid for error in report.collection_errors]
+
+
+def _unrun(report: RunReport, selection: Sequence[str], outcomes: Mapping[str, Outcome]) -> str:
+    """Why a run without failures did not run every test asked for ("" when it did)."""
+    missing = _missing(selection, outcomes)
+    if missing:
+        return f"{missing[0]} was asked for but not reported"
+    if report.incomplete or not report.tests:
+        return "it was incomplete"
+    return ""
 
 
 def _missing(selection: Sequence[str], outcomes: Mapping[str, Outcome]) -> list[str]:

@@ -35,7 +35,8 @@ from phasegate.gates.protocol import Check, CheckContext, CheckError, Measuremen
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
 from phasegate.model.baseline import Baseline
-from phasegate.model.gate import CheckResult, ConditionResult, GateVerdict, Requirement
+from phasegate.model.gate import GateVerdict, Requirement
+from phasegate.model.run import RunReport
 from phasegate.processes import kill_running_groups
 from phasegate.settings import describe_errors
 
@@ -208,24 +209,26 @@ class GateRunner:
         for check_id, planned in self.plan.items():
             if planned.check.kind == "session":
                 self._submit(pool, check_id, session_context)
-        from_process = self._from_static_process()
-        results: list[CheckResult] = []
-        conditions: list[ConditionResult] = []
-        for check_id, planned in self.plan.items():
-            if check_id in from_process:
-                judgement = from_process[check_id]
-            else:
-                judgement = self._collect(check_id, planned)
-            results.append(judgement.result)
-            conditions.extend(judgement.conditions)
+        judgements = self._judgements()
         pool.shutdown(wait=False, cancel_futures=True)
+        return self._verdict(judgements, session.run if session is not None else None)
+
+    def _judgements(self) -> list[Judgement]:
+        """Every check's judgement in the plan's order, from the static process when it ran."""
+        from_process = self._from_static_process()
+        return [
+            from_process[check_id] if check_id in from_process else self._collect(check_id, planned)
+            for check_id, planned in self.plan.items()
+        ]
+
+    def _verdict(self, judgements: list[Judgement], run: RunReport | None) -> GateVerdict:
+        results = [judgement.result for judgement in judgements]
         verdict, score, reasons = verdict_of(
             results,
             {c: p.spec for c, p in self.plan.items()},
             pass_threshold=self._pass_threshold,
         )
         finished = clock.utc_now()
-        run = session.run if session is not None else None
         return GateVerdict(
             gate=self.gate.name,
             source=str(self.source.path),
@@ -233,7 +236,9 @@ class GateRunner:
             score=score,
             reasons=reasons,
             checks=results,
-            conditions=conditions,
+            conditions=[
+                condition for judgement in judgements for condition in judgement.conditions
+            ],
             base=self._context.new_code.base,
             run_id=run.run_id if run else None,
             commit=run.git.sha if run and run.git else None,
@@ -270,7 +275,6 @@ class GateRunner:
     def _execute(self, check_id: str, context: CheckContext) -> Judgement:
         self._threads[check_id] = threading.get_ident()
         planned = self.plan[check_id]
-        check = planned.check
         started = clock.perf_counter()
         self._emit(ProgressEvent(check_id, "started"))
         context = dataclasses.replace(context, timeout_s=planned.timeout_s)
@@ -280,20 +284,9 @@ class GateRunner:
             context = dataclasses.replace(context, new_code=new_code)
         cached = False
         try:
-            tool = check.tool_info()
-            key = self._key(planned, context, tool)
-            measurement = self._cache.get(check_id, key) if self._cache and key else None
-            cached = measurement is not None
-            if measurement is None:
-                measurement = check.measure(context, planned.options)
-                if measurement.tool is None:
-                    measurement = measurement.model_copy(update={"tool": tool})
-                if accepted is not None and accepted.accepted:
-                    measurement = self._with_accepted(measurement, accepted.accepted)
-                if self._cache and key:
-                    self._cache.put(check_id, key, measurement)
+            measurement, cached = self._measurement(check_id, context, accepted)
             judgement = judge(
-                check,
+                planned.check,
                 planned.spec,
                 measurement,
                 requirement=planned.requirement,
@@ -318,6 +311,25 @@ class GateRunner:
             )
         )
         return judgement
+
+    def _measurement(
+        self, check_id: str, context: CheckContext, accepted: AcceptedFindings | None
+    ) -> tuple[Measurement, bool]:
+        """The check's measurement, and whether it came from the cache (then it is as kept)."""
+        planned = self.plan[check_id]
+        tool = planned.check.tool_info()
+        key = self._key(planned, context, tool)
+        kept = self._cache.get(check_id, key) if self._cache and key else None
+        if kept is not None:
+            return kept, True
+        measurement = planned.check.measure(context, planned.options)
+        if measurement.tool is None:
+            measurement = measurement.model_copy(update={"tool": tool})
+        if accepted is not None and accepted.accepted:
+            measurement = self._with_accepted(measurement, accepted.accepted)
+        if self._cache and key:
+            self._cache.put(check_id, key, measurement)
+        return measurement, False
 
     def _accepted(self, check_id: str, context: CheckContext) -> AcceptedFindings | None:
         """The baseline's entries for a code check, fresh for one measurement; else None."""
