@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ SEED = "phasegate-real-faults-1"
 #: The seeds whose samples were run and read, in the order they were drawn. A seed's sample
 #: leaves out every fault of the seeds before it in this list (all of them, for a seed not in
 #: it), so the samples never share a fault.
-SEEN_SEEDS = (SEED, "phasegate-real-faults-2")
+SEEN_SEEDS = (SEED, "phasegate-real-faults-2", "phasegate-real-faults-3")
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150
@@ -70,6 +71,8 @@ MAX_SCREENED = 40
 #: Options some suites need to run at all here (a marker of a plugin that is not installed).
 EXTRA_OPTIONS = {"python-dateutil": ["-W", "ignore::pytest.PytestUnknownMarkWarning"]}
 SETTINGS = "\n[tool.phasegate.autodebug]\ntimeout_s = 300\n"
+#: Set-up logs reach a redirected output at once, not when the first fault is done.
+log_now = partial(print, flush=True)
 
 
 def cache_root() -> Path:
@@ -169,7 +172,7 @@ def _env(project: realprojects.RealProject, deselect: Iterable[str]) -> dict[str
     return env
 
 
-def setup(name: str, log: Any = print) -> Setup:
+def setup(name: str, log: Any = log_now) -> Setup:
     """Unpack ``name`` and map its coverage once; later calls read the cache."""
     project = realprojects.PROJECTS[name]
     folder = cache_root() / f"{project.name}-{project.version}"
@@ -327,7 +330,7 @@ def faults(
     project: Setup,
     error_class: str,
     per_class: int,
-    log: Any = print,
+    log: Any = log_now,
     *,
     seed: str = SEED,
     exclude: frozenset[tuple[str, int]] = frozenset(),
@@ -436,16 +439,46 @@ def _same_sources(project: Setup, root: Path) -> bool:
 def seen_before(
     project: Setup, error_class: str, per_class: int, seed: str
 ) -> frozenset[tuple[str, int]]:
-    """The places (file, line) of the faults of the seeds drawn before ``seed``."""
+    """The places (file, line) of the faults of the seeds drawn before ``seed``.
+
+    Drawing an earlier seed's sample means generating and ordering every mutant of the class
+    again; the places drawn are kept on disk instead, next to the project's screening cache,
+    keyed by what decides them (the sdist's sha256, the operators' source, the seed and the
+    sizes), so only a change of one of those draws them again.
+    """
     seen: frozenset[tuple[str, int]] = frozenset()
+    drawn_file = project.pristine.parent.parent / "seen.json"
+    drawn: dict[str, list[list[Any]]] = (
+        json.loads(drawn_file.read_text()) if drawn_file.is_file() else {}
+    )
     for earlier in SEEN_SEEDS:
         if earlier == seed:
             break
-        drawn = faults(
-            project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
-        )
-        seen |= {(f.mutant.file, f.mutant.line) for f in drawn}
+        key = _draw_key(project, error_class, per_class, earlier)
+        if key not in drawn:
+            faults_drawn = faults(
+                project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
+            )
+            drawn[key] = [[f.mutant.file, f.mutant.line] for f in faults_drawn]
+            _write_atomically(drawn_file, json.dumps(drawn))
+        seen |= {(file, int(line)) for file, line in drawn[key]}
     return seen
+
+
+def _draw_key(project: Setup, error_class: str, per_class: int, seed: str) -> str:
+    """What decides a seed's draw: the sdist, the operators, the seed and the sizes."""
+    operators = hashlib.sha256((HERE / "real_faults.py").read_bytes()).hexdigest()[:16]
+    sdist = realprojects.PROJECTS[project.name].sha256[:16]
+    earlier = SEEN_SEEDS[: SEEN_SEEDS.index(seed)]
+    return ":".join(
+        [sdist, operators, error_class, str(per_class), str(MAX_SCREENED), seed, *earlier]
+    )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
 
 
 def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
@@ -581,7 +614,7 @@ def main(args: Any) -> int:
     earlier = SEEN_SEEDS[: SEEN_SEEDS.index(args.seed)] if args.seed in SEEN_SEEDS else SEEN_SEEDS
     named = ", ".join(repr(seed) for seed in earlier)
     fresh = f" (every fault of {named} left out)" if earlier else ""
-    print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}")
+    print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}", flush=True)
     suites: dict[str, float] = {}
     results: list[Result] = []
     shown = args.half == "dev" or args.verbose
