@@ -183,3 +183,21 @@ def test_an_attribute_the_file_guards_elsewhere_is_guarded_where_it_is_first_rea
     candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "ambiguous")])
     assert _same(candidates[0].edits[0].text, ZONES)
     assert "before its first use" in candidates[0].description
+
+
+def test_the_function_the_failure_was_raised_in_is_looked_into_when_the_ranking_missed_it(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(REGISTRY, "    if prefix is None:")
+    project = _project(tmp_path, faulty)
+    raised_at = faulty.index('    return f"{prefix}-{name}"')
+    line = faulty[:raised_at].count("\n") + 1
+    diagnosis = Diagnosis(
+        "other", "other", "ValueError", "ValueError", "bad label", path="reg.py", line=line
+    )
+    # The ranking named only another function; the one the failure was raised in comes too.
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "tag", 0.9)])
+    assert any(_same(c.edits[0].text, REGISTRY) for c in candidates)
+    unplaced = Diagnosis("other", "other", "ValueError", "ValueError", "bad label")
+    missed = lost_guard_candidates(unplaced, project, [_suspect(faulty, "tag", 0.9)])
+    assert not any(_same(c.edits[0].text, REGISTRY) for c in missed)

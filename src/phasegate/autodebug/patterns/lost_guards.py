@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.guard_names import reads_before_set
@@ -79,42 +79,71 @@ def lost_guard_candidates(
 ) -> list[Candidate]:
     """Guards put back in the most suspicious functions, best first.
 
-    A parameter seen None in a frame of the failure (``none_parameters`` of the diagnosis)
-    is the likeliest, and its function is looked into even when the ranking missed it.
+    The function the failure was raised in, and a function with a parameter seen None in a
+    frame of the failure (``none_parameters`` of the diagnosis), are looked into even when the
+    ranking missed them; a parameter seen None is the likeliest value.
     """
     expected = expected_exception(diagnosis)
     seen_none = _seen_none(diagnosis, project)
-    places = [(s.path, s.line, s.score) for s in suspicious if project.editable(s.path)]
-    places = places[:_FUNCTIONS]
-    best = max((score for _, _, score in places), default=1.0)
-    for path, line in seen_none:
-        if all((path, line) != (known, at) for known, at, _ in places):
-            places.append((path, line, best))
     candidates: list[Candidate] = []
-    for rank, (path, line, score) in enumerate(places):
-        text = project.read_editable(path)
-        tree = parse(text) if text is not None else None
-        if text is None or tree is None:
-            continue
-        function = _function_at(tree, line)
-        if function is None or not function.body:
-            continue
-        for subject, weight, setter in _subjects(tree, function):
-            boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
-            candidates += _guards(
-                project,
-                path,
-                text,
-                function,
-                subject,
-                setter,
-                expected,
-                score * weight * boost * (1.0 - 0.02 * rank),
-            )
+    for rank, (path, line, score) in enumerate(_places(diagnosis, project, suspicious, seen_none)):
+        weight = score * (1.0 - 0.02 * rank)
+        candidates += _function_guards(project, path, line, weight, seen_none, expected)
     unique: dict[str, Candidate] = {}
     for candidate in sorted(candidates, key=lambda c: -c.score):
         unique.setdefault(candidate.edits[0].text, candidate)
     return list(unique.values())
+
+
+def _places(
+    diagnosis: Diagnosis,
+    project: Project,
+    suspicious: Sequence[SuspiciousFunction],
+    seen_none: dict[tuple[str, int], set[str]],
+) -> list[tuple[str, int, float]]:
+    """``(path, line of the def, score)`` of the functions looked into: the top suspects, then
+    the function the failure was raised in, then those a parameter was seen None in; the
+    latter two as suspicious as the best suspect."""
+    places = [(s.path, s.line, s.score) for s in suspicious if project.editable(s.path)]
+    places = places[:_FUNCTIONS]
+    best = max((score for _, _, score in places), default=1.0)
+    raised_in = _raised_in(diagnosis, project)
+    for path, line in [*raised_in, *seen_none]:
+        if all((path, line) != (known, at) for known, at, _ in places):
+            places.append((path, line, best))
+    return places
+
+
+def _raised_in(diagnosis: Diagnosis, project: Project) -> list[tuple[str, int]]:
+    """``(path, line of the def)`` of the source function the failure was raised in, if any
+    (a test's own frame is not editable, so a failed assertion gives none)."""
+    path, line = diagnosis.path, diagnosis.line
+    text = project.read_editable(path) if project.editable(path) else None
+    tree = parse(text) if text is not None else None
+    function = enclosing_function(tree, line) if tree is not None and line else None
+    return [(str(path), function.lineno)] if function is not None else []
+
+
+def _function_guards(
+    project: Project,
+    path: str,
+    line: int,
+    weight: float,
+    seen_none: dict[tuple[str, int], set[str]],
+    expected: str | None,
+) -> list[Candidate]:
+    """The guards of every value that may be None in the function defined at ``path:line``."""
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    function = _function_at(tree, line) if tree is not None else None
+    if text is None or tree is None or function is None or not function.body:
+        return []
+    candidates: list[Candidate] = []
+    for subject, likelihood, setter in _subjects(tree, function):
+        boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
+        value = _Value(path, text, function, subject, setter)
+        candidates += _guards(project, value, expected, weight * likelihood * boost)
+    return candidates
 
 
 def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
@@ -143,28 +172,27 @@ def _function_at(tree: ast.Module, line: int) -> _Function | None:
 
 
 def _subjects(tree: ast.Module, function: _Function) -> list[tuple[str, float, ast.stmt | None]]:
-    """``(value, weight, statement that set it or None)`` of the values the function reads
+    """``(value, likelihood, statement that set it or None)`` of the values the function reads
     that may be None and that it no longer tests against None."""
     tested = _tested(function)
     read = {ast.unparse(node) for node in ast.walk(function) if _is_read(node)}
-    found: list[tuple[str, float, ast.stmt | None]] = []
-    defaults = dict(parameter_defaults(function))
-    for name in sorted(parameters(function) - {"self", "cls"}):
-        if name in tested or name not in read:
-            continue
-        default = defaults.get(name)
-        none_default = isinstance(default, ast.Constant) and default.value is None
-        found.append((name, 1.0 if none_default else 0.6, None))
-    for attribute in sorted(_none_attributes(tree, function)):
-        if attribute not in tested and attribute in read:
-            found.append((attribute, 0.85, None))
-    for attribute in sorted(_guarded_elsewhere(tree, function) & read):
-        if attribute not in tested:
-            found.append((attribute, 0.8, None))
-    for statement, name in _maybe_none_locals(function):
-        if name not in tested:
-            found.append((name, 0.8, statement))
+    found = _parameter_subjects(function, read - tested)
+    found += [(a, 0.85, None) for a in sorted(_none_attributes(tree, function) & read - tested)]
+    found += [(a, 0.8, None) for a in sorted(_guarded_elsewhere(tree, function) & read - tested)]
+    found += [(name, 0.8, st) for st, name in _maybe_none_locals(function) if name not in tested]
     return found
+
+
+def _parameter_subjects(
+    function: _Function, untested_reads: set[str]
+) -> list[tuple[str, float, ast.stmt | None]]:
+    """The parameters read and not tested: one whose default is None likelier than the rest."""
+    defaults = dict(parameter_defaults(function))
+    return [
+        (name, 1.0 if _is_none(defaults.get(name)) else 0.6, None)
+        for name in sorted(parameters(function) - {"self", "cls"})
+        if name in untested_reads
+    ]
 
 
 def _is_read(node: ast.AST) -> bool:
@@ -264,69 +292,86 @@ def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
 # -- how it is guarded -------------------------------------------------------------------------
 
 
+class _Value(NamedTuple):
+    """A value that may be None in a function, and the statement that set it (if a local)."""
+
+    path: str
+    text: str
+    function: _Function
+    subject: str
+    setter: ast.stmt | None
+
+
 def _guards(
-    project: Project,
-    path: str,
-    text: str,
-    function: _Function,
-    subject: str,
-    setter: ast.stmt | None,
-    expected: str | None,
-    weight: float,
+    project: Project, value: _Value, expected: str | None, weight: float
 ) -> list[Candidate]:
-    anchor = setter if setter is not None else first_statement(function)
-    at = (setter.end_lineno or setter.lineno) + 1 if setter is not None else anchor.lineno
-    line = anchor.lineno + 1 if setter is not None else anchor.lineno
-    # Where it goes: after the statement that set it (or at the top), and right before the
-    # statement that first uses it, inside the blocks that statement is in; the latter first
-    # for an attribute of a parameter, which the function may only use on one path.
-    places = [(at, anchor.lineno, "")]
-    use = _first_use(function, subject)
-    if use is not None and use.lineno != at and (setter is None or use.lineno > at):
-        before_use = (use.lineno, use.lineno, ", before its first use")
-        first = "." in subject and subject.split(".")[0] in parameters(function)
-        places = [before_use, *places] if first else [*places, before_use]
-    bodies: list[tuple[str, float, str]] = []
-    if expected is not None:
-        bodies += [
-            (body, 0.95, f"the test waits for {expected}")
-            for body in _raises(text, function, expected)
-        ]
-    # The project's own guard of this value raising what the test waits for is the likeliest.
-    bodies += [
-        (body, 0.97 if expected and body.startswith(f"raise {expected}") else score, why)
-        for body, score, why in guard_bodies(project, path, function, subject, line, [])
-    ]
-    if setter is None:
-        bodies += [
-            (f"return {name}", 0.72, "returning unchanged what its result is made from")
-            for name in _inputs(function, subject)
-        ]
-    bodies.sort(key=lambda item: -item[1])
-    lines = split_lines(text)
+    """``if value is None: body`` for the likeliest bodies, at each place it may go."""
+    places = _guard_places(value)
+    lines = split_lines(value.text)
     candidates: list[Candidate] = []
-    seen: set[str] = set()
-    for body, score, why in bodies:
-        if body in seen or len(seen) >= _BODIES:
-            continue
-        seen.add(body)
+    for body, score, why in _bodies(project, value, expected)[:_BODIES]:
         for order, (where, indent_line, how) in enumerate(places):
-            if reads_before_set(body, function, where):
+            if reads_before_set(body, value.function, where):
                 continue
-            indent = line_indent(lines[indent_line - 1])
-            block = [f"{indent}if {subject} is None:"]
-            block += [f"{indent}    {b}" for b in body.split("\n")]
+            block = _guard_block(value.subject, body, line_indent(lines[indent_line - 1]))
             candidates.append(
                 Candidate(
                     "none-guard",
-                    f"put back `if {subject} is None: {'; '.join(body.splitlines())}` in "
-                    f"`{function.name}` at {path}:{where} ({why}{how}; the None flows on "
-                    "from there)",
-                    [FileEdit(path, insert_lines(text, where, block))],
+                    f"put back `if {value.subject} is None: {'; '.join(body.splitlines())}` in "
+                    f"`{value.function.name}` at {value.path}:{where} ({why}{how}; the None "
+                    "flows on from there)",
+                    [FileEdit(value.path, insert_lines(value.text, where, block))],
                     round(weight * score - 0.03 * order, 4),
                 )
             )
     return candidates
+
+
+def _guard_block(subject: str, body: str, indent: str) -> list[str]:
+    return [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
+
+
+def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
+    """``(line to insert at, line whose indent to take, how to say it)``: after the statement
+    that set the value (or at the top), and right before the statement that first reads it,
+    inside the blocks that statement is in; the latter first for an attribute of a parameter,
+    which the function may only use on one path."""
+    function, subject, setter = value.function, value.subject, value.setter
+    if setter is not None:
+        places = [((setter.end_lineno or setter.lineno) + 1, setter.lineno, "")]
+    else:
+        top = first_statement(function).lineno
+        places = [(top, top, "")]
+    at = places[0][0]
+    use = _first_use(function, subject)
+    if use is None or use.lineno == at or (setter is not None and use.lineno < at):
+        return places
+    before_use = (use.lineno, use.lineno, ", before its first use")
+    if "." in subject and subject.split(".")[0] in parameters(function):
+        return [before_use, *places]
+    return [*places, before_use]
+
+
+def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple[str, float, str]]:
+    """``(body, likelihood, why)`` of the guard's bodies, likeliest first, each once."""
+    function, subject = value.function, value.subject
+    bodies: list[tuple[str, float, str]] = []
+    if expected is not None:
+        why = f"the test waits for {expected}"
+        bodies += [(body, 0.95, why) for body in _raises(value.text, function, expected)]
+    # The project's own guard of this value raising what the test waits for is the likeliest.
+    line = value.setter.lineno + 1 if value.setter is not None else first_statement(function).lineno
+    for body, score, why in guard_bodies(project, value.path, function, subject, line, []):
+        raises_expected = expected is not None and body.startswith(f"raise {expected}")
+        bodies.append((body, 0.97 if raises_expected else score, why))
+    if value.setter is None:
+        why = "returning unchanged what its result is made from"
+        bodies += [(f"return {name}", 0.72, why) for name in _inputs(function, subject)]
+    bodies.sort(key=lambda item: -item[1])
+    unique: dict[str, tuple[str, float, str]] = {}
+    for entry in bodies:
+        unique.setdefault(entry[0], entry)
+    return list(unique.values())
 
 
 def _first_use(function: _Function, subject: str) -> ast.stmt | None:
@@ -338,21 +383,32 @@ def _first_use(function: _Function, subject: str) -> ast.stmt | None:
         for statement in blocks.pop():
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            inner = [
-                getattr(statement, name)
-                for name in ("body", "orelse", "finalbody")
-                if isinstance(getattr(statement, name, None), list)
-            ]
-            inner += [handler.body for handler in getattr(statement, "handlers", [])]
+            inner = _blocks_held(statement)
             blocks += inner
-            held = {id(node) for block in inner for child in block for node in ast.walk(child)}
-            reads = any(
-                _is_read(node) and ast.unparse(node) == subject and id(node) not in held
-                for node in ast.walk(statement)
-            )
-            if reads and (found is None or statement.lineno < found.lineno):
+            if _reads_itself(statement, subject, inner) and (
+                found is None or statement.lineno < found.lineno
+            ):
                 found = statement
     return found
+
+
+def _blocks_held(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds (bodies, else, finally, handlers)."""
+    inner = [
+        getattr(statement, name)
+        for name in ("body", "orelse", "finalbody")
+        if isinstance(getattr(statement, name, None), list)
+    ]
+    return inner + [handler.body for handler in getattr(statement, "handlers", [])]
+
+
+def _reads_itself(statement: ast.stmt, subject: str, inner: list[list[ast.stmt]]) -> bool:
+    """Whether ``statement`` reads ``subject`` outside the blocks it holds."""
+    held = {id(node) for block in inner for child in block for node in ast.walk(child)}
+    return any(
+        _is_read(node) and ast.unparse(node) == subject and id(node) not in held
+        for node in ast.walk(statement)
+    )
 
 
 def _inputs(function: _Function, subject: str) -> list[str]:
