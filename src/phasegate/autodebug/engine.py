@@ -23,6 +23,7 @@ guard is tried for it.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -39,6 +40,7 @@ from phasegate.autodebug.unbound import unbound_names
 from phasegate.autodebug.validate import (
     OK_OUTCOMES,
     Baseline,
+    Verdict,
     failure_key,
     reproduces,
     validate,
@@ -187,12 +189,7 @@ class Engine:
         elapsed = clock.perf_counter() - started
         if kept is not None:
             entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
-            diff = attempts[-1].diff
-            diff_file = f"{DIFF_FOLDER}/{entry_id}.diff"
-            self.write(diff_file, diff)
-            entry.repair = Repair(
-                files=kept.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
-            )
+            entry.repair = self._write_repair(entry_id, kept, attempts[-1].diff)
             return entry
         entry = self._entry(
             entry_id, group, "escalated", candidates[0] if candidates else None, attempts, elapsed
@@ -204,6 +201,14 @@ class Engine:
             tried=len(attempts),
         )
         return entry
+
+    def _write_repair(self, entry_id: str, candidate: Candidate, diff: str) -> Repair:
+        """Write a kept candidate's diff, and the repair that names it."""
+        diff_file = f"{DIFF_FOLDER}/{entry_id}.diff"
+        self.write(diff_file, diff)
+        return Repair(
+            files=candidate.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
+        )
 
     def _candidates(self, pattern: Pattern | None, diagnosis: Diagnosis) -> list[Candidate]:
         if pattern is None or diagnosis.error_class in _UNREPAIRED:
@@ -225,19 +230,21 @@ class Engine:
         for candidate in sorted(proposed, key=lambda c: -c.score):
             if len(unique) >= self.settings.max_iterations:
                 break
-            if not candidate.edits or not all(
-                self.project.editable(e.path) for e in candidate.edits
-            ):
-                continue  # never offered: test files and files outside the project
-            if all(self.project.read(e.path) == e.text for e in candidate.edits):
-                continue
             key = tuple(f"{e.path}\0{e.text}" for e in candidate.edits)
-            if key in unique:
-                continue
-            if any(self._reads_unbound(edit.path, edit.text) for edit in candidate.edits):
-                continue  # it could only fail on a NameError: not worth a re-run
-            unique[key] = candidate
+            if key not in unique and self._worth_trying(candidate):
+                unique[key] = candidate
         return list(unique.values())
+
+    def _worth_trying(self, candidate: Candidate) -> bool:
+        """Whether ``candidate`` edits only editable files, changes them, and reads no name
+        nothing binds."""
+        edits = candidate.edits
+        if not edits or not all(self.project.editable(e.path) for e in edits):
+            return False  # never offered: test files and files outside the project
+        if all(self.project.read(e.path) == e.text for e in edits):
+            return False
+        # One that reads an unbound name could only fail on a NameError: not worth a re-run.
+        return not any(self._reads_unbound(e.path, e.text) for e in edits)
 
     def _reads_unbound(self, path: str, text: str) -> bool:
         """Whether ``text`` reads a name nothing binds that the file as it is did not."""
@@ -247,16 +254,17 @@ class Engine:
         if (path, before) not in self._unbound_before:
             self._unbound_before[(path, before)] = unbound_names(before, path)
         old = self._unbound_before[(path, before)]
-        new = unbound_names(text, path) if old is not None else None
-        return old is not None and new is not None and bool(new - old)
+        if old is None:
+            return False
+        new = unbound_names(text, path)
+        return new is not None and bool(new - old)
 
     def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
         started = clock.perf_counter()
-        diff = "".join(
-            unified_diff(edit.path, self.project.read(edit.path) or "", edit.text)
-            for edit in candidate.edits
-        )
         befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
+        diff = "".join(
+            unified_diff(edit.path, befores[edit.path], edit.text) for edit in candidate.edits
+        )
         base = {
             "rank": rank,
             "kind": candidate.kind,
@@ -279,14 +287,8 @@ class Engine:
             return CandidateAttempt(
                 **base, status="error", reason=str(exc), duration_s=clock.perf_counter() - started
             )
-        for test, key in verdict.moved.items() if verdict.passed else ():
-            other = self._causes[key]  # that cause is now this test's failure too
-            if test not in other.tests:
-                other.tests.append(test)
-        if verdict.passed and self.mode == "apply" and verdict.suite is not None:
-            self.baseline.update(verdict.suite)
-            for edit in candidate.edits:
-                self._changed.setdefault(edit.path, []).append((befores[edit.path], edit.text))
+        if verdict.passed:
+            self._take_passed(verdict, candidate, befores)
         return CandidateAttempt(
             **base,
             status="kept" if verdict.passed else "rejected",
@@ -295,21 +297,33 @@ class Engine:
             duration_s=round(clock.perf_counter() - started, 3),
         )
 
+    def _take_passed(self, verdict: Verdict, candidate: Candidate, befores: dict[str, str]) -> None:
+        """A candidate passed: each test it moved on to another cause of the run joins that
+        cause; in apply mode its suite run is the new baseline, and its files before and
+        after are kept to follow later failures' lines through it."""
+        for test, key in verdict.moved.items():
+            other = self._causes[key]  # that cause is now this test's failure too
+            if test not in other.tests:
+                other.tests.append(test)
+        if self.mode != "apply" or verdict.suite is None:
+            return
+        self.baseline.update(verdict.suite)
+        for edit in candidate.edits:
+            self._changed.setdefault(edit.path, []).append((befores[edit.path], edit.text))
+
     def _fixed_already(self, group: _Group) -> bool:
         """In apply mode, an earlier repair may have fixed this failure's tests too."""
-        if not self._changed:
-            return False
+        return bool(self._changed) and all(self._passes_now(test) for test in group.tests)
+
+    def _passes_now(self, test: str) -> bool:
+        """Whether a failing test, or every test of a failing module, passes in the baseline."""
         outcomes = self.baseline.outcomes
-        for test in group.tests:
-            if "::" in test:
-                if outcomes.get(test) != "passed":
-                    return False
-            elif test in self.baseline.collection_errors or not any(
-                nodeid.startswith(f"{test}::") and outcome in OK_OUTCOMES
-                for nodeid, outcome in outcomes.items()
-            ):
-                return False
-        return True
+        if "::" in test:
+            return outcomes.get(test) == "passed"
+        return test not in self.baseline.collection_errors and any(
+            nodeid.startswith(f"{test}::") and outcome in OK_OUTCOMES
+            for nodeid, outcome in outcomes.items()
+        )
 
     def _remap(self, diagnosis: Diagnosis) -> None:
         """Follow the fault's lines through repairs kept earlier in this run."""
@@ -390,37 +404,48 @@ class Engine:
             if entry.outcome == "escalated" or entry.error_class in _UNREPAIRED
         ]
         tests_known = [(g, e) for g, e in wanted if any("::" in t for t in g.tests)]
-        if (
-            not self.settings.localize
-            or not tests_known
-            or (entries and all(e.outcome == "not-attempted" for e in entries))
-        ):
-            self._settle_unrepaired(wanted)
-            return
+        if self._localizes(tests_known, entries):
+            self._rank_suspects(tests_known)
+        self._settle_unrepaired(wanted)
+        for group, entry in wanted:
+            if entry.outcome == "localized":  # only a failure with suspects is localized
+                self._put_back_lost_guard(group, entry)
+
+    def _localizes(
+        self,
+        tests_known: list[tuple[_Group, AutodebugFailure]],
+        entries: list[AutodebugFailure],
+    ) -> bool:
+        """Whether localization is on, has tests to rank functions for, and has coverage.py
+        (a warning says when it has not)."""
+        if not self.settings.localize or not tests_known:
+            return False
+        if all(entry.outcome == "not-attempted" for entry in entries):
+            return False
         from phasegate import optional
 
-        if not optional.is_available("coverage"):
-            self.warnings.append(
-                "localization needs coverage.py, which is not installed; install it with: "
-                "pip install 'pytest-phasegate[autodebug]'"
-            )
-            self._settle_unrepaired(wanted)
-            return
+        if optional.is_available("coverage"):
+            return True
+        self.warnings.append(
+            "localization needs coverage.py, which is not installed; install it with: "
+            "pip install 'pytest-phasegate[autodebug]'"
+        )
+        return False
+
+    def _rank_suspects(self, tests_known: list[tuple[_Group, AutodebugFailure]]) -> None:
+        """Re-run the suite with per-test coverage and rank each failure's suspicious
+        functions."""
         self.progress("localizing: re-running the suite with per-test coverage")
         spectrum = collect_spectrum(
             self.runner, self.project, self.runner.scratch, self.localize_args
         )
         if spectrum.error is not None:
             self.warnings.append(f"localization could not run: {spectrum.error}")
-        else:
-            for group, entry in tests_known:
-                entry.suspicious = rank_functions(
-                    spectrum, [t for t in group.tests if "::" in t], top=self.settings.localize_top
-                )
-        self._settle_unrepaired(wanted)
-        for group, entry in wanted:
-            if entry.outcome == "localized":
-                self._put_back_lost_guard(group, entry)
+            return
+        for group, entry in tests_known:
+            entry.suspicious = rank_functions(
+                spectrum, [t for t in group.tests if "::" in t], top=self.settings.localize_top
+            )
 
     def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
         """Try guards put back in the suspicious functions; keep the first that passes."""
@@ -438,19 +463,12 @@ class Engine:
             entry.attempts.append(attempt)
             if attempt.status != "kept":
                 continue
-            diff_file = f"{DIFF_FOLDER}/{entry.id}.diff"
-            self.write(diff_file, attempt.diff)
             entry.outcome = "repaired"
             entry.explanation = (
                 f"{short(group.diagnosis.exc_type)}: a None flows on where a guard was lost; "
                 f"{candidate.description}"
             )
-            entry.repair = Repair(
-                files=candidate.paths,
-                diff=attempt.diff,
-                diff_file=diff_file,
-                applied=self.mode == "apply",
-            )
+            entry.repair = self._write_repair(entry.id, candidate, attempt.diff)
             break
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
@@ -523,17 +541,13 @@ def _group(failed: Sequence[FailedTest]) -> list[_Group]:
 
 
 def _count(entries: list[AutodebugFailure]) -> AutodebugCounts:
-    counts = AutodebugCounts(failures=len(entries))
-    for entry in entries:
-        counts.candidates_tried += len(entry.attempts)
-        if entry.outcome == "repaired":
-            counts.repaired += 1
-        elif entry.outcome == "escalated":
-            counts.escalated += 1
-        elif entry.outcome == "localized":
-            counts.localized += 1
-        elif entry.outcome == "fixed-by-another-repair":
-            counts.fixed_by_another_repair += 1
-        else:
-            counts.not_attempted += 1
-    return counts
+    outcomes = Counter(entry.outcome for entry in entries)
+    return AutodebugCounts(
+        failures=len(entries),
+        repaired=outcomes["repaired"],
+        escalated=outcomes["escalated"],
+        localized=outcomes["localized"],
+        fixed_by_another_repair=outcomes["fixed-by-another-repair"],
+        not_attempted=outcomes["not-attempted"],
+        candidates_tried=sum(len(entry.attempts) for entry in entries),
+    )
