@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,9 @@ GATE = (
 )
 
 
-def phasegate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def phasegate(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "phasegate", *args],
         cwd=root,
@@ -24,6 +27,7 @@ def phasegate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=600,
         check=False,
+        env=env,
     )
 
 
@@ -43,13 +47,16 @@ def test_gate_run_shows_progress_then_the_table(project: Path) -> None:
     completed = phasegate(project, "gate", "run", "--gate", "small", "--", "-p", "no:cacheprovider")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     out = completed.stdout
-    assert "phasegate: gate small: running pytest --gate=small -p no:cacheprovider" in out
+    log = project / ".phasegate" / "gates" / "small.pytest.log"
+    assert (
+        "phasegate: gate small: running pytest --gate=small -p no:cacheprovider "
+        f"(output kept in {log})"
+    ) in out
     assert "  lint: started" in out
     assert "  lint: passed in " in out
     assert "  pytest: 1 of 1 tests run\n" in out  # the tests' progress, not only the checks'
     assert "gate small: SUFFICIENT" in out
-    assert "pytest output: " in out
-    log = project / ".phasegate" / "gates" / "small.pytest.log"
+    assert f"pytest output: {log}" in out
     assert "1 passed" in log.read_text()
 
 
@@ -80,14 +87,20 @@ def test_gate_list_and_explain(project: Path) -> None:
 
 
 @pytest.mark.slow
-def test_gate_run_with_a_malformed_gate_exits_4(project: Path) -> None:
+def test_gate_run_with_a_malformed_gate_exits_4(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     (project / "ci" / "small.toml").write_text("[checks.lint]\nrequird = false\n")
-    completed = phasegate(project, "gate", "run", "--gate", "small")
+    temporary = tmp_path_factory.mktemp("tmpdir")
+    completed = phasegate(
+        project, "gate", "run", "--gate", "small", env={**os.environ, "TMPDIR": str(temporary)}
+    )
     assert completed.returncode == 4
     assert "unknown key checks.lint.requird = False" in completed.stderr
     assert "did you mean 'required'" in completed.stderr
-    # The pytest run started beside the check was stopped, and its log removed.
-    assert not list((project / ".phasegate" / "gates").glob(".running-*"))
+    # The pytest run that found it ended, and its log was removed.
+    assert not list(temporary.glob("phasegate-gate-run-*"))
+    assert not (project / ".phasegate" / "gates" / "small.pytest.log").exists()
 
 
 @pytest.mark.slow
@@ -95,7 +108,7 @@ def test_gate_run_with_a_base_outside_git_exits_4_and_says_why(project: Path) ->
     completed = phasegate(project, "gate", "run", "--gate", "small", "--base", "main")
     assert completed.returncode == 4
     assert "--base 'main' needs a git work tree" in completed.stderr
-    assert not list((project / ".phasegate" / "gates").glob(".running-*"))
+    assert not (project / ".phasegate" / "gates" / "small.pytest.log").exists()
 
 
 def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
@@ -117,6 +130,46 @@ def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
         [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "pydantic loaded: False ['--gate=small']"
+
+
+def test_gate_run_with_a_gate_reads_no_settings_before_pytest(project: Path) -> None:
+    # A cold run (no settings cache): pytest validates the settings; `gate run` does not.
+    code = (
+        "import os, subprocess, sys\n"
+        "def started(command, **options):\n"
+        "    print('pydantic loaded:', 'pydantic' in sys.modules, command[3:], flush=True)\n"
+        "    os._exit(0)\n"
+        "subprocess.Popen = started\n"
+        "from phasegate.cli import main\n"
+        "main(['gate', 'run', '--gate', 'small', '--', '-x'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "pydantic loaded: False ['--gate=small', '-x']"
+    assert not (project / ".phasegate").exists()  # nothing read, nothing written
+
+
+def test_gate_run_keeps_the_log_where_pytest_named_its_folder(tmp_path: Path) -> None:
+    from phasegate.cli.gate import _Display, _keep_log
+
+    running = tmp_path / "running.log"
+    running.write_text("1 passed\n")
+    named: list[tuple[str, Path]] = []
+    display = _Display(io.StringIO(), interactive=False, started=0.0)
+    display.on_gate = lambda gate, artifacts: named.append((gate, artifacts))
+    # Not the event pytest writes: no folder, or a relative one. The log stays where it is.
+    for event in ({"gate": "small"}, {"gate": "small", "artifacts": "relative/.phasegate"}):
+        display.event(json.dumps(event))
+        assert display.gate is None
+        assert _keep_log(running, display) == running
+    artifacts = tmp_path / "project" / ".phasegate"
+    display.event(json.dumps({"gate": "small", "artifacts": str(artifacts)}))
+    assert named == [("small", artifacts)]
+    kept = _keep_log(running, display)
+    assert kept == artifacts / "gates" / "small.pytest.log"
+    assert kept.read_text() == "1 passed\n"
+    assert not running.exists()
 
 
 def test_the_tests_progress_is_shown_in_a_log_as_lines() -> None:
@@ -164,7 +217,8 @@ def test_the_gate_and_its_verdict_are_written_for_gate_run(
     monkeypatch.setenv("PHASEGATE_PROGRESS_FILE", str(events))
     pytester.runpytest("--gate=ci/file.toml").assert_outcomes(passed=1, failed=1)
     written = [json.loads(line) for line in events.read_text().splitlines()]
-    assert written[0] == {"gate": "only-tests"}  # the gate file's own name, before any test
+    # The gate file's own name and the artifacts folder, before any test.
+    assert written[0] == {"gate": "only-tests", "artifacts": str(pytester.path / ".phasegate")}
     verdict = written[-1]["verdict"]
     assert verdict["gate"] == "only-tests"
     assert verdict["insufficient"] is True
@@ -183,7 +237,7 @@ def test_gate_run_says_not_judged_without_a_sound_verdict_event(
         '{"verdict": {"gate": "other", "insufficient": false, "lines": ["ok"]}}',  # not this gate
     ):
         display = _Display(io.StringIO(), interactive=False, started=0.0)
-        display.event('{"gate": "small"}')
+        display.event('{"gate": "small", "artifacts": "/p/.phasegate"}')
         display.event(last)
         assert _finish(display, 0, Path("small.pytest.log")) == 1
         assert "the gate was not judged (pytest exit status 0)" in capsys.readouterr().out

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from phasegate import clock
 from phasegate.config import LoadedConfig, find_project_root, load_config
-from phasegate.errors import USAGE_ERROR_EXIT_CODE, UsageError
+from phasegate.errors import USAGE_ERROR_EXIT_CODE, StoreError, UsageError
 from phasegate.gates import RECORD_ONLY
 from phasegate.store import Store
 
@@ -128,38 +128,30 @@ def _explain(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     """Start pytest at once and follow it; pytest loads and checks the settings and the gate.
 
-    Only what the command line needs is read here: the settings as the pytest plugin caches
-    them (no pydantic on a hit). The pytest run checks the settings, the base and the gate when
-    it starts and names the gate it loaded in the progress feed; a problem ends it with a usage
-    error, which becomes the command's own (exit code 4), its log removed. At the end the feed
-    holds the failing tests and the gate's table, so this process loads neither the gate's
-    checks nor the verdict's models.
+    With ``--gate``, nothing of the settings is read here: pytest validates them, plans the
+    gate and names both the gate and its artifacts folder in the progress feed; pytest's output
+    goes to a temporary log until then and is kept in that folder at the end. Without it, the
+    gate's name is read from the settings as the pytest plugin caches them (no pydantic on a
+    hit). A problem ends the pytest run with a usage error, which becomes the command's own
+    (exit code 4), its log removed. At the end the feed holds the failing tests and the gate's
+    table, so this process loads neither the gate's checks nor the verdict's models.
     """
-    if args.gate == RECORD_ONLY:
-        raise UsageError(_RECORD_ONLY_REFUSED)
-    root = find_project_root(Path.cwd())
-    # With --gate, the same overrides as the plugin's, so both read one entry of the settings
-    # cache; without, this command's entry and pytest's are two of the entries it keeps.
-    overrides = {"gate": ("--gate", args.gate)} if args.gate else {}
-    quick = load_config(root, overrides, cache=True)
-    name = str(quick.values["gate"])
+    name = args.gate or _configured_gate()
     if name == RECORD_ONLY:
         raise UsageError(_RECORD_ONLY_REFUSED)
-    store = Store(quick.artifacts_path)
-    store.ensure_writable()
+    root = find_project_root(Path.cwd())
     extra = [arg for arg in args.pytest_args if arg != "--"]
     command = [sys.executable, "-m", "pytest", f"--gate={name}", *extra]
     if args.base:
         command.append(f"--base={args.base}")
-    gates = store.path("gates")
-    gates.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="phasegate-progress-") as folder:
         progress = Path(folder) / "events.jsonl"
         progress.touch()
         environment = {**os.environ, "PHASEGATE_PROGRESS_FILE": str(progress)}
-        # Renamed for the gate once pytest has loaded it (a gate file names its gate).
-        running_log = gates / f".running-{os.getpid()}.pytest.log"
-        with open(running_log, "w", encoding="utf-8") as log:
+        # Kept in the artifacts folder, under the gate's name, once pytest has named both.
+        handle, log_name = tempfile.mkstemp(prefix="phasegate-gate-run-", suffix=".pytest.log")
+        running_log = Path(log_name)
+        with open(handle, "w", encoding="utf-8") as log:
             process = subprocess.Popen(
                 command,
                 cwd=root,
@@ -168,17 +160,45 @@ def _run(args: argparse.Namespace) -> int:
                 stderr=subprocess.STDOUT,
             )
             display = _Display(sys.stdout, sys.stdout.isatty(), clock.monotonic())
-            display.on_gate = lambda gate: _name_log(
-                running_log, store.path(Store.gate_log_file(gate)), gate, command
+            display.on_gate = lambda gate, artifacts: _say_running(
+                _gate_log(artifacts, gate), gate, command
             )
             try:
                 returncode = _follow(process, progress, display)
             except BaseException:  # Ctrl-C: stop pytest too, and let main() say it in a line
                 _stop(process)
+                _keep_log(running_log, display)
                 raise
-    if display.gate is None:
+    if display.gate is None or display.artifacts is None:
         return _not_started(running_log, returncode)
-    return _finish(display, returncode, store.path(Store.gate_log_file(display.gate)))
+    return _finish(display, returncode, _keep_log(running_log, display))
+
+
+def _configured_gate() -> str:
+    """The gate ``[tool.phasegate]`` names (``gate run`` without ``--gate``)."""
+    root = find_project_root(Path.cwd())
+    return str(load_config(root, cache=True).values["gate"])
+
+
+def _gate_log(artifacts: Path, gate: str) -> Path:
+    return Store(artifacts).path(Store.gate_log_file(gate))
+
+
+def _keep_log(running_log: Path, display: _Display) -> Path:
+    """Move pytest's output into the artifacts folder pytest named; where it is now.
+
+    Before pytest has named the gate and its folder, the log stays where it is.
+    """
+    if display.gate is None or display.artifacts is None:
+        return running_log
+    store = Store(display.artifacts)
+    try:
+        kept = store.write_bytes(Store.gate_log_file(display.gate), running_log.read_bytes())
+    except (OSError, StoreError) as exc:
+        print(f"phasegate: pytest's output stays in {running_log}: {exc}", file=sys.stderr)
+        return running_log
+    running_log.unlink(missing_ok=True)
+    return kept
 
 
 _RECORD_ONLY_REFUSED = (
@@ -186,10 +206,13 @@ _RECORD_ONLY_REFUSED = (
 )
 
 
-def _name_log(running_log: Path, log_path: Path, gate: str, command: list[str]) -> None:
-    """The gate is loaded: its log takes the gate's name (the open file follows the rename)."""
-    os.replace(running_log, log_path)
-    print(f"phasegate: gate {gate}: running {' '.join(['pytest', *command[3:]])}", flush=True)
+def _say_running(log_path: Path, gate: str, command: list[str]) -> None:
+    """The gate is loaded: say which, with the pytest command, and where its output will be."""
+    print(
+        f"phasegate: gate {gate}: running {' '.join(['pytest', *command[3:]])} "
+        f"(output kept in {log_path})",
+        flush=True,
+    )
 
 
 def _not_started(running_log: Path, returncode: int) -> int:
@@ -256,7 +279,8 @@ class _Display:
     tests_shown_at: float | None = None
     tests_final_shown: bool = False
     gate: str | None = None
-    on_gate: Callable[[str], None] | None = None
+    artifacts: Path | None = None
+    on_gate: Callable[[str, Path], None] | None = None
     verdict: _Verdict | None = None
 
     def event(self, line: str) -> None:
@@ -267,15 +291,21 @@ class _Display:
         if not isinstance(event, dict):
             return
         if isinstance(event.get("gate"), str) and self.gate is None:
-            self.gate = event["gate"]
-            if self.on_gate is not None:
-                self.on_gate(event["gate"])
+            self._gate(event["gate"], event.get("artifacts"))
         elif isinstance(event.get("verdict"), dict):
             self.verdict = _Verdict.read(event["verdict"])
         elif isinstance(event.get("tests"), dict):
             self._tests(event["tests"])
         elif "check" in event:
             self._check(event)
+
+    def _gate(self, gate: str, artifacts: object) -> None:
+        """The gate pytest loaded, and its artifacts folder (an absolute path it wrote to)."""
+        if not (isinstance(artifacts, str) and Path(artifacts).is_absolute()):
+            return  # not the event pytest writes: the run stays "not started"
+        self.gate, self.artifacts = gate, Path(artifacts)
+        if self.on_gate is not None:
+            self.on_gate(gate, self.artifacts)
 
     def status(self) -> None:
         if not self.interactive:

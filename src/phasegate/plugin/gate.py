@@ -123,7 +123,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
         from phasegate.plugin.progress import gate_event
 
         with contextlib.suppress(OSError):  # only a display's feed
-            append_event(Path(progress), gate_event(runner.gate.name))
+            append_event(Path(progress), gate_event(runner.gate.name, recorder.store.root))
     early = config.stash.get(EARLY_STATIC_KEY, None)
     if early is not None and not runner.static_checks:
         early.terminate()  # nothing for it to do

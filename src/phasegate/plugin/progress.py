@@ -7,9 +7,10 @@ its teardown is reported, and as failed when any of its reports failed (a subtes
 event is written at most every :data:`INTERVAL_S` seconds, and once more at the end.
 
 Two more events make ``gate run`` a thin front end that loads neither the gate nor pydantic:
-the gate's own name once it is loaded and planned (:func:`gate_event`, a gate file names its
-gate), and at the end what the command prints (:func:`verdict_event`: the failing tests and the
-gate's table, rendered here, where the verdict and the run report already are in memory).
+the gate's own name and the artifacts folder once it is loaded and planned (:func:`gate_event`,
+a gate file names its gate), and at the end what the command prints (:func:`verdict_event`: the
+failing tests and the gate's table, rendered here, where the verdict and the run report already
+are in memory).
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ SHOWN_FAILURES = 20
 
 
 class GateEvent(TypedDict):
-    """The gate was loaded and planned: its name."""
+    """The gate was loaded and planned: its name, and the artifacts folder the run writes to."""
 
     gate: str
+    artifacts: str
 
 
 class VerdictLines(TypedDict):
@@ -63,9 +65,13 @@ class VerdictEvent(TypedDict):
     verdict: VerdictLines
 
 
-def gate_event(name: str) -> GateEvent:
-    """The gate was loaded and planned: its own name (the log ``gate run`` keeps is named so)."""
-    return {"gate": name}
+def gate_event(name: str, artifacts: Path) -> GateEvent:
+    """The gate was loaded and planned: its own name and the run's artifacts folder.
+
+    ``gate run`` keeps pytest's output in that folder, in a log named after the gate; it reads
+    neither the settings nor the gate itself.
+    """
+    return {"gate": name, "artifacts": str(artifacts)}
 
 
 def verdict_event(verdict: GateVerdict, verdict_path: str, report: RunReport) -> VerdictEvent:
