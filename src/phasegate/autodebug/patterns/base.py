@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypedDict, runtime_checkable
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.source import node_span
+from phasegate.failures import exception_type_name
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
@@ -98,20 +99,21 @@ def diagnose(
     """A diagnosis at ``node`` (when known) or at the frame's failing span; ``facts`` (a
     pattern's TypedDict, or a plain dict) are kept as a plain dict."""
     exc = failure.exc
-    cls = type(exc)
-    exc_type = (
-        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-    )
     diagnosis = Diagnosis(
         pattern=pattern.name,
         error_class=pattern.error_class,
         kind=kind,
-        exc_type=exc_type,
+        exc_type=exception_type_name(exc),
         message=str(exc)[:500],
         facts=dict(facts),
     )
-    if frame is None or frame.path is None:
-        return diagnosis
+    if frame is not None and frame.path is not None:
+        _place(diagnosis, frame, node)
+    return diagnosis
+
+
+def _place(diagnosis: Diagnosis, frame: LiveFrame, node: ast.AST | None) -> None:
+    """Put ``diagnosis`` at ``node``'s span in the frame's file, else at the frame's own."""
     diagnosis.path = frame.path
     diagnosis.line = frame.line
     span = None
@@ -127,7 +129,6 @@ def diagnose(
             frame.end_line,
             frame.end_col,
         )
-    return diagnosis
 
 
 def definition_is_misspelt(

@@ -11,6 +11,7 @@ guess too (an unclosed bracket often reads as "invalid syntax").
 from __future__ import annotations
 
 import io
+import itertools
 import tokenize
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypedDict
@@ -19,6 +20,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import short
 from phasegate.autodebug.source import compiles, line_indent, split_lines
+from phasegate.failures import exception_type_name
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure
@@ -38,6 +40,18 @@ _PHRASES = {
     "invalid-syntax": "invalid syntax",
 }
 
+# The family of each CPython message: (family, the message starts with one of, or contains one of).
+_MESSAGE_KINDS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("missing-colon", ("expected ':'",), ()),
+    ("unclosed-bracket", ("unmatched", "closing parenthesis"), ("was never closed",)),
+    ("missing-comma", (), ("forgot a comma",)),
+    ("unterminated-string", ("unterminated",), ("while scanning",)),
+)
+# Tokens that only lay out the code.
+_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT}
+_VALUES = {tokenize.NAME, tokenize.NUMBER, tokenize.STRING}
+_STRING_PREFIXES = "rRbBfFuU"
+
 Edit = tuple[str, str]  # new text, description
 
 
@@ -46,14 +60,9 @@ def syntax_kind(exc: SyntaxError) -> str:
     if isinstance(exc, IndentationError):
         return "indentation"
     message = exc.msg or ""
-    if message.startswith("expected ':'"):
-        return "missing-colon"
-    if "was never closed" in message or message.startswith(("unmatched", "closing parenthesis")):
-        return "unclosed-bracket"
-    if "forgot a comma" in message:
-        return "missing-comma"
-    if message.startswith("unterminated") or "while scanning" in message:
-        return "unterminated-string"
+    for kind, starts, parts in _MESSAGE_KINDS:
+        if message.startswith(starts) or any(part in message for part in parts):
+            return kind
     return "invalid-syntax"
 
 
@@ -75,19 +84,13 @@ class SyntaxPattern:
         if not isinstance(exc, SyntaxError):
             return None
         path = project_path(exc.filename, failure.root) if exc.filename else None
-        cls = type(exc)
-        exc_type = (
-            cls.__qualname__
-            if cls.__module__ == "builtins"
-            else f"{cls.__module__}.{cls.__qualname__}"
-        )
         line, col, end_line, end_col = _error_span(exc) if path else (None, None, None, None)
         facts: SyntaxFacts = {"msg": exc.msg, "text": (exc.text or "").rstrip("\n")[:300]}
         return Diagnosis(
             pattern=self.name,
             error_class=self.error_class,
             kind=syntax_kind(exc),
-            exc_type=exc_type,
+            exc_type=exception_type_name(exc),
             message=str(exc)[:500],
             path=path,
             line=line,
@@ -99,10 +102,8 @@ class SyntaxPattern:
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         path = diagnosis.path
-        if not project.editable(path) or path is None or diagnosis.line is None:
-            return []
-        text = project.read(path)
-        if text is None or compiles(text, path):
+        text = project.read_editable(path) if diagnosis.line is not None else None
+        if path is None or text is None or compiles(text, path):
             return []
         candidates: list[Candidate] = []
         seen: set[str] = set()
@@ -162,19 +163,32 @@ def _compiling_edits(
     return found
 
 
-# -- where lines end -------------------------------------------------------------------------
+# -- tokens and where lines end --------------------------------------------------------------
+
+
+def _tokens(text: str) -> Iterator[tokenize.TokenInfo]:
+    """The tokens of ``text`` up to the first one the tokenizer cannot read."""
+    try:
+        yield from tokenize.generate_tokens(io.StringIO(text).readline)
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _all_tokens(text: str) -> list[tokenize.TokenInfo]:
+    """The tokens of ``text``, or none if the tokenizer cannot read all of it."""
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
 
 
 def _code_end(line: str) -> int:
     """The column where a line's code ends (before a comment and trailing blanks)."""
     body = line.rstrip("\r\n")
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(body.lstrip() + "\n").readline):
-            if token.type == tokenize.COMMENT:
-                start = token.start[1] + (len(body) - len(body.lstrip()))
-                return len(body[:start].rstrip())
-    except (tokenize.TokenError, SyntaxError):
-        pass
+    for token in _tokens(body.lstrip() + "\n"):
+        if token.type == tokenize.COMMENT:
+            start = token.start[1] + (len(body) - len(body.lstrip()))
+            return len(body[:start].rstrip())
     return len(body.rstrip())
 
 
@@ -225,44 +239,44 @@ def _missing_colon(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
 def _unbalanced_openers(text: str, line: int) -> list[tuple[int, int, str]]:
     """Brackets opened and not closed before the end of ``line``, innermost first."""
     stack: list[tuple[int, int, str]] = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.start[0] > line:
-                break
-            if token.type == tokenize.OP and token.string in _OPENERS:
-                stack.append((token.start[0], token.start[1], token.string))
-            elif (
-                token.type == tokenize.OP
-                and token.string in _CLOSERS
-                and stack
-                and stack[-1][2] == _CLOSERS[token.string]
-            ):
-                stack.pop()
-    except (tokenize.TokenError, SyntaxError):
-        pass
+    for token in _tokens(text):
+        if token.start[0] > line:
+            break
+        if token.type != tokenize.OP:
+            continue
+        if token.string in _OPENERS:
+            stack.append((token.start[0], token.start[1], token.string))
+        elif token.string in _CLOSERS and stack and stack[-1][2] == _CLOSERS[token.string]:
+            stack.pop()
     return list(reversed(stack))
 
 
 def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     lines = split_lines(text)
-    line, col = diagnosis.line or 1, diagnosis.col
-    here = lines[line - 1][col] if col is not None and col < len(lines[line - 1]) else ""
+    line, col = diagnosis.line or 1, diagnosis.col or 0
+    here = lines[line - 1][col : col + 1] if diagnosis.col is not None else ""
     if here in _CLOSERS:
-        yield from _unmatched_closer(lines, line, col or 0, here)
+        yield from _unmatched_closer(lines, line, col, here)
     openers = _unbalanced_openers(text, line)
     if here in _OPENERS and (line, col, here) not in openers:
-        openers.insert(0, (line, col or 0, here))
+        openers.insert(0, (line, col, here))
     for open_line, _open_col, opener in openers[:2]:
         yield from _closed_at_line_ends(lines, open_line, opener, line)
-    # The bracket may have been lost in the middle of a line (`f(g(x, y)` for `f(g(x), y)`):
-    # after every token of the lines the opener spans, left to right.
     for open_line, _open_col, opener in openers[:1]:
-        closer = _OPENERS[opener]
-        for number, col_after in _token_ends(text, open_line, max(line, open_line) + 3):
-            yield (
-                _insert(lines, number, col_after, closer),
-                f"close a '{opener}' at {number}:{col_after + 1}",
-            )
+        yield from _closed_after_tokens(text, lines, open_line, opener, line)
+
+
+def _closed_after_tokens(
+    text: str, lines: list[str], open_line: int, opener: str, line: int
+) -> Iterator[Edit]:
+    """The bracket may have been lost in the middle of a line (`f(g(x, y)` for `f(g(x), y)`):
+    the opener closed after every token of the lines it spans, left to right."""
+    closer = _OPENERS[opener]
+    for number, col_after in _token_ends(text, open_line, max(line, open_line) + 3):
+        yield (
+            _insert(lines, number, col_after, closer),
+            f"close a '{opener}' at {number}:{col_after + 1}",
+        )
 
 
 def _unmatched_closer(lines: list[str], line: int, col: int, here: str) -> Iterator[Edit]:
@@ -306,43 +320,35 @@ def _closed_at_line_ends(
 
 def _token_ends(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
     """Where each token of lines ``first`` to ``last`` ends (before the line's last token)."""
-    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.start[0] > last:
-                return
-            if token.type not in skip and token.end[0] >= first:
-                yield token.end
-    except (tokenize.TokenError, SyntaxError):
-        return
+    skip = _LAYOUT | {tokenize.INDENT, tokenize.DEDENT}
+    for token in _tokens(text):
+        if token.start[0] > last:
+            return
+        if token.type not in skip and token.end[0] >= first:
+            yield token.end
 
 
 def _missing_comma(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
+    """A comma between two neighbouring values on the error's lines (`f(a b)`)."""
     lines = split_lines(text)
     first = diagnosis.line or 1
     last = diagnosis.end_line or first
-    values = {tokenize.NAME, tokenize.NUMBER, tokenize.STRING}
-    previous: tokenize.TokenInfo | None = None
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError) as exc:
-        tokens = []
-        del exc
-    for token in tokens:
-        if token.start[0] > last:
-            break
-        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE):
-            continue
-        if previous is not None and token.start[0] >= first:
-            ends_value = previous.type in values or previous.string in _CLOSERS
-            starts_value = token.type in values or token.string in _OPENERS
-            if ends_value and starts_value:
-                line, col = previous.end
-                yield (
-                    _insert(lines, line, col, ","),
-                    f"add the missing ',' after `{previous.string}` on line {line}",
-                )
-        previous = token
+    code = [t for t in _all_tokens(text) if t.start[0] <= last and t.type not in _LAYOUT]
+    for previous, token in itertools.pairwise(code):
+        if token.start[0] >= first and _ends_value(previous) and _starts_value(token):
+            line, col = previous.end
+            yield (
+                _insert(lines, line, col, ","),
+                f"add the missing ',' after `{previous.string}` on line {line}",
+            )
+
+
+def _ends_value(token: tokenize.TokenInfo) -> bool:
+    return token.type in _VALUES or token.string in _CLOSERS
+
+
+def _starts_value(token: tokenize.TokenInfo) -> bool:
+    return token.type in _VALUES or token.string in _OPENERS
 
 
 def _indentation(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
@@ -359,6 +365,11 @@ def _indentation(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
                 _reindent(lines, line, block_end, indent),
                 f"indent lines {line}-{block_end} to {len(indent)} column(s)",
             )
+    yield from _tabs_expanded(lines)
+
+
+def _tabs_expanded(lines: list[str]) -> Iterator[Edit]:
+    """The tabs of the file's indentation, if it has any, replaced by four spaces each."""
     if "\t" in "".join(line_indent(x) for x in lines):
         expanded = "".join(line_indent(x).expandtabs(4) + x[len(line_indent(x)) :] for x in lines)
         yield expanded, "replace the tabs of the indentation with spaces"
@@ -368,16 +379,17 @@ def _likely_indents(lines: list[str], line: int, own: str) -> list[str]:
     """The indents ``line`` may have been meant to have, the likeliest first: one level
     deeper than the line before it if that opens a block, the same as it, then the file's
     other indents, the closest to its own first."""
-    previous = next((n for n in range(line - 1, 0, -1) if lines[n - 1].strip()), None)
-    before = line_indent(lines[previous - 1]) if previous else ""
+    previous = next((text for text in reversed(lines[: line - 1]) if text.strip()), "")
+    before = line_indent(previous)
     unit = "\t" if before.startswith("\t") else "    "
-    opened = previous is not None and lines[previous - 1].rstrip().endswith(":")
-    levels = dict.fromkeys(
-        line_indent(lines[number - 1]) for number in range(1, line) if lines[number - 1].strip()
-    )
-    wanted = [before + unit] if opened else []
-    wanted += [before, *sorted(levels, key=lambda i: abs(len(i) - len(own)))]
+    wanted = [before + unit] if previous.rstrip().endswith(":") else []
+    wanted += [before, *sorted(_indents_above(lines, line), key=lambda i: abs(len(i) - len(own)))]
     return [indent for indent in dict.fromkeys(wanted) if indent != own]
+
+
+def _indents_above(lines: list[str], line: int) -> list[str]:
+    """Each indent the non-blank lines above ``line`` have, once, in the order met."""
+    return list(dict.fromkeys(line_indent(text) for text in lines[: line - 1] if text.strip()))
 
 
 def _block_end(lines: list[str], line: int, own: str) -> int:
@@ -392,31 +404,44 @@ def _block_end(lines: list[str], line: int, own: str) -> int:
 
 def _unterminated_string(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     lines = split_lines(text)
-    line, col = diagnosis.line or 1, diagnosis.col or 0
+    line = diagnosis.line or 1
     body = lines[line - 1].rstrip("\r\n") if line <= len(lines) else ""
+    start = _quote_start(body, diagnosis.col or 0)
+    if start is None:
+        return
+    mark = body[start]
+    if body[start : start + 3] == mark * 3:
+        yield from _triple_quote_closed(lines, line, mark * 3)
+    else:
+        yield from _quote_placed(lines, line, start, mark)
+
+
+def _quote_start(body: str, col: int) -> int | None:
+    """Where the quote of the string literal at ``col`` is (after its prefix letters)."""
     start = col
-    while start < len(body) and body[start] in "rRbBfFuU":
+    while start < len(body) and body[start] in _STRING_PREFIXES:
         start += 1
-    if start >= len(body) or body[start] not in "'\"":
-        return
-    quote = body[start] * (3 if body[start : start + 3] == body[start] * 3 else 1)
-    if len(quote) == 3:
-        for number in range(line, min(len(lines), line + 30) + 1):
-            end = len(lines[number - 1].rstrip("\r\n"))
-            yield (
-                _insert(lines, number, end, quote),
-                f"close the string opened on line {line} at the end of line {number}",
-            )
-        return
-    # Where the quote goes: every place on the line where it makes the file compile, the one
-    # that leaves the least text inside strings first (a misplaced quote turns code into
-    # string), then the rightmost (a closing quote is usually forgotten at the end).
+    return start if body[start : start + 1] in ("'", '"') else None
+
+
+def _triple_quote_closed(lines: list[str], line: int, quote: str) -> Iterator[Edit]:
+    """The triple-quoted string closed at the end of one of the next 30 lines."""
+    for number in range(line, min(len(lines), line + 30) + 1):
+        end = len(lines[number - 1].rstrip("\r\n"))
+        yield (
+            _insert(lines, number, end, quote),
+            f"close the string opened on line {line} at the end of line {number}",
+        )
+
+
+def _quote_placed(lines: list[str], line: int, start: int, quote: str) -> Iterator[Edit]:
+    """Where the quote goes: every place on the line where it makes the file compile, the one
+    that leaves the least text inside strings first (a misplaced quote turns code into
+    string), then the rightmost (a closing quote is usually forgotten at the end)."""
     found: list[tuple[int, int, Edit]] = []
-    for position in range(1, len(body) + 1):
-        if position == start:
-            continue
+    for position in range(1, len(lines[line - 1].rstrip("\r\n")) + 1):
         new = _insert(lines, line, position, quote)
-        if not compiles(new):
+        if position == start or not compiles(new):
             continue
         where = "close the string opened" if position > start else "add the missing"
         description = f"{where} {quote} at {line}:{position + 1}"
