@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, NamedTuple, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
@@ -82,6 +82,18 @@ def name_facts(diagnosis: Diagnosis) -> NameFacts:
     return cast("NameFacts", diagnosis.facts)
 
 
+class _Use(NamedTuple):
+    """Where the name not defined is used: the file, its text and tree, the span of the use,
+    and the function around it."""
+
+    path: str
+    text: str
+    tree: ast.Module
+    missing: str
+    span: tuple[int, int, int, int]
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None
+
+
 class NamePattern:
     """A name that is not defined where it is used."""
 
@@ -102,33 +114,20 @@ class NamePattern:
             return diagnose(self, failure, frame, kind=kind, facts={"name": missing})
         if not (isinstance(node, ast.Name) and node.id == missing):
             node = None
-        module = frame.frame.f_globals.get("__name__")
-        facts: NameFacts = {
-            "name": missing,
-            "matches": _name_matches(missing, _scopes(failure, frame))[:_MATCHES_KEPT],
-            "function": frame.frame.f_code.co_name,
-            "module": module if isinstance(module, str) else None,
-        }
+        facts = _facts(failure, frame, missing)
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-        if diagnosis.kind != "undefined" or not project.editable(diagnosis.path):
+        use = _use(diagnosis, project) if diagnosis.kind == "undefined" else None
+        if use is None:
             return []
-        path = diagnosis.path
-        text = project.read(path) if path is not None else None
-        tree = parse(text) if text is not None else None
-        if path is None or text is None or tree is None or diagnosis.line is None:
-            return []
-        missing = name_facts(diagnosis).get("name")
-        span = _use_span(text, tree, diagnosis, missing) if missing is not None else None
-        if missing is None or span is None:
-            return []
-        function = enclosing_function(tree, diagnosis.line)
-        candidates = _typo_candidates(text, tree, function, path, span, diagnosis, project)
+        candidates = _typo_candidates(use, diagnosis, project)
         # A close project name that also needs importing is the least likely repair: it is
         # looked for (and the TF-IDF index built) only when nothing likelier exists.
-        near = span if not candidates else None
-        candidates += import_candidates(text, path, missing, near, project, function)
+        near = use.span if not candidates else None
+        candidates += import_candidates(
+            use.text, use.path, use.missing, near, project, use.function
+        )
         return sorted(candidates, key=lambda c: -c.score)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
@@ -157,6 +156,32 @@ class NamePattern:
                 f"{head} is not defined; did you mean `{detail['statement']}` ({detail['where']})?"
             )
         return f"{head} is not defined; {candidate.description}"
+
+
+def _facts(failure: LiveFailure, frame: LiveFrame, missing: str) -> NameFacts:
+    """The names in the frame's scopes close to ``missing``, and where it is used."""
+    module = frame.frame.f_globals.get("__name__")
+    return {
+        "name": missing,
+        "matches": _name_matches(missing, _scopes(failure, frame))[:_MATCHES_KEPT],
+        "function": frame.frame.f_code.co_name,
+        "module": module if isinstance(module, str) else None,
+    }
+
+
+def _use(diagnosis: Diagnosis, project: Project) -> _Use | None:
+    """The use of the missing name in an editable file that parses, if it can be found."""
+    path, line, missing = diagnosis.path, diagnosis.line, name_facts(diagnosis).get("name")
+    if path is None or line is None or missing is None:
+        return None
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None:
+        return None
+    span = _use_span(text, tree, diagnosis, missing)
+    if span is None:
+        return None
+    return _Use(path, text, tree, missing, span, enclosing_function(tree, line))
 
 
 def _scopes(failure: LiveFailure, frame: LiveFrame) -> list[tuple[str, set[str]]]:
@@ -213,69 +238,63 @@ def _use_span(
     return None
 
 
-def _typo_candidates(
-    text: str,
-    tree: ast.Module,
-    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
-    path: str,
-    span: tuple[int, int, int, int],
-    diagnosis: Diagnosis,
-    project: Project,
-) -> list[Candidate]:
-    missing = name_facts(diagnosis).get("name") or ""
-    line = span[0]
+def _typo_candidates(use: _Use, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+    """For each close name in scope: the use respelt as it, and (for a name the file defines
+    itself) its definition renamed to the use's spelling."""
+    path, missing, function = use.path, use.missing, use.function
+    line = use.span[0]
     candidates: list[Candidate] = []
     for match in name_facts(diagnosis).get("matches", []):
         other, scope = match["name"], match["scope"]
         score = _SCOPE_WEIGHT.get(scope, 0.8) * closeness(match["distance"], missing)
-        owner: ast.AST | None = function if scope == "local" else tree
+        owner: ast.AST | None = function if scope == "local" else use.tree
         bound = binding(owner, other) if owner is not None else None
         where = _where(scope, bound, line, function)
         candidates.append(
             Candidate(
                 "typo",
                 f"replace `{missing}` with `{other}` at {path}:{line}",
-                [FileEdit(path, replace_span(text, span, other))],
+                [FileEdit(path, replace_span(use.text, use.span, other))],
                 score,
                 {"name": missing, "replacement": other, "scope": scope, "where": where},
             )
         )
-        if scope not in ("local", "global") or bound is None or bound[1] == "imported":
-            continue
-        first, last = (1, None)
-        if scope == "local" and function is not None:
-            first, last = function.lineno, function.end_lineno
-        renamed = rename_names(text, other, missing, first_line=first, last_line=last, role="name")
-        if renamed is None:
-            continue
-        definitions = count_names(text, other, first_line=first, last_line=last, role="name")
-        uses = count_names(text, missing, first_line=first, last_line=last, role="name")
-        # One misspelt definition and several uses of the right spelling: the definition is
-        # the typo. So it is when the file elsewhere spells it as the use does (the
-        # project's vocabulary). Otherwise a misspelt use is the likelier fault.
-        elsewhere_missing = count_names(text, missing) - uses
-        elsewhere_other = count_names(text, other) - definitions
-        vocabulary = elsewhere_missing > elsewhere_other
-        misspelt = vocabulary and definitions == 1
-        misspelt = misspelt or definition_is_misspelt(
-            project, missing, other, asked_uses=uses, definitions=definitions
-        )
-        factor = 1.02 if misspelt else 0.8
-        candidates.append(
-            Candidate(
-                "rename-definition",
-                f"rename `{other}` to `{missing}` in {_scope_phrase(scope, function)} of {path}",
-                [FileEdit(path, renamed)],
-                score * factor,
-                {
-                    "name": missing,
-                    "replacement": other,
-                    "scope": scope,
-                    "where": f"line {bound[0]}",
-                },
-            )
-        )
+        if scope in ("local", "global") and bound is not None and bound[1] != "imported":
+            candidates += _definition_renamed(use, other, scope, bound[0], score, project)
     return candidates
+
+
+def _definition_renamed(
+    use: _Use, other: str, scope: str, bound_line: int, score: float, project: Project
+) -> list[Candidate]:
+    """``other``'s definition (on ``bound_line``, in ``scope``) renamed to the missing name."""
+    text, missing = use.text, use.missing
+    first, last = (1, None)
+    if scope == "local" and use.function is not None:
+        first, last = use.function.lineno, use.function.end_lineno
+    renamed = rename_names(text, other, missing, first_line=first, last_line=last, role="name")
+    if renamed is None:
+        return []
+    definitions = count_names(text, other, first_line=first, last_line=last, role="name")
+    uses = count_names(text, missing, first_line=first, last_line=last, role="name")
+    # One misspelt definition and several uses of the right spelling: the definition is
+    # the typo. So it is when the file elsewhere spells it as the use does (the
+    # project's vocabulary). Otherwise a misspelt use is the likelier fault.
+    elsewhere_missing = count_names(text, missing) - uses
+    elsewhere_other = count_names(text, other) - definitions
+    misspelt = (elsewhere_missing > elsewhere_other and definitions == 1) or definition_is_misspelt(
+        project, missing, other, asked_uses=uses, definitions=definitions
+    )
+    return [
+        Candidate(
+            "rename-definition",
+            f"rename `{other}` to `{missing}` in {_scope_phrase(scope, use.function)} "
+            f"of {use.path}",
+            [FileEdit(use.path, renamed)],
+            score * (1.02 if misspelt else 0.8),
+            {"name": missing, "replacement": other, "scope": scope, "where": f"line {bound_line}"},
+        )
+    ]
 
 
 def _where(
@@ -363,24 +382,29 @@ def unbound_names(text: str) -> list[str]:
     bound: set[str] = set(dir(builtins))
     loaded: dict[str, int] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                loaded.setdefault(node.id, node.lineno)
-            else:
-                bound.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loaded.setdefault(node.id, node.lineno)
+        else:
+            bound.update(_bound_by(node))
     return sorted((n for n in loaded if n not in bound), key=lambda n: (loaded[n], n))
+
+
+def _bound_by(node: ast.AST) -> list[str]:
+    """The names ``node`` itself binds (a stored name, a definition, an argument, an import,
+    an ``except ... as``, a ``global``, a match capture)."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return node.names
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    return []
 
 
 def _names(names: list[str]) -> str:
