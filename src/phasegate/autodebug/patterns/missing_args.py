@@ -68,29 +68,41 @@ def visible_values(failure: LiveFailure, frame: LiveFrame) -> list[ScopeValue]:
     and ``self.<attribute>`` for each attribute ``self`` holds, written as the calling code
     would write it (``self.__data`` for the mangled ``_Cache__data`` inside ``Cache``).
     """
-    visible = dict(frame.frame.f_locals)
-    if frame.function.startswith("<") and frame.function != "<module>":
-        outer = [
-            f for f in failure.frames[: failure.frames.index(frame)] if f.filename == frame.filename
-        ]
-        if outer:
-            visible = {**outer[-1].frame.f_locals, **visible}
+    visible = _visible_locals(failure, frame)
     found: list[ScopeValue] = [
         {"name": name, "type": type(value).__name__}
         for name, value in sorted(visible.items())
         if name.isidentifier() and not (name.startswith("__") and name.endswith("__"))
     ]
-    owner = visible.get("self")
+    qualname = getattr(frame.frame.f_code, "co_qualname", frame.function)
+    return found + _self_attributes(visible.get("self"), qualname)
+
+
+def _visible_locals(failure: LiveFailure, frame: LiveFrame) -> dict[str, object]:
+    """The frame's locals; for a lambda or comprehension, over its enclosing function's."""
+    visible = dict(frame.frame.f_locals)
+    if not frame.function.startswith("<") or frame.function == "<module>":
+        return visible
+    outer = [
+        f for f in failure.frames[: failure.frames.index(frame)] if f.filename == frame.filename
+    ]
+    return {**outer[-1].frame.f_locals, **visible} if outer else visible
+
+
+def _self_attributes(owner: object, qualname: str) -> list[ScopeValue]:
+    """``self.<attribute>`` for each attribute in ``owner``'s ``__dict__`` (the first 40), as
+    code in ``qualname`` writes it."""
     try:
         attributes = inspect.getattr_static(owner, "__dict__") if owner is not None else {}
     except AttributeError:
-        attributes = {}
-    if isinstance(attributes, dict):
-        qualname = getattr(frame.frame.f_code, "co_qualname", frame.function)
-        for name, value in sorted(attributes.items())[:_SELF_ATTRIBUTES]:
-            written = _as_written(str(name), qualname)
-            if written is not None:
-                found.append({"name": f"self.{written}", "type": type(value).__name__})
+        return []
+    if not isinstance(attributes, dict):
+        return []
+    found: list[ScopeValue] = []
+    for name, value in sorted(attributes.items())[:_SELF_ATTRIBUTES]:
+        written = _as_written(str(name), qualname)
+        if written is not None:
+            found.append({"name": f"self.{written}", "type": type(value).__name__})
     return found
 
 
@@ -190,22 +202,21 @@ def _unused_parameter(diagnosis: Diagnosis, definition: Definition | None) -> li
     missing = call_facts(diagnosis)["missing"]
     if definition is None or len(missing) != 1:
         return []
-    def_text, function, def_path = definition.text, definition.function, definition.path
-    wanted = missing[0]
-    params: list[ast.AST] = [*function.args.posonlyargs, *function.args.args]
-    index = next(
-        (i for i, a in enumerate(params) if isinstance(a, ast.arg) and a.arg == wanted), None
-    )
-    used = any(isinstance(n, ast.Name) and n.id == wanted for n in ast.walk(function))
-    new = without_item(def_text, params, index) if index is not None and not used else None
+    function, wanted = definition.function, missing[0]
+    if any(isinstance(n, ast.Name) and n.id == wanted for n in ast.walk(function)):
+        return []
+    positional = [*function.args.posonlyargs, *function.args.args]
+    names = [param.arg for param in positional]
+    params: list[ast.AST] = list(positional)
+    new = without_item(definition.text, params, names.index(wanted)) if wanted in names else None
     if new is None:
         return []
     return [
         Candidate(
             "remove-parameter",
-            f"remove the parameter `{wanted}` of `{function.name}` in {def_path} "
+            f"remove the parameter `{wanted}` of `{function.name}` in {definition.path} "
             "(its body never uses it)",
-            [FileEdit(def_path, new)],
+            [FileEdit(definition.path, new)],
             0.88,
         )
     ]
@@ -224,29 +235,24 @@ def _keyword_only(
     if span is None:
         return []
     missing = set(call_facts(diagnosis)["missing"])
+    callee = call_facts(diagnosis)["callee"]["text"]
+    closing = (span[2], span[3] - 1, span[2], span[3] - 1)
+    separator = ", " if call.args or call.keywords else ""
     candidates = []
     for param in params:
-        name = param["name"]
-        if name not in missing or (param["kind"] != "KEYWORD_ONLY" and name not in pool):
+        name, keyword_only = param["name"], param["kind"] == "KEYWORD_ONLY"
+        if name not in missing or (not keyword_only and name not in pool):
             continue
-        keyword_only = param["kind"] == "KEYWORD_ONLY"
         best = sorted(pool, key=lambda value: -fit(value, pool[value], param, Counter(), set(), []))
-        for rank, value in enumerate(best[:2]):
-            closing = (span[2], span[3] - 1, span[2], span[3] - 1)
-            separator = ", " if call.args or call.keywords else ""
-            candidates.append(
-                Candidate(
-                    "add-argument",
-                    f"pass `{name}={value}` to `{call_facts(diagnosis)['callee']['text']}()` "
-                    f"at {path}:{span[0]}",
-                    [
-                        FileEdit(
-                            path, replace_span(call_text, closing, f"{separator}{name}={value}")
-                        )
-                    ],
-                    (0.75 if keyword_only else 0.55) - (0 if value == name else 0.1) - 0.01 * rank,
-                )
+        candidates += [
+            Candidate(
+                "add-argument",
+                f"pass `{name}={value}` to `{callee}()` at {path}:{span[0]}",
+                [FileEdit(path, replace_span(call_text, closing, f"{separator}{name}={value}"))],
+                (0.75 if keyword_only else 0.55) - (0 if value == name else 0.1) - 0.01 * rank,
             )
+            for rank, value in enumerate(best[:2])
+        ]
     return candidates
 
 
@@ -341,28 +347,28 @@ def _pool(
     module_names = _module_names(tree)
     for counter in sites.values():
         for text in counter:
-            if text in pool:
-                continue
-            value = parse(text)
-            expr = value.body[0].value if value and isinstance(value.body[0], ast.Expr) else None
-            root = expr
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name) and (
-                root.id in module_names or root.id in pool or hasattr(builtins, root.id)
+            root = _root_name(text) if text not in pool else None
+            if root is not None and (
+                root in module_names or root in pool or hasattr(builtins, root)
             ):
                 pool[text] = None
     return pool
 
 
+def _root_name(text: str) -> str | None:
+    """The name an expression such as ``config.cache.key`` starts from (None if it is not a
+    name or a chain of attributes of one)."""
+    value = parse(text)
+    root = value.body[0].value if value and isinstance(value.body[0], ast.Expr) else None
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root.id if isinstance(root, ast.Name) else None
+
+
 def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
     """The parameters and local names of the functions (and lambdas) around ``line``."""
     names: list[str] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        if line is None or not node.lineno <= line <= (node.end_lineno or node.lineno):
-            continue
+    for node in _functions_around(tree, line):
         arguments = node.args
         every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
         every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
@@ -375,6 +381,19 @@ def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         ]
     return list(dict.fromkeys(names))
+
+
+def _functions_around(
+    tree: ast.Module, line: int | None
+) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda]:
+    """The functions and lambdas whose lines hold ``line``, outermost first."""
+    if line is None:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and (
+            node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
+            yield node
 
 
 def _module_names(tree: ast.Module) -> set[str]:
