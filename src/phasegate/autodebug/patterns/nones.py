@@ -85,12 +85,7 @@ class NonePattern:
         frame = failure.project_frame
         if isinstance(exc, AssertionError):
             return self._compared(failure)
-        if isinstance(exc, AttributeError):
-            if getattr(exc, "obj", _MISSING) is not None or not isinstance(
-                getattr(exc, "name", None), str
-            ):
-                return None
-        elif not isinstance(exc, TypeError):
+        if not _may_be_none(exc):
             return None
         found = _none_expression(failure, frame) if frame is not None else None
         if found is None:
@@ -133,23 +128,12 @@ class NonePattern:
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         facts = none_facts(diagnosis)
         source = facts.get("source") or {}
-        how = source.get("how")
         empties = empty_values(diagnosis.kind, facts.get("usage"))
-        candidates: list[Candidate] = []
-        if how in ("call", "decorator"):
-            candidates = return_candidates(diagnosis, project, source)
-        elif how == "inplace":
-            candidates = inplace_candidates(diagnosis, project, source)
-        elif how in ("literal", "attribute"):
-            candidates = literal_candidates(project, source, empties)
-        elif how == "parameter":
-            candidates = guard_candidates(diagnosis, project, source, empties)
-        elif how == "dict-get":
-            candidates = get_candidates(project, source, typed(empties, source.get("value_type")))
+        candidates = _origin_repairs(diagnosis, project, source, empties)
         if diagnosis.kind in ("none-compared", "none-other"):
             return candidates
         guards = guard_synthesis(diagnosis, project, empties)
-        if candidates and how != "parameter":
+        if candidates and source.get("how") != "parameter":
             # The None's origin is a fault of its own (a lost `return`...): a guard where it is
             # used would hide it, so it comes after the repairs of the origin.
             for guard in guards:
@@ -177,6 +161,32 @@ class NonePattern:
         if candidate is None:
             return f"{text}; no repair found"
         return f"{text}; {candidate.description}"
+
+
+def _may_be_none(exc: BaseException) -> bool:
+    """Whether ``exc`` can be a None used as a value: an attribute looked up on None (the
+    exception says on what), or a ``TypeError``."""
+    if isinstance(exc, AttributeError):
+        return getattr(exc, "obj", _MISSING) is None and isinstance(getattr(exc, "name", None), str)
+    return isinstance(exc, TypeError)
+
+
+def _origin_repairs(
+    diagnosis: Diagnosis, project: Project, source: NoneOrigin, empties: list[str]
+) -> list[Candidate]:
+    """Repairs where the None comes from, by how it came (see :mod:`.none_origin`)."""
+    how = source.get("how")
+    if how in ("call", "decorator"):
+        return return_candidates(diagnosis, project, source)
+    if how == "inplace":
+        return inplace_candidates(diagnosis, project, source)
+    if how in ("literal", "attribute"):
+        return literal_candidates(project, source, empties)
+    if how == "parameter":
+        return guard_candidates(diagnosis, project, source, empties)
+    if how == "dict-get":
+        return get_candidates(project, source, typed(empties, source.get("value_type")))
+    return []
 
 
 # -- which expression was None ---------------------------------------------------------------
@@ -212,22 +222,32 @@ def _compared_sides(failure: LiveFailure) -> tuple[LiveFrame, list[ast.expr]] | 
         return None
     node = failure.node_at(frame, (ast.Assert,))
     if isinstance(node, ast.Assert):
-        test = node.test
-        if isinstance(test, ast.Compare) and all(
-            isinstance(op, (ast.Eq, ast.NotEq)) for op in test.ops
-        ):
-            return frame, [test.left, *test.comparators]
-        return None
-    if frame is failure.innermost:
+        sides = _equality_sides(node.test)
+    elif frame is failure.innermost:
         return None  # an AssertionError the project raised itself
-    call = failure.node_at(frame, (ast.Call,))
+    else:
+        sides = _unittest_equality_sides(failure.node_at(frame, (ast.Call,)))
+    return (frame, sides) if sides is not None else None
+
+
+def _equality_sides(test: ast.expr) -> list[ast.expr] | None:
+    """The values ``assert a == b`` (or ``!=``, or a chain of them) compares."""
+    if isinstance(test, ast.Compare) and all(
+        isinstance(op, (ast.Eq, ast.NotEq)) for op in test.ops
+    ):
+        return [test.left, *test.comparators]
+    return None
+
+
+def _unittest_equality_sides(call: ast.AST | None) -> list[ast.expr] | None:
+    """The first two arguments of ``self.assertEqual(a, b)`` and its kin."""
     if (
         isinstance(call, ast.Call)
         and isinstance(call.func, ast.Attribute)
         and call.func.attr in _EQUALITY_ASSERTIONS
         and len(call.args) >= 2
     ):
-        return frame, list(call.args[:2])
+        return list(call.args[:2])
     return None
 
 
@@ -308,21 +328,26 @@ def _none_subscripted(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
 
 def _none_operand(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
     """None as an operand of an arithmetic operator (``+=`` too)."""
-    if not isinstance(node, (ast.BinOp, ast.AugAssign)):
+    if isinstance(node, ast.BinOp):
+        usage, pairs = _OPERATORS.get(type(node.op), "an operator"), [node.left, node.right]
+    elif isinstance(node, ast.AugAssign):
+        usage = _OPERATORS.get(type(node.op), "an operator") + "="
+        pairs = [node.target, node.value]
+    else:
         return None
-    op = _OPERATORS.get(type(node.op), "an operator")
-    usage = op if isinstance(node, ast.BinOp) else f"{op}="
-    pairs = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.target, node.value]
-    known = [(operand, span.is_none(operand)) for operand in pairs]
+    operand = _the_none_operand(span, pairs)
+    return ("none-operand", operand, usage) if operand is not None else None
+
+
+def _the_none_operand(span: _FailingSpan, operands: list[ast.expr]) -> ast.expr | None:
+    """The operand read back as None; else, when CPython says an operand is None, the only
+    one not known to be a value (a call's result cannot be read back)."""
+    known = [(operand, span.is_none(operand)) for operand in operands]
     operand = next((operand for operand, none in known if none), None)
     if operand is not None:
-        return "none-operand", operand, usage
-    # A call's result cannot be read back; if it is the only operand not known to be a
-    # value, and CPython says an operand is None, it is that one.
+        return operand
     unknown = [operand for operand, none in known if none is None]
-    if span.says_none and len(unknown) == 1:
-        return "none-operand", unknown[0], usage
-    return None
+    return unknown[0] if span.says_none and len(unknown) == 1 else None
 
 
 def _none_container(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
