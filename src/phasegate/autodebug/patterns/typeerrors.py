@@ -137,12 +137,10 @@ def _call_facts(
     failure: LiveFailure, frame: LiveFrame, call: ast.Call
 ) -> tuple[str, CallFacts] | None:
     """The kind of misfit and its facts, when ``call`` does not fit its callee's signature."""
-    if not _shape_is_static(call):
+    resolved = _resolved_signature(failure, frame, call.func) if _shape_is_static(call) else None
+    if resolved is None:
         return None
-    ok, callee = resolve_expr(failure, frame, call.func)
-    signature = _signature(callee) if ok else None
-    if signature is None:
-        return None
+    callee, signature = resolved
     params = list(signature.parameters.values())
     positional = [p for p in params if p.kind in _POSITIONAL_KINDS]
     passed = len(call.args)
@@ -173,6 +171,15 @@ def _shape_is_static(call: ast.Call) -> bool:
     """Whether the call's shape is known without running it: no ``*args`` nor ``**kwargs``."""
     starred = any(isinstance(arg, ast.Starred) for arg in call.args)
     return not starred and all(k.arg is not None for k in call.keywords)
+
+
+def _resolved_signature(
+    failure: LiveFailure, frame: LiveFrame, func: ast.expr
+) -> tuple[object, inspect.Signature] | None:
+    """The callable ``func`` is in ``frame``, and its signature, when both can be read."""
+    ok, callee = resolve_expr(failure, frame, func)
+    signature = _signature(callee) if ok else None
+    return (callee, signature) if signature is not None else None
 
 
 def _signature(callee: object) -> inspect.Signature | None:
@@ -211,13 +218,12 @@ def _keyword_fit(
 ) -> tuple[list[str], list[str]]:
     """The keywords the callee accepts, and those of the call it does not."""
     keyword_names = [p.name for p in params if p.kind in _KEYWORD_KINDS]
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return keyword_names, [k for k in keywords if k not in keyword_names]
-    # The callee passes **kwargs on; the call that failed deeper says what is accepted.
-    accepted = _accepted_deeper(failure, frame) if keywords else None
-    if accepted is None:
-        return keyword_names, []
-    keyword_names = [*keyword_names, *accepted]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        # The callee passes **kwargs on; the call that failed deeper says what is accepted.
+        accepted = _accepted_deeper(failure, frame) if keywords else None
+        if accepted is None:
+            return keyword_names, []
+        keyword_names = [*keyword_names, *accepted]
     return keyword_names, [k for k in keywords if k not in keyword_names]
 
 
@@ -275,12 +281,12 @@ def _accepted_deeper(failure: LiveFailure, frame: LiveFrame) -> list[str] | None
     below = failure.frames[failure.frames.index(frame) + 1 :]
     for deeper in reversed(below):
         call = failure.node_at(deeper, (ast.Call,))
-        if not isinstance(call, ast.Call):
-            continue
-        ok, callee = resolve_expr(failure, deeper, call.func)
-        signature = _signature(callee) if ok else None
-        if signature is not None:
-            return [p.name for p in signature.parameters.values() if p.kind in _KEYWORD_KINDS]
+        resolved = (
+            _resolved_signature(failure, deeper, call.func) if isinstance(call, ast.Call) else None
+        )
+        if resolved is not None:
+            parameters = resolved[1].parameters.values()
+            return [p.name for p in parameters if p.kind in _KEYWORD_KINDS]
     return None
 
 
@@ -302,17 +308,13 @@ def _type_of(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | Non
     return type(value).__name__ if ok else None
 
 
-def _type_name(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> str | None:
-    return _type_of(failure, frame, node)
-
-
 def _operand_facts(
     failure: LiveFailure, frame: LiveFrame, node: ast.BinOp | ast.AugAssign
 ) -> OperandFacts | None:
     op = _OPS.get(type(node.op))
     left = node.left if isinstance(node, ast.BinOp) else node.target
     right = node.right if isinstance(node, ast.BinOp) else node.value
-    left_type, right_type = _type_name(failure, frame, left), _type_name(failure, frame, right)
+    left_type, right_type = _type_of(failure, frame, left), _type_of(failure, frame, right)
     if (
         op is None
         or left_type is None
