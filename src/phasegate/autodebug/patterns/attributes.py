@@ -188,11 +188,7 @@ def _renamed_definition(
     """The definition of the close attribute renamed as asked, unless a test is the culprit."""
     facts = attribute_facts(diagnosis)
     name, other, defined_in = facts["name"], match["name"], match.get("defined_in")
-    text = (
-        project.read(defined_in)
-        if defined_in is not None and project.editable(defined_in)
-        else None
-    )
+    text = project.read_editable(defined_in)
     if defined_in is None or text is None:
         return []
     role: Literal["name", "attribute"] = "name" if facts["object"] == "module" else "attribute"

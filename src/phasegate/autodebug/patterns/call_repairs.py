@@ -469,7 +469,7 @@ def _with_parameters(
 def operand_candidates(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
     """A number and a string made the same type, with ``str()`` or the number's type."""
     path = diagnosis.path
-    text = project.read(path) if path is not None and project.editable(path) else None
+    text = project.read_editable(path)
     found = _operation_at(text, diagnosis) if text is not None else None
     if path is None or text is None or found is None:
         return []
