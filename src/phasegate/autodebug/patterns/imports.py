@@ -36,6 +36,7 @@ from phasegate.autodebug.patterns.import_names import (
 from phasegate.autodebug.stdlib import is_stdlib_module, stdlib_modules
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.distance import Match
     from phasegate.autodebug.live import LiveFailure
     from phasegate.autodebug.project import Project
 
@@ -129,48 +130,28 @@ class ImportPattern:
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=node)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
-        path = diagnosis.path
-        module = module_facts(diagnosis).get("module")
-        if diagnosis.kind == "module-not-found" and module:
-            module_facts(diagnosis)["declared"] = _declared(module, project)
-            module_facts(diagnosis)["in_project"] = module.split(".")[0] in project.modules
+        if diagnosis.kind == "module-not-found":
+            _note_where_module_is(diagnosis, project)
         if diagnosis.kind == "cannot-import-name":
             return name_candidates(diagnosis, project)
-        if not project.editable(path) or path is None:
-            return []
-        text = project.read(path)
-        if text is None:
-            return []
-        statement, span = import_statement(text, diagnosis)
-        if statement is None or span is None:
+        path = diagnosis.path
+        text = project.read_editable(path)
+        statement, span = import_statement(text, diagnosis) if text is not None else (None, None)
+        if path is None or text is None or statement is None or span is None:
             return []
         candidates: list[Candidate] = []
         if diagnosis.kind == "module-not-found":
             candidates += _typo_candidates(text, path, statement, span, diagnosis, project)
         if diagnosis.kind in ("module-not-found", "relative-import"):
             candidates += _relocation_candidates(text, path, statement, span, diagnosis, project)
-        unique: dict[str, Candidate] = {}
-        for candidate in sorted(candidates, key=lambda c: -c.score):
-            unique.setdefault(candidate.edits[0].text, candidate)
-        return list(unique.values())
+        return _best_per_edit(candidates)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
         facts = module_facts(diagnosis)
-        exc = short(diagnosis.exc_type)
         module = facts.get("module")
-        if diagnosis.kind == "cannot-import-name":
-            absent = cast("ImportNameFacts", diagnosis.facts).get("names", [])
-            names = ", ".join(f"`{n}`" for n in absent)
-            head = f"{exc}: module `{module}` does not define {names}"
-        elif diagnosis.kind == "circular-import":
-            return (
-                f"{exc}: `{module}` is imported while it is still being initialized "
-                "(a circular import)"
-            )
-        elif diagnosis.kind == "relative-import":
-            head = f"{exc}: the relative import `{facts.get('statement')}` does not resolve"
-        else:
-            head = f"{exc}: no module named `{module}`"
+        head = _head(diagnosis)
+        if diagnosis.kind == "circular-import":
+            return head
         if candidate is not None:
             return f"{head}; did you mean {candidate.detail.get('meaning', candidate.description)}?"
         if facts.get("test_culprit"):
@@ -181,6 +162,40 @@ class ImportPattern:
 
 
 _NAME_KINDS = ("circular-import", "cannot-import-name")
+
+
+def _head(diagnosis: Diagnosis) -> str:
+    """What went wrong, in the words of the diagnosis's kind."""
+    facts = module_facts(diagnosis)
+    exc, module = short(diagnosis.exc_type), facts.get("module")
+    if diagnosis.kind == "cannot-import-name":
+        absent = cast("ImportNameFacts", diagnosis.facts).get("names", [])
+        return f"{exc}: module `{module}` does not define " + ", ".join(f"`{n}`" for n in absent)
+    if diagnosis.kind == "circular-import":
+        return (
+            f"{exc}: `{module}` is imported while it is still being initialized (a circular import)"
+        )
+    if diagnosis.kind == "relative-import":
+        return f"{exc}: the relative import `{facts.get('statement')}` does not resolve"
+    return f"{exc}: no module named `{module}`"
+
+
+def _note_where_module_is(diagnosis: Diagnosis, project: Project) -> None:
+    """Add to the facts whether the module not found is declared as a dependency, and
+    whether its top-level package is the project's own (what :meth:`explain` says)."""
+    facts = module_facts(diagnosis)
+    module = facts.get("module")
+    if module:
+        facts["declared"] = _declared(module, project)
+        facts["in_project"] = module.split(".")[0] in project.modules
+
+
+def _best_per_edit(candidates: list[Candidate]) -> list[Candidate]:
+    """The best-scored candidate of each new text, the best first."""
+    unique: dict[str, Candidate] = {}
+    for candidate in sorted(candidates, key=lambda c: -c.score):
+        unique.setdefault(candidate.edits[0].text, candidate)
+    return list(unique.values())
 
 
 def _import_kind(exc: ImportError, node: ast.AST | None) -> str:
@@ -240,17 +255,27 @@ def _module_matches(missing: str | None) -> list[ModuleMatch]:
     if not missing:
         return []
     parent, _, last = missing.rpartition(".")
-    if parent:
-        module = sys.modules.get(parent)
-        where = getattr(module, "__path__", None)
-        names = {info.name for info in pkgutil.iter_modules(where)} if where is not None else set()
-    else:
-        names = {info.name for info in pkgutil.iter_modules()}
-        names.update(m.name for m in stdlib_modules() if "." not in m.name)
+    names = _importable_names(parent)
     return [
-        {"name": f"{parent}.{m.name}" if parent else m.name, "part": m.name, "distance": m.distance}
-        for m in closest(last, (n for n in names if not n.startswith("_")))[:5]
+        _module_match(parent, match)
+        for match in closest(last, (n for n in names if not n.startswith("_")))[:5]
     ]
+
+
+def _importable_names(parent: str) -> set[str]:
+    """The names of the modules importable inside package ``parent`` (at the top level, the
+    standard library's included, when ``parent`` is empty)."""
+    if not parent:
+        names = {info.name for info in pkgutil.iter_modules()}
+        return names | {m.name for m in stdlib_modules() if "." not in m.name}
+    where = getattr(sys.modules.get(parent), "__path__", None)
+    return {info.name for info in pkgutil.iter_modules(where)} if where is not None else set()
+
+
+def _module_match(parent: str, match: Match) -> ModuleMatch:
+    """A module close to the missing one: its full name, its last part and the distance."""
+    name = f"{parent}.{match.name}" if parent else match.name
+    return {"name": name, "part": match.name, "distance": match.distance}
 
 
 def _typo_candidates(
@@ -308,10 +333,7 @@ def _with_project_modules(
         for name in project.modules
         if name.rpartition(".")[0] == parent and name not in known
     ]
-    extra: list[ModuleMatch] = [
-        {"name": f"{parent}.{m.name}" if parent else m.name, "part": m.name, "distance": m.distance}
-        for m in closest(last, siblings)
-    ]
+    extra = [_module_match(parent, match) for match in closest(last, siblings)]
     return sorted([*matches, *extra], key=lambda m: m["distance"])
 
 
@@ -350,14 +372,7 @@ def _relocation_candidates(
         return []
     wanted = statement.module
     options = _other_levels(statement, wanted, project.package_of(path), project)
-    # The module may live elsewhere in the project under the same last name.
-    options += [
-        (0, full, full)
-        for full in project.modules
-        if full.rpartition(".")[2] == wanted.rpartition(".")[2]
-        and full != wanted
-        and all(o[2] != full for o in options)
-    ]
+    options += _same_name_elsewhere(wanted, {full for _l, _m, full in options}, project)
     candidates = []
     for level, module_text, full in options:
         new = rewrite_module(text, span, statement.module, module_text, dots=level)
@@ -379,6 +394,19 @@ def _relocation_candidates(
             )
         )
     return candidates
+
+
+def _same_name_elsewhere(
+    wanted: str, found: set[str], project: Project
+) -> list[tuple[int, str, str]]:
+    """``(0, full name, full name)`` for each project module with ``wanted``'s last name,
+    other than ``wanted`` and those ``found`` already."""
+    last = wanted.rpartition(".")[2]
+    return [
+        (0, full, full)
+        for full in project.modules
+        if full.rpartition(".")[2] == last and full != wanted and full not in found
+    ]
 
 
 def _other_levels(
