@@ -64,16 +64,7 @@ def classify_exception(
     diagnosis's facts (``pattern_errors``) so it can be reported.
     """
     failure = LiveFailure.capture(exc, root)
-    errors: list[str] = []
-    diagnosis: Diagnosis | None = None
-    for pattern in patterns:
-        try:
-            diagnosis = pattern.classify(failure)
-        except Exception as error:  # noqa: BLE001 - one faulty pattern must not hide the failure
-            errors.append(f"{getattr(pattern, 'name', pattern)!s}: {type(error).__name__}: {error}")
-            continue
-        if diagnosis is not None:
-            break
+    diagnosis, errors = _first_diagnosis(failure, patterns)
     if diagnosis is None:
         diagnosis = _FALLBACK.classify(failure) or Diagnosis(
             "other", "other", "other", type(exc).__name__, str(exc)
@@ -85,23 +76,31 @@ def classify_exception(
     return diagnosis
 
 
+def _first_diagnosis(
+    failure: LiveFailure, patterns: Sequence[Pattern]
+) -> tuple[Diagnosis | None, list[str]]:
+    """The diagnosis of the first pattern that recognises ``failure``, and the errors of the
+    patterns that failed before it."""
+    errors: list[str] = []
+    for pattern in patterns:
+        try:
+            diagnosis = pattern.classify(failure)
+        except Exception as error:  # noqa: BLE001 - one faulty pattern must not hide the failure
+            errors.append(f"{getattr(pattern, 'name', pattern)!s}: {type(error).__name__}: {error}")
+            continue
+        if diagnosis is not None:
+            return diagnosis, errors
+    return None, errors
+
+
 def load_patterns(manager: pluggy.PluginManager | None) -> list[Pattern]:
     """The patterns of the ``phasegate_autodebug_patterns`` hook, then the built-in ones.
 
     Raises :class:`~phasegate.errors.UsageError` naming what a plugin returned when it is not
     a pattern, or when two patterns share a name.
     """
-    extra: list[Pattern] = []
-    if manager is not None:
-        for returned in manager.hook.phasegate_autodebug_patterns():
-            for pattern in returned or ():
-                if not isinstance(pattern, Pattern):
-                    raise UsageError(
-                        f"a phasegate_autodebug_patterns hook returned {pattern!r}, which is "
-                        "not an auto-debug pattern (it needs name, error_class, classify, "
-                        "propose and explain)"
-                    )
-                extra.append(pattern)
+    hooked = manager.hook.phasegate_autodebug_patterns() if manager is not None else []
+    extra = [_checked_pattern(pattern) for returned in hooked for pattern in returned or ()]
     patterns = [*extra, *BUILTIN_PATTERNS]
     seen: set[str] = set()
     for pattern in patterns:
@@ -112,3 +111,14 @@ def load_patterns(manager: pluggy.PluginManager | None) -> list[Pattern]:
             )
         seen.add(pattern.name)
     return patterns
+
+
+def _checked_pattern(returned: object) -> Pattern:
+    """What a plugin returned, if it is a pattern."""
+    if not isinstance(returned, Pattern):
+        raise UsageError(
+            f"a phasegate_autodebug_patterns hook returned {returned!r}, which is "
+            "not an auto-debug pattern (it needs name, error_class, classify, "
+            "propose and explain)"
+        )
+    return returned
