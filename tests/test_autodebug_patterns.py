@@ -1015,6 +1015,40 @@ def test_a_guard_borrowed_from_another_function_reads_this_ones_names(
     assert restores(candidates[0], BORROWED)
 
 
+CLOSURE = """\
+def split(pred, items):
+    if pred is None:
+        pred = bool
+
+    def keep():
+        return [x for x in items if pred(x)]
+
+    return keep()
+
+
+def count(items, pred=None):
+    if pred is None:
+        pred = bool
+    return sum(1 for x in items if pred(x))
+"""
+
+
+def test_a_closures_free_variable_is_guarded_where_it_is_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pred` fails inside `keep`, but is `split`'s parameter: a guard in `keep` would make
+    # it `keep`'s local (an UnboundLocalError); the guard goes back into `split`.
+    faulty = CLOSURE.replace("    if pred is None:\n        pred = bool\n\n", "\n", 1)
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_closure.py": faulty},
+        "import ng_closure; ng_closure.split(None, [0, 1])",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], CLOSURE)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

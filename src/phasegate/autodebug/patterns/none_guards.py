@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
 from phasegate.autodebug.source import (
-    enclosing_function,
     insert_lines,
     line_indent,
     parse,
@@ -52,7 +51,7 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
     tree = parse(text) if text is not None else None
     if text is None or tree is None or path is None or line is None or not _simple(subject):
         return []
-    function = enclosing_function(tree, line)
+    function = _binding_function(tree, line, subject)
     if function is None:
         return []
     places = _places(function, subject, line)
@@ -89,6 +88,31 @@ def _simple(subject: str) -> bool:
 
 
 # -- where -------------------------------------------------------------------------------------
+
+
+def _binding_function(tree: ast.Module, line: int, subject: str) -> _Function | None:
+    """The innermost function holding ``line`` that binds the value's name (a parameter, or
+    an assignment of its own), else the innermost one: a closure's free variable is guarded
+    where it is bound, since assigning it in the closure would make it the closure's local."""
+    root = subject.split(".")[0]
+    holding = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    holding.sort(key=lambda node: -node.lineno)
+    binding = (f for f in holding if root in parameters(f) or _assigns(f, root))
+    return next(binding, holding[0] if holding else None)
+
+
+def _assigns(function: _Function, name: str) -> bool:
+    """Whether ``function`` itself (not a function nested in it) assigns ``name``."""
+    return any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+        for node in _own_nodes(function)
+    )
+
 
 
 def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int]]:
