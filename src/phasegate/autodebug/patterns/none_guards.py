@@ -114,7 +114,6 @@ def _assigns(function: _Function, name: str) -> bool:
     )
 
 
-
 def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int]]:
     """``(line to insert before, line whose indentation to take)``: after the value was last
     set (or the top of the body), then before the failing statement."""
