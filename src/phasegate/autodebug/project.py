@@ -14,25 +14,20 @@ import ast
 import fnmatch
 import os
 import re
-import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
 from phasegate.errors import ConfigError
+from phasegate.tomlfile import TOMLDecodeError, loads, table_in
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
     from phasegate.autodebug.context_index import Definition, RecordingIndex
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = ["Project", "TestFiles"]
 
@@ -262,15 +257,15 @@ class Project:
         from packaging.utils import canonicalize_name
 
         try:
-            document = tomllib.loads((self.root / "pyproject.toml").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            document = loads((self.root / "pyproject.toml").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, TOMLDecodeError):
             return set()
         names: set[str] = {
             canonicalize_name(requirement.name)
             for text in _requirement_texts(document)
             if (requirement := _requirement(text)) is not None
         }
-        poetry = document.get("tool", {}).get("poetry", {}).get("dependencies", {})
+        poetry = table_in(document, "tool", "poetry", "dependencies")
         names.update(canonicalize_name(name) for name in poetry if name != "python")
         return names
 
@@ -353,16 +348,16 @@ def _names_in_prose(text: str, wanted: list[str]) -> Counter[str]:
     return Counter({name: len(re.findall(rf"\b{re.escape(name)}\b", text)) for name in wanted})
 
 
-def _requirement_texts(document: dict[str, Any]) -> list[object]:
+def _requirement_texts(document: Mapping[str, object]) -> list[object]:
     """The requirement strings of ``[project]`` (``dependencies``, every optional group)
     and of ``[dependency-groups]``; the groups may hold ``{include-group = ...}`` tables."""
-    project = document.get("project", {})
+    project = table_in(document, "project")
     groups = [
         project.get("dependencies", []),
-        *project.get("optional-dependencies", {}).values(),
-        *document.get("dependency-groups", {}).values(),
+        *table_in(project, "optional-dependencies").values(),
+        *table_in(document, "dependency-groups").values(),
     ]
-    return [text for group in groups for text in group]
+    return [text for group in groups if isinstance(group, list) for text in group]
 
 
 def _requirement(text: object) -> Requirement | None:

@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from phasegate import tomlfile
 from phasegate.failures import relative_path
@@ -144,14 +143,14 @@ class GateProject:
         ]
 
     @cached_property
-    def pyproject(self) -> dict[str, Any]:
-        """``pyproject.toml`` as data (empty when there is none or it cannot be read)."""
+    def pyproject(self) -> dict[str, object]:
+        """``pyproject.toml`` as data (empty when there is none or it cannot be read); free-form,
+        each reader narrows what it reads (:func:`phasegate.tomlfile.table_in`)."""
         path = self.root / "pyproject.toml"
         try:
-            data: dict[str, Any] = tomlfile.loads(path.read_text(encoding="utf-8"))
+            return tomlfile.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomlfile.TOMLDecodeError):
             return {}
-        return data
 
     @property
     def top_level_names(self) -> set[str]:

@@ -46,7 +46,7 @@ class RuffPolicy:
         )
 
 
-def read_ruff_policy(root: Path, pyproject: Mapping[str, Any]) -> RuffPolicy:
+def read_ruff_policy(root: Path, pyproject: Mapping[str, object]) -> RuffPolicy:
     """The project's ruff ignores; an empty policy when it configures none."""
     for name in (".ruff.toml", "ruff.toml"):  # ruff's own order: .ruff.toml wins
         path = root / name

@@ -48,6 +48,7 @@ from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import Entry, Ledger
 from phasegate.tdd.rules import INTEGRITY_RULES
 from phasegate.tdd.state import derive
+from phasegate.tomlfile import table_in
 
 __all__ = ["TddCheck", "change_start", "resolutions"]
 
@@ -374,7 +375,7 @@ def _summary(new: dict[str, MetricValue], overall: dict[str, MetricValue]) -> st
 
 
 def _tdd_config(ctx: CheckContext) -> TddConfig:
-    table = ctx.project.pyproject.get("tool", {}).get("phasegate", {}).get("tdd", {})
+    table = table_in(ctx.project.pyproject, "tool", "phasegate").get("tdd", {})
     try:
         return TddConfig.model_validate(table)
     except ValidationError as exc:

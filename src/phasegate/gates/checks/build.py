@@ -29,7 +29,7 @@ import shutil
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -52,6 +52,7 @@ from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tomlfile import table_in
 
 if TYPE_CHECKING:
     from packaging.metadata import Metadata
@@ -291,11 +292,12 @@ def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
     return True
 
 
-def _build_requires(pyproject: dict[str, Any]) -> list[str]:
-    system = pyproject.get("build-system")
-    if not isinstance(system, dict) or "requires" not in system:
+def _build_requires(pyproject: Mapping[str, object]) -> list[str]:
+    system = table_in(pyproject, "build-system")
+    if "requires" not in system:
         return list(_FALLBACK_REQUIRES)
-    return [str(item) for item in system.get("requires") or []]
+    requires = system["requires"]
+    return [str(item) for item in requires] if isinstance(requires, list) else []
 
 
 def _build(

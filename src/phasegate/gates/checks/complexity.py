@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import configparser
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -31,6 +31,7 @@ from phasegate.gates.protocol import CheckContext, CheckError, Measurement, Metr
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tomlfile import table_in
 
 __all__ = ["ComplexityCheck", "ComplexityOptions"]
 
@@ -182,7 +183,7 @@ def _refuse_unmeasured(
         raise CheckError(f"radon reported on a file it was not given: {unknown[0]}")
 
 
-def _radon_excludes(root: Path, pyproject: dict[str, Any]) -> bool:
+def _radon_excludes(root: Path, pyproject: Mapping[str, object]) -> bool:
     """Whether radon's configuration may leave files out (``exclude`` or ``ignore``).
 
     radon reads ``RADONCFG``, ``radon.cfg``, ``[tool.radon]``, ``setup.cfg`` and
@@ -190,8 +191,8 @@ def _radon_excludes(root: Path, pyproject: dict[str, Any]) -> bool:
     """
     if os.environ.get("RADONCFG"):
         return True
-    table = pyproject.get("tool", {}).get("radon", {})
-    if isinstance(table, dict) and ("exclude" in table or "ignore" in table):
+    table = table_in(pyproject, "tool", "radon")
+    if "exclude" in table or "ignore" in table:
         return True
     parser = configparser.ConfigParser()
     try:

@@ -21,6 +21,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tomlfile import table_in
 
 __all__ = ["ScenariosCheck", "ScenariosOptions", "binding_findings"]
 
@@ -171,6 +172,6 @@ def _feature_files(root: Path, paths: Sequence[str]) -> list[Path]:
 
 
 def _testpaths(ctx: CheckContext) -> list[str]:
-    ini = ctx.project.pyproject.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    ini = table_in(ctx.project.pyproject, "tool", "pytest", "ini_options")
     paths = ini.get("testpaths")
     return [str(p) for p in paths] if isinstance(paths, list) and paths else ["."]

@@ -34,6 +34,7 @@ from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tomlfile import table_in
 
 __all__ = ["SecurityCheck", "SecurityOptions"]
 
@@ -180,7 +181,7 @@ def _counts(
 def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
     """bandit's JSON report of ``files``; a CheckError when a file could not be scanned."""
     args = ["-f", "json", "-q"]
-    if "bandit" in ctx.project.pyproject.get("tool", {}):
+    if "bandit" in table_in(ctx.project.pyproject, "tool"):
         args += ["-c", str(ctx.project.root / "pyproject.toml")]
     run = run_tool(
         "bandit",
@@ -211,10 +212,8 @@ def _refuse_missing(ctx: CheckContext, report: dict[str, Any], files: Sequence[P
     }
     missing = [ctx.project.relative(path) for path in files]
     missing = [name for name in missing if name not in scanned]
-    settings = ctx.project.pyproject.get("tool", {}).get("bandit", {})
-    excludes = isinstance(settings, dict) and bool(
-        settings.get("exclude_dirs") or settings.get("exclude")
-    )
+    settings = table_in(ctx.project.pyproject, "tool", "bandit")
+    excludes = bool(settings.get("exclude_dirs") or settings.get("exclude"))
     if missing and not excludes:
         raise CheckError(
             f"bandit's report shows {len(files) - len(missing)} of the {len(files)} files it "

@@ -33,6 +33,7 @@ from phasegate.gates.documents import (
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
+from phasegate.tomlfile import table_in
 
 __all__ = ["SpecCheck", "SpecOptions"]
 
@@ -156,6 +157,6 @@ def _feature_problems(
 
 
 def _testpaths(ctx: CheckContext) -> list[str]:
-    ini = ctx.project.pyproject.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    ini = table_in(ctx.project.pyproject, "tool", "pytest", "ini_options")
     paths = ini.get("testpaths")
     return [str(p) for p in paths] if isinstance(paths, list) and paths else ["."]
