@@ -30,21 +30,27 @@ def osa_distance(a: str, b: str) -> float:
     previous2: list[float] = []
     previous = [float(j) for j in range(len(b) + 1)]
     for i in range(1, len(a) + 1):
-        current = [float(i)] + [0.0] * len(b)
-        for j in range(1, len(b) + 1):
-            x, y = a[i - 1], b[j - 1]
-            if x == y:
-                cost = 0.0
-            elif x.lower() == y.lower():
-                cost = _CASE_COST
-            else:
-                cost = 1.0
-            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y and x != y:
-                best = min(best, previous2[j - 2] + 1)
-            current[j] = best
-        previous2, previous = previous, current
+        previous2, previous = previous, _next_row(a, b, i, previous, previous2)
     return previous[len(b)]
+
+
+def _next_row(a: str, b: str, i: int, previous: list[float], previous2: list[float]) -> list[float]:
+    """Row ``i`` of the distance table (the distances from ``a[:i]`` to each start of ``b``),
+    from the two rows before it."""
+    current = [float(i)] + [0.0] * len(b)
+    for j in range(1, len(b) + 1):
+        x, y = a[i - 1], b[j - 1]
+        if x == y:
+            cost = 0.0
+        elif x.lower() == y.lower():
+            cost = _CASE_COST
+        else:
+            cost = 1.0
+        best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y and x != y:
+            best = min(best, previous2[j - 2] + 1)
+        current[j] = best
+    return current
 
 
 def max_distance(name: str) -> float:
