@@ -94,6 +94,93 @@ def test_a_misbehaving_tool_is_an_error_never_a_pass(
             refused(verdict, result)
 
 
+_BANDIT_RESULT = {
+    "test_id": "B602",
+    "filename": "src/small/__init__.py",
+    "issue_severity": "HIGH",
+    "issue_confidence": "HIGH",
+    "issue_text": "subprocess call with shell=True",
+    "line_number": 5,
+    "col_offset": 4,
+}
+_RUFF_FINDING = {
+    "code": "E501",
+    "filename": "src/small/__init__.py",
+    "message": "Line too long",
+    "location": {"row": 1, "column": 1},
+    "fix": None,
+}
+
+
+def _bandit_report(result: object) -> object:
+    scanned = {"src/small/__init__.py": {}, "src/small/more.py": {}}
+    return {"results": [result], "errors": [], "metrics": {"_totals": {"nosec": 0}, **scanned}}
+
+
+#: (check id, what is wrong, the document printed, what the reason names): a document of the
+#: tool's shape, but one finding in it lacks what the check reads from it.
+BAD_FINDINGS = [
+    (
+        "security",
+        "a line that is text",
+        _bandit_report({**_BANDIT_RESULT, "line_number": "5"}),
+        "a result's line_number",
+    ),
+    (
+        "security",
+        "no line",
+        _bandit_report({k: v for k, v in _BANDIT_RESULT.items() if k != "line_number"}),
+        "a result's line_number",
+    ),
+    (
+        "security",
+        "no test id",
+        _bandit_report({**_BANDIT_RESULT, "test_id": None}),
+        "a result's test_id",
+    ),
+    ("security", "a result that is a list", _bandit_report(["B602"]), "a result"),
+    (
+        "lint",
+        "a row that is text",
+        [{**_RUFF_FINDING, "location": {"row": "1"}}],
+        "a finding's row",
+    ),
+    (
+        "lint",
+        "no location",
+        [{k: v for k, v in _RUFF_FINDING.items() if k != "location"}],
+        "a finding's location",
+    ),
+    (
+        "lint",
+        "a message that is a number",
+        [{**_RUFF_FINDING, "message": 3}],
+        "a finding's message",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check_id", "fault", "document", "named"), BAD_FINDINGS, ids=[f[1] for f in BAD_FINDINGS]
+)
+def test_a_finding_the_check_cannot_read_is_an_error(
+    check_id: str,
+    fault: str,
+    document: object,
+    named: str,
+    committed: Path,
+    fake_modules: Path,
+    tmp_path: Path,
+    tried: Tried,
+) -> None:
+    module = TOOLS[check_id]
+    fake_module(fake_modules, module, f"import json\nprint(json.dumps({document!r}))")
+    root = _copy(committed, tmp_path / "project")
+    with tried("tools", f"{module} ({check_id}) prints a finding with {fault}"):
+        verdict, result = judge(root, check_id)
+        refused(verdict, result, "unknown shape", named)
+
+
 @pytest.mark.parametrize("check_id", sorted(TOOLS))
 def test_a_hung_tool_is_stopped_with_everything_it_started(
     check_id: str,

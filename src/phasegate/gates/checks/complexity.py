@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -202,7 +202,7 @@ def _radon_excludes(root: Path, pyproject: Mapping[str, object]) -> bool:
     return parser.has_option("radon", "exclude") or parser.has_option("radon", "ignore")
 
 
-def _walk(path: str, blocks: list[Any], *, prefix: str) -> Iterator[_Function]:
+def _walk(path: str, blocks: list[object], *, prefix: str) -> Iterator[_Function]:
     for block in blocks:
         if not isinstance(block, dict):
             raise CheckError(f"radon cc printed {block!r:.200} for {path}, not a block")
@@ -224,13 +224,14 @@ def _walk(path: str, blocks: list[Any], *, prefix: str) -> Iterator[_Function]:
         yield from _walk(path, closures, prefix=f"{name}.")
 
 
-def _per_file(report: Any, command: str) -> dict[str, Any]:
+def _per_file(report: object, command: str) -> dict[str, object]:
+    """radon's report, one entry per file; each entry is narrowed where it is read."""
     if not isinstance(report, dict):
         raise CheckError(f"{command} printed JSON that is not an object per file: {report!r:.200}")
-    return report
+    return {str(filename): entry for filename, entry in report.items()}
 
 
-def _refuse(path: str, entry: dict[str, Any]) -> None:
+def _refuse(path: str, entry: Mapping[str, object]) -> None:
     if "error" in entry:
         raise CheckError(
             f"radon could not measure {path}: {entry['error']}",

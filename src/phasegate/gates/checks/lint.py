@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
@@ -24,6 +24,17 @@ __all__ = ["LintCheck"]
 
 #: Rules that mean the code cannot work as written (syntax errors, undefined names).
 _SERIOUS_PREFIXES = ("E9", "F63", "F7", "F82")
+
+
+class _RuffFinding(TypedDict):
+    """The keys of one of ruff's findings that the check reads, checked where parsed."""
+
+    code: str | None  # None: a syntax error
+    filename: str
+    message: str
+    row: int
+    column: int | None
+    fixable: bool
 
 
 class LintCheck:
@@ -57,12 +68,12 @@ class LintCheck:
             )
         entries = _entries(parse_json("ruff", _run_ruff(ctx, files).stdout))
         findings = [self._finding(ctx, entry) for entry in entries]
-        fixable = [entry for entry in entries if entry.get("fix")]
+        fixable = [entry for entry in entries if entry["fixable"]]
         new = [finding for finding in findings if finding.new]
         new_fixable = sum(
             1
             for entry, finding in zip(entries, findings, strict=True)
-            if finding.new and entry.get("fix")
+            if finding.new and entry["fixable"]
         )
         return Measurement(
             summary=_summary(findings, new, len(files)),
@@ -73,19 +84,18 @@ class LintCheck:
         )
 
     @staticmethod
-    def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:
-        code = entry.get("code") or "syntax-error"
-        location = entry.get("location") or {}
+    def _finding(ctx: CheckContext, entry: _RuffFinding) -> Finding:
+        code = entry["code"] or "syntax-error"
         serious = code == "syntax-error" or code.startswith(_SERIOUS_PREFIXES)
         return locate(
             ctx.project,
             ctx.new_code,
             rule=code,
             severity=Severity.HIGH if serious else Severity.MEDIUM,
-            message=str(entry.get("message", "")),
-            path=entry.get("filename"),
-            line=location.get("row"),
-            column=location.get("column"),
+            message=entry["message"],
+            path=entry["filename"],
+            line=entry["row"],
+            column=entry["column"],
         )
 
 
@@ -107,18 +117,25 @@ def _run_ruff(ctx: CheckContext, files: Sequence[Path]) -> ToolRun:
     )
 
 
-def _entries(document: Any) -> list[dict[str, Any]]:
+def _entries(document: object) -> list[_RuffFinding]:
     """ruff's findings, each checked for the keys a finding is made of."""
     if not isinstance(document, list):
         raise CheckError(f"ruff printed JSON that is not a list of findings: {document!r:.200}")
-    for entry in document:
-        expect("ruff", entry, dict, "a finding")
-        expect("ruff", entry.get("code"), (str, type(None)), "a finding's code")
-        expect("ruff", entry.get("filename"), str, "a finding's filename")
-        expect("ruff", entry.get("message"), str, "a finding's message")
-        location = expect("ruff", entry.get("location"), dict, "a finding's location")
-        expect("ruff", location.get("row"), int, "a finding's row")
-    return document
+    return [_entry(entry) for entry in document]
+
+
+def _entry(entry: object) -> _RuffFinding:
+    found = expect("ruff", entry, dict, "a finding")
+    location = expect("ruff", found.get("location"), dict, "a finding's location")
+    column = location.get("column")
+    return {
+        "code": expect("ruff", found.get("code"), (str, type(None)), "a finding's code"),
+        "filename": expect("ruff", found.get("filename"), str, "a finding's filename"),
+        "message": expect("ruff", found.get("message"), str, "a finding's message"),
+        "row": expect("ruff", location.get("row"), int, "a finding's row"),
+        "column": column if isinstance(column, int) and not isinstance(column, bool) else None,
+        "fixable": bool(found.get("fix")),
+    }
 
 
 def _config_files(root: Path) -> list[Path]:

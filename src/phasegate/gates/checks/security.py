@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from pydantic import Field
 
@@ -42,6 +42,26 @@ Level = Literal["low", "medium", "high"]
 
 _LEVELS: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
 _SEVERITIES = {"LOW": Severity.LOW, "MEDIUM": Severity.MEDIUM, "HIGH": Severity.HIGH}
+
+
+class _BanditResult(TypedDict):
+    """The keys of one of bandit's results that the check reads, checked where parsed."""
+
+    test_id: str
+    filename: str
+    issue_severity: str
+    issue_confidence: str
+    issue_text: str
+    test_name: str
+    more_info: str
+    line_number: int
+    col_offset: int | None
+
+
+class _BanditReport(TypedDict):
+    results: list[_BanditResult]
+    #: Lines bandit skipped for a ``# nosec`` comment (``metrics._totals.nosec``).
+    nosec: int
 
 
 class SecurityOptions(Section):
@@ -110,7 +130,7 @@ class SecurityCheck:
             summary=summary + _ignored_note(ignored, policy.source),
             score=score_from_count(len(new_issues), scale=2),
             metrics={
-                **_counts(findings, issues, suppressed=_suppressed(report)),
+                **_counts(findings, issues, suppressed=report["nosec"]),
                 "ruff_ignored": len(ignored),
             },
             new_code_metrics={
@@ -138,13 +158,13 @@ def _ignored_note(ignored: list[Finding], policy_source: str | None) -> str:
     return f"; {len(ignored)} finding(s) left out as {policy_source} ignores their rule ({codes})"
 
 
-def _findings(ctx: CheckContext, report: dict[str, Any], confidence: str) -> list[Finding]:
+def _findings(ctx: CheckContext, report: _BanditReport, confidence: str) -> list[Finding]:
     """bandit's results at or above the confidence threshold, as findings."""
     floor = _LEVELS[confidence]
     return [
         _finding(ctx, entry)
         for entry in report["results"]
-        if _LEVELS.get(str(entry.get("issue_confidence", "")).lower(), 0) >= floor
+        if _LEVELS.get(entry["issue_confidence"].lower(), 0) >= floor
     ]
 
 
@@ -162,12 +182,6 @@ def _at_least(findings: list[Finding], severity: str) -> list[Finding]:
     return [f for f in findings if _LEVELS.get(f.severity.value, 0) >= threshold]
 
 
-def _suppressed(report: dict[str, Any]) -> int:
-    """How many lines bandit skipped for a ``# nosec`` comment."""
-    totals = report["metrics"]["_totals"]
-    return int(expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec"))
-
-
 def _counts(
     findings: list[Finding], issues: list[Finding], *, suppressed: int | None
 ) -> dict[str, int | None]:
@@ -178,7 +192,7 @@ def _counts(
     return {"issues": len(issues), **by_severity, "suppressed": suppressed}
 
 
-def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
+def _scan(ctx: CheckContext, files: Sequence[Path]) -> _BanditReport:
     """bandit's JSON report of ``files``; a CheckError when a file could not be scanned."""
     args = ["-f", "json", "-q"]
     if "bandit" in table_in(ctx.project.pyproject, "tool"):
@@ -193,20 +207,37 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, Any]:
     report = parse_json("bandit", run.stdout)
     if not isinstance(report, dict) or not isinstance(report.get("results"), list):
         raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
-    for entry in report["results"]:
-        expect("bandit", entry, dict, "a result")
-        expect("bandit", entry.get("test_id"), str, "a result's test_id")
-        expect("bandit", entry.get("filename"), str, "a result's filename")
-        expect("bandit", entry.get("issue_severity"), str, "a result's issue_severity")
+    results = [_result(entry) for entry in report["results"]]
     _refuse_unscanned(ctx, expect("bandit", report.get("errors", []), list, "errors"))
-    _refuse_missing(ctx, report, files)
-    return report
-
-
-def _refuse_missing(ctx: CheckContext, report: dict[str, Any], files: Sequence[Path]) -> None:
-    """A CheckError when bandit's metrics do not show it scanned the files it was given."""
     metrics = expect("bandit", report.get("metrics"), dict, "metrics")
-    expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
+    totals = expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
+    _refuse_missing(ctx, metrics, files)
+    nosec = expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec")
+    return {"results": results, "nosec": nosec}
+
+
+def _result(entry: object) -> _BanditResult:
+    """One of bandit's results, once its test, file and severity are text and its line a
+    number (a column is optional: older bandit releases do not give one)."""
+    found = expect("bandit", entry, dict, "a result")
+    column = found.get("col_offset")
+    return {
+        "test_id": expect("bandit", found.get("test_id"), str, "a result's test_id"),
+        "filename": expect("bandit", found.get("filename"), str, "a result's filename"),
+        "issue_severity": expect(
+            "bandit", found.get("issue_severity"), str, "a result's issue_severity"
+        ),
+        "issue_confidence": str(found.get("issue_confidence", "")),
+        "issue_text": str(found.get("issue_text", "")),
+        "test_name": str(found.get("test_name", "")),
+        "more_info": str(found.get("more_info", "")),
+        "line_number": expect("bandit", found.get("line_number"), int, "a result's line_number"),
+        "col_offset": column if isinstance(column, int) and not isinstance(column, bool) else None,
+    }
+
+
+def _refuse_missing(ctx: CheckContext, metrics: dict[str, object], files: Sequence[Path]) -> None:
+    """A CheckError when bandit's metrics do not show it scanned the files it was given."""
     scanned = {
         ctx.project.relative(ctx.project.root / name) for name in metrics if name != "_totals"
     }
@@ -222,24 +253,24 @@ def _refuse_missing(ctx: CheckContext, report: dict[str, Any], files: Sequence[P
         )
 
 
-def _finding(ctx: CheckContext, entry: dict[str, Any]) -> Finding:
-    severity = _SEVERITIES.get(str(entry.get("issue_severity", "")).upper(), Severity.LOW)
-    confidence = str(entry.get("issue_confidence", "")).lower()
-    column = entry.get("col_offset")
+def _finding(ctx: CheckContext, entry: _BanditResult) -> Finding:
+    severity = _SEVERITIES.get(entry["issue_severity"].upper(), Severity.LOW)
+    confidence = entry["issue_confidence"].lower()
+    column = entry["col_offset"]
     return locate(
         ctx.project,
         ctx.new_code,
-        rule=str(entry.get("test_id", "bandit")),
+        rule=entry["test_id"],
         severity=severity,
-        message=f"{entry.get('issue_text', '')} ({confidence} confidence; "
-        f"{entry.get('test_name', '')}: {entry.get('more_info', '')})",
-        path=ctx.project.root / str(entry.get("filename", "")),
-        line=entry.get("line_number"),
-        column=column + 1 if isinstance(column, int) else None,
+        message=f"{entry['issue_text']} ({confidence} confidence; "
+        f"{entry['test_name']}: {entry['more_info']})",
+        path=ctx.project.root / entry["filename"],
+        line=entry["line_number"],
+        column=column + 1 if column is not None else None,
     )
 
 
-def _refuse_unscanned(ctx: CheckContext, errors: list[Any]) -> None:
+def _refuse_unscanned(ctx: CheckContext, errors: list[object]) -> None:
     if not errors:
         return
     shown = "; ".join(
