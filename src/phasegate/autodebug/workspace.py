@@ -197,68 +197,80 @@ def recover(journal: Path, root: Path) -> list[str]:
         return []
     except (OSError, ValueError) as exc:
         raise PhasegateError(f"the auto-debug journal {journal} cannot be read: {exc}") from exc
-    entries = _vetted(journal, root, data)
-    messages = []
-    for entry in entries:
-        path = entry.path
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            current = None
-        if current is None or _sha256(current) == entry.candidate_sha256:
-            write_atomically(path, entry.original, mode=entry.mode)
-            os.utime(path, ns=(entry.mtime_ns, entry.mtime_ns))
-            messages.append(f"restored {path}, which an interrupted auto-debug run left changed")
-        else:
-            aside = journal.with_name(f"{path.name}.orig")
-            write_atomically(aside, entry.original, mode=_OWNER_ONLY)
-            messages.append(
-                f"{path} changed since an interrupted auto-debug run tried a repair on it; "
-                f"left as it is, its original is in {aside}"
-            )
+    messages = [_put_back(entry, journal) for entry in _vetted(journal, root, data)]
     journal.unlink()
     return messages
 
 
+def _put_back(entry: _JournalEntry, journal: Path) -> str:
+    """Restore one file a crashed run left with a candidate in it, or, when it changed since,
+    set its original aside beside the journal; what was done, in a sentence."""
+    path = entry.path
+    try:
+        current: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        current = None
+    if current is None or _sha256(current) == entry.candidate_sha256:
+        write_atomically(path, entry.original, mode=entry.mode)
+        os.utime(path, ns=(entry.mtime_ns, entry.mtime_ns))
+        return f"restored {path}, which an interrupted auto-debug run left changed"
+    aside = journal.with_name(f"{path.name}.orig")
+    write_atomically(aside, entry.original, mode=_OWNER_ONLY)
+    return (
+        f"{path} changed since an interrupted auto-debug run tried a repair on it; "
+        f"left as it is, its original is in {aside}"
+    )
+
+
 def _vetted(journal: Path, root: Path, data: Any) -> list[_JournalEntry]:
     """The journal's entries, each checked; a PhasegateError naming the first bad one."""
-
-    def refuse(name: object, why: str) -> PhasegateError:
-        return PhasegateError(
-            f"the auto-debug journal {journal} names {name!r}, which {why}; nothing was "
-            "restored and the journal was left in place: look at it, then delete it"
-        )
-
     if not isinstance(data, dict):
-        raise refuse(data, "is not a table of files")
+        raise _refusal(journal, data, "is not a table of files")
     real_root = root.resolve()
-    entries: list[_JournalEntry] = []
-    for name, entry in sorted(data.items()):
-        try:
-            path = Path(name) if Path(name).is_absolute() else root / name
-            relative = project_path(path.resolve(), real_root)
-        except (OSError, ValueError) as exc:  # a NUL byte, a loop of links...
-            raise refuse(name, f"is not a usable path ({exc})") from exc
-        if relative is None:
-            raise refuse(name, f"is outside the project root {real_root} (or in a tool folder)")
-        if not relative.endswith(".py"):
-            raise refuse(name, "is not a Python file, the only kind auto-debug edits")
-        if not isinstance(entry, dict):
-            raise refuse(name, "has no original recorded")
-        try:
-            original = base64.b64decode(str(entry["original"]), validate=True)
-            mode, mtime_ns = entry["mode"], entry["mtime_ns"]
-            digest = entry["candidate_sha256"]
-        except (KeyError, ValueError) as exc:
-            raise refuse(name, f"has a broken record ({exc})") from exc
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (mode, mtime_ns)):
-            raise refuse(name, "has a mode or time that is not a number")
-        if not isinstance(digest, str):
-            raise refuse(name, "has no digest of the candidate")
-        entries.append(
-            _JournalEntry(real_root / relative, original, mode & 0o777, mtime_ns, digest)
+    return [
+        _vetted_record(journal, name, record, _vetted_path(journal, name, root, real_root))
+        for name, record in sorted(data.items())
+    ]
+
+
+def _refusal(journal: Path, name: object, why: str) -> PhasegateError:
+    return PhasegateError(
+        f"the auto-debug journal {journal} names {name!r}, which {why}; nothing was "
+        "restored and the journal was left in place: look at it, then delete it"
+    )
+
+
+def _vetted_path(journal: Path, name: str, root: Path, real_root: Path) -> Path:
+    """Where the file a journal entry names is, when it is a Python file of the project."""
+    try:
+        path = Path(name) if Path(name).is_absolute() else root / name
+        relative = project_path(path.resolve(), real_root)
+    except (OSError, ValueError) as exc:  # a NUL byte, a loop of links...
+        raise _refusal(journal, name, f"is not a usable path ({exc})") from exc
+    if relative is None:
+        raise _refusal(
+            journal, name, f"is outside the project root {real_root} (or in a tool folder)"
         )
-    return entries
+    if not relative.endswith(".py"):
+        raise _refusal(journal, name, "is not a Python file, the only kind auto-debug edits")
+    return real_root / relative
+
+
+def _vetted_record(journal: Path, name: str, record: object, path: Path) -> _JournalEntry:
+    """A journal entry's record of the file at ``path``, when it is complete and well typed."""
+    if not isinstance(record, dict):
+        raise _refusal(journal, name, "has no original recorded")
+    try:
+        original = base64.b64decode(str(record["original"]), validate=True)
+        mode, mtime_ns = record["mode"], record["mtime_ns"]
+        digest = record["candidate_sha256"]
+    except (KeyError, ValueError) as exc:
+        raise _refusal(journal, name, f"has a broken record ({exc})") from exc
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (mode, mtime_ns)):
+        raise _refusal(journal, name, "has a mode or time that is not a number")
+    if not isinstance(digest, str):
+        raise _refusal(journal, name, "has no digest of the candidate")
+    return _JournalEntry(path, original, mode & 0o777, mtime_ns, digest)
 
 
 @contextlib.contextmanager
