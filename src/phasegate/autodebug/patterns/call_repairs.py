@@ -42,6 +42,8 @@ __all__ = [
     "find_def",
     "keyword_candidates",
     "operand_candidates",
+    "operands",
+    "parameter_names",
     "read_call_site",
     "without_item",
 ]
@@ -210,11 +212,10 @@ def _renamed_parameter(
 
 def _added_parameters(site: CallSite, unexpected: list[str]) -> list[Candidate]:
     """Each unexpected keyword added as a parameter, where the body reads it unbound."""
-    definition = site.definition
-    tree = parse(definition.text) if definition is not None else None
-    if definition is None or tree is None:
+    found = _unbound_reads(site)
+    if found is None:
         return []
-    free = _free_names(definition.function, tree)
+    definition, free = found
     candidates = []
     for wrong in (name for name in unexpected if name in free):
         added = _with_parameters(definition.text, definition.function, [wrong])
@@ -245,19 +246,28 @@ def _test_is_culprit(
     return True
 
 
+def _unbound_reads(site: CallSite) -> tuple[Definition, list[str]] | None:
+    """The callee's definition, and the names its body reads that nothing binds."""
+    definition = site.definition
+    tree = parse(definition.text) if definition is not None else None
+    if definition is None or tree is None:
+        return None
+    return definition, _free_names(definition.function, tree)
+
+
 def _free_names(function: FunctionNode, module: ast.Module) -> list[str]:
     """Names the function reads but nothing binds: not a parameter, local, global or builtin."""
-    bound = _parameter_names(function) | _bound_inside(function)
+    bound = {*parameter_names(function.args), *_bound_inside(function)}
     known = bound | _module_names(module)
     loaded = (n.id for n in ast.walk(function) if isinstance(n, ast.Name))
     reads = dict.fromkeys(name for name in loaded if name not in known)
     return [name for name in reads if not hasattr(builtins, name)]
 
 
-def _parameter_names(function: FunctionNode) -> set[str]:
-    args = function.args
+def parameter_names(args: ast.arguments) -> list[str]:
+    """The names of a function's (or lambda's) parameters, in the order they are written."""
     named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return {a.arg for a in [*named, args.vararg, args.kwarg] if a is not None}
+    return [a.arg for a in [*named, args.vararg, args.kwarg] if a is not None]
 
 
 def _bound_inside(function: FunctionNode) -> set[str]:
@@ -322,11 +332,10 @@ def extra_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -> 
 
 def _free_parameters_added(site: CallSite, extra: int) -> list[Candidate]:
     """The first ``extra`` names the body reads unbound, added as parameters."""
-    definition = site.definition
-    tree = parse(definition.text) if definition is not None else None
-    if definition is None or tree is None:
+    found = _unbound_reads(site)
+    if found is None:
         return []
-    free = _free_names(definition.function, tree)
+    definition, free = found
     added = (
         _with_parameters(definition.text, definition.function, free[:extra])
         if len(free) >= extra
@@ -506,7 +515,8 @@ def _operation_at(text: str, diagnosis: Diagnosis) -> tuple[Operation, list[str]
     return (node, lines) if node is not None else None
 
 
-def _operands(node: Operation) -> tuple[ast.expr, ast.expr]:
+def operands(node: Operation) -> tuple[ast.expr, ast.expr]:
+    """The two sides of ``a + b`` (``a`` and ``b``), or of ``a += b``."""
     if isinstance(node, ast.BinOp):
         return node.left, node.right
     return node.target, node.value
@@ -514,7 +524,7 @@ def _operands(node: Operation) -> tuple[ast.expr, ast.expr]:
 
 def _conversions(node: Operation, facts: OperandFacts) -> list[tuple[ast.expr, str]]:
     """Which operand to convert with what, the string side's partner first."""
-    left, right = _operands(node)
+    left, right = operands(node)
     left_type, right_type = facts["left_type"], facts["right_type"]
     if left_type == "str" and right_type in _NUMBERS:
         return [(right, "str"), (left, right_type)]

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
-from phasegate.autodebug.patterns.call_repairs import without_item
+from phasegate.autodebug.patterns.call_repairs import parameter_names, without_item
 from phasegate.autodebug.source import (
     enclosing_function,
     node_span,
@@ -154,13 +154,10 @@ def _scored_places(
     value of the pool at each place up to the first parameter passed by keyword."""
     positional = [p for p in facts["params"] if p["kind"] in _POSITIONAL]
     passed = [ast.unparse(arg) for arg in call.args]
-    given = {k.arg for k in call.keywords}
     wanted = next((i for i, p in enumerate(positional) if p["name"] == facts["missing"][0]), None)
     scored: list[tuple[float, int, str]] = []
-    for position in range(min(len(call.args), len(positional) - 1) + 1):
+    for position in _open_places(call, positional):
         param = positional[position]
-        if param["name"] in given:
-            break  # the parameters from here on are passed by keyword
         align = alignment(call.args, positional, position)
         bonus = 0.02 if position == wanted else 0.0
         sites_here = sites.get(position, Counter())
@@ -169,6 +166,16 @@ def _scored_places(
             for value, kind in pool.items()
         ]
     return sorted(scored, key=lambda item: (-item[0], item[1], item[2]))
+
+
+def _open_places(call: ast.Call, positional: list[ParameterFacts]) -> Iterator[int]:
+    """The positions the left-out argument could take: each one up to the first parameter the
+    call passes by keyword (the parameters from there on are all passed by keyword)."""
+    given = {k.arg for k in call.keywords}
+    for position in range(min(len(call.args), len(positional) - 1) + 1):
+        if positional[position]["name"] in given:
+            return
+        yield position
 
 
 def _added_arguments(
@@ -369,10 +376,7 @@ def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
     """The parameters and local names of the functions (and lambdas) around ``line``."""
     names: list[str] = []
     for node in _functions_around(tree, line):
-        arguments = node.args
-        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-        every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-        names += [a.arg for a in every]
+        names += parameter_names(node.args)
         body = node.body if isinstance(node.body, list) else [node.body]
         names += [
             n.id

@@ -36,6 +36,7 @@ from phasegate.autodebug.patterns.call_repairs import (
     extra_candidates,
     keyword_candidates,
     operand_candidates,
+    operands,
     read_call_site,
 )
 from phasegate.autodebug.patterns.missing_args import missing_candidates, visible_values
@@ -312,8 +313,7 @@ def _operand_facts(
     failure: LiveFailure, frame: LiveFrame, node: ast.BinOp | ast.AugAssign
 ) -> OperandFacts | None:
     op = _OPS.get(type(node.op))
-    left = node.left if isinstance(node, ast.BinOp) else node.target
-    right = node.right if isinstance(node, ast.BinOp) else node.value
+    left, right = operands(node)
     left_type, right_type = _type_of(failure, frame, left), _type_of(failure, frame, right)
     if (
         op is None
