@@ -43,6 +43,7 @@ from phasegate.autodebug.source import (
 from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining, offers
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.context_index import Definition
     from phasegate.autodebug.live import LiveFailure, LiveFrame
     from phasegate.autodebug.project import Project
 
@@ -336,12 +337,15 @@ def _module_as_written(text: str, path: str, module: str, project: Project) -> s
         return module
     if not relative and not _imports_own_package(tree, own[0]):
         relative = project.relative_imports  # nothing to go by in the file: the project's habit
-    if not relative:
-        return module
+    return _relative_to(parts, own) if relative else module
+
+
+def _relative_to(parts: list[str], package: list[str]) -> str:
+    """The module ``parts`` as a relative import from inside ``package`` writes it."""
     common = 0
-    while common < min(len(parts), len(own)) and parts[common] == own[common]:
+    while common < min(len(parts), len(package)) and parts[common] == package[common]:
         common += 1
-    return "." * (len(own) - common + 1) + ".".join(parts[common:])
+    return "." * (len(package) - common + 1) + ".".join(parts[common:])
 
 
 def _as_imported(tree: ast.Module | None, module: str, package: str) -> tuple[str | None, bool]:
@@ -469,16 +473,8 @@ def _project_imports(
 ) -> list[Statement]:
     """``from <module> import missing`` for the project's best three definitions of it, with
     the other unbound names that module defines."""
-    own_module = project.module_name(path)
-    exact = [d for d in project.index.exact(missing) if d.module != own_module]
-    if len(exact) > 1:
-        order = {
-            d.qualified: rank
-            for rank, (d, _s) in enumerate(project.index.query(missing, context, k=50))
-        }
-        exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
     statements = []
-    for rank, definition in enumerate(exact[:3]):
+    for rank, definition in enumerate(_definitions_of(missing, path, project, context)[:3]):
         written = _module_as_written(text, path, definition.module, project)
         also = [
             name
@@ -494,6 +490,20 @@ def _project_imports(
             )
         )
     return statements
+
+
+def _definitions_of(missing: str, path: str, project: Project, context: str) -> list[Definition]:
+    """The project's definitions of ``missing`` outside ``path``'s module, the one the index
+    ranks nearest to ``context`` (the function the name is used in) first."""
+    own_module = project.module_name(path)
+    exact = [d for d in project.index.exact(missing) if d.module != own_module]
+    if len(exact) > 1:
+        order = {
+            d.qualified: rank
+            for rank, (d, _s) in enumerate(project.index.query(missing, context, k=50))
+        }
+        exact.sort(key=lambda d: (order.get(d.qualified, len(order)), d.qualified))
+    return exact
 
 
 def _stdlib_imports(missing: str, unbound: list[str], project: Project) -> list[Statement]:
