@@ -201,3 +201,24 @@ def test_the_function_the_failure_was_raised_in_is_looked_into_when_the_ranking_
     unplaced = Diagnosis("other", "other", "ValueError", "ValueError", "bad label")
     missed = lost_guard_candidates(unplaced, project, [_suspect(faulty, "tag", 0.9)])
     assert not any(_same(c.edits[0].text, REGISTRY) for c in missed)
+
+
+FIRST_INDEX = """def first_index(element, items):
+    pairs = enumerate(element)
+    k, y = next(pairs, (None, None))
+    if k is None:
+        return 0
+    return items.index(y) - k
+"""
+
+
+def test_a_pair_unpacked_from_next_with_nones_is_guarded_with_the_empty_of_what_it_returns(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(FIRST_INDEX, "    if k is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("other", "other", "ValueError", "ValueError", "None is not in list")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "first_index")])
+    restored = [c for c in candidates[:5] if _same(c.edits[0].text, FIRST_INDEX)]
+    assert restored
+    assert "the empty value of what it returns" in restored[0].description

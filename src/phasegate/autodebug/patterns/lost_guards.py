@@ -272,21 +272,39 @@ def _is_none(node: ast.AST | None) -> bool:
 
 
 def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
-    """Locals set (in the function's top-level statements) from a call that can give None."""
+    """Locals set (in the function's top-level statements) from a call that can give None:
+    ``m = re.match(...)``, and each name of ``k, v = next(it, (None, None))``."""
     found: list[tuple[ast.stmt, str]] = []
     for statement in function.body:
         if not (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
             and isinstance(statement.value, ast.Call)
         ):
             continue
-        func = statement.value.func
-        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if called in _MAYBE_NONE_CALLS:
-            found.append((statement, statement.targets[0].id))
+        target, call = statement.targets[0], statement.value
+        if isinstance(target, ast.Name) and _called(call) in _MAYBE_NONE_CALLS:
+            found.append((statement, target.id))
+        elif isinstance(target, ast.Tuple) and _defaults_to_nones(call):
+            names = [element.id for element in target.elts if isinstance(element, ast.Name)]
+            found += [(statement, name) for name in names]
     return found
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _defaults_to_nones(call: ast.Call) -> bool:
+    """``next(it, (None, None))``: a call whose fallback is a tuple of Nones."""
+    fallback = call.args[-1] if call.args else None
+    return (
+        _called(call) in {"next", "get", "getattr", "pop"}
+        and isinstance(fallback, ast.Tuple)
+        and bool(fallback.elts)
+        and all(_is_none(element) for element in fallback.elts)
+    )
 
 
 # -- how it is guarded -------------------------------------------------------------------------

@@ -376,24 +376,50 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     """``return`` of what the function's other returns give, else of nothing.
 
     A constant, or an expression of the parameters alone (``self``, ``value``,
-    ``self._default``), which means the same at the top of the function as where it is.
+    ``self._default``), which means the same at the top of the function as where it is; or
+    the empty value of the kind they compute (``0`` where they return ``a - b``).
     """
-    values: Counter[str] = Counter()
-    expressions: Counter[str] = Counter()
+    returns = [node for node in _own_nodes(function) if isinstance(node, ast.Return)]
+    given = [node.value for node in returns if node.value is not None]
     known = parameters(function)
-    bare = 0
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Return):
-            if node.value is None:
-                bare += 1
-            elif isinstance(node.value, ast.Constant):
-                values[ast.unparse(node.value)] += 1
-            elif _only_reads(node.value, known):
-                expressions[ast.unparse(node.value)] += 1
-    found = [(f"return {value}", 0.74, "as the function's other returns do") for value in values]
+    same = "as the function's other returns do"
+    found = [(f"return {ast.unparse(v)}", 0.74, same) for v in given if _is_constant(v)]
     found += [
-        (f"return {value}", 0.735, "as the function's other returns do") for value in expressions
+        (f"return {ast.unparse(v)}", 0.735, same)
+        for v in given
+        if not _is_constant(v) and _only_reads(v, known)
     ]
+    empties = dict.fromkeys(e for e in map(_empty_of, given) if e is not None)
+    found += [(f"return {e}", 0.725, "the empty value of what it returns") for e in empties]
+    bare = len(returns) > len(given)
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
     none = ("return None", 0.72 if bare else 0.73, "returning None")
-    return [*found, plain, none]
+    return [*list(dict.fromkeys(found)), plain, none]
+
+
+def _is_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant)
+
+
+#: Expressions whose value is a number, by the operator or the function computing it.
+_NUMERIC_OPERATORS = (ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Pow)
+_NUMERIC_CALLS = frozenset({"len", "sum", "int", "abs", "round"})
+#: The empty value of each kind of literal or comprehension.
+_EMPTY_OF_NODE: tuple[tuple[type[ast.expr] | tuple[type[ast.expr], ...], str], ...] = (
+    ((ast.List, ast.ListComp), "[]"),
+    ((ast.Dict, ast.DictComp), "{}"),
+    ((ast.Set, ast.SetComp), "set()"),
+    (ast.Tuple, "()"),
+    (ast.JoinedStr, '""'),
+)
+
+
+def _empty_of(node: ast.expr) -> str | None:
+    """The empty value of the kind ``node`` computes (a list, a number...), if it shows."""
+    for kinds, empty in _EMPTY_OF_NODE:
+        if isinstance(node, kinds):
+            return empty
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _NUMERIC_OPERATORS):
+        return "0"
+    called = node.func if isinstance(node, ast.Call) else None
+    return "0" if isinstance(called, ast.Name) and called.id in _NUMERIC_CALLS else None
