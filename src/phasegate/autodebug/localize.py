@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,22 +102,35 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
     data.read()
     covered: dict[tuple[str, str, int], set[str]] = {}
     for filename in data.measured_files():
-        relpath = project.relpath(filename)
-        if relpath is None or relpath in project.test_files:
+        source = _ranked_source(project, filename)
+        if source is None:
             continue
-        text = project.read(relpath)
-        try:
-            tree = ast.parse(text or "")
-        except (SyntaxError, ValueError):
-            continue
+        relpath, tree = source
         by_line = data.contexts_by_lineno(filename)
         for name, first, last in _functions(tree):
-            tests: set[str] = set()
-            for line in range(first, last + 1):
-                tests.update(context for context in by_line.get(line, ()) if context)
+            tests = _tests_running(by_line, first, last)
             if tests:
                 covered[(relpath, name, first)] = tests
     return Spectrum(covered, run.outcomes)
+
+
+def _ranked_source(project: Project, filename: str) -> tuple[str, ast.Module] | None:
+    """A measured file's path in the project and its syntax tree, when it is a project file
+    whose functions are ranked (not a test file) and it parses."""
+    relpath = project.relpath(filename)
+    if relpath is None or relpath in project.test_files:
+        return None
+    try:
+        return relpath, ast.parse(project.read(relpath) or "")
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _tests_running(by_line: Mapping[int, Iterable[str]], first: int, last: int) -> set[str]:
+    """The tests (coverage's contexts) that ran any of the lines ``first`` to ``last``."""
+    return {
+        context for line in range(first, last + 1) for context in by_line.get(line, ()) if context
+    }
 
 
 def rank_functions(
