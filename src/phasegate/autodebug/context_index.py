@@ -20,7 +20,7 @@ import ast
 import math
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -92,21 +92,31 @@ def extract_definitions(text: str, *, module: str, path: str) -> list[Definition
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
-    found: list[Definition] = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            params = tuple(arg.arg for arg in [*node.args.posonlyargs, *node.args.args])
-            doc = (ast.get_docstring(node) or "").strip().split("\n")[0]
-            found.append(Definition(module, node.name, "function", path, node.lineno, doc, params))
-        elif isinstance(node, ast.ClassDef):
-            doc = (ast.get_docstring(node) or "").strip().split("\n")[0]
-            found.append(Definition(module, node.name, "class", path, node.lineno, doc))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found.append(Definition(module, target.id, "variable", path, node.lineno))
-    return found
+    return [found for node in tree.body for found in _defined_by(node, module, path)]
+
+
+def _defined_by(node: ast.stmt, module: str, path: str) -> list[Definition]:
+    """What one top-level statement defines: a function, a class, or the names it assigns."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        params = tuple(arg.arg for arg in [*node.args.posonlyargs, *node.args.args])
+        return [
+            Definition(module, node.name, "function", path, node.lineno, _summary(node), params)
+        ]
+    if isinstance(node, ast.ClassDef):
+        return [Definition(module, node.name, "class", path, node.lineno, _summary(node))]
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [
+            Definition(module, target.id, "variable", path, node.lineno)
+            for target in targets
+            if isinstance(target, ast.Name)
+        ]
+    return []
+
+
+def _summary(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The first line of a definition's docstring."""
+    return (ast.get_docstring(node) or "").strip().split("\n")[0]
 
 
 class ContextIndex(Protocol):
@@ -149,9 +159,7 @@ class KeywordIndex(_Exact):
         self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         lengths: list[float] = []
         for number, definition in enumerate(self.definitions):
-            counts: dict[str, int] = defaultdict(int)
-            for word in [*definition.words(), definition.name.lower()]:
-                counts[word] += 1
+            counts = Counter([*definition.words(), definition.name.lower()])
             for word, count in counts.items():
                 self._postings[word].append((number, count))
             lengths.append(math.sqrt(sum(c * c for c in counts.values())) or 1.0)
@@ -163,13 +171,8 @@ class KeywordIndex(_Exact):
         self._lengths = lengths
 
     def query(self, name: str, context: str = "", k: int = 10) -> list[tuple[Definition, float]]:
-        weights: dict[str, float] = defaultdict(float)
-        for word in [*split_identifier(name), name.lower()]:
-            weights[word] += 2.0
-        for word in _words(context):
-            weights[word] += 0.5
         scores: dict[int, float] = defaultdict(float)
-        for word, weight in weights.items():
+        for word, weight in _query_weights(name, context).items():
             idf = self._idf.get(word)
             if idf is None:
                 continue
@@ -246,6 +249,17 @@ class TfidfIndex(_Exact):
         top = np.argpartition(-scores, k - 1)[:k]
         order = sorted(top.tolist(), key=lambda i: (-scores[i], i))
         return [(self.definitions[i], float(scores[i])) for i in order if scores[i] > 0]
+
+
+def _query_weights(name: str, context: str) -> dict[str, float]:
+    """How much each word of a keyword query counts: the name's words four times as much as
+    the words of the code around it."""
+    weights: dict[str, float] = defaultdict(float)
+    for word in [*split_identifier(name), name.lower()]:
+        weights[word] += 2.0
+    for word in _words(context):
+        weights[word] += 0.5
+    return weights
 
 
 def _identity(words: list[str]) -> list[str]:
