@@ -48,3 +48,35 @@ def test_the_raised_exception_is_a_failure_without_its_traceback() -> None:
 
 def test_the_outcome_names_are_the_outcome_values() -> None:
     assert set(documents.OutcomeName.__args__) == {outcome.value for outcome in run.Outcome}
+
+
+def test_a_diagnosis_document_has_every_field_of_a_diagnosis_and_no_other() -> None:
+    from dataclasses import fields
+
+    from phasegate.autodebug.diagnosis import Diagnosis, DiagnosisDocument
+
+    assert DiagnosisDocument.__required_keys__ == {field.name for field in fields(Diagnosis)}
+    assert not DiagnosisDocument.__optional_keys__
+
+
+def test_a_diagnosis_crosses_as_a_document_and_back_unchanged() -> None:
+    import json
+
+    from phasegate.autodebug.diagnosis import Diagnosis
+
+    diagnosis = Diagnosis(
+        "names",
+        "name",
+        "undefined-name",
+        "NameError",
+        "name 'totl' is not defined",
+        path="src/tally.py",
+        line=3,
+        col=11,
+        end_line=3,
+        end_col=15,
+        facts={"name": "totl", "scope": ["total", "count"]},
+        cpython_suggestion="total",
+    )
+    document = json.loads(json.dumps(diagnosis.to_dict()))
+    assert Diagnosis.from_dict({**document, "added_later": 1}) == diagnosis

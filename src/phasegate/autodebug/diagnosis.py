@@ -9,13 +9,14 @@ files as they are when the candidate is tried.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TypedDict, cast
 
 __all__ = [
     "ERROR_CLASSES",
     "REPAIRABLE_CLASSES",
     "Candidate",
     "Diagnosis",
+    "DiagnosisDocument",
     "FileEdit",
 ]
 
@@ -26,6 +27,23 @@ ERROR_CLASSES = ("syntax", "name", "attribute", "import", "type", "none", "asser
 REPAIRABLE_CLASSES = ("syntax", "name", "attribute", "import", "type", "none")
 
 
+class DiagnosisDocument(TypedDict):
+    """A :class:`Diagnosis` as plain JSON values (:meth:`Diagnosis.to_dict`), one key a field."""
+
+    pattern: str
+    error_class: str
+    kind: str
+    exc_type: str
+    message: str
+    path: str | None
+    line: int | None
+    col: int | None
+    end_line: int | None
+    end_col: int | None
+    facts: dict[str, object]
+    cpython_suggestion: str | None
+
+
 @dataclass
 class Diagnosis:
     """One failure, classified: the pattern, where the fault is, and the facts a repair needs.
@@ -33,7 +51,8 @@ class Diagnosis:
     ``path`` is relative to the project root with ``/`` separators, or ``None`` when the
     fault is outside the project (a library, the standard library). ``line`` is 1-based;
     ``col`` and ``end_col`` are 0-based character columns. ``facts`` holds plain JSON values
-    only, and is the pattern's own business.
+    only, and is the pattern's own business: free-form, typed ``object`` here (each built-in
+    pattern casts it to its own TypedDict; a third-party pattern's facts may hold any keys).
     """
 
     pattern: str
@@ -46,20 +65,32 @@ class Diagnosis:
     col: int | None = None
     end_line: int | None = None
     end_col: int | None = None
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, object] = field(default_factory=dict)
     cpython_suggestion: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DiagnosisDocument:
         """The diagnosis as plain values (what crosses from an xdist worker)."""
-        return asdict(self)
+        return cast("DiagnosisDocument", asdict(self))  # one key a field: tests/test_documents.py
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Diagnosis:
+    def from_dict(cls, data: DiagnosisDocument) -> Diagnosis:
         """Rebuild a diagnosis from :meth:`to_dict`'s output; unknown keys are ignored."""
-        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        return cls(**known)
+        return cls(
+            pattern=data["pattern"],
+            error_class=data["error_class"],
+            kind=data["kind"],
+            exc_type=data["exc_type"],
+            message=data["message"],
+            path=data.get("path"),
+            line=data.get("line"),
+            col=data.get("col"),
+            end_line=data.get("end_line"),
+            end_col=data.get("end_col"),
+            facts=data.get("facts", {}),
+            cpython_suggestion=data.get("cpython_suggestion"),
+        )
 
-    def root_cause(self) -> tuple[Any, ...]:
+    def root_cause(self) -> tuple[object, ...]:
         """What failures with the same cause share: several tests hitting one typo.
 
         A None traced to where it came from (a function without ``return``, a variable set
@@ -108,7 +139,7 @@ class Candidate:
     description: str
     edits: list[FileEdit]
     score: float
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, object] = field(default_factory=dict)
 
     @property
     def paths(self) -> list[str]:

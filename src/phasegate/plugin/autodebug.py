@@ -29,6 +29,7 @@ from phasegate.plugin.display import display_path
 from phasegate.store import AUTODEBUG_JOURNAL_FILE, AUTODEBUG_REPORT_FILE
 
 if TYPE_CHECKING:
+    from phasegate.autodebug.diagnosis import DiagnosisDocument
     from phasegate.autodebug.engine import Engine, FailedTest
     from phasegate.autodebug.patterns.base import Pattern
     from phasegate.autodebug.project import Project
@@ -102,7 +103,7 @@ class Classifier:
         self._root = root
         self._patterns = patterns
 
-    def _diagnose(self, exc: BaseException) -> dict[str, Any] | None:
+    def _diagnose(self, exc: BaseException) -> DiagnosisDocument | None:
         from phasegate.autodebug.diagnosis import Diagnosis
         from phasegate.autodebug.patterns import classify_exception
 
@@ -196,7 +197,7 @@ class AutodebugController:
         if data is not None and report.failed:
             self._add(report.nodeid or ".", data)
 
-    def _add(self, nodeid: str, data: dict[str, Any]) -> None:
+    def _add(self, nodeid: str, data: DiagnosisDocument) -> None:
         from phasegate.autodebug.diagnosis import Diagnosis
         from phasegate.autodebug.engine import FailedTest
 

@@ -112,7 +112,7 @@ class AttributePattern:
             return f"{head}; {culprit_sentence(culprit, 'attribute')}"
         if candidate is None:
             return f"{head}, and none of its attributes is close to that name"
-        other, origin = candidate.detail["replacement"], candidate.detail["origin"]
+        other, origin = candidate.detail["replacement"], str(candidate.detail["origin"])
         described = {
             "instance": f"an attribute set on `{facts.get('type')}` objects",
             "class": f"defined by class `{facts.get('type')}`",

@@ -196,7 +196,7 @@ def _moved_candidates(
     context index): import it from there."""
     module = diagnosis.facts.get("module")
     statement = diagnosis.facts.get("statement")
-    if importer is None or text is None or not module or not statement:
+    if importer is None or text is None or not module or not isinstance(statement, str):
         return []
     parsed = parse(statement)
     node = parsed.body[0] if parsed is not None and parsed.body else None

@@ -149,7 +149,8 @@ def _function_guards(
 def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
     """``{(path, line of the def): parameters seen None}`` from the live frames."""
     found: dict[tuple[str, int], set[str]] = {}
-    for entry in diagnosis.facts.get("none_parameters") or []:
+    entries = diagnosis.facts.get("none_parameters")
+    for entry in entries if isinstance(entries, list) else []:
         path, line, name = entry.get("path"), entry.get("line"), entry.get("name")
         text = project.read_editable(path) if isinstance(path, str) else None
         tree = parse(text) if text is not None else None
