@@ -26,7 +26,7 @@ from pathlib import Path
 
 from phasegate import tomlfile
 from phasegate.failures import relative_path
-from phasegate.gates.git import NOT_A_REPOSITORY, git_text
+from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text, git_toplevel
 from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckError
 
@@ -105,14 +105,32 @@ class GateProject:
         return answer == "true"
 
     @cached_property
+    def git_toplevel(self) -> Path | None:
+        """The top folder of the git work tree (``None`` outside one), asked once per run."""
+        return git_toplevel(self.root, timeout_s=_GIT_TIMEOUT_S) if self.in_git else None
+
+    @cached_property
+    def head(self) -> str | None:
+        """The commit HEAD names; ``None`` outside git, or before the first commit."""
+        if not self.in_git:
+            return None
+        return git_text(
+            self.root,
+            ["rev-parse", "--verify", "HEAD"],
+            timeout_s=_GIT_TIMEOUT_S,
+            none_when=NO_SUCH_REVISION,
+        )
+
+    @cached_property
     def python_files(self) -> list[Path]:
-        """Every Python file of the project, sorted."""
-        if self.in_git:
-            candidates: Iterable[Path] = self._listed([*_LIST_ALL, "--", "*.py"])
-        else:
-            candidates = self._walk()
-        files = {path for path in candidates if path.is_file() and not self._is_excluded(path)}
-        return sorted(files)
+        """Every Python file of the project, sorted (in git: of :attr:`all_files`)."""
+        if not self.in_git:
+            walked = self._walk()
+            return sorted({p for p in walked if p.is_file() and not self._is_excluded(p)})
+        files = [path for path in self.all_files if path.name.endswith(".py")]
+        if not files:
+            self._refuse_unlisted(".py")  # git listed files, but no Python file
+        return files
 
     @cached_property
     def all_files(self) -> list[Path]:

@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-from phasegate.gates.git import NO_SUCH_REVISION, git_text, git_toplevel
+from phasegate.gates.git import git_text
 from phasegate.gates.project import SKIPPED_DIRS, GateProject
 from phasegate.store import Store
 
@@ -26,14 +26,7 @@ __all__ = ["copy_project"]
 def copy_project(project: GateProject, store: Store, into: Path, timeout_s: float) -> Path:
     """Copy the project to ``into`` (which must not exist); its root inside the copy."""
     root = project.root
-    shown = git_toplevel(root, timeout_s=timeout_s)
-    head = (
-        git_text(
-            root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s, none_when=NO_SUCH_REVISION
-        )
-        if shown is not None
-        else None
-    )
+    shown, head = project.git_toplevel, project.head  # asked once for every check
     if shown is None or head is None:
         skipped = {*SKIPPED_DIRS, store.root.name}
         shutil.copytree(

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from phasegate.gates.api import load_packages, package_name
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
-from phasegate.gates.git import git_bytes, git_text, git_toplevel
+from phasegate.gates.git import git_bytes, git_text
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import require_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
@@ -82,7 +82,7 @@ class BreakingCheck:
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Load each package from the work tree and from the base; compare with griffe."""
-        shown = git_toplevel(ctx.project.root, timeout_s=ctx.timeout_s)
+        shown = ctx.project.git_toplevel
         if shown is None:
             return _skipped(f"not a git work tree: {NO_BASE}")
         toplevel = shown.resolve()

@@ -24,7 +24,7 @@ from pydantic import Field, field_validator
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
-from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
+from phasegate.gates.git import git_text
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -179,23 +179,14 @@ class CommitCheck:
 
 def _has_commits(ctx: CheckContext) -> bool:
     """Whether HEAD exists; a CheckError outside a git work tree."""
-    root, timeout_s = ctx.project.root, ctx.timeout_s
-    inside = git_text(
-        root,
-        ["rev-parse", "--is-inside-work-tree"],
-        timeout_s=timeout_s,
-        none_when=NOT_A_REPOSITORY,
-    )
-    if inside != "true":
+    if not ctx.project.in_git:
         raise CheckError(
-            f"{root} is not in a git work tree, so there are no commit messages to check",
+            f"{ctx.project.root} is not in a git work tree, so there are no commit messages to "
+            "check",
             fix="run the gate in a git clone (in CI: actions/checkout with fetch-depth: 0), "
             "or drop the commit check from the gate",
         )
-    head = git_text(
-        root, ["rev-parse", "--verify", "HEAD"], timeout_s=timeout_s, none_when=NO_SUCH_REVISION
-    )
-    return head is not None
+    return ctx.project.head is not None
 
 
 def _range(ctx: CheckContext) -> tuple[list[str], str]:
