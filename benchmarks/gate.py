@@ -84,12 +84,22 @@ def timed(
     ok: tuple[int, ...] = (0, 1),
     out: Path | None = None,
     err: Path | None = None,
+    one_core: bool = False,
 ) -> Timing:
-    """Run ``command``; its wall and CPU time. ``out`` and ``err`` keep what it printed."""
+    """Run ``command``; its wall and CPU time. ``out`` and ``err`` keep what it printed.
+
+    ``one_core`` keeps it and every process it starts on the first core (Linux).
+    """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     completed = subprocess.run(
-        command, cwd=cwd, env=environment(env), capture_output=True, text=True, check=False
+        command,
+        cwd=cwd,
+        env=environment(env),
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=on_first_core if one_core else None,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -102,6 +112,44 @@ def timed(
         err.write_text(completed.stderr)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Timing(wall, cpu)
+
+
+def on_first_core() -> None:
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+#: A fixed amount of pure-Python work: the same instructions every time it runs.
+FIXED_WORK = "s = 0\nfor i in range(4_000_000):\n    s += i * i % 7\n"
+
+
+def fixed_work() -> dict[str, Timing]:
+    """The same work alone on one core, and two copies side by side on two cores.
+
+    The CPU seconds a copy takes side by side against alone say how much running on both
+    cores at once costs in CPU time by itself (shared caches and memory, or a host that puts
+    the two virtual cores on one physical core): the gate runs its tools side by side, the
+    tools by hand run one after another. Wall is 0; CPU is one copy's.
+    """
+    alone = timed([PY, "-c", FIXED_WORK], REPO, one_core=True)
+    if CORES < 2:
+        return {"fixed work alone": Timing(0.0, alone.cpu)}
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    twins = [
+        subprocess.Popen(
+            [PY, "-c", FIXED_WORK],
+            preexec_fn=lambda core=core: os.sched_setaffinity(0, {core}),
+        )
+        for core in cores
+    ]
+    if any(twin.wait() != 0 for twin in twins):
+        raise SystemExit("the fixed work failed")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    both = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "fixed work alone": Timing(0.0, alone.cpu),
+        "fixed work side by side, each": Timing(0.0, both / 2),
+    }
 
 
 @dataclass
@@ -333,12 +381,12 @@ def clear_cache(root: Path) -> None:
     shutil.rmtree(root / ".phasegate" / "perf", ignore_errors=True)
 
 
-def gate_pytest(subject: Subject, *, cold: bool) -> Timing:
+def gate_pytest(subject: Subject, *, cold: bool, one_core: bool = False) -> Timing:
     if cold:
         clear_cache(subject.root)
     return timed(
         [PY, "-m", "pytest", "-q", f"--gate={GATE}", "-p", "no:cacheprovider",
-         *subject.pytest_args], subject.root, env=subject.env,
+         *subject.pytest_args], subject.root, env=subject.env, one_core=one_core,
     )  # fmt: skip
 
 
@@ -425,6 +473,8 @@ def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
         "pytest --gate": lambda: {
             "pytest --gate cold": gate_pytest(subject, cold=True),
             "pytest --gate warm": gate_pytest(subject, cold=False),
+            # The gate's work without its tools side by side, as the tools by hand run.
+            "pytest --gate cold, one core": gate_pytest(subject, cold=True, one_core=True),
         },
         "gate run": lambda: {
             "gate run cold": gate_cli(subject, cold=True, own=own),
@@ -432,6 +482,7 @@ def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
             "gate run's own process, cold": Timing(0.0, own[-1]),
         },
         "plain pytest": lambda: {"plain pytest": plain_pytest(subject)},
+        "fixed work": fixed_work,
         "static": lambda: {
             "static checks cold": static_checks(subject, cold=True),
             "static checks warm": static_checks(subject, cold=False),
@@ -475,6 +526,8 @@ def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, floa
         "cli_wall": cli.wall / limit,
         "warm_wall": figures["static checks warm"].wall / figures["static checks cold"].wall,
         "warm_cpu": figures["static checks warm"].cpu / figures["static checks cold"].cpu,
+        "one_core": figures["pytest --gate cold, one core"].cpu / hand.cpu,
+        "side_by_side": side_by_side(figures),
     }
     print(f"  machine's limit max(longest tool, tools' CPU / {CORES}): {limit:.2f} s")
     print(f"  CPU: pytest --gate cold / tools by hand      {ratios['cpu']:.3f}  (target <= 0.9)")
@@ -482,11 +535,22 @@ def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, floa
     print(f"  CPU: gate run's own process / pytest --gate  {ratios['cli_own']:+.1%}  (measured)")
     print(f"  wall: pytest --gate cold / limit             {ratios['wall']:.2f}  (target <= 1.1)")
     print(f"  wall: gate run cold / limit                  {ratios['cli_wall']:.2f}")
+    print(f"  CPU: pytest --gate cold on one core / by hand {ratios['one_core']:.3f}  (measured)")
+    print(
+        f"  CPU: fixed work side by side / alone         {ratios['side_by_side']:.3f}  (1.0: "
+        "running on both cores at once costs no CPU time by itself)"
+    )
     print(
         f"  warm static / cold static: wall {ratios['warm_wall']:.3f}, CPU "
         f"{ratios['warm_cpu']:.3f}  (target <= 0.1)"
     )
     return ratios
+
+
+def side_by_side(figures: dict[str, Timing]) -> float:
+    """The fixed work's CPU side by side against alone (1.0 on one core)."""
+    twin = figures.get("fixed work side by side, each")
+    return twin.cpu / figures["fixed work alone"].cpu if twin else 1.0
 
 
 # -- the findings ------------------------------------------------------------------------------
@@ -610,16 +674,17 @@ def main() -> int:
     print(
         "| project | tools by hand | `pytest --gate` cold | warm | `gate run` cold | warm "
         "| limit | CPU gate / by hand | `gate run` adds (own process) | wall / limit "
-        "| warm static / cold (wall, CPU) | findings |"
+        "| warm static / cold (wall, CPU) | findings | CPU gate on one core / by hand "
+        "| fixed work side by side / alone |"
     )
-    print("|---" * 12 + "|")
+    print("|---" * 14 + "|")
     for name, figures, r, same in summary:
         cells = " | ".join(f"{figures[c].wall:.2f} / {figures[c].cpu:.2f}" for c in columns)
         print(
             f"| {name} | {cells} | {r['limit']:.2f} | {r['cpu']:.3f} "
             f"| {r['cli']:+.1%} ({r['cli_own']:+.1%}) "
             f"| {r['wall']:.2f} | {r['warm_wall']:.3f}, {r['warm_cpu']:.3f} "
-            f"| {'same' if same else 'DIFFERENT'} |"
+            f"| {'same' if same else 'DIFFERENT'} | {r['one_core']:.3f} | {r['side_by_side']:.3f} |"
         )
     print(f"findings equal on every project: {'yes' if equal else 'NO'}")
     return 0 if equal else 1
