@@ -51,18 +51,8 @@ def plan_rollback(
     pending, green = state.pending_rollback, state.green
     if pending is None or green is None:
         raise RollbackRefused([_nothing_to_roll_back(state)])
-    at_failure, now, at_green = _merged(pending.files), _merged(current), _merged(green.files)
-    unaccounted = changes(at_failure, now)
-    if unaccounted:
-        listed = ", ".join(str(change) for change in unaccounted[:10])
-        raise RollbackRefused(
-            [
-                f"files changed after the failed refactor run {pending.failed_run}: {listed}. "
-                "No run has seen these changes, so a rollback would lose them; run "
-                "pytest --tdd=refactor again so the ledger records them, or save them "
-                "elsewhere first"
-            ]
-        )
+    at_failure, at_green = _merged(pending.files), _merged(green.files)
+    _refuse_unseen_changes(pending.failed_run, at_failure, _merged(current))
     plan = RollbackPlan(failed_run=pending.failed_run, green_run=green.run_id)
     for path in sorted(set(at_green) | set(at_failure)):
         if at_green.get(path) == at_failure.get(path):
@@ -76,6 +66,23 @@ def plan_rollback(
     if problems:
         raise RollbackRefused(problems)
     return plan
+
+
+def _refuse_unseen_changes(
+    failed_run: str, at_failure: dict[str, str], now: dict[str, str]
+) -> None:
+    """Refuse when a file changed after the failed run: no run has seen it, a rollback loses it."""
+    unaccounted = changes(at_failure, now)
+    if unaccounted:
+        listed = ", ".join(str(change) for change in unaccounted[:10])
+        raise RollbackRefused(
+            [
+                f"files changed after the failed refactor run {failed_run}: {listed}. "
+                "No run has seen these changes, so a rollback would lose them; run "
+                "pytest --tdd=refactor again so the ledger records them, or save them "
+                "elsewhere first"
+            ]
+        )
 
 
 def _nothing_to_roll_back(state: TddState) -> str:
@@ -103,24 +110,13 @@ def apply_rollback(
     root: Path, objects: ObjectStore, plan: RollbackPlan, time: datetime
 ) -> RollbackEntry:
     """Carry out ``plan``; the entry names what was restored and where the old content is."""
-    backup = {
-        path: objects.put((root / path).read_bytes())
-        for path in [*plan.restore, *plan.remove]
-        if (root / path).is_file()
-    }
+    backup = _back_up(root, objects, [*plan.restore, *plan.remove])
     for path, sha in plan.restore.items():
         _write_keeping_mode(root / path, objects.get(sha))
     for path in plan.remove:
         with contextlib.suppress(FileNotFoundError):
             (root / path).unlink()
-    wrong = [
-        path for path, sha in plan.restore.items() if hash_bytes((root / path).read_bytes()) != sha
-    ]
-    if wrong:
-        raise StoreError(
-            f"after the rollback, {', '.join(wrong)} do not have their green content; the "
-            "replaced content is kept in the snapshot store (see the backup hashes)"
-        )
+    _check_restored(root, plan.restore)
     return RollbackEntry(
         time=time,
         failed_run=plan.failed_run,
@@ -129,6 +125,23 @@ def apply_rollback(
         removed=sorted(plan.remove),
         backup=backup,
     )
+
+
+def _back_up(root: Path, objects: ObjectStore, paths: list[str]) -> dict[str, str]:
+    """Keep the content a rollback replaces in the snapshot store: path -> its hash there."""
+    return {
+        path: objects.put((root / path).read_bytes()) for path in paths if (root / path).is_file()
+    }
+
+
+def _check_restored(root: Path, restore: dict[str, str]) -> None:
+    """Hash every restored file again: each must hold its green content."""
+    wrong = [path for path, sha in restore.items() if hash_bytes((root / path).read_bytes()) != sha]
+    if wrong:
+        raise StoreError(
+            f"after the rollback, {', '.join(wrong)} do not have their green content; the "
+            "replaced content is kept in the snapshot store (see the backup hashes)"
+        )
 
 
 def _merged(files: FileHashes) -> dict[str, str]:

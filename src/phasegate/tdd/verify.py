@@ -43,6 +43,7 @@ from phasegate.store import Store
 from phasegate.tdd.classify import Classifier
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.ledger import GENESIS, LEDGER_FILE, Entry, line_digest
+from phasegate.tdd.rules.judgement import listed
 from phasegate.tdd.tree import TreeLayout, hash_tree, nodeid_path
 
 __all__ = ["Problem", "VerifyError", "VerifyReport", "chain_of", "replay_red", "verify_ledger"]
@@ -178,16 +179,31 @@ def replay_red(
         _write_recorded_tree(root, entry.tree, entry.run_id, copy, timeout_s)
         problems = _files_differ(copy, config, line, entry)
         report = _run_tests(copy, [t.nodeid for t in failing], Path(folder), timeout_s, entry)
-        records = {record["nodeid"]: record for record in report.get("tests", [])}
-        layout = TreeLayout.from_config(copy, config)
-        classifier = Classifier(
-            copy, config, lambda: sorted(hash_tree(layout).source), lambda n: nodeid_path(n)
-        )
-        for test in failing:
-            change = _not_reproduced(test, records.get(test.nodeid), classifier)
-            if change:
-                message = f"red run {entry.run_id}: {test.nodeid} {change}"
-                problems.append(Problem(line, "tdd/red-not-reproduced", message, entry.run_id))
+        problems += _not_failing_as_recorded(copy, config, line, entry, failing, report)
+    return problems
+
+
+def _not_failing_as_recorded(
+    copy: Path,
+    config: TddConfig,
+    line: int,
+    entry: RunEntry,
+    failing: list[LedgerTest],
+    report: RunDocument,
+) -> list[Problem]:
+    """A problem for each red test the replay's ``report`` does not show failing as recorded,
+    classified by the same rules in the written-out tree ``copy``."""
+    records = {record["nodeid"]: record for record in report.get("tests", [])}
+    layout = TreeLayout.from_config(copy, config)
+    classifier = Classifier(
+        copy, config, lambda: sorted(hash_tree(layout).source), lambda n: nodeid_path(n)
+    )
+    problems: list[Problem] = []
+    for test in failing:
+        change = _not_reproduced(test, records.get(test.nodeid), classifier)
+        if change:
+            message = f"red run {entry.run_id}: {test.nodeid} {change}"
+            problems.append(Problem(line, "tdd/red-not-reproduced", message, entry.run_id))
     return problems
 
 
@@ -224,13 +240,12 @@ def _files_differ(copy: Path, config: TddConfig, line: int, entry: RunEntry) -> 
     differ = sorted(p for p in recorded.keys() | now.keys() if recorded.get(p) != now.get(p))
     if not differ:
         return []
-    shown = ", ".join(differ[:5]) + (f" and {len(differ) - 5} more" if len(differ) > 5 else "")
     return [
         Problem(
             line,
             "tdd/red-tree-mismatch",
             f"red run {entry.run_id}: its tree {entry.tree and entry.tree[:12]} does not hold the "
-            f"files the run recorded ({shown})",
+            f"files the run recorded ({listed(differ)})",
             entry.run_id,
         )
     ]
