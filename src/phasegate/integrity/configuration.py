@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, joined, read_settings
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.trick import Trick
+from phasegate.integrity.trick import Trick, listed
 
 __all__ = ["configuration_tricks"]
 
@@ -149,7 +149,7 @@ def _setting_removed(was: _Merged) -> list[Trick]:
 
 def _strict_flags_removed(path: str, flags: list[Setting]) -> Trick:
     """One trick per file: a mypy section deleted takes all its flags with it."""
-    names = _list([f"{flag.key}{_where(flag)}" for flag in flags])
+    names = listed([f"{flag.key}{_where(flag)}" for flag in flags])
     message = f"mypy {names} removed: the type checker checks less"
     return Trick("configuration", "mypy-loosened", path, None, message)
 
@@ -226,11 +226,11 @@ def _grown(
     added = sorted(value - (old if isinstance(old, frozenset) else frozenset()))
     if not added:
         return None
-    message = f"{now.tool} {now.key}{_where(now)} adds {_list(added)}: "
+    message = f"{now.tool} {now.key}{_where(now)} adds {listed(added)}: "
     message += _LOOSER_AS_GROWS[(now.tool, now.key)]
     silenced = [code for code in added if now.tool == "ruff" and _is_rule(code, security)]
     if silenced:
-        message += f"; {_list(silenced)} silence(s) rules the security check relies on"
+        message += f"; {listed(silenced)} silence(s) rules the security check relies on"
     return message
 
 
@@ -240,7 +240,7 @@ def _shrunk(now: Setting, value: frozenset[str], old: object) -> str | None:
     if not dropped:
         return None
     shown = f"{now.tool} {now.key}{_where(now)}"
-    return f"{shown} drops {_list(dropped)}: {_LOOSER_AS_SHRINKS[(now.tool, now.key)]}"
+    return f"{shown} drops {listed(dropped)}: {_LOOSER_AS_SHRINKS[(now.tool, now.key)]}"
 
 
 def _mypy_loosened(now: Setting, old: object) -> str | None:
@@ -276,7 +276,7 @@ def _addopts_loosened(value: str, old: object) -> str | None:
     added = _dropping(value) - _dropping(old if isinstance(old, str) else "")
     if not added:
         return None
-    return f"pytest addopts adds {_list(sorted(added))}: tests or plugins are left out"
+    return f"pytest addopts adds {listed(sorted(added))}: tests or plugins are left out"
 
 
 def _removed(was: Setting) -> str:
@@ -321,11 +321,6 @@ def _dropping_option(word: str, following: str) -> list[str]:
 def _is_rule(item: str, security: tuple[str, ...]) -> bool:
     code = item.rsplit(":", 1)[-1]
     return code == "ALL" or any(re.fullmatch(rf"{prefix}\d*", code) for prefix in security)
-
-
-def _list(items: list[str]) -> str:
-    shown = ", ".join(items[:5])
-    return shown + (f" and {len(items) - 5} more" if len(items) > 5 else "")
 
 
 def _line_of(text: str, key: str) -> int | None:

@@ -31,7 +31,7 @@ from phasegate.integrity.testcode import (
     is_test_file,
     read_module,
 )
-from phasegate.integrity.trick import Trick
+from phasegate.integrity.trick import Trick, listed
 
 __all__ = ["evidence_tricks"]
 
@@ -212,34 +212,14 @@ def _alike(body: str, other: str) -> bool:
 def _deletion(path: str, tests: list[TestFacts], file_remains: bool) -> Trick:
     """One trick per file: each test deleted from it, or the whole file with its tests."""
     if not file_remains:
-        return Trick(
-            "evidence",
-            "test-deleted",
-            path,
-            None,
-            f"{path} deleted with {len(tests)} test(s) while the code they test remains: a "
-            "deleted test proves nothing",
-        )
-    if len(tests) == 1:
+        what = f"{path} deleted with {len(tests)} test(s) while the code they test remains"
+    elif len(tests) == 1:
         (test,) = tests
-        return Trick(
-            "evidence",
-            "test-deleted",
-            path,
-            None,
-            f"{test.name} deleted (line {test.line} at the base) while the code it tests "
-            "remains: a deleted test proves nothing",
-        )
-    shown = ", ".join(test.name for test in tests[:5])
-    more = f" and {len(tests) - 5} more" if len(tests) > 5 else ""
-    return Trick(
-        "evidence",
-        "test-deleted",
-        path,
-        None,
-        f"{len(tests)} tests deleted ({shown}{more}) while the code they test remains: a "
-        "deleted test proves nothing",
-    )
+        what = f"{test.name} deleted (line {test.line} at the base) while the code it tests remains"
+    else:
+        names = listed([test.name for test in tests])
+        what = f"{len(tests)} tests deleted ({names}) while the code they test remains"
+    return Trick("evidence", "test-deleted", path, None, f"{what}: a deleted test proves nothing")
 
 
 def _removed_definitions(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> set[str]:

@@ -1,11 +1,17 @@
-"""One trick a change plays on the evidence: where it is and the sentence that names it."""
+"""One trick a change plays on the evidence: where it is and the sentence that names it.
+
+:func:`listed` names the items of a sentence (the first five, then how many more).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Family", "Trick"]
+__all__ = ["Family", "Trick", "listed"]
+
+#: How many items a sentence names before it says how many more there are.
+_SHOWN = 5
 
 #: The three families of tricks, one engine module each.
 Family = Literal["evidence", "suppressions", "configuration"]
@@ -33,3 +39,9 @@ class Trick:
         """The place and the message: ``tests/test_calc.py:12 test_mean newly skipped: ...``."""
         place = f"{self.path}:{self.line}" if self.line else self.path
         return f"{place} {self.message}"
+
+
+def listed(items: list[str]) -> str:
+    """``a, b, c, d, e and 2 more``: the first items, then how many are left out."""
+    shown = ", ".join(items[:_SHOWN])
+    return shown + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")

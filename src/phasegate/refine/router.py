@@ -131,8 +131,13 @@ def _does_not_parse(failing: list[CheckResult]) -> RouterDecision | None:
         action=RouterAction.ROUTE_TO_DEBUG,
         reason=f"code does not parse: {syntax.reasoning}",
         target=where or "syntax",
-        details=[f"{f.path}:{f.line}: {f.message}" for f in syntax.findings[:_SHOWN]],
+        details=_finding_lines(syntax),
     )
+
+
+def _finding_lines(check: CheckResult) -> list[str]:
+    """The first findings of a check, one ``path:line: message`` each."""
+    return [f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]]
 
 
 def _broken_tests(run: RunReport | None) -> list[str]:
@@ -169,7 +174,7 @@ def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDec
         action=RouterAction.ADD_STEP,
         reason=f"{_STEP_TO_ADD[check.id]} ({check.id}: {check.reasoning})",
         target=check.id,
-        details=[f"{f.path}:{f.line}: {f.message}" for f in check.findings[:_SHOWN]],
+        details=_finding_lines(check),
     )
 
 

@@ -254,16 +254,23 @@ def _target(loop: DesignLoop, name: str | None, draft: Draft) -> DesignItem:
                 "document, name it (--item NAME)"
             )
         return due
+    return _named_target(loop, name, due, draft)
+
+
+def _named_target(loop: DesignLoop, name: str, due: DesignItem | None, draft: Draft) -> DesignItem:
+    """The item named for a draft: the one due, or one accepted whose document changed."""
     target = loop.item(name)
     if target is None:
         known = ", ".join(item.name for item in loop.items())
         raise TransitionError(f"no design item {name!r}; the items are: {known}")
-    if target is not due and target.status != "accepted":
+    if target is due:
+        return target
+    if target.status != "accepted":
         raise TransitionError(
             f"{target.name} is not due: the design of {due.name if due else '?'} comes first "
             "(modules are designed one after another, in the architecture's order)"
         )
-    if target is not due and _accepted_as_is(target, draft):
+    if _accepted_as_is(target, draft):
         raise TransitionError(
             f"{target.name} is accepted and its document is unchanged; nothing to audit"
         )
