@@ -94,15 +94,12 @@ def _collected(modules: dict[str, ModuleFacts]) -> dict[tuple[str, str], TestFac
 
 def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
     before, after = _collected(base), _collected(head)
-    after_bodies = {test.body_digest for test in after.values()}
     elsewhere = _function_homes(head)
     removed_code = _removed_definitions(base, head)
     tricks: list[Trick] = []
     moved: dict[str, list[tuple[str, int]]] = {}  # file pytest does not collect -> tests
     deleted: dict[str, list[TestFacts]] = {}
-    for (path, name), test in before.items():
-        if (path, name) in after or test.body_digest in after_bodies:
-            continue
+    for (path, name), test in _gone(before, after):
         home = elsewhere.get(test.body_digest)
         if home is not None:
             _body_moved(name, home, head, moved, tricks)
@@ -115,6 +112,19 @@ def _dropped_tests(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -
     tricks.extend(_deletion(path, gone, path in head) for path, gone in deleted.items())
     tricks.extend(_moved_out(new_path, tests) for new_path, tests in moved.items())
     return tricks
+
+
+def _gone(
+    before: dict[tuple[str, str], TestFacts], after: dict[tuple[str, str], TestFacts]
+) -> list[tuple[tuple[str, str], TestFacts]]:
+    """The collected tests of the base that the work tree collects neither by name nor by
+    body (a test that kept its body under another collected name is still there)."""
+    after_bodies = {test.body_digest for test in after.values()}
+    return [
+        (place, test)
+        for place, test in before.items()
+        if place not in after and test.body_digest not in after_bodies
+    ]
 
 
 def _body_moved(

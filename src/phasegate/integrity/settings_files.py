@@ -150,23 +150,29 @@ def _number(value: object) -> float | None:
     return None
 
 
+#: The spellings of a boolean an INI file may use, as configparser reads them.
+_FLAG_WORDS = {
+    **dict.fromkeys(("true", "1", "yes", "on"), True),
+    **dict.fromkeys(("false", "0", "no", "off"), False),
+}
+
+
 def _flag(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
-        return True
-    if isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
-        return False
-    return None
+    return _FLAG_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
+
+
+def _lists(
+    tool: str, table: Mapping[str, Any], keys: Iterable[str], prefix: str = ""
+) -> list[Setting]:
+    """The list settings among ``keys`` that ``table`` holds, each as its set of items."""
+    return [Setting(tool, f"{prefix}{key}", _items(table[key])) for key in keys if key in table]
 
 
 def _coverage(run: Mapping[str, Any], report: Mapping[str, Any]) -> list[Setting]:
-    found: list[Setting] = []
-    if "omit" in run:
-        found.append(Setting("coverage", "omit", _items(run["omit"])))
-    for key in ("omit", "exclude_lines", "exclude_also"):
-        if key in report:
-            found.append(Setting("coverage", f"report {key}", _items(report[key])))
+    found = _lists("coverage", run, ("omit",))
+    found += _lists("coverage", report, ("omit", "exclude_lines", "exclude_also"), "report ")
     number = _number(report.get("fail_under"))
     if number is not None:
         found.append(Setting("coverage", "fail_under", number))
@@ -180,7 +186,7 @@ _RUFF_FILE_IGNORES = ("per-file-ignores", "extend-per-file-ignores")
 def _ruff(table: Mapping[str, Any]) -> list[Setting]:
     found: list[Setting] = []
     for where in (table, _table(table, "lint")):
-        found += [Setting("ruff", key, _items(where[key])) for key in _RUFF_LISTS if key in where]
+        found += _lists("ruff", where, _RUFF_LISTS)
         found += _ruff_file_ignores(where)
     merged: dict[str, Setting] = {}
     for setting in found:  # `lint.ignore` and the older top-level `ignore` add up
@@ -236,11 +242,7 @@ def _mypy_flags(table: Mapping[str, Any], scope: str) -> list[Setting]:
 
 
 def _bandit(table: Mapping[str, Any]) -> list[Setting]:
-    found: list[Setting] = []
-    for key in ("skips", "exclude_dirs", "exclude"):
-        if key in table:
-            found.append(Setting("bandit", key, _items(table[key])))
-    return found
+    return _lists("bandit", table, ("skips", "exclude_dirs", "exclude"))
 
 
 def _pytest(table: Mapping[str, Any]) -> list[Setting]:
@@ -249,7 +251,7 @@ def _pytest(table: Mapping[str, Any]) -> list[Setting]:
         value = table["addopts"]
         text = " ".join(value) if isinstance(value, list) else str(value)
         found.append(Setting("pytest", "addopts", text))
-    found += [Setting("pytest", key, _items(table[key])) for key in _PYTEST_LISTS if key in table]
+    found += _lists("pytest", table, _PYTEST_LISTS)
     found += [
         Setting("pytest", key, " ".join(sorted(_items(table[key]))))
         for key in _PYTEST_PATTERNS

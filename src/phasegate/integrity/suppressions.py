@@ -172,13 +172,15 @@ def _line_suppressions(line: int, comment: str, above: str) -> list[Suppression]
     """The directives of one line's comment; ``above`` is the comment on its own line just
     above, which may hold the reason."""
     segments = [part.strip() for part in comment.split("#")[1:]]
+    reason_above = above.lstrip("#").strip()
+    if _is_directive(reason_above):
+        reason_above = ""  # a directive of its own, not a reason
     found: list[Suppression] = []
     for index, segment in enumerate(segments):
         parsed = _directive(segment, line, segments[index + 1 :])
         if parsed is None:
             continue
-        reason_above = above.lstrip("#").strip()
-        if not parsed.reason and reason_above and not _is_directive(reason_above):
+        if not parsed.reason and reason_above:
             parsed = dataclasses.replace(parsed, reason=reason_above)
         found.append(parsed)
     return found
@@ -213,7 +215,7 @@ def _directive(segment: str, line: int, following: list[str]) -> Suppression | N
         rest = segment[match.end() :].strip()
         if not rest and following and not _is_directive(following[0]):
             rest = following[0]
-        return Suppression(kind, line, codes, rest.lstrip("-—:;, ").strip(), takes_codes, effect)
+        return Suppression(kind, line, codes, _reason(rest), takes_codes, effect)
     return None
 
 
@@ -242,8 +244,13 @@ def _decorator_name(decorator: ast.expr) -> str | None:
 
 def _no_type_check(line: int, comment: str) -> Suppression:
     """``@no_type_check``, with the reason its line's comment gives."""
-    reason = comment.lstrip("#").strip().lstrip("-—:;, ").strip()
+    reason = _reason(comment.lstrip("#").strip())
     return Suppression(_NO_TYPE_CHECK, line, "", reason, False, _NO_TYPE_CHECK_EFFECT)
+
+
+def _reason(text: str) -> str:
+    """The reason a suppression's comment gives, without the dash or colon that leads it in."""
+    return text.lstrip("-—:;, ").strip()
 
 
 def _missing(suppression: Suppression, policy: SuppressionPolicy, reason: re.Pattern[str]) -> str:

@@ -16,6 +16,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import TypeGuard
 
 __all__ = [
     "DEFAULT_APPROX",
@@ -156,11 +157,16 @@ class _TestReader:
             for f in _decorator_skips(node.decorator_list)
         )
         for child in node.body:
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                child.name.startswith("test")
-            ):
+            if _is_test_function(child):
                 name = f"{node.name}::{child.name}"
                 facts.tests[name] = _test_facts(child, name, collected, self.imported)
+
+
+def _is_test_function(node: ast.AST) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """A function pytest takes for a test by its default ``python_functions`` prefix."""
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+        "test"
+    )
 
 
 def _collects_class(node: ast.ClassDef) -> bool:
@@ -201,9 +207,24 @@ def _test_facts(
         skips=_decorator_skips(node.decorator_list),
     )
     own = list(_own_nodes(node))
-    # The decorators were read as marks above; read again as calls, a mark would count twice
+    last_check, called = _read_body(own, node.decorator_list, facts)
+    facts.referenced |= called
+    facts.swallowed_asserts = _swallowed_asserts(node)
+    facts.early_returns = [
+        child.lineno for child in own if isinstance(child, ast.Return) and child.lineno < last_check
+    ]
+    facts.patched_self = _patched_self(node, name, called, imported)
+    return facts
+
+
+def _read_body(
+    own: list[ast.AST], decorators: list[ast.expr], facts: TestFacts
+) -> tuple[int, set[str]]:
+    """Read a test's asserts, calls and names into ``facts``; the line of its last check and
+    the names it calls."""
+    # The decorators were read as marks already; read again as calls, a mark would count twice
     # (and a strict xfail would count as a plain one).
-    marks = {id(decorator) for decorator in node.decorator_list}
+    marks = {id(decorator) for decorator in decorators}
     last_check = 0
     called: set[str] = set()
     for child in own:
@@ -214,13 +235,7 @@ def _test_facts(
             last_check = max(last_check, _read_call(child, facts, is_mark=id(child) in marks))
         elif isinstance(child, (ast.Name, ast.Attribute)):
             facts.referenced.update(_callee(child))
-    facts.referenced |= called
-    facts.swallowed_asserts = _swallowed_asserts(node)
-    facts.early_returns = [
-        child.lineno for child in own if isinstance(child, ast.Return) and child.lineno < last_check
-    ]
-    facts.patched_self = _patched_self(node, name, called, imported)
-    return facts
+    return last_check, called
 
 
 def _read_assert(statement: ast.Assert, facts: TestFacts) -> int:
@@ -514,9 +529,7 @@ def _skips_outside_tests(tree: ast.Module) -> list[SkipFeature]:
     stack: list[ast.AST] = list(tree.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
-            "test"
-        ):
+        if _is_test_function(node):
             continue
         if isinstance(node, ast.Call) and id(node) not in marks:
             found.extend(_skip_call_outside(node))
