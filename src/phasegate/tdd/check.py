@@ -26,7 +26,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import ValidationError
 
@@ -49,6 +49,9 @@ from phasegate.tdd.ledger import Entry, Ledger
 from phasegate.tdd.rules import INTEGRITY_RULES
 from phasegate.tdd.state import derive
 from phasegate.tomlfile import table_in
+
+if TYPE_CHECKING:
+    from phasegate.tdd.verify import Problem
 
 __all__ = ["TddCheck", "change_start", "resolutions"]
 
@@ -157,24 +160,7 @@ def _verify(
     ctx: CheckContext, config: TddConfig, entries: Sequence[Entry], start: int
 ) -> _Verified:
     """The problems ``tdd verify`` finds: the chain always, the reds of the change in git."""
-    from phasegate.tdd.verify import VerifyError, chain_of, verify_ledger
-
-    in_git = ctx.project.in_git
-    try:
-        if in_git:
-            report = verify_ledger(
-                ctx.project.root, ctx.store, config, timeout_s=ctx.timeout_s, replay_from=start
-            )
-            problems, replayed = report.problems, report.replayed
-        else:
-            _entries, _unchained, problems = chain_of(Ledger(ctx.store).path.read_bytes())
-            replayed = 0
-    except (VerifyError, OSError) as exc:
-        raise CheckError(
-            f"the TDD ledger could not be verified: {exc}",
-            fix="run phasegate tdd verify to see why; in CI, fetch the refs that keep the "
-            "runs' trees: git fetch origin 'refs/phasegate/tdd/*:refs/phasegate/tdd/*'",
-        ) from exc
+    problems, replayed = _verify_problems(ctx, config, start)
     findings = [
         Finding(rule=p.rule, severity=Severity.HIGH, message=f"ledger line {p.line}: {p.message}")
         for p in problems
@@ -191,10 +177,31 @@ def _verify(
     ]
     note = (
         f"; {replayed} red run(s) replayed in their recorded trees"
-        if in_git
+        if ctx.project.in_git
         else "; not in git: the chain was checked, no red was replayed"
     )
     return _Verified(findings, note)
+
+
+def _verify_problems(ctx: CheckContext, config: TddConfig, start: int) -> tuple[list[Problem], int]:
+    """What ``tdd verify`` finds and how many reds it replayed (none outside git, where only
+    the chain is checked); a verify that cannot run is a :class:`CheckError`."""
+    from phasegate.tdd.verify import VerifyError, chain_of, verify_ledger
+
+    try:
+        if not ctx.project.in_git:
+            _entries, _unchained, problems = chain_of(Ledger(ctx.store).path.read_bytes())
+            return problems, 0
+        report = verify_ledger(
+            ctx.project.root, ctx.store, config, timeout_s=ctx.timeout_s, replay_from=start
+        )
+    except (VerifyError, OSError) as exc:
+        raise CheckError(
+            f"the TDD ledger could not be verified: {exc}",
+            fix="run phasegate tdd verify to see why; in CI, fetch the refs that keep the "
+            "runs' trees: git fetch origin 'refs/phasegate/tdd/*:refs/phasegate/tdd/*'",
+        ) from exc
+    return report.problems, report.replayed
 
 
 def _named(entry: Entry) -> str:
@@ -207,12 +214,8 @@ def resolutions(entries: Sequence[Entry]) -> dict[int, int | None]:
     for index, entry in enumerate(entries):
         if not isinstance(entry, RunEntry) or entry.verdict == "passed":
             continue
-        found[index] = None
-        for later_index in range(index + 1, len(entries)):
-            later = entries[later_index]
-            if _resolves(entry, later):
-                found[index] = later_index
-                break
+        later = range(index + 1, len(entries))
+        found[index] = next((i for i in later if _resolves(entry, entries[i])), None)
     return found
 
 

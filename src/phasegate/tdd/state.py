@@ -68,19 +68,29 @@ def load_state(ledger: Ledger, *, rebuild: bool = False) -> TddState:
 
     Call it while holding the ``tdd`` lock of the store when the state will be written back.
     """
-    cached = None if rebuild else ledger.store.read_model(STATE_FILE, TddState)
-    if cached is not None and cached.ledger is not None:
-        appended = ledger.read_after(cached.ledger)
-        if appended is not None:
-            for entry in appended:
-                apply(cached, entry)
-            if appended:
-                cached.ledger = ledger.mark(cached.ledger.entries + len(appended))
-            return cached
+    cached = None if rebuild else _cached_state(ledger)
+    if cached is not None:
+        return cached
     entries, _read = ledger.read_all()
     state = derive(entries)
     state.ledger = ledger.mark(len(entries))
     return state
+
+
+def _cached_state(ledger: Ledger) -> TddState | None:
+    """The cached state with the entries appended since applied; None when there is none, or
+    the ledger changed other than by appending (it is read in full then)."""
+    cached = ledger.store.read_model(STATE_FILE, TddState)
+    if cached is None or cached.ledger is None:
+        return None
+    appended = ledger.read_after(cached.ledger)
+    if appended is None:
+        return None
+    for entry in appended:
+        apply(cached, entry)
+    if appended:
+        cached.ledger = ledger.mark(cached.ledger.entries + len(appended))
+    return cached
 
 
 def save_state(ledger: Ledger, state: TddState) -> None:
@@ -162,6 +172,7 @@ def _advance_cycle(cycle: CycleState, entry: RunEntry) -> None:
 
 
 def _open_or_extend(state: TddState, entry: RunEntry) -> None:
+    """A red run opens its cycles, or adds its tests to those open; it closes those it names."""
     for cycle_id in entry.cycles:
         cycle = state.cycles.get(cycle_id)
         if cycle is None:
@@ -172,6 +183,11 @@ def _open_or_extend(state: TddState, entry: RunEntry) -> None:
         cycle.red_run = entry.run_id
         cycle.last_run = entry.run_id
     state.seen_red = sorted(set(state.seen_red) | set(entry.cycle_tests))
+    _close_cycles(state, entry)
+
+
+def _close_cycles(state: TddState, entry: RunEntry) -> None:
+    """The cycles a red run closes (those still open), closed by it."""
     for cycle_id in entry.closes:
         cycle = state.cycles.get(cycle_id)
         if cycle is not None and cycle.status != "closed":
