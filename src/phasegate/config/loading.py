@@ -126,11 +126,7 @@ class LoadedConfig:
 
     def _validated_again(self, *, only_if_different: bool = False) -> LoadedConfig:
         """The table validated again; the cache set aside, unless it holds what that gives."""
-        loaded = LoadedConfig.from_model(
-            _validate(dict(self.table or {}), self.source), self.project_root, self.source
-        )
-        if self.overrides:
-            loaded = loaded.with_overrides(self.overrides)
+        loaded = _validated(dict(self.table or {}), self.source, self.project_root, self.overrides)
         if self.cache_file is not None and (not only_if_different or loaded.values != self.values):
             settings_cache.set_aside(
                 self.cache_file, "its values are not what the settings validate to"

@@ -183,14 +183,13 @@ def _status(verdict: GateVerdict, ema: float, number: int, settings: LoopSetting
 
 
 def _accumulate(state: RefinementState, found: dict[str, str], number: int) -> None:
+    """Round ``number``'s problems into the loop's feedback: each one seen again or new (up to
+    :data:`MAX_FEEDBACK`, then counted as dropped); an open one not found again is resolved."""
     by_key = {item.key: item for item in state.feedback}
     for key, text in found.items():
         item = by_key.get(key)
         if item is not None:
-            item.text = text
-            item.last_round = number
-            item.rounds_seen += 1
-            item.resolved_round = None  # back again: open until a round no longer has it
+            _seen_again(item, text, number)
         elif len(state.feedback) >= MAX_FEEDBACK:
             state.feedback_dropped += 1
         else:
@@ -200,6 +199,14 @@ def _accumulate(state: RefinementState, found: dict[str, str], number: int) -> N
     for item in state.feedback:
         if item.resolved_round is None and item.key not in found:
             item.resolved_round = number
+
+
+def _seen_again(item: FeedbackItem, text: str, number: int) -> None:
+    """A problem found again in round ``number``: open until a round no longer has it."""
+    item.text = text
+    item.last_round = number
+    item.rounds_seen += 1
+    item.resolved_round = None
 
 
 def _first_line(text: str) -> str:

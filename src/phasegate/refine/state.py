@@ -113,8 +113,12 @@ def _add_run_figures(
     """The round's phase, and auto-debug's figures when it worked on this very run."""
     current.phase = environment.get(PHASE_ENV) or None
     report = store.read_model(AUTODEBUG_REPORT_FILE, AutodebugReport) if verdict.run_id else None
-    if report is None or report.run_id != verdict.run_id:
-        return
+    if report is not None and report.run_id == verdict.run_id:
+        _add_debug_figures(current, report)
+
+
+def _add_debug_figures(current: RoundRecord, report: AutodebugReport) -> None:
+    """How many attempts each failure took, and what the context queries cost and gave."""
     current.debug_iterations = [
         len(failure.attempts) for failure in report.failures if failure.outcome != "not-attempted"
     ]

@@ -58,12 +58,7 @@ class GithubImport:
 
 def read_github_event(path: Path) -> GithubImport:
     """Map a ``pull_request_review`` event payload (the file ``GITHUB_EVENT_PATH`` names)."""
-    try:
-        payload: object = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{path}: not a JSON event payload: {exc}") from exc
+    payload = _read_payload(path)
     review = _table(payload, "review", path)
     pull = _table(payload, "pull_request", path)
     state = str(review.get("state", "")).upper()
@@ -87,6 +82,16 @@ def read_github_event(path: Path) -> GithubImport:
         url=_optional_text(review, "html_url", path),
     )
     return GithubImport(record)
+
+
+def _read_payload(path: Path) -> object:
+    """The event file's JSON; a usage error naming the file when it is missing or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"{path}: not a JSON event payload: {exc}") from exc
 
 
 _NEEDS = "a pull_request_review payload needs review.user.login and review.submitted_at"
