@@ -40,6 +40,7 @@ __all__ = [
     "extra_candidates",
     "find_call",
     "find_def",
+    "inserted_beside",
     "keyword_candidates",
     "operand_candidates",
     "operands",
@@ -297,6 +298,17 @@ def _module_names(module: ast.Module) -> set[str]:
     return names
 
 
+def inserted_beside(
+    text: str, lines: list[str], node: ast.AST, new: str, *, after: bool
+) -> str | None:
+    """``text`` with ``new`` inserted just before ``node`` (or just after it)."""
+    span = node_span(node, lines)
+    if span is None:
+        return None
+    at = span[2:] if after else span[:2]
+    return replace_span(text, (*at, *at), new)
+
+
 def without_item(text: str, items: list[ast.AST], index: int) -> str | None:
     """``text`` with ``items[index]`` (an argument or parameter) and one comma removed."""
     lines = split_lines(text)
@@ -452,15 +464,9 @@ def _with_parameters(
     required = plain[: len(plain) - len(args.defaults)] if args.defaults else plain
     addition = ", ".join(names)
     if required:
-        span = node_span(required[-1], lines)
-        if span is None:
-            return None
-        return replace_span(text, (span[2], span[3], span[2], span[3]), f", {addition}")
+        return inserted_beside(text, lines, required[-1], f", {addition}", after=True)
     if plain:
-        span = node_span(plain[0], lines)
-        if span is None:
-            return None
-        return replace_span(text, (span[0], span[1], span[0], span[1]), f"{addition}, ")
+        return inserted_beside(text, lines, plain[0], f"{addition}, ", after=False)
     header = lines[function.lineno - 1]
     opening = header.find("(", header.find(function.name))
     if opening < 0:

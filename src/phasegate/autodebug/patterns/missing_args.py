@@ -33,7 +33,11 @@ from typing import TYPE_CHECKING
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
-from phasegate.autodebug.patterns.call_repairs import parameter_names, without_item
+from phasegate.autodebug.patterns.call_repairs import (
+    inserted_beside,
+    parameter_names,
+    without_item,
+)
 from phasegate.autodebug.source import (
     enclosing_function,
     node_span,
@@ -443,14 +447,11 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
 def _inserted(text: str, lines: list[str], call: ast.Call, position: int, value: str) -> str | None:
     """The call with ``value`` inserted as its positional argument number ``position``."""
     if position < len(call.args):
-        span = node_span(call.args[position], lines)
-        return None if span is None else replace_span(text, (*span[:2], *span[:2]), f"{value}, ")
+        return inserted_beside(text, lines, call.args[position], f"{value}, ", after=False)
     if call.args:
-        span = node_span(call.args[-1], lines)
-        return None if span is None else replace_span(text, (*span[2:], *span[2:]), f", {value}")
+        return inserted_beside(text, lines, call.args[-1], f", {value}", after=True)
     if call.keywords:
-        span = node_span(call.keywords[0], lines)
-        return None if span is None else replace_span(text, (*span[:2], *span[:2]), f"{value}, ")
+        return inserted_beside(text, lines, call.keywords[0], f"{value}, ", after=False)
     func = node_span(call.func, lines)
     if func is None:
         return None
