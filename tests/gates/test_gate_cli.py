@@ -190,6 +190,20 @@ def test_the_tests_progress_is_shown_in_a_log_as_lines() -> None:
     ]
 
 
+def test_events_of_another_shape_are_shown_without_their_odd_values() -> None:
+    from phasegate.cli.gate import _Display
+
+    out = io.StringIO()
+    display = _Display(out, interactive=False, started=0.0)
+    display.event('{"tests": {"collected": "4", "done": true, "failed": null}}')
+    display.event('{"check": "lint", "status": "passed", "duration_s": "slow"}')
+    display.event('{"verdict": {"gate": "small", "insufficient": "no", "lines": []}}')
+    display.close()
+    tests = "  pytest: 0 of 0 tests run"  # shown when it came, and at the end (never finished)
+    assert out.getvalue().splitlines() == [tests, "  lint: passed in 0.0s", tests]
+    assert display.verdict is None
+
+
 def test_the_tests_progress_is_written_for_gate_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -323,8 +323,8 @@ class _Display:
         elif self.tests and not self.tests_final_shown:
             self._write(f"  pytest: {self._tests_phrase()}\n")
 
-    def _tests(self, counts: dict[str, Any]) -> None:
-        self.tests = {key: int(counts.get(key) or 0) for key in ("collected", "done", "failed")}
+    def _tests(self, counts: Mapping[str, object]) -> None:
+        self.tests = {key: _count(counts.get(key)) for key in ("collected", "done", "failed")}
         if self.interactive or self.tests_final_shown:
             return
         now = clock.monotonic()
@@ -339,7 +339,7 @@ class _Display:
         failed = f", {counts['failed']} failed" if counts.get("failed") else ""
         return f"{counts.get('done', 0)} of {counts.get('collected', 0)} tests run{failed}"
 
-    def _check(self, event: dict[str, Any]) -> None:
+    def _check(self, event: Mapping[str, object]) -> None:
         check = str(event.get("check"))
         if event.get("state") == "started":
             self.running.add(check)
@@ -348,13 +348,19 @@ class _Display:
             return
         self.running.discard(check)
         cached = " (cached)" if event.get("cached") else ""
-        duration = event.get("duration_s") or 0.0
+        duration = event.get("duration_s")
+        duration = duration if isinstance(duration, int | float) else 0.0
         prefix = "\r\x1b[K" if self.interactive else ""
         self._write(f"{prefix}  {check}: {event.get('status')} in {duration:.1f}s{cached}\n")
 
     def _write(self, text: str) -> None:
         self.out.write(text)
         self.out.flush()
+
+
+def _count(value: object) -> int:
+    """A count of the progress feed: a whole number, or 0 for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _follow(process: subprocess.Popen[bytes], progress: Path, display: _Display) -> int:
@@ -385,7 +391,7 @@ class _Verdict:
     lines: list[str]
 
     @classmethod
-    def read(cls, event: dict[str, Any]) -> _Verdict | None:
+    def read(cls, event: Mapping[str, object]) -> _Verdict | None:
         """The verdict event, or ``None`` when it is not of the shape pytest writes."""
         gate, insufficient, lines = event.get("gate"), event.get("insufficient"), event.get("lines")
         if not (

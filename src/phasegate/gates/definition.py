@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, PrivateAttr, ValidationError
 
@@ -78,7 +78,7 @@ class CheckSpec(Section):
     timeout_s: float | None = Field(
         default=None, gt=0, description="seconds before the check is stopped and reported as error"
     )
-    options: dict[str, Any] = Field(default_factory=dict, description="check-specific settings")
+    options: dict[str, object] = Field(default_factory=dict, description="check-specific settings")
     fail_when: list[ConditionSpec] | None = Field(
         default=None, description="conditions that fail the check; replaces its defaults"
     )
@@ -90,7 +90,7 @@ class CheckOverride(Section):
     required: Required | None = None
     skip_allowed: bool | None = None
     timeout_s: float | None = Field(default=None, gt=0)
-    options: dict[str, Any] | None = Field(
+    options: dict[str, object] | None = Field(
         default=None, description="merged over the gate's options, key by key"
     )
     fail_when: list[ConditionSpec] | None = None

@@ -8,7 +8,7 @@ typo are one :class:`AutodebugFailure` listing them all.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -119,7 +119,7 @@ class AutodebugFailure(Model):
     suspicious: list[SuspiciousFunction] = Field(default_factory=list)
     # Free-form on purpose: each pattern's own facts, a third party's too; the pattern that
     # wrote them reads them (the built-in ones through their TypedDicts).
-    facts: dict[str, Any] = Field(
+    facts: dict[str, object] = Field(
         default_factory=dict, description="what the pattern read from the live failure"
     )
     duration_s: float = Field(default=0.0, ge=0, description="time spent on this failure")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
@@ -222,7 +222,7 @@ class WorkflowEvent(ArtifactModel):
     at: datetime
     by: str = ""
     # Free-form on purpose: what each event carries is its emitter's, read by its observers.
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, object] = Field(default_factory=dict)
 
 
 class Priority(str, Enum):
