@@ -174,18 +174,7 @@ class Engine:
         self._remap(diagnosis)
         pattern = self.patterns.get(diagnosis.pattern)
         candidates = self._candidates(pattern, diagnosis)
-        attempts: list[CandidateAttempt] = []
-        kept: Candidate | None = None
-        for rank, candidate in enumerate(candidates[: self.settings.max_iterations], start=1):
-            self.progress(
-                f"{entry_id}: trying {rank}/{min(len(candidates), self.settings.max_iterations)}: "
-                f"{candidate.description}"
-            )
-            attempt = self._attempt(rank, candidate, group)
-            attempts.append(attempt)
-            if attempt.status == "kept":
-                kept = candidate
-                break
+        attempts, kept = self._first_kept(entry_id, "", candidates, group)
         elapsed = clock.perf_counter() - started
         if kept is not None:
             entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
@@ -209,6 +198,20 @@ class Engine:
         return Repair(
             files=candidate.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
         )
+
+    def _first_kept(
+        self, entry_id: str, what: str, candidates: list[Candidate], group: _Group
+    ) -> tuple[list[CandidateAttempt], Candidate | None]:
+        """Validate ``candidates`` in turn until one is kept: the attempts, and that one."""
+        attempts: list[CandidateAttempt] = []
+        for rank, candidate in enumerate(candidates, start=1):
+            self.progress(
+                f"{entry_id}: trying {what}{rank}/{len(candidates)}: {candidate.description}"
+            )
+            attempts.append(self._attempt(rank, candidate, group))
+            if attempts[-1].status == "kept":
+                return attempts, candidate
+        return attempts, None
 
     def _candidates(self, pattern: Pattern | None, diagnosis: Diagnosis) -> list[Candidate]:
         if pattern is None or diagnosis.error_class in _UNREPAIRED:
@@ -331,12 +334,11 @@ class Engine:
             return
         for old, new in self._changed.get(diagnosis.path, []):
             line = remap_line(old, new, diagnosis.line)
-            end = remap_line(old, new, diagnosis.end_line) if diagnosis.end_line else None
             if line is None:
                 return
             diagnosis.line = line
-            if diagnosis.end_line is not None:
-                diagnosis.end_line = end
+            if diagnosis.end_line is not None:  # None as well when that line itself changed
+                diagnosis.end_line = remap_line(old, new, diagnosis.end_line)
 
     def _why_escalated(
         self,
@@ -451,25 +453,18 @@ class Engine:
         """Try guards put back in the suspicious functions; keep the first that passes."""
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
-        candidates = self._usable(proposed)[: self.settings.max_iterations]
+        candidates = self._usable(proposed)
         if candidates and not self._fails_again(group, entry):
             candidates = []
-        for rank, candidate in enumerate(candidates, start=1):
-            self.progress(
-                f"{entry.id}: trying a lost None guard {rank}/{len(candidates)}: "
-                f"{candidate.description}"
-            )
-            attempt = self._attempt(rank, candidate, group)
-            entry.attempts.append(attempt)
-            if attempt.status != "kept":
-                continue
+        attempts, kept = self._first_kept(entry.id, "a lost None guard ", candidates, group)
+        entry.attempts.extend(attempts)
+        if kept is not None:
             entry.outcome = "repaired"
             entry.explanation = (
                 f"{short(group.diagnosis.exc_type)}: a None flows on where a guard was lost; "
-                f"{candidate.description}"
+                f"{kept.description}"
             )
-            entry.repair = self._write_repair(entry.id, candidate, attempt.diff)
-            break
+            entry.repair = self._write_repair(entry.id, kept, attempts[-1].diff)
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
     def _fails_again(self, group: _Group, entry: AutodebugFailure) -> bool:
