@@ -73,7 +73,33 @@ class TestRunner:
         """Run the tests of ``selection`` (paths or node ids), or the whole original run."""
         self.runs += 1
         folder = self.scratch / f"run-{os.getpid()}-{self.runs}-{secrets.token_hex(3)}"
-        command = [
+        child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+        started = clock.perf_counter()
+        result = RunResult()
+        process = subprocess.Popen(
+            self._command(selection, extra_args, folder),
+            cwd=self.cwd,
+            env=child_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        output, result.error = self._wait(process)
+        result.duration_s = clock.perf_counter() - started
+        result.exit_status = process.returncode
+        try:
+            if result.error is None:
+                self._read(folder / RUN_REPORT_FILE, result, output)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    def _command(
+        self, selection: Sequence[str] | None, extra_args: Sequence[str], folder: Path
+    ) -> list[str]:
+        """The pytest command of one re-run, recording into ``folder``."""
+        return [
             sys.executable,
             "-m",
             "pytest",
@@ -89,35 +115,19 @@ class TestRunner:
             "-o",
             "console_output_style=classic",
         ]
-        child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-        started = clock.perf_counter()
-        result = RunResult()
-        process = subprocess.Popen(
-            command,
-            cwd=self.cwd,
-            env=child_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+
+    def _wait(self, process: subprocess.Popen[bytes]) -> tuple[bytes, str | None]:
+        """The re-run's output, and why it has none when it took too long (it is stopped
+        then, and whenever the wait itself is interrupted)."""
         try:
             output, _ = process.communicate(timeout=self.timeout_s)
         except subprocess.TimeoutExpired:
             _stop(process)
-            result.error = f"the re-run took longer than {self.timeout_s:g}s and was stopped"
-            output = b""
+            return b"", f"the re-run took longer than {self.timeout_s:g}s and was stopped"
         except BaseException:
             _stop(process)
             raise
-        result.duration_s = clock.perf_counter() - started
-        result.exit_status = process.returncode
-        try:
-            if result.error is None:
-                self._read(folder / RUN_REPORT_FILE, result, output)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        return result
+        return output, None
 
     @staticmethod
     def _read(report_path: Path, result: RunResult, output: bytes) -> None:
