@@ -108,9 +108,7 @@ class NamePattern:
         frame = failure.innermost
         kind = "unbound-local" if isinstance(exc, UnboundLocalError) else "undefined"
         node = failure.node_at(frame, (ast.Name,)) if frame is not None else None
-        missing = getattr(exc, "name", None)
-        if missing is None and isinstance(node, ast.Name):
-            missing = node.id  # an UnboundLocalError does not always carry the name
+        missing = _missing_name(exc, node)
         if frame is None or not isinstance(missing, str):
             return diagnose(self, failure, frame, kind=kind, facts={"name": missing})
         if not (isinstance(node, ast.Name) and node.id == missing):
@@ -157,6 +155,15 @@ class NamePattern:
                 f"{head} is not defined; did you mean `{detail['statement']}` ({detail['where']})?"
             )
         return f"{head} is not defined; {candidate.description}"
+
+
+def _missing_name(exc: NameError, node: ast.AST | None) -> object:
+    """The name not defined: the exception's, or the one at the failing span (an
+    ``UnboundLocalError`` does not always carry the name)."""
+    missing = getattr(exc, "name", None)
+    if missing is None and isinstance(node, ast.Name):
+        return node.id
+    return missing
 
 
 def _facts(failure: LiveFailure, frame: LiveFrame, missing: str) -> NameFacts:

@@ -152,7 +152,6 @@ def _call_facts(
     kind = _misfit_kind(unexpected, extra, missing)
     if kind is None:
         return None  # the call fits: the TypeError comes from elsewhere
-    scope = {*frame.frame.f_locals, *frame.frame.f_globals}
     return kind, {
         "callee": _callee_facts(failure, call, callee),
         "params": [_parameter_facts(p) for p in params],
@@ -162,10 +161,16 @@ def _call_facts(
         "unexpected": unexpected,
         "extra": extra,
         "missing": missing,
-        "in_scope": sorted(name for name in missing if name in scope),
+        "in_scope": _named_in_frame(frame, missing),
         "scope": visible_values(failure, frame) if kind == "missing-argument" else [],
         "keyword_names": keyword_names,
     }
+
+
+def _named_in_frame(frame: LiveFrame, names: list[str]) -> list[str]:
+    """The ``names`` the calling frame has a local or global of, which it could pass as is."""
+    scope = {*frame.frame.f_locals, *frame.frame.f_globals}
+    return sorted(name for name in names if name in scope)
 
 
 def _shape_is_static(call: ast.Call) -> bool:
