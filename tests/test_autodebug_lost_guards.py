@@ -222,3 +222,34 @@ def test_a_pair_unpacked_from_next_with_nones_is_guarded_with_the_empty_of_what_
     restored = [c for c in candidates[:5] if _same(c.edits[0].text, FIRST_INDEX)]
     assert restored
     assert "the empty value of what it returns" in restored[0].description
+
+
+def test_a_function_the_test_called_where_it_waited_for_the_exception_is_looked_into(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(REGISTRY, "    if handler is None:")
+    project = _project(tmp_path, faulty)
+    test = (
+        "import unittest\n\nimport reg\n\n\nclass TestRegister(unittest.TestCase):\n"
+        "    def test_needs_a_handler(self):\n"
+        "        with self.assertRaises(TypeError):\n"
+        "            reg.register('x')\n"
+    )
+    (tmp_path / "tests" / "test_reg.py").write_text(test)
+    # unittest raised "TypeError not raised" in its own code; the test was at its `with`.
+    frame = {"path": "tests/test_reg.py", "line": 8}
+    diagnosis = Diagnosis(
+        "assertion", "assertion", "assertion", "AssertionError", "TypeError not raised",
+        facts={"project_frame": frame},
+    )  # fmt: skip
+    guarded = faulty.replace(
+        '    """Register ``handler`` under ``name``."""\n',
+        '    """Register ``handler`` under ``name``."""\n    if handler is None:\n'
+        "        raise TypeError\n",
+    )
+    # The ranking named only `label`; `register`, called under assertRaises, comes too.
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "label")])
+    assert any(c.edits[0].text == guarded for c in candidates[:5])
+    diagnosis.facts = {}
+    missed = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "label")])
+    assert not any(c.edits[0].text == guarded for c in missed)

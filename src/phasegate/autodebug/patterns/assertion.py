@@ -49,7 +49,10 @@ class AssertionPattern:
     def classify(self, failure: LiveFailure) -> Diagnosis | None:
         if not isinstance(failure.exc, AssertionError):
             return None
-        return diagnose(self, failure, failure.innermost, kind="assertion", facts={})
+        # Where the test was when a library (unittest's assertRaises) raised: what it called.
+        frame = failure.project_frame
+        facts = {"project_frame": {"path": frame.path, "line": frame.line}} if frame else {}
+        return diagnose(self, failure, failure.innermost, kind="assertion", facts=facts)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
         return []

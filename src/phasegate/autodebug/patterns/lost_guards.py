@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.guard_names import reads_before_set
 from phasegate.autodebug.patterns.none_guards import (
+    blocks_held,
     first_statement,
+    guard_block,
     guard_bodies,
     parameter_defaults,
     parameters,
@@ -59,6 +61,8 @@ _FUNCTIONS = 3
 _BODIES = 4
 #: Calls whose result may be None by design.
 _MAYBE_NONE_CALLS = frozenset({"get", "match", "search", "fullmatch", "getattr", "pop", "find"})
+#: The calls a test waits for an exception with.
+_WAITING_CALLS = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 _DID_NOT_RAISE = re.compile(
     r"DID NOT RAISE (?:<class '(?P<cls>[\w.]+)'>|(?P<name>[\w.]+))|^(?P<unittest>\w+) not raised"
 )
@@ -108,7 +112,8 @@ def _places(
     places = places[:_FUNCTIONS]
     best = max((score for _, _, score in places), default=1.0)
     raised_in = _raised_in(diagnosis, project)
-    for path, line in [*raised_in, *seen_none]:
+    waited_on = _called_under_raises(diagnosis, project)
+    for path, line in [*raised_in, *waited_on, *seen_none]:
         if all((path, line) != (known, at) for known, at, _ in places):
             places.append((path, line, best))
     return places
@@ -122,6 +127,69 @@ def _raised_in(diagnosis: Diagnosis, project: Project) -> list[tuple[str, int]]:
     tree = parse(text) if text is not None else None
     function = enclosing_function(tree, line) if tree is not None and line else None
     return [(str(path), function.lineno)] if function is not None else []
+
+
+def _called_under_raises(diagnosis: Diagnosis, project: Project) -> list[tuple[str, int]]:
+    """``(path, line of the def)`` of the source functions a test that waited for an exception
+    called where it waited: in ``with pytest.raises(...)`` or ``with self.assertRaises(...)``,
+    or passed to ``assertRaises``; the function that should have raised is among them."""
+    if expected_exception(diagnosis) is None:
+        return []
+    path, line = _test_place(diagnosis)
+    text = project.read(path) if path is not None and project.relpath(path) == path else None
+    tree = parse(text) if text is not None else None
+    if tree is None or line is None:
+        return []
+    return _defined(project, _names_called_under_raises(tree, line))[:_FUNCTIONS]
+
+
+def _test_place(diagnosis: Diagnosis) -> tuple[str | None, int | None]:
+    """Where the test was: the project frame a library raised under, else the diagnosis."""
+    frame = diagnosis.facts.get("project_frame")
+    if isinstance(frame, dict):
+        path, line = frame.get("path"), frame.get("line")
+        if isinstance(path, str) and isinstance(line, int):
+            return path, line
+    return diagnosis.path, diagnosis.line
+
+
+def _names_called_under_raises(tree: ast.Module, line: int) -> list[str]:
+    """The names of the functions called where the statement at ``line`` waits for an
+    exception, in the order called."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if not _holds(node, line):
+            continue
+        if isinstance(node, ast.With) and any(_waits(i.context_expr) for i in node.items):
+            calls = [c for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
+            names += [_called(call) for call in calls]
+        elif isinstance(node, ast.Call) and _waits(node):
+            given = node.args[2 if _called(node) == "assertRaisesRegex" else 1 :][:1]
+            names += [ast.unparse(arg).rpartition(".")[2] for arg in given]
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def _holds(node: ast.AST, line: int) -> bool:
+    start = getattr(node, "lineno", None)
+    return start is not None and start <= line <= (getattr(node, "end_lineno", None) or start)
+
+
+def _waits(node: ast.expr) -> bool:
+    """``pytest.raises(...)``, ``self.assertRaises(...)`` or ``self.assertRaisesRegex(...)``."""
+    return isinstance(node, ast.Call) and _called(node) in _WAITING_CALLS
+
+
+def _defined(project: Project, names: list[str]) -> list[tuple[str, int]]:
+    """``(path, line of the def)`` of the editable source functions of these names, in the
+    order of the names."""
+    found: dict[str, list[tuple[str, int]]] = {name: [] for name in names}
+    for relpath in project.source_files:
+        text = project.read_editable(relpath)
+        tree = parse(text) if text is not None and any(n in text for n in names) else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in found:
+                found[node.name].append((relpath, node.lineno))
+    return [place for name in names for place in found[name]]
 
 
 def _function_guards(
@@ -332,7 +400,7 @@ def _guards(
         for order, (where, indent_line, how) in enumerate(places):
             if reads_before_set(body, value.function, where):
                 continue
-            block = _guard_block(value.subject, body, line_indent(lines[indent_line - 1]))
+            block = guard_block(value.subject, body, line_indent(lines[indent_line - 1]))
             candidates.append(
                 Candidate(
                     "none-guard",
@@ -344,10 +412,6 @@ def _guards(
                 )
             )
     return candidates
-
-
-def _guard_block(subject: str, body: str, indent: str) -> list[str]:
-    return [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
 
 
 def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
@@ -402,23 +466,13 @@ def _first_use(function: _Function, subject: str) -> ast.stmt | None:
         for statement in blocks.pop():
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            inner = _blocks_held(statement)
+            inner = blocks_held(statement)
             blocks += inner
             if _reads_itself(statement, subject, inner) and (
                 found is None or statement.lineno < found.lineno
             ):
                 found = statement
     return found
-
-
-def _blocks_held(statement: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists a compound statement holds (bodies, else, finally, handlers)."""
-    inner = [
-        getattr(statement, name)
-        for name in ("body", "orelse", "finalbody")
-        if isinstance(getattr(statement, name, None), list)
-    ]
-    return inner + [handler.body for handler in getattr(statement, "handlers", [])]
 
 
 def _reads_itself(statement: ast.stmt, subject: str, inner: list[list[ast.stmt]]) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
@@ -37,34 +37,45 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["first_statement", "guard_bodies", "guard_synthesis", "parameter_defaults", "parameters"]
+__all__ = [
+    "blocks_held",
+    "first_statement",
+    "guard_block",
+    "guard_bodies",
+    "guard_synthesis",
+    "parameter_defaults",
+    "parameters",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
 
 
+class _Site(NamedTuple):
+    """A value seen None where it was used: the file, the function guarding it, the line."""
+
+    path: str
+    text: str
+    function: _Function
+    subject: str
+    line: int
+
+
 def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
     """``if <value> is None: <body>`` before the failing use, for each likely body and place."""
-    path, line = diagnosis.path, diagnosis.line
-    subject = str(diagnosis.facts.get("expr") or "")
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None or line is None or not _simple(subject):
+    site = _site(diagnosis, project)
+    if site is None:
         return []
-    function = _binding_function(tree, line, subject)
-    if function is None:
-        return []
+    path, text, function, subject, line = site
     places = _places(function, subject, line)
-    bodies = guard_bodies(project, path, function, subject, line, empties)
+    bodies = guard_bodies(project, path, function, subject, line, empties)[:_MAX_BODIES]
     lines = split_lines(text)
     candidates: list[Candidate] = []
-    for rank, (body, score, why) in enumerate(bodies[:_MAX_BODIES]):
+    for rank, (body, score, why) in enumerate(bodies):
         for offset, (at, anchor) in enumerate(places):
             if reads_before_set(body, function, at):
                 continue
-            indent = line_indent(lines[anchor - 1])
-            block = [f"{indent}if {subject} is None:"]
-            block += [f"{indent}    {part}" for part in body.split("\n")]
+            block = guard_block(subject, body, line_indent(lines[anchor - 1]))
             where = "after it is set" if offset == 0 else "before its use"
             candidates.append(
                 Candidate(
@@ -76,6 +87,23 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
                 )
             )
     return candidates
+
+
+def _site(diagnosis: Diagnosis, project: Project) -> _Site | None:
+    """Where the failing value is, if it is one a guard can test, in a file that may change."""
+    path, line = diagnosis.path, diagnosis.line
+    subject = str(diagnosis.facts.get("expr") or "")
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None or line is None or not _simple(subject):
+        return None
+    function = _binding_function(tree, line, subject)
+    return _Site(path, text, function, subject, line) if function is not None else None
+
+
+def guard_block(subject: str, body: str, indent: str) -> list[str]:
+    """The lines of ``if <subject> is None: <body>`` at ``indent``."""
+    return [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
 
 
 def _simple(subject: str) -> bool:
@@ -146,29 +174,30 @@ def _statements_around(function: _Function, line: int) -> list[ast.stmt]:
     found: list[ast.stmt] = []
     block: list[ast.stmt] = function.body
     while block:
-        holding = None
-        for statement in block:
-            if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
-                holding = statement
-                break
-            if statement.lineno < line:
-                found.append(statement)
+        before = [s for s in block if (s.end_lineno or s.lineno) < line]
+        holding = next((s for s in block if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+        found += before
         if holding is None:
             break
         found.append(holding)
-        inner = [
-            getattr(holding, name)
-            for name in ("body", "orelse", "finalbody")
-            if isinstance(getattr(holding, name, None), list)
-        ]
-        inner += [handler.body for handler in getattr(holding, "handlers", [])]
-        block = next(
-            (b for b in inner if b and b[0].lineno <= line <= (b[-1].end_lineno or b[-1].lineno)),
-            [],
-        )
         if isinstance(holding, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             break
+        block = next((b for b in blocks_held(holding) if _holds(b, line)), [])
     return found
+
+
+def _holds(block: list[ast.stmt], line: int) -> bool:
+    return bool(block) and block[0].lineno <= line <= (block[-1].end_lineno or block[-1].lineno)
+
+
+def blocks_held(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds (bodies, else, finally, handlers)."""
+    inner = [
+        getattr(statement, name)
+        for name in ("body", "orelse", "finalbody")
+        if isinstance(getattr(statement, name, None), list)
+    ]
+    return inner + [handler.body for handler in getattr(statement, "handlers", [])]
 
 
 def _sets(statement: ast.stmt, subject: str) -> bool:
@@ -204,38 +233,42 @@ def guard_bodies(
     project: Project, path: str, function: _Function, subject: str, line: int, empties: list[str]
 ) -> list[tuple[str, float, str]]:
     """``(body, score, why)`` of the likely guards, best first, without repeats."""
-    found: list[tuple[str, float, str]] = []
     setter = _setter(function, subject, line)
-    setter_text = ast.unparse(setter) if setter is not None else None
-    templates, defaults = _elsewhere(project, path, function, subject, setter_text)
-    total = sum(templates.values())
-    for body, count in templates.most_common(3):
-        found.append((body, 0.86 + 0.04 * count / total, "as the project guards it elsewhere"))
-    for value in _co_set(function, subject, line):
-        found.append((f"return {value}", 0.8, "returning what was set with it"))
-    for value, _count in defaults.most_common(2):
-        found.append((f"{subject} = {value}", 0.78, "the value the project gives it elsewhere"))
+    found = _bodies_elsewhere(project, path, function, subject, setter)
+    found += [
+        (f"return {v}", 0.8, "returning what was set with it")
+        for v in _co_set(function, subject, line)
+    ]
     # A parameter that may be None is more often given a value than returned early on.
     parameter = setter is None and subject.split(".")[0] in parameters(function)
     found += [
-        (body, score * (0.9 if parameter else 1.0), why)
-        for body, score, why in _early_returns(function)
+        (b, score * (0.9 if parameter else 1.0), why) for b, score, why in _early_returns(function)
     ]
     if function.name == "__get__" and subject != "self" and "self" in parameters(function):
         found.append(("return self", 0.79, "a descriptor read on its class gives itself"))
     if "." not in subject:
-        found += [
-            (
-                f"{subject} = {value}",
-                0.76 if parameter else 0.7,
-                "the empty value its use calls for",
-            )
-            for value in empties
-        ]
+        why = "the empty value its use calls for"
+        found += [(f"{subject} = {value}", 0.76 if parameter else 0.7, why) for value in empties]
     unique: dict[str, tuple[str, float, str]] = {}
     for body, score, why in sorted(found, key=lambda item: -item[1]):
         unique.setdefault(body, (body, score, why))
     return list(unique.values())
+
+
+def _bodies_elsewhere(
+    project: Project, path: str, function: _Function, subject: str, setter: ast.stmt | None
+) -> list[tuple[str, float, str]]:
+    """The project's own guards of the value (the three most common), then the values it
+    gives the value elsewhere (the two most common)."""
+    setter_text = ast.unparse(setter) if setter is not None else None
+    templates, defaults = _elsewhere(project, path, function, subject, setter_text)
+    total = sum(templates.values())
+    found = [
+        (body, 0.86 + 0.04 * count / total, "as the project guards it elsewhere")
+        for body, count in templates.most_common(3)
+    ]
+    why = "the value the project gives it elsewhere"
+    return found + [(f"{subject} = {value}", 0.78, why) for value, _ in defaults.most_common(2)]
 
 
 def _elsewhere(
@@ -381,20 +414,21 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     """
     returns = [node for node in _own_nodes(function) if isinstance(node, ast.Return)]
     given = [node.value for node in returns if node.value is not None]
-    known = parameters(function)
-    same = "as the function's other returns do"
-    found = [(f"return {ast.unparse(v)}", 0.74, same) for v in given if _is_constant(v)]
-    found += [
-        (f"return {ast.unparse(v)}", 0.735, same)
-        for v in given
-        if not _is_constant(v) and _only_reads(v, known)
-    ]
+    found = _returned_alike(given, parameters(function))
     empties = dict.fromkeys(e for e in map(_empty_of, given) if e is not None)
     found += [(f"return {e}", 0.725, "the empty value of what it returns") for e in empties]
     bare = len(returns) > len(given)
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
     none = ("return None", 0.72 if bare else 0.73, "returning None")
-    return [*list(dict.fromkeys(found)), plain, none]
+    return [*dict.fromkeys(found), plain, none]
+
+
+def _returned_alike(given: list[ast.expr], known: set[str]) -> list[tuple[str, float, str]]:
+    """``return`` of each constant given, then of each expression of ``known`` names alone."""
+    why = "as the function's other returns do"
+    constants = [(f"return {ast.unparse(v)}", 0.74, why) for v in given if _is_constant(v)]
+    readers = [v for v in given if not _is_constant(v) and _only_reads(v, known)]
+    return constants + [(f"return {ast.unparse(v)}", 0.735, why) for v in readers]
 
 
 def _is_constant(node: ast.expr) -> bool:
