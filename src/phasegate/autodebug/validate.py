@@ -120,7 +120,7 @@ def _moved(run: RunResult, targets: list[str], elsewhere: Collection[str]) -> di
     (with the :func:`failure_key` of that cause)."""
     moved: dict[str, str] = {}
     for target in targets:
-        text = run.failures.get(target) or run.collection_errors.get(target)
+        text = _failure_text(run, target)
         if text is None or _target_passes(run, target):
             continue
         exc_type, _, message = text.partition(": ")
@@ -148,8 +148,12 @@ def _listing(nodeids: list[str]) -> str:
 
 def _how(run: RunResult, target: str) -> str:
     """How a target ended in a run, in a few words."""
-    known = run.failures.get(target) or run.collection_errors.get(target)
-    return known or run.outcomes.get(target, "no result")
+    return _failure_text(run, target) or run.outcomes.get(target, "no result")
+
+
+def _failure_text(run: RunResult, target: str) -> str | None:
+    """The exception a failing test (or a module's collection) ended on in ``run``."""
+    return run.failures.get(target) or run.collection_errors.get(target)
 
 
 def judge(
