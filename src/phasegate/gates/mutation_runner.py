@@ -98,26 +98,37 @@ class MutationRunner:
     def run(self) -> list[MutantResult]:
         """Run every mutant; each result says what became of it."""
         passed = {t.nodeid for t in self.report.tests if t.outcome is Outcome.PASSED}
-        rootdir = Path(self.report.invocation.rootdir).resolve()
-        if rootdir != self.root and self.root not in rootdir.parents:
-            raise CheckError(
-                f"the tests ran from {rootdir}, outside the project root {self.root}",
-                fix="run pytest from the project root",
-            )
+        rootdir = self._rootdir()
         if not passed:
             return [MutantResult(m, "not-covered", 0) for m in self.mutants]
         scratch = Path(tempfile.mkdtemp(prefix="phasegate-mutation-runs-"))
         try:
             copies = self._copies(scratch)
             offset = rootdir.relative_to(self.root)
-            lines = self._lines(copies[0], offset, passed, scratch / "traced")
-            wanted = {m: sorted(self._tests_of(m, lines) & passed) for m in self.mutants}
-            union = sorted({test for tests in wanted.values() for test in tests})
-            control = self._control(copies[0], offset, union, scratch / "control")
-            plans = [self._plan(mutant, tests, control) for mutant, tests in wanted.items()]
+            plans = self._plans(copies[0], offset, passed, scratch)
             return self._run_all(plans, copies, offset, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _rootdir(self) -> Path:
+        """Where the tests ran from, which must be inside the project."""
+        rootdir = Path(self.report.invocation.rootdir).resolve()
+        if rootdir != self.root and self.root not in rootdir.parents:
+            raise CheckError(
+                f"the tests ran from {rootdir}, outside the project root {self.root}",
+                fix="run pytest from the project root",
+            )
+        return rootdir
+
+    def _plans(
+        self, copy: ProjectCopy, offset: Path, passed: set[str], scratch: Path
+    ) -> list[_Plan]:
+        """Each mutant with the passing tests that run its line, timed by a run without it."""
+        lines = self._lines(copy, offset, passed, scratch / "traced")
+        wanted = {m: sorted(self._tests_of(m, lines) & passed) for m in self.mutants}
+        union = sorted({test for tests in wanted.values() for test in tests})
+        control = self._control(copy, offset, union, scratch / "control")
+        return [self._plan(mutant, tests, control) for mutant, tests in wanted.items()]
 
     # -- preparing -------------------------------------------------------------------------
 
@@ -179,13 +190,7 @@ class MutationRunner:
             raise CheckError("the traced run in the copy wrote no per-test coverage data")
         found = read_contexts(scratch / "contexts.coverage", copy.root)
         passing = {t for t, outcome in traced.outcomes.items() if outcome is Outcome.PASSED}
-        # Only the tests that passed here too can be asked to kill a mutant.
-        return {
-            path: {
-                line: frozenset(names & passing | (names & {""})) for line, names in lines.items()
-            }
-            for path, lines in found.items()
-        }
+        return _only_passing(found, passing)
 
     def _control(self, copy: ProjectCopy, offset: Path, tests: list[str], scratch: Path) -> TestRun:
         """The chosen tests, once, without a mutant: what they take, and which pass."""
@@ -315,3 +320,12 @@ def _import_root(package: Path, root: Path) -> Path:
             fix="name packages inside the project in [tool.phasegate] packages",
         )
     return parent.relative_to(root)
+
+
+def _only_passing(found: LineContexts, passing: set[str]) -> LineContexts:
+    """The contexts without the tests that failed in the copy: only a test that passed there
+    too can be asked to kill a mutant (the import-time context ``""`` stays)."""
+    return {
+        path: {line: frozenset(names & passing | (names & {""})) for line, names in lines.items()}
+        for path, lines in found.items()
+    }

@@ -129,19 +129,28 @@ def parse_unified_diff(text: str) -> dict[str, frozenset[int]]:
     current: set[int] | None = None
     for line in text.splitlines():
         if line.startswith("+++ "):
-            target = line[4:]
-            if target == "/dev/null":
-                current = None
-                continue
-            target = _unquote(target)
-            current = changed.setdefault(target.removeprefix("b/"), set())
+            target = _new_path(line[4:])
+            current = None if target is None else changed.setdefault(target, set())
         elif current is not None and line.startswith("@@"):
-            match = _HUNK.match(line)
-            if match:
-                start = int(match.group(1))
-                length = int(match.group(2)) if match.group(2) is not None else 1
-                current.update(range(start, start + length))
+            current.update(_hunk_lines(line))
     return {path: frozenset(lines) for path, lines in changed.items()}
+
+
+def _new_path(target: str) -> str | None:
+    """The path a ``+++`` line names (``None`` for a deleted file's ``/dev/null``)."""
+    if target == "/dev/null":
+        return None
+    return _unquote(target).removeprefix("b/")
+
+
+def _hunk_lines(header: str) -> range:
+    """The new side's lines of a hunk header ``@@ -a,b +c,d @@`` (none if it is not one)."""
+    match = _HUNK.match(header)
+    if not match:
+        return range(0)
+    start = int(match.group(1))
+    length = int(match.group(2)) if match.group(2) is not None else 1
+    return range(start, start + length)
 
 
 def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str]) -> NewCode:
@@ -153,11 +162,25 @@ def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str
     ref, origin = _choose_ref(root, base, environment)
     if ref is None:
         return NewCode(BaseInfo(note=origin))
+    merge_base, note = _merge_base(root, ref, origin)
+    return _changed_since(root, ref, merge_base, note)
+
+
+def _merge_base(root: Path, ref: str, origin: str) -> tuple[str | None, str]:
+    """The commit new code is counted from (``None`` if git cannot say), and a note on it."""
     merge_base = _git(root, ["merge-base", "HEAD", ref])
-    note = f"new code: lines changed since the merge base of HEAD and {ref} ({origin})"
-    if merge_base is None:
-        merge_base = _git(root, ["rev-parse", f"{ref}^{{commit}}"])
-        note = f"new code: lines changed since {ref} ({origin}; no merge base with HEAD)"
+    if merge_base is not None:
+        return merge_base, (
+            f"new code: lines changed since the merge base of HEAD and {ref} ({origin})"
+        )
+    return _git(root, ["rev-parse", f"{ref}^{{commit}}"]), (
+        f"new code: lines changed since {ref} ({origin}; no merge base with HEAD)"
+    )
+
+
+def _changed_since(root: Path, ref: str, merge_base: str | None, note: str) -> NewCode:
+    """The lines changed since ``merge_base`` and the untracked files; all code is new when
+    git fails at either."""
     diff = _git(root, ["diff", "--no-color", "--no-ext-diff", "--unified=0", merge_base or ref])
     if diff is None:
         return NewCode(BaseInfo(ref=ref, note=f"git diff against {ref} failed: all code is new"))
