@@ -102,6 +102,13 @@ def _load(
         ) from exc
     if not isinstance(loaded, griffe.Module):
         raise CheckError(f"griffe loaded {name!r} from {package.parent}, but not as a module")
+    _refuse_loaded_elsewhere(loaded, package)
+    _export_what_the_source_exports(loaded)
+    return loaded
+
+
+def _refuse_loaded_elsewhere(loaded: griffe.Module, package: Path) -> None:
+    """A CheckError unless every file griffe loaded the package from is inside ``package``."""
     found = loaded.filepath
     files = found if isinstance(found, list) else [found]
     target = package.resolve()
@@ -110,11 +117,9 @@ def _load(
         for file in files
     ):
         raise CheckError(
-            f"griffe loaded {name!r} from {found}, not from {package}",
+            f"griffe loaded {package_name(package)!r} from {found}, not from {package}",
             fix="check that the folder holds an importable package ([tool.phasegate] packages)",
         )
-    _export_what_the_source_exports(loaded)
-    return loaded
 
 
 def _stubbed_source(module: griffe.Module) -> Path | None:

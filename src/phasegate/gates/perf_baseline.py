@@ -38,7 +38,7 @@ from phasegate.gates.git import git_bytes, git_text
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
 from phasegate.model.run import Outcome, RunReport
-from phasegate.processes import GroupTimeout, run_in_group
+from phasegate.processes import Finished, GroupTimeout, run_in_group
 from phasegate.versioning import check_version
 
 __all__ = [
@@ -144,42 +144,57 @@ def run_at_base(
         bench = Path(folder) / "benchmark.json"
         if benchmark_json:
             command.append(f"--benchmark-json={bench}")
-        try:
-            finished = run_in_group(
-                command, cwd=copy, timeout_s=timeout_s, env=environment_for(copy)
-            )
-        except GroupTimeout as exc:
-            raise CheckError(
-                f"the base {base_sha[:12]}'s perf tests did not finish within {timeout_s:g}s "
-                "(stopped, with every process they started)",
-                fix="raise timeout_s for the perf check, or commit a baseline file",
-            ) from exc
-        except OSError as exc:
-            raise CheckError(f"the base's perf tests could not be started: {exc}") from exc
-        said = (finished.stdout + finished.stderr).decode("utf-8", errors="replace").strip()
-        tail = said[-_OUTPUT_CHARS:] or "(no output)"
         shown = f"pytest -m {PERF_MARKER} at the base {base_sha[:12]}"
-        if finished.returncode not in _BASE_RUN_OK:
-            raise CheckError(
-                f"{shown} exited with status {finished.returncode}, so the base has no "
-                f"baseline to compare with: {tail}",
-                fix="run the base's perf tests to see why, or commit a baseline file",
-            )
-        report_path = artifacts / "report.json"
-        try:
-            data = json.loads(report_path.read_bytes())
-        except (OSError, ValueError) as exc:
-            raise CheckError(
-                f"{shown} exited with status {finished.returncode} but left no readable run "
-                f"report ({exc}): {tail}"
-            ) from exc
-        run = _run_report(data, f"the report of {shown}")
-        if run.incomplete:
-            raise CheckError(f"{shown} was incomplete: {'; '.join(run.incomplete_reasons[:2])}")
-        measures = measures_of_run(run)
+        finished = _run_base_tests(command, copy, base_sha, shown, timeout_s)
+        measures = measures_of_run(_base_report(artifacts / "report.json", shown, finished))
         if benchmark_json and finished.returncode == 0:
             measures.update(read_benchmarks(bench, f"the benchmarks of {shown}"))
     return BaseMeasures(measures, f"the base {base_sha[:12]}'s perf tests, run now")
+
+
+def _run_base_tests(
+    command: list[str], copy: Path, base_sha: str, shown: str, timeout_s: float
+) -> Finished:
+    """The base's perf tests run in ``copy``; a CheckError unless they ran to an end that
+    leaves a baseline (``shown`` names the run in messages)."""
+    try:
+        finished = run_in_group(command, cwd=copy, timeout_s=timeout_s, env=environment_for(copy))
+    except GroupTimeout as exc:
+        raise CheckError(
+            f"the base {base_sha[:12]}'s perf tests did not finish within {timeout_s:g}s "
+            "(stopped, with every process they started)",
+            fix="raise timeout_s for the perf check, or commit a baseline file",
+        ) from exc
+    except OSError as exc:
+        raise CheckError(f"the base's perf tests could not be started: {exc}") from exc
+    if finished.returncode not in _BASE_RUN_OK:
+        raise CheckError(
+            f"{shown} exited with status {finished.returncode}, so the base has no "
+            f"baseline to compare with: {_tail(finished)}",
+            fix="run the base's perf tests to see why, or commit a baseline file",
+        )
+    return finished
+
+
+def _base_report(report_path: Path, shown: str, finished: Finished) -> RunReport:
+    """The complete run report the base's perf tests wrote."""
+    try:
+        data = json.loads(report_path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise CheckError(
+            f"{shown} exited with status {finished.returncode} but left no readable run "
+            f"report ({exc}): {_tail(finished)}"
+        ) from exc
+    run = _run_report(data, f"the report of {shown}")
+    if run.incomplete:
+        raise CheckError(f"{shown} was incomplete: {'; '.join(run.incomplete_reasons[:2])}")
+    return run
+
+
+def _tail(finished: Finished) -> str:
+    """The end of what a run printed, for a message."""
+    said = (finished.stdout + finished.stderr).decode("utf-8", errors="replace").strip()
+    return said[-_OUTPUT_CHARS:] or "(no output)"
 
 
 def read_benchmarks(path: Path, shown: str) -> dict[str, float]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, Repair
+from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, Repair, SuspiciousFunction
 from phasegate.report.terminal import Line
 
 __all__ = ["autodebug_lines", "summary_phrase"]
@@ -74,9 +74,7 @@ def _repair_line(repair: Repair, folder: str | None) -> str:
 def _failure_lines(failure: AutodebugFailure, folder: str | None, verbosity: int) -> list[Line]:
     markup = _MARKUP.get(failure.outcome, {})
     lines: list[Line] = [(f"{failure.id} {failure.outcome}: {failure.explanation}", markup)]
-    tests = failure.tests if verbosity > 0 else failure.tests[:3]
-    more = f" and {len(failure.tests) - len(tests)} more" if len(tests) < len(failure.tests) else ""
-    lines.append((f"    tests: {', '.join(tests)}{more}", {}))
+    lines.append((_tests_line(failure.tests, verbosity), {}))
     if failure.repair is not None:
         lines.append((_repair_line(failure.repair, folder), {}))
     if failure.escalation is not None:
@@ -86,8 +84,20 @@ def _failure_lines(failure: AutodebugFailure, folder: str | None, verbosity: int
             (f"    tried {a.rank}: {a.description}: {a.status}, {a.reason}", {})
             for a in failure.attempts
         )
-    shown = failure.suspicious if verbosity > 0 else failure.suspicious[:3]
-    if shown:
-        names = ", ".join(f"{s.path}:{s.line} {s.function} ({s.score:.2f})" for s in shown)
-        lines.append((f"    suspicious: {names}", {}))
+    if failure.suspicious:
+        lines.append((_suspicious_line(failure.suspicious, verbosity), {}))
     return lines
+
+
+def _tests_line(tests: Sequence[str], verbosity: int) -> str:
+    """The failing tests: the first three, unless verbose."""
+    shown = tests if verbosity > 0 else tests[:3]
+    more = f" and {len(tests) - len(shown)} more" if len(shown) < len(tests) else ""
+    return f"    tests: {', '.join(shown)}{more}"
+
+
+def _suspicious_line(suspicious: Sequence[SuspiciousFunction], verbosity: int) -> str:
+    """The most suspicious lines: the first three, unless verbose."""
+    shown = suspicious if verbosity > 0 else suspicious[:3]
+    names = ", ".join(f"{s.path}:{s.line} {s.function} ({s.score:.2f})" for s in shown)
+    return f"    suspicious: {names}"

@@ -94,11 +94,20 @@ def _verdicts(result: ReportDiff, base: GateVerdict, head: GateVerdict) -> None:
     result.verdict_before, result.verdict_after = base.verdict, head.verdict
     result.score_before, result.score_after = base.score, head.score
     result.score_delta = round(head.score - base.score, 4)
+    _coverage_changes(result, base, head)
+    _finding_changes(result, base, head)
+
+
+def _coverage_changes(result: ReportDiff, base: GateVerdict, head: GateVerdict) -> None:
     for scope, name in (("overall", "metrics"), ("new", "new_code_metrics")):
         before = _coverage_rate(base, name)
         after = _coverage_rate(head, name)
         if before is not None or after is not None:
             result.coverage[f"line_rate_{scope}"] = [before, after]
+
+
+def _finding_changes(result: ReportDiff, base: GateVerdict, head: GateVerdict) -> None:
+    """The findings new in ``head`` (those on new code first), and how many were fixed."""
     seen = {(check.id, f.rule, f.path, f.message) for check in base.checks for f in check.findings}
     current: set[tuple[str, str, str | None, str]] = set()
     for check in head.checks:
@@ -129,8 +138,7 @@ def _runs(result: ReportDiff, base: RunReport, head: RunReport) -> None:
         if old is None:
             result.added_tests += 1
         _outcome_change(result, old, test)
-        if old is not None and old.outcome is Outcome.PASSED and test.outcome is Outcome.PASSED:
-            _perf(result, nodeid, old.duration_s, test.duration_s)
+        _perf(result, old, test)
     result.removed_tests = [nodeid for nodeid in before if nodeid not in after]
     result.slower.sort(key=lambda change: -change.ratio)
     result.faster.sort(key=lambda change: change.ratio)
@@ -156,11 +164,15 @@ def _outcome_change(result: ReportDiff, old: TestRecord | None, test: TestRecord
         )
 
 
-def _perf(result: ReportDiff, nodeid: str, before: float, after: float) -> None:
+def _perf(result: ReportDiff, old: TestRecord | None, test: TestRecord) -> None:
+    """Count the test as slower or faster, if it passed in both runs and its time changed."""
+    if old is None or old.outcome is not Outcome.PASSED or test.outcome is not Outcome.PASSED:
+        return
+    before, after = old.duration_s, test.duration_s
     if before <= 0 or abs(after - before) <= PERF_MIN_DELTA_S:
         return
     ratio = after / before
-    change = PerfChange(nodeid=nodeid, before_s=before, after_s=after, ratio=round(ratio, 3))
+    change = PerfChange(nodeid=test.nodeid, before_s=before, after_s=after, ratio=round(ratio, 3))
     if ratio >= PERF_RATIO:
         result.slower.append(change)
     elif ratio <= 1 / PERF_RATIO:

@@ -68,18 +68,16 @@ class LintCheck:
             )
         entries = _entries(parse_json("ruff", _run_ruff(ctx, files).stdout))
         findings = [self._finding(ctx, entry) for entry in entries]
-        fixable = [entry for entry in entries if entry["fixable"]]
+        fixable = [f for entry, f in zip(entries, findings, strict=True) if entry["fixable"]]
         new = [finding for finding in findings if finding.new]
-        new_fixable = sum(
-            1
-            for entry, finding in zip(entries, findings, strict=True)
-            if finding.new and entry["fixable"]
-        )
         return Measurement(
             summary=_summary(findings, new, len(files)),
             score=score_from_count(len(new)),
             metrics={"violations": len(findings), "fixable": len(fixable)},
-            new_code_metrics={"violations": len(new), "fixable": new_fixable},
+            new_code_metrics={
+                "violations": len(new),
+                "fixable": sum(1 for finding in fixable if finding.new),
+            },
             findings=findings,
         )
 

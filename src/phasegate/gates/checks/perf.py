@@ -16,7 +16,7 @@ never "passed".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -117,15 +117,7 @@ class PerfCheck:
                 "there is no base to compare with (give --base, or run in a pull request) and "
                 "no baseline_artifact",
             )
-        ratios: list[float] = []
-        findings: list[Finding] = []
-        for nodeid, seconds in current.items():
-            before = base.measures.get(nodeid)
-            if before is None or before <= 0:
-                continue
-            ratios.append(seconds / before)
-            if _regressed(seconds, before, options):
-                findings.append(self._finding(ctx, nodeid, seconds, before))
+        ratios, findings = self._compared(ctx, current, base, options)
         if not ratios:
             return _no_baseline(
                 options,
@@ -147,6 +139,25 @@ class PerfCheck:
             new_code_metrics=dict(metrics),
             findings=findings,
         )
+
+    def _compared(
+        self,
+        ctx: CheckContext,
+        current: Mapping[str, float],
+        base: BaseMeasures,
+        options: PerfOptions,
+    ) -> tuple[list[float], list[Finding]]:
+        """The ratio to its baseline of each measure that has one, and the regressions."""
+        ratios: list[float] = []
+        findings: list[Finding] = []
+        for nodeid, seconds in current.items():
+            before = base.measures.get(nodeid)
+            if before is None or before <= 0:
+                continue
+            ratios.append(seconds / before)
+            if _regressed(seconds, before, options):
+                findings.append(self._finding(ctx, nodeid, seconds, before))
+        return ratios, findings
 
     @staticmethod
     def _finding(ctx: CheckContext, nodeid: str, seconds: float, before: float) -> Finding:

@@ -64,22 +64,22 @@ class ReviewCheck:
             "changes_requested": sum(r.status is ReviewStatus.CHANGES_REQUESTED for r in mine),
             "rejected": sum(r.status is ReviewStatus.REJECTED for r in mine),
         }
-        findings: list[Finding] = []
-        if latest is not None and not approved:
-            findings.append(
-                Finding(
-                    rule=f"review-{latest.status.value}",
-                    severity=Severity.HIGH,
-                    message=f"{latest.reviewer}: {latest.note or latest.status.value}",
-                )
-            )
         return Measurement(
             summary=_summary(commit, latest),
             score=1.0 if approved else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),
-            findings=findings,
+            findings=[] if latest is None or approved else [_unapproved(latest)],
         )
+
+
+def _unapproved(latest: ReviewRecord) -> Finding:
+    """The finding for a latest review that did not approve."""
+    return Finding(
+        rule=f"review-{latest.status.value}",
+        severity=Severity.HIGH,
+        message=f"{latest.reviewer}: {latest.note or latest.status.value}",
+    )
 
 
 def _reviewed_commits(ctx: CheckContext, commit: str) -> list[str]:
@@ -128,16 +128,7 @@ def approving_review(ctx: CheckContext) -> ReviewRecord | None:
     commit = _head(ctx.project.root)
     if commit is None:
         return None
-    reviewed = [commit]
-    if ctx.in_pull_request:
-        head = _head(ctx.project.root, "HEAD^2")
-        if head is not None:
-            reviewed.append(head)
-    read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
-    mine = sorted(
-        (r for r in read.entries if any(_same_commit(r.commit, one) for one in reviewed)),
-        key=lambda review: review.recorded_at,
-    )
+    mine = _reviews_of(ctx, _reviewed_commits(ctx, commit))
     if mine and mine[-1].status is ReviewStatus.APPROVED:
         return mine[-1]
     return None

@@ -121,8 +121,7 @@ class SecurityCheck:
         report = _scan(ctx, files)
         policy = read_ruff_policy(ctx.project.root, ctx.project.pyproject)
         found = _findings(ctx, report, options.confidence)
-        findings = [f for f in found if not _ignored(policy, f)]
-        ignored = [f for f in found if _ignored(policy, f)]
+        findings, ignored = _kept_and_ignored(found, policy)
         issues = _at_least(findings, options.severity)
         new_issues = [f for f in issues if f.new]
         summary = _summary(issues, new_issues, len(files), options)
@@ -173,8 +172,16 @@ def _ruff_code(bandit_id: str) -> str:
     return "S" + bandit_id[1:] if bandit_id.startswith("B") else bandit_id
 
 
-def _ignored(policy: RuffPolicy, finding: Finding) -> bool:
-    return policy.ignores(_ruff_code(finding.rule), finding.path or "")
+def _kept_and_ignored(
+    found: list[Finding], policy: RuffPolicy
+) -> tuple[list[Finding], list[Finding]]:
+    """The findings kept, and those left out because ruff's settings ignore their rule."""
+    kept: list[Finding] = []
+    ignored: list[Finding] = []
+    for finding in found:
+        ignores = policy.ignores(_ruff_code(finding.rule), finding.path or "")
+        (ignored if ignores else kept).append(finding)
+    return kept, ignored
 
 
 def _at_least(findings: list[Finding], severity: str) -> list[Finding]:

@@ -101,36 +101,34 @@ class SpecCheck:
 def _section_problems(sections: list[DocumentSection]) -> list[tuple[str, str, int | None]]:
     """What the acceptance criteria, security and test scenarios sections lack: rule,
     message and line."""
-    problems: list[tuple[str, str, int | None]] = []
     criteria = find_section(sections, ("acceptance criteria",))
-    if criteria is None or not criteria.items:
-        problems.append(
-            (
-                "spec-acceptance-criteria",
-                "'## Acceptance criteria' needs at least one list item",
-                criteria.line if criteria else None,
-            )
-        )
     security = find_section(sections, ("security", "security implications"))
-    if security is None or not security.text.strip():
-        problems.append(
-            (
-                "spec-security",
-                "'## Security' needs at least one sentence on what was considered",
-                security.line if security else None,
-            )
-        )
     scenarios = find_section(sections, ("test scenarios", "scenarios"))
-    if scenarios is None or not _FEATURE.findall(scenarios.text):
-        problems.append(
-            (
-                "spec-test-scenarios",
-                "'## Test scenarios' must name at least one feature file "
-                "(e.g. features/login.feature)",
-                scenarios.line if scenarios else None,
-            )
-        )
-    return problems
+    required = (
+        (
+            "spec-acceptance-criteria",
+            "'## Acceptance criteria' needs at least one list item",
+            criteria,
+            criteria is not None and bool(criteria.items),
+        ),
+        (
+            "spec-security",
+            "'## Security' needs at least one sentence on what was considered",
+            security,
+            security is not None and bool(security.text.strip()),
+        ),
+        (
+            "spec-test-scenarios",
+            "'## Test scenarios' must name at least one feature file (e.g. features/login.feature)",
+            scenarios,
+            scenarios is not None and bool(_FEATURE.findall(scenarios.text)),
+        ),
+    )
+    return [
+        (rule, message, section.line if section else None)
+        for rule, message, section, present in required
+        if not present
+    ]
 
 
 def _feature_problems(
