@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from phasegate.model.workflow import ChildLink
+from phasegate.model.workflow import ChildLink, GateRecord, ReworkItem
 from phasegate.workflow.engine import Status, Swept
 from phasegate.workflow.roles import UNASSIGNED
 from phasegate.workflow.settings import WorkflowSettings
@@ -36,16 +36,24 @@ def status_lines(status: Status) -> list[str]:
         lines += _next_gate(status)
     if inst.diagnosis:
         lines += ["  last halt:", *(f"    - {line}" for line in inst.diagnosis)]
-    due = [r for r in inst.rework if r.resolved_at is None]
-    if due:
-        lines.append("  rework due:")
-        lines += [
+    lines += _rework_due(inst.rework)
+    lines += _kept(status)
+    return lines
+
+
+def _rework_due(rework: Sequence[ReworkItem]) -> list[str]:
+    """The rework reviews asked for that is not resolved yet."""
+    due = [item for item in rework if item.resolved_at is None]
+    if not due:
+        return []
+    return [
+        "  rework due:",
+        *(
             f"    - {item.phase} (cycle {item.cycle}, {item.reviewer}): "
             f"{item.note or 'changes requested'}"
             for item in due
-        ]
-    lines += _kept(status)
-    return lines
+        ),
+    ]
 
 
 def _header(status: Status) -> list[str]:
@@ -91,18 +99,21 @@ def _kept(status: Status) -> list[str]:
     if inst.owner:
         retries = f" (crash retries {inst.crash_retries})" if inst.crash_retries else ""
         lines.append(f"  owner:  {inst.owner}{retries}")
-    for gate in inst.gate_results[-3:]:
-        verdict = "sufficient" if gate.sufficient else "insufficient"
-        lines.append(
-            f"  gate {gate.gate} in {gate.phase} (run {gate.attempt}): {verdict} "
-            f"({gate.verdict_path or 'no verdict'})"
-        )
+    lines += [_gate_line(gate) for gate in inst.gate_results[-3:]]
     if inst.tasks:
         lines.append(f"  tasks: {', '.join(inst.tasks)}")
     if inst.memory_queue:
         lines.append(f"  queued updates: {len(inst.memory_queue)}")
     lines += [f"  child {child}: {state}" for child, state in status.children.items()]
     return lines
+
+
+def _gate_line(gate: GateRecord) -> str:
+    verdict = "sufficient" if gate.sufficient else "insufficient"
+    return (
+        f"  gate {gate.gate} in {gate.phase} (run {gate.attempt}): {verdict} "
+        f"({gate.verdict_path or 'no verdict'})"
+    )
 
 
 def status_json(status: Status) -> dict[str, object]:

@@ -164,14 +164,17 @@ def git_state_files(root: Path) -> list[Path]:
     if found is None:
         return []
     git_dir = Path(found)
-    files = [git_dir / "HEAD", git_dir / "packed-refs"]
-    try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        head = ""
-    if head.startswith("ref: "):
-        files.append(git_dir / head.removeprefix("ref: "))
+    files = [git_dir / "HEAD", git_dir / "packed-refs", *_branch_file(git_dir)]
     tags = git_dir / "refs" / "tags"
     if tags.is_dir():
         files.extend(path for path in tags.rglob("*") if path.is_file())
     return [path for path in files if path.is_file()]
+
+
+def _branch_file(git_dir: Path) -> list[Path]:
+    """The file of the branch ``HEAD`` points to (none when it is detached or unreadable)."""
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return []
+    return [git_dir / head.removeprefix("ref: ")] if head.startswith("ref: ") else []

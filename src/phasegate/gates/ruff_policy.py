@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,16 +70,23 @@ def _policy(settings: Mapping[str, Any], source: str) -> RuffPolicy:
     for table in (settings, lint if isinstance(lint, Mapping) else {}):
         for key in ("ignore", "extend-ignore"):
             everywhere.update(_codes(table.get(key)))
-        for key in ("per-file-ignores", "extend-per-file-ignores"):
-            patterns = table.get(key)
-            if isinstance(patterns, Mapping):
-                for pattern, codes in patterns.items():
-                    per_file.setdefault(str(pattern), set()).update(_codes(codes))
+        for pattern, codes in _per_file_ignores(table):
+            per_file.setdefault(pattern, set()).update(codes)
     return RuffPolicy(
         source=source,
         everywhere=frozenset(everywhere),
         per_file={pattern: frozenset(codes) for pattern, codes in per_file.items() if codes},
     )
+
+
+def _per_file_ignores(table: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[str]]]:
+    """Each file pattern of a table's ``per-file-ignores`` and ``extend-per-file-ignores``,
+    with the codes it ignores."""
+    for key in ("per-file-ignores", "extend-per-file-ignores"):
+        patterns = table.get(key)
+        if isinstance(patterns, Mapping):
+            for pattern, codes in patterns.items():
+                yield str(pattern), _codes(codes)
 
 
 def _codes(value: Any) -> Iterable[str]:

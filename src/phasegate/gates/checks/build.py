@@ -160,33 +160,12 @@ class BuildCheck:
         )
 
     def _build_and_inspect(self, ctx: CheckContext, options: BuildOptions) -> _Outcome:
-        requires = _build_requires(ctx.project.pyproject)
-        unmet = unmet_requirements(requires)
-        if options.isolation == "auto":
-            isolated = bool(unmet)
-            why = (
-                f"isolated: {', '.join(unmet)} not installed here"
-                if unmet
-                else "not isolated: every build requirement is installed here"
-            )
-        else:
-            isolated = options.isolation == "always"
-            why = (
-                "isolated (isolation = 'always')"
-                if isolated
-                else "not isolated (isolation = 'never')"
-            )
+        isolated, why = _isolation(options, _build_requires(ctx.project.pyproject))
         with tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder:
             source = copy_project(ctx.project, ctx.store, Path(folder) / "source", ctx.timeout_s)
             out = Path(folder) / "dist"
             run = _build(ctx, source, out, isolated=isolated)
-            if (
-                run.returncode != 0
-                and options.isolation == "auto"
-                and not isolated
-                and any(text in run.stdout + run.stderr for text in _MISSING_DEPENDENCIES)
-            ):
-                # The backend asked for more than [build-system].requires, and it is missing.
+            if options.isolation == "auto" and not isolated and _lacks_dependencies(run):
                 shutil.rmtree(out, ignore_errors=True)
                 isolated, why = True, "isolated: the backend needs packages not installed here"
                 run = _build(ctx, source, out, isolated=True)
@@ -219,6 +198,27 @@ class BuildCheck:
         if wheels:
             outcome.wheel = _inspect(wheels[0], _wheel_metadata, outcome)
         _compare(outcome)
+
+
+def _isolation(options: BuildOptions, requires: list[str]) -> tuple[bool, str]:
+    """Whether to build in an isolated environment, and why (said in the summary)."""
+    if options.isolation != "auto":
+        isolated = options.isolation == "always"
+        return isolated, (
+            "isolated (isolation = 'always')" if isolated else "not isolated (isolation = 'never')"
+        )
+    unmet = unmet_requirements(requires)
+    if unmet:
+        return True, f"isolated: {', '.join(unmet)} not installed here"
+    return False, "not isolated: every build requirement is installed here"
+
+
+def _lacks_dependencies(run: ToolRun) -> bool:
+    """Whether a build failed because the backend asked for more than
+    ``[build-system].requires``, and it is not installed here."""
+    return run.returncode != 0 and any(
+        text in run.stdout + run.stderr for text in _MISSING_DEPENDENCIES
+    )
 
 
 def _diagnose(
@@ -360,6 +360,13 @@ def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
     except InvalidMetadata as exc:
         outcome.problems.append(("metadata-invalid", f"{path.name}: {exc}"))
         return None
+    _check_file_name(path, metadata, outcome)
+    return metadata
+
+
+def _check_file_name(path: Path, metadata: Metadata, outcome: _Outcome) -> None:
+    """A problem in the outcome unless the file's name is valid and says the metadata's
+    name and version."""
     try:
         if path.suffix == ".whl":
             name, version, _build_tag, _tags = parse_wheel_filename(path.name)
@@ -367,7 +374,7 @@ def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
             name, version = parse_sdist_filename(path.name)
     except (InvalidWheelFilename, InvalidSdistFilename) as exc:
         outcome.problems.append(("file-name", str(exc)))
-        return metadata
+        return
     if name != canonicalize_name(metadata.name) or version != metadata.version:
         outcome.problems.append(
             (
@@ -375,7 +382,6 @@ def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
                 f"{path.name} does not match its metadata ({metadata.name} {metadata.version})",
             )
         )
-    return metadata
 
 
 def _compare(outcome: _Outcome) -> None:

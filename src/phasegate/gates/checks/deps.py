@@ -118,33 +118,10 @@ class DepsCheck:
         declared, source = _declared(ctx)
         provided = importlib.metadata.packages_distributions()
         accepted = _with_meta_requirements(declared, provided)
-        own = ctx.project.top_level_names
-        project = ctx.project.pyproject.get("project")
-        requires_python = project.get("requires-python") if isinstance(project, dict) else None
-        stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
-        findings = list(pip_findings)
-        undeclared: set[str] = set()
-        new_undeclared: set[str] = set()
-        found_imports = third_party_imports(
-            ctx.project.source_files, own, stdlib, trees=ctx.project.trees
-        )
-        for found in found_imports:
-            problem = _problem(found.module, provided, accepted, source)
-            if problem is None:
-                continue
-            finding = locate(
-                ctx.project,
-                ctx.new_code,
-                rule="undeclared-dependency",
-                severity=Severity.HIGH,
-                message=problem,
-                path=found.path,
-                line=found.line,
-            )
-            findings.append(finding)
-            undeclared.add(found.module)
-            if finding.new:
-                new_undeclared.add(found.module)
+        found = self._undeclared(ctx, provided, accepted, source)
+        undeclared = {module for module, _finding in found}
+        new_undeclared = {module for module, finding in found if finding.new}
+        findings = [*pip_findings, *(finding for _module, finding in found)]
         return Measurement(
             summary=_summary(undeclared, findings, pip_findings, source),
             score=score_from_count(len(undeclared) + len(pip_findings), scale=2),
@@ -152,6 +129,35 @@ class DepsCheck:
             new_code_metrics={"undeclared": len(new_undeclared), "pip_problems": None},
             findings=findings,
         )
+
+    @staticmethod
+    def _undeclared(
+        ctx: CheckContext,
+        provided: Mapping[str, list[str]],
+        accepted: set[NormalizedName],
+        source: str,
+    ) -> list[tuple[str, Finding]]:
+        """Each import of a third-party module the project does not declare, with its module."""
+        project = ctx.project.pyproject.get("project")
+        requires_python = project.get("requires-python") if isinstance(project, dict) else None
+        stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
+        found: list[tuple[str, Finding]] = []
+        for imported in third_party_imports(
+            ctx.project.source_files, ctx.project.top_level_names, stdlib, trees=ctx.project.trees
+        ):
+            problem = _problem(imported.module, provided, accepted, source)
+            if problem is not None:
+                finding = locate(
+                    ctx.project,
+                    ctx.new_code,
+                    rule="undeclared-dependency",
+                    severity=Severity.HIGH,
+                    message=problem,
+                    path=imported.path,
+                    line=imported.line,
+                )
+                found.append((imported.module, finding))
+        return found
 
     @staticmethod
     def _pip_check(ctx: CheckContext) -> list[Finding]:
@@ -218,19 +224,24 @@ def standard_library(requires_python: str | None) -> frozenset[str]:
         import stdlib_list
     except ImportError:
         return frozenset(names)
+    supported = _supported_pythons(requires_python)
+    for version in stdlib_list.short_versions:
+        if version.startswith("3.") and supported.contains(f"{version}.0", prereleases=True):
+            names.update(name for name in stdlib_list.stdlib_list(version) if "." not in name)
+    return frozenset(names)
+
+
+def _supported_pythons(requires_python: str | None) -> SpecifierSet:
+    """``requires-python`` as a specifier (without one: this Python and later)."""
     running = f">={sys.version_info[0]}.{sys.version_info[1]}"
     try:
-        supported = SpecifierSet(requires_python or running)
+        return SpecifierSet(requires_python or running)
     except InvalidSpecifier as exc:
         raise CheckError(
             f"pyproject.toml: [project].requires-python {requires_python!r} is not a version "
             f"specifier, so the Pythons the project supports are unknown: {exc}",
             fix="write it as a PEP 440 specifier, e.g. '>=3.10'",
         ) from exc
-    for version in stdlib_list.short_versions:
-        if version.startswith("3.") and supported.contains(f"{version}.0", prereleases=True):
-            names.update(name for name in stdlib_list.stdlib_list(version) if "." not in name)
-    return frozenset(names)
 
 
 def third_party_imports(
@@ -263,13 +274,19 @@ def _imports(body: Iterable[ast.stmt], *, guarded: bool) -> Iterator[tuple[str, 
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             yield from _imports(node.orelse, guarded=guarded)
         elif isinstance(node, ast.Try):
-            shields = any(_catches_import_error(handler) for handler in node.handlers)
-            yield from _imports(node.body, guarded=guarded or shields)
-            for handler in node.handlers:
-                yield from _imports(handler.body, guarded=guarded)
-            yield from _imports([*node.orelse, *node.finalbody], guarded=guarded)
+            yield from _try_imports(node, guarded=guarded)
         else:
             yield from _nested_imports(node, guarded=guarded)
+
+
+def _try_imports(node: ast.Try, *, guarded: bool) -> Iterator[tuple[str, int]]:
+    """The imports of a ``try`` statement: those in its body are guarded when a handler
+    catches ImportError (an optional dependency)."""
+    shields = any(_catches_import_error(handler) for handler in node.handlers)
+    yield from _imports(node.body, guarded=guarded or shields)
+    for handler in node.handlers:
+        yield from _imports(handler.body, guarded=guarded)
+    yield from _imports([*node.orelse, *node.finalbody], guarded=guarded)
 
 
 def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, int]]:
@@ -311,10 +328,7 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
     """The declared distributions, and where they were read."""
     project = ctx.project.pyproject.get("project")
     if isinstance(project, dict) and "dependencies" not in project.get("dynamic", []):
-        texts = list(project.get("dependencies", []))
-        for group in (project.get("optional-dependencies") or {}).values():
-            texts.extend(group)
-        return _names(texts, "pyproject.toml"), "pyproject.toml"
+        return _names(_static_requirements(project), "pyproject.toml"), "pyproject.toml"
     name = project.get("name") if isinstance(project, dict) else None
     for candidate in [name, *ctx.project.top_level_names]:
         requires = _installed_requires(candidate)
@@ -327,6 +341,14 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
         fix="declare [project].dependencies in pyproject.toml, or install the project "
         "(pip install -e .) so its metadata can be read",
     )
+
+
+def _static_requirements(project: dict[str, Any]) -> list[str]:
+    """``[project].dependencies`` and every group of its optional dependencies."""
+    texts = list(project.get("dependencies", []))
+    for group in (project.get("optional-dependencies") or {}).values():
+        texts.extend(group)
+    return texts
 
 
 def _installed_requires(candidate: object) -> list[str] | None:

@@ -83,27 +83,7 @@ class TypesCheck:
                 metrics={"errors": 0, "notes": 0},
                 new_code_metrics={"errors": 0, "notes": 0},
             )
-        cache = ctx.store.root / "cache" / "mypy"
-        with tempfile.TemporaryDirectory(prefix="phasegate-mypy-") as folder:
-            junit = Path(folder) / "junit.xml"
-            run = run_tool(
-                "mypy",
-                [
-                    "-O",
-                    "json",
-                    "--cache-dir",
-                    str(cache),
-                    "--junit-xml",
-                    str(junit),
-                    *(str(path) for path in targets),
-                ],
-                cwd=ctx.project.root,
-                timeout_s=ctx.timeout_s,
-                ok_codes=(0, 1, 2),
-            )
-            entries = _entries(run)
-            _agree(run, entries, _junit_summary(junit, run))
-        findings = [_finding(ctx, entry) for entry in entries]
+        findings = [_finding(ctx, entry) for entry in _checked(ctx, targets)]
         errors = [f for f in findings if f.severity is not Severity.LOW]
         new_errors = [f for f in errors if f.new]
         notes = len(findings) - len(errors)
@@ -117,6 +97,31 @@ class TypesCheck:
             },
             findings=findings,
         )
+
+
+def _checked(ctx: CheckContext, targets: Sequence[Path]) -> list[Any]:
+    """mypy's JSON messages about ``targets``, once its exit status, its messages and its
+    JUnit report are seen to tell one story."""
+    with tempfile.TemporaryDirectory(prefix="phasegate-mypy-") as folder:
+        junit = Path(folder) / "junit.xml"
+        run = run_tool(
+            "mypy",
+            [
+                "-O",
+                "json",
+                "--cache-dir",
+                str(ctx.store.root / "cache" / "mypy"),
+                "--junit-xml",
+                str(junit),
+                *(str(path) for path in targets),
+            ],
+            cwd=ctx.project.root,
+            timeout_s=ctx.timeout_s,
+            ok_codes=(0, 1, 2),
+        )
+        entries = _entries(run)
+        _agree(run, entries, _junit_summary(junit, run))
+    return entries
 
 
 def _entries(run: ToolRun) -> list[Any]:
@@ -198,13 +203,6 @@ def _finding(ctx: CheckContext, entry: Any) -> Finding:
     if not isinstance(entry, dict):
         raise CheckError(f"mypy printed a JSON line that is not an object: {entry!r:.200}")
     code = str(entry.get("code") or "misc")
-    severity = (
-        Severity.LOW
-        if entry.get("severity") == "note"
-        else Severity.HIGH
-        if code in _SERIOUS_CODES
-        else Severity.MEDIUM
-    )
     message = str(entry.get("message", ""))
     if entry.get("hint"):
         message += f" ({entry['hint']})"
@@ -213,13 +211,20 @@ def _finding(ctx: CheckContext, entry: Any) -> Finding:
         ctx.project,
         ctx.new_code,
         rule=code,
-        severity=severity,
+        severity=_severity(entry, code),
         message=message,
         path=ctx.project.root / str(entry.get("file", "")),
         line=entry.get("line") if isinstance(entry.get("line"), int) else None,
         # mypy's JSON columns are 0-based; findings count from 1.
         column=column + 1 if isinstance(column, int) and column >= 0 else None,
     )
+
+
+def _severity(entry: dict[str, Any], code: str) -> Severity:
+    """A note is low; an error is high when its code is a serious one, else medium."""
+    if entry.get("severity") == "note":
+        return Severity.LOW
+    return Severity.HIGH if code in _SERIOUS_CODES else Severity.MEDIUM
 
 
 def _summary(errors: list[Finding], new: list[Finding], packages: int) -> str:
