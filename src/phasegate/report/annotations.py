@@ -60,16 +60,9 @@ def render_annotations(
     pairs = [(check.id, f) for check in verdict.checks for f in check.findings]
     pairs.sort(key=lambda pair: (not pair[1].new, _ORDER[pair[1].severity]))
     total = sum(max(c.findings_total, len(c.findings)) for c in verdict.checks)
-    caps = {"error": per_level, "warning": per_level, "notice": per_level - 1}
-    budget = per_job - 1
     out = Annotations()
-    for check_id, finding in pairs:
-        level = _LEVEL[finding.severity]
-        if caps[level] <= 0 or budget <= 0:
-            continue
-        caps[level] -= 1
-        budget -= 1
-        out.lines.append(_command(level, check_id, finding, prefix))
+    for check_id, finding in _within_caps(pairs, per_level, per_job):
+        out.lines.append(_command(_LEVEL[finding.severity], check_id, finding, prefix))
         out.shown += 1
     out.left_out = total - out.shown
     if out.left_out > 0:
@@ -80,6 +73,23 @@ def render_annotations(
         )
         out.lines.append(f"::notice title=phasegate::{escape_data(note)}")
     return out
+
+
+def _within_caps(
+    pairs: list[tuple[str, Finding]], per_level: int, per_job: int
+) -> list[tuple[str, Finding]]:
+    """The findings GitHub will show, in order: ``per_level`` of each level and ``per_job``
+    in all, each less the one notice kept for the note on the rest."""
+    caps = {"error": per_level, "warning": per_level, "notice": per_level - 1}
+    budget = per_job - 1
+    shown: list[tuple[str, Finding]] = []
+    for check_id, finding in pairs:
+        level = _LEVEL[finding.severity]
+        if caps[level] > 0 and budget > 0:
+            caps[level] -= 1
+            budget -= 1
+            shown.append((check_id, finding))
+    return shown
 
 
 def _command(level: str, check_id: str, finding: Finding, prefix: str) -> str:

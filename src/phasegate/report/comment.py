@@ -145,10 +145,18 @@ def _find(client: GitHubClient, number: int, author: str) -> int | None:
             "GET",
             f"/repos/{client.repository}/issues/{number}/comments?per_page={_PER_PAGE}&page={page}",
         )
-        for comment in comments or []:
-            login = (comment.get("user") or {}).get("login")
-            if login == author and str(comment.get("body", "")).startswith(MARKER):
-                return int(comment["id"])
+        found = _marked(comments or [], author)
+        if found is not None:
+            return found
         if not comments or len(comments) < _PER_PAGE:
             return None
         page += 1
+
+
+def _marked(comments: list[Any], author: str) -> int | None:
+    """The id of the first of ``comments`` that ``author`` wrote and phasegate's marker opens."""
+    for comment in comments:
+        login = (comment.get("user") or {}).get("login")
+        if login == author and str(comment.get("body", "")).startswith(MARKER):
+            return int(comment["id"])
+    return None

@@ -441,12 +441,7 @@ def _diff_details(diff: ReportDiff) -> list[str]:
 
 
 def _review_and_tdd(bundle: Bundle, extra: Sequence[ExtraSection]) -> _Section:
-    lines = ["#### Review and TDD", "", *_review_lines(bundle)]
-    tdd = _check_named(bundle.verdict, "tdd")
-    if tdd is not None:
-        lines.append(f"- TDD: {tdd.status.value}: {md.text(tdd.reasoning, 300)}")
-    elif not extra:
-        lines.append("- TDD: no TDD cycle was recorded for this run")
+    lines = ["#### Review and TDD", "", *_review_lines(bundle), *_tdd_line(bundle, extra)]
     full = list(lines)
     compact = list(lines)
     for section in extra:
@@ -454,6 +449,14 @@ def _review_and_tdd(bundle: Bundle, extra: Sequence[ExtraSection]) -> _Section:
         if section.compact:
             compact.append(f"\n**{md.text(section.title, 120)}**\n\n{section.compact}")
     return _Section("Review and TDD", ("\n".join(full), "\n".join(compact)))
+
+
+def _tdd_line(bundle: Bundle, extra: Sequence[ExtraSection]) -> list[str]:
+    """The tdd check's line; without the check or a section of its own, that none ran."""
+    tdd = _check_named(bundle.verdict, "tdd")
+    if tdd is not None:
+        return [f"- TDD: {tdd.status.value}: {md.text(tdd.reasoning, 300)}"]
+    return [] if extra else ["- TDD: no TDD cycle was recorded for this run"]
 
 
 def _review_lines(bundle: Bundle) -> list[str]:
@@ -535,24 +538,25 @@ def _findings(verdict: GateVerdict | None, limit: int) -> _Section | None:
         return None
     found.sort(key=lambda pair: (not pair[1].new, _SEVERITY_ORDER[pair[1].severity]))
     title = f"#### Findings ({total}, new code first)"
-
-    def table(count: int) -> str:
-        rows = ["| severity | check | where | rule | message |", "|---|---|---|---|---|"]
-        for check_id, item in found[:count]:
-            rows.append(
-                f"| {item.severity.value}{' (new)' if item.new else ''} | {check_id} | "
-                f"{md.cell(md.code(_where(item), 160))} | {md.cell(md.code(item.rule, 60))} | "
-                f"{md.cell(md.text(item.message, 200))} |"
-            )
-        more = total - min(count, len(found))
-        tail = f"\n\n\u2026 and {more} more findings in the verdict file." if more > 0 else ""
-        return "\n".join(rows) + tail
-
+    full = _findings_table(found, total, limit)
+    compact = _findings_table(found, total, min(limit, 15))
     return _Section(
-        "Findings",
-        (f"{title}\n\n{table(limit)}", f"{title}\n\n{table(min(limit, 15))}"),
-        f"{total} findings",
+        "Findings", (f"{title}\n\n{full}", f"{title}\n\n{compact}"), f"{total} findings"
     )
+
+
+def _findings_table(found: list[tuple[str, Finding]], total: int, count: int) -> str:
+    """The first ``count`` findings as a table, and how many more the verdict file holds."""
+    rows = ["| severity | check | where | rule | message |", "|---|---|---|---|---|"]
+    for check_id, item in found[:count]:
+        rows.append(
+            f"| {item.severity.value}{' (new)' if item.new else ''} | {check_id} | "
+            f"{md.cell(md.code(_where(item), 160))} | {md.cell(md.code(item.rule, 60))} | "
+            f"{md.cell(md.text(item.message, 200))} |"
+        )
+    more = total - min(count, len(found))
+    tail = f"\n\n\u2026 and {more} more findings in the verdict file." if more > 0 else ""
+    return "\n".join(rows) + tail
 
 
 def _footer(rendered: Rendered, opts: MarkdownOptions) -> str:

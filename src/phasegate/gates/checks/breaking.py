@@ -90,20 +90,7 @@ class BreakingCheck:
         if base is None:
             return _skipped(NO_BASE)
         ctx.project.trees.require(ctx.project.source_files, what="the public API")
-        findings: list[Finding] = []
-        with tempfile.TemporaryDirectory(prefix="phasegate-breaking-") as folder:
-            old_tree = Path(folder)
-            pairs: list[tuple[Path, Path]] = []  # (at the base, in the work tree)
-            for package in ctx.project.package_dirs:
-                inside = Path(os.path.relpath(package.resolve(), toplevel))
-                if _export(toplevel, base, inside, old_tree, ctx.timeout_s):
-                    pairs.append((old_tree / inside, package))
-                # else: new since the base, nothing of it can break
-            compared = [package_name(new) for _old, new in pairs]
-            olds = load_packages([old for old, _new in pairs])
-            news = load_packages([new for _old, new in pairs])
-            for old_module, new_module in zip(olds, news, strict=True):
-                findings.extend(_findings(ctx, old_module, new_module, old_tree, toplevel))
+        findings, compared = _compare(ctx, base, toplevel)
         count = len(findings)
         return Measurement(
             summary=_summary(findings, compared, base),
@@ -113,6 +100,24 @@ class BreakingCheck:
             new_code_metrics={"breaking_changes": count},
             findings=findings,
         )
+
+
+def _compare(ctx: CheckContext, base: _Base, toplevel: Path) -> tuple[list[Finding], list[str]]:
+    """The breaking changes of the packages that existed at the base, and their names."""
+    findings: list[Finding] = []
+    with tempfile.TemporaryDirectory(prefix="phasegate-breaking-") as folder:
+        old_tree = Path(folder)
+        pairs: list[tuple[Path, Path]] = []  # (at the base, in the work tree)
+        for package in ctx.project.package_dirs:
+            inside = Path(os.path.relpath(package.resolve(), toplevel))
+            if _export(toplevel, base, inside, old_tree, ctx.timeout_s):
+                pairs.append((old_tree / inside, package))
+            # else: new since the base, nothing of it can break
+        olds = load_packages([old for old, _new in pairs])
+        news = load_packages([new for _old, new in pairs])
+        for old_module, new_module in zip(olds, news, strict=True):
+            findings.extend(_findings(ctx, old_module, new_module, old_tree, toplevel))
+    return findings, [package_name(new) for _old, new in pairs]
 
 
 def _skipped(reason: str) -> Measurement:
@@ -194,27 +199,34 @@ def _findings(
 ) -> list[Finding]:
     import griffe
 
-    findings: list[Finding] = []
-    for breakage in griffe.find_breaking_changes(old, new):
-        path, line = _where(breakage.obj)
-        removed = breakage.kind is griffe.BreakageKind.OBJECT_REMOVED
-        if path is not None and old_tree in path.parents:
-            path = toplevel / path.relative_to(old_tree)
-        explanation = breakage.explain(griffe.ExplanationStyle("markdown")).removeprefix("- ")
-        details = f" ({breakage.details})" if breakage.details else ""
-        where = f" (it was at line {line} at the base)" if removed and line else ""
-        findings.append(
-            Finding(
-                rule=breakage.kind.name.lower().replace("_", "-"),
-                severity=Severity.HIGH,
-                message=f"{_module_of(breakage.obj)}: {explanation}{details}{where}",
-                path=ctx.project.relative(path) if path is not None else None,
-                # A removed object has no line any more in the work tree.
-                line=None if removed else line,
-                new=True,
-            )
-        )
-    return findings
+    return [
+        _finding(ctx, breakage, old_tree, toplevel)
+        for breakage in griffe.find_breaking_changes(old, new)
+    ]
+
+
+def _finding(
+    ctx: CheckContext, breakage: griffe.Breakage, old_tree: Path, toplevel: Path
+) -> Finding:
+    """A breaking change as a finding, placed in the work tree (a removed object at its file)."""
+    import griffe
+
+    path, line = _where(breakage.obj)
+    removed = breakage.kind is griffe.BreakageKind.OBJECT_REMOVED
+    if path is not None and old_tree in path.parents:
+        path = toplevel / path.relative_to(old_tree)
+    explanation = breakage.explain(griffe.ExplanationStyle("markdown")).removeprefix("- ")
+    details = f" ({breakage.details})" if breakage.details else ""
+    where = f" (it was at line {line} at the base)" if removed and line else ""
+    return Finding(
+        rule=breakage.kind.name.lower().replace("_", "-"),
+        severity=Severity.HIGH,
+        message=f"{_module_of(breakage.obj)}: {explanation}{details}{where}",
+        path=ctx.project.relative(path) if path is not None else None,
+        # A removed object has no line any more in the work tree.
+        line=None if removed else line,
+        new=True,
+    )
 
 
 def _where(obj: griffe.Object | griffe.Alias) -> tuple[Path | None, int | None]:

@@ -34,7 +34,7 @@ from phasegate.integrity.suppressions import (
 )
 from phasegate.integrity.tddledger import ledger_tricks
 from phasegate.integrity.trick import Family, Trick
-from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
+from phasegate.model.gate import BaseInfo, Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tdd.ledger import LEDGER_FILE
 
@@ -111,17 +111,7 @@ class IntegrityCheck:
         """Compare each changed file with the base; one finding per trick."""
         base = ctx.new_code.base
         if not base.available or not base.sha:
-            if base.ref:
-                raise CheckError(
-                    f"the base {base.ref!r} is named, but the change against it could not be "
-                    f"read: {base.note}",
-                    fix="check that the base commit is fetched (actions/checkout with "
-                    "fetch-depth: 0)",
-                )
-            reason = f"no base to judge the change against ({base.note})"
-            if options.missing_base == "error":
-                raise CheckError(reason, fix="give --base, or run in a pull request")
-            return _skipped(reason)
+            return _without_base(base, options)
         project = ctx.project
         sources = ChangedSources(
             project.root,
@@ -133,19 +123,38 @@ class IntegrityCheck:
         sources.check_listed()
         if not sources.paths:
             _confirm_no_change(ctx, sources)
-        collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
-        tricks = [
-            *evidence_tricks(sources, frozenset(project.top_level_names), collected),
-            *_ledger_tricks(ctx, sources),
-            *suppression_tricks(
-                sources,
-                SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
-            ),
-            *configuration_tricks(sources),
-            *gate_tricks(sources),
-        ]
-        tricks, allowed = _allowed_by_review(ctx, options, tricks)
+        tricks, allowed = _allowed_by_review(ctx, options, _tricks(ctx, options, sources))
         return _measurement(tricks, base.ref or base.sha[:12], len(sources.paths), allowed)
+
+
+def _without_base(base: BaseInfo, options: IntegrityOptions) -> Measurement:
+    """A base named but unreadable is an error; none at all skips, or is an error when the
+    options say so."""
+    if base.ref:
+        raise CheckError(
+            f"the base {base.ref!r} is named, but the change against it could not be "
+            f"read: {base.note}",
+            fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
+        )
+    reason = f"no base to judge the change against ({base.note})"
+    if options.missing_base == "error":
+        raise CheckError(reason, fix="give --base, or run in a pull request")
+    return _skipped(reason)
+
+
+def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSources) -> list[Trick]:
+    """Every trick of every family in the changed files."""
+    collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
+    return [
+        *evidence_tricks(sources, frozenset(ctx.project.top_level_names), collected),
+        *_ledger_tricks(ctx, sources),
+        *suppression_tricks(
+            sources,
+            SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
+        ),
+        *configuration_tricks(sources),
+        *gate_tricks(sources),
+    ]
 
 
 def _ledger_tricks(ctx: CheckContext, sources: ChangedSources) -> list[Trick]:
@@ -190,9 +199,20 @@ def _confirm_no_change(ctx: CheckContext, sources: ChangedSources) -> None:
     toplevel = git_toplevel(ctx.project.root, timeout_s=ctx.timeout_s)
     if toplevel is None:
         raise CheckError(f"git no longer sees {ctx.project.root} as a work tree")
+    changed = [name for name in _new_code_files(ctx, toplevel) if not sources.is_excluded(name)]
+    if changed:
+        raise CheckError(
+            "git diff listed no changed file, yet the run's new-code diff found "
+            f"{len(changed)}: git's answers disagree, so the change cannot be judged"
+        )
+
+
+def _new_code_files(ctx: CheckContext, toplevel: Path) -> list[str]:
+    """The files the run's new-code diff found in the project, relative to its root (git
+    names changed files from the top of the repository)."""
     prefix = Path(os.path.relpath(ctx.project.root.resolve(), toplevel.resolve())).as_posix()
     inside = "" if prefix == "." else prefix + "/"
-    changed = [
+    return [
         *(
             name.removeprefix(inside)
             for name in ctx.new_code.changed or {}
@@ -200,12 +220,6 @@ def _confirm_no_change(ctx: CheckContext, sources: ChangedSources) -> None:
         ),
         *ctx.new_code.whole_files,
     ]
-    changed = [name for name in changed if not sources.is_excluded(name)]
-    if changed:
-        raise CheckError(
-            "git diff listed no changed file, yet the run's new-code diff found "
-            f"{len(changed)}: git's answers disagree, so the change cannot be judged"
-        )
 
 
 def _skipped(reason: str) -> Measurement:
