@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phasegate.config import find_project_root, load_config
+
+if TYPE_CHECKING:
+    from phasegate.model.baseline import Baseline
 
 __all__ = ["register"]
 
@@ -51,6 +54,13 @@ def _record(args: argparse.Namespace) -> int:
         return 1
     earlier = load_baseline(target) if target.is_file() else None
     write_baseline(target, baseline)
+    print(_recorded(baseline, earlier, target))
+    print("Commit it: from now on only findings it does not hold count as new code.")
+    return 0
+
+
+def _recorded(baseline: Baseline, earlier: Baseline | None, target: Path) -> str:
+    """What was recorded, check by check, and how many findings the file held before."""
     counts = Counter[str]()
     for entry in baseline.entries:
         counts[entry.check] += entry.count
@@ -58,9 +68,7 @@ def _record(args: argparse.Namespace) -> int:
     before = ""
     if earlier is not None:
         before = f" (it held {sum(entry.count for entry in earlier.entries)} before)"
-    print(
+    return (
         f"phasegate: recorded {sum(counts.values())} accepted finding(s) of the gate "
         f"{baseline.gate} ({detail}) in {target}{before}"
     )
-    print("Commit it: from now on only findings it does not hold count as new code.")
-    return 0

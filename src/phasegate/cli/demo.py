@@ -61,15 +61,19 @@ def run_demo(into: Path | None = None) -> int:
     print(f"phasegate demo: tests {counts_phrase(report.counts.model_dump())}")
     verdict = _verdict_of(artifacts, report.run_id)
     if verdict is not None:
-        print(
-            f"phasegate demo: verdict {verdict.verdict.upper()} (gate {verdict.gate}, "
-            f"score {shown_score(verdict.score)}, {len(verdict.checks)} checks)"
-        )
-        for reason in verdict.reasons:
-            print(f"phasegate demo:   {reason}")
+        _print_verdict(verdict)
     print(f"phasegate demo: artifacts in {artifacts}")
     print(f"phasegate demo: pytest exit status {completed.returncode}")
     return completed.returncode
+
+
+def _print_verdict(verdict: GateVerdict) -> None:
+    print(
+        f"phasegate demo: verdict {verdict.verdict.upper()} (gate {verdict.gate}, "
+        f"score {shown_score(verdict.score)}, {len(verdict.checks)} checks)"
+    )
+    for reason in verdict.reasons:
+        print(f"phasegate demo:   {reason}")
 
 
 def _verdict_of(artifacts: Path, run_id: str) -> GateVerdict | None:

@@ -54,13 +54,19 @@ def _compare(args: argparse.Namespace) -> int:
             print(line)
     if args.min_factor is None:
         return 0
-    factor = comparison.improvement_factor
-    if factor is None or factor < args.min_factor:
-        if args.format == "text":
-            shown = "unknown" if factor is None else f"{factor:.2f}x"
-            print(f"improvement factor {shown} is below the required {args.min_factor:.2f}x")
-        return 1
-    return 0
+    return _exit_for_factor(
+        comparison.improvement_factor, args.min_factor, text=args.format == "text"
+    )
+
+
+def _exit_for_factor(factor: float | None, min_factor: float, *, text: bool) -> int:
+    """1 when the improvement factor is unknown or below ``--min-factor`` (said in text)."""
+    if factor is not None and factor >= min_factor:
+        return 0
+    if text:
+        shown = "unknown" if factor is None else f"{factor:.2f}x"
+        print(f"improvement factor {shown} is below the required {min_factor:.2f}x")
+    return 1
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -31,7 +31,7 @@ from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.workflow import WorkflowInstance
 from phasegate.workflow.children import SubtaskRequest, parse_subtask
-from phasegate.workflow.definition import find_workflows, load_workflow
+from phasegate.workflow.definition import WorkflowDefinition, find_workflows, load_workflow
 from phasegate.workflow.engine import AdvanceResult, WorkflowEngine, default_actor
 from phasegate.workflow.instances import ListedInstance
 from phasegate.workflow.machine import RetryLater
@@ -408,15 +408,17 @@ def _list(args: argparse.Namespace) -> int:
 
 def _listed_json(item: ListedInstance, stale: bool) -> dict[str, object]:
     inst = item.instance
-    return {
-        "id": item.path.stem,
-        "error": item.error or None,
-        "workflow": inst.workflow if inst else None,
-        "state": inst.state.value if inst else None,
-        "phase": inst.phase if inst else None,
-        "updated_at": inst.updated_at if inst else None,
-        "stale": stale,
-    }
+    described: dict[str, object] = (
+        {
+            "workflow": inst.workflow,
+            "state": inst.state.value,
+            "phase": inst.phase,
+            "updated_at": inst.updated_at,
+        }
+        if inst
+        else dict.fromkeys(("workflow", "state", "phase", "updated_at"))
+    )
+    return {"id": item.path.stem, "error": item.error or None, **described, "stale": stale}
 
 
 def _listed_line(item: ListedInstance, stale: bool) -> str:
@@ -436,15 +438,17 @@ def _workflows(args: argparse.Namespace) -> int:
     for name, source in sorted(find_workflows(loaded.project_root, paths).items()):
         definition, _ = load_workflow(name, loaded.project_root, paths)
         print(f"{name:<14} {source.origin:<9} {source.path}")
-        steps = []
-        for phase in definition.phases:
-            spec = definition.spec(phase)
-            extras = [f"gate {spec.exit_gate}"] if spec.exit_gate else []
-            if spec.review:
-                extras.append("review")
-            steps.append(phase + (f" ({', '.join(extras)})" if extras else ""))
-        print(f"{'':<14} {' -> '.join(steps)}")
+        print(f"{'':<14} {' -> '.join(_step(definition, phase) for phase in definition.phases)}")
     return 0
+
+
+def _step(definition: WorkflowDefinition, phase: str) -> str:
+    """A phase, with its exit gate and whether it needs a review."""
+    spec = definition.spec(phase)
+    extras = [f"gate {spec.exit_gate}"] if spec.exit_gate else []
+    if spec.review:
+        extras.append("review")
+    return phase + (f" ({', '.join(extras)})" if extras else "")
 
 
 def _print_roles(roles: dict[str, list[str]], indent: str = "  ") -> None:

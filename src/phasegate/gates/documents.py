@@ -11,10 +11,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from phasegate.gates.protocol import CheckError, Measurement
 from phasegate.model.gate import Finding
 from phasegate.optional import require
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 __all__ = ["Section", "document_measurement", "expand", "find_section", "read_sections"]
 
@@ -42,16 +46,8 @@ def read_sections(path: Path) -> list[Section]:
         raise CheckError(f"{path} cannot be read: {exc}") from exc
     tokens = module.MarkdownIt("commonmark").parse(text)
     walk = _SectionWalk()
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open":
-            line = (token.map[0] + 1) if token.map else 0
-            walk.heading(tokens[index + 1].content.strip(), line, int(token.tag[1:]))
-        elif token.type == "list_item_open":
-            walk.open_item()
-        elif token.type == "list_item_close":
-            walk.in_item -= 1
-        elif token.type == "inline" and index and tokens[index - 1].type != "heading_open":
-            walk.inline(token.content)
+    for index in range(len(tokens)):
+        walk.take(tokens, index)
     return walk.finished()
 
 
@@ -62,6 +58,20 @@ class _SectionWalk:
         self.sections: list[Section] = []
         self.open_sections: list[Section] = []
         self.in_item = 0
+
+    def take(self, tokens: Sequence[Token], index: int) -> None:
+        """Walk past ``tokens[index]``: a heading, a list item opened or closed, or text (the
+        text of a heading is its title, not text under it)."""
+        token = tokens[index]
+        if token.type == "heading_open":
+            line = (token.map[0] + 1) if token.map else 0
+            self.heading(tokens[index + 1].content.strip(), line, int(token.tag[1:]))
+        elif token.type == "list_item_open":
+            self.open_item()
+        elif token.type == "list_item_close":
+            self.in_item -= 1
+        elif token.type == "inline" and index and tokens[index - 1].type != "heading_open":
+            self.inline(token.content)
 
     def heading(self, title: str, line: int, level: int) -> None:
         section = Section(title, line, level)

@@ -65,20 +65,7 @@ def copy_project(root: Path, files: list[str], scratch: Path | None = None) -> P
     copy.root.mkdir()
     try:
         for relpath in files:
-            source = root / relpath
-            if not source.exists() and not source.is_symlink():
-                continue  # tracked but deleted in the work tree: a commit would not hold it
-            real = source.resolve()
-            if real_root not in real.parents or not real.is_file():
-                copy.left_out.append(relpath)
-                continue
-            target = (copy.root / relpath).resolve()
-            if copy.root.resolve() not in target.parents:
-                copy.left_out.append(relpath)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(real, target)
-            os.chmod(target, real.stat().st_mode & 0o777)
+            _copy_file(real_root, root / relpath, relpath, copy)
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise CheckError(f"the project could not be copied for mutation testing: {exc}") from exc
@@ -86,3 +73,22 @@ def copy_project(root: Path, files: list[str], scratch: Path | None = None) -> P
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return copy
+
+
+def _copy_file(real_root: Path, source: Path, relpath: str, copy: ProjectCopy) -> None:
+    """Copy one listed file with its permission bits; one whose content or place in the copy
+    is outside the project is left out (and noted)."""
+    if not source.exists() and not source.is_symlink():
+        return  # tracked but deleted in the work tree: a commit would not hold it
+    real = source.resolve()
+    target = (copy.root / relpath).resolve()
+    if (
+        real_root not in real.parents
+        or not real.is_file()
+        or copy.root.resolve() not in target.parents
+    ):
+        copy.left_out.append(relpath)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(real, target)
+    os.chmod(target, real.stat().st_mode & 0o777)

@@ -26,14 +26,20 @@ __all__ = ["copy_project"]
 def copy_project(project: GateProject, store: Store, into: Path, timeout_s: float) -> Path:
     """Copy the project to ``into`` (which must not exist); its root inside the copy."""
     root = project.root
-    shown, head = project.git_toplevel, project.head  # asked once for every check
-    if shown is None or head is None:
+    toplevel, head = project.git_toplevel, project.head  # asked once for every check
+    if toplevel is None or head is None:
         skipped = {*SKIPPED_DIRS, store.root.name}
         shutil.copytree(
             root, into, symlinks=True, ignore=lambda _folder, names: skipped & set(names)
         )
         return into
-    toplevel = shown
+    _clone_at(toplevel, head, into, timeout_s)
+    _copy_work_tree(toplevel, into, store, timeout_s)
+    return into / os.path.relpath(root.resolve(), toplevel.resolve())
+
+
+def _clone_at(toplevel: Path, head: str, into: Path, timeout_s: float) -> None:
+    """A shared clone of the repository at ``into``, its index at ``head``, nothing checked out."""
     fix = f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why"
     git_text(
         into.parent,
@@ -42,6 +48,10 @@ def copy_project(project: GateProject, store: Store, into: Path, timeout_s: floa
         fix=fix,
     )
     git_text(into, ["reset", "--quiet", "--mixed", head], timeout_s=timeout_s, fix=fix)
+
+
+def _copy_work_tree(toplevel: Path, into: Path, store: Store, timeout_s: float) -> None:
+    """The files a commit would hold, as they are in the work tree, the artifacts aside."""
     listed = git_text(
         toplevel,
         ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -52,7 +62,6 @@ def copy_project(project: GateProject, store: Store, into: Path, timeout_s: floa
         source = toplevel / name
         if name and artifacts not in source.resolve().parents:
             _copy_file(source, into / name)
-    return into / os.path.relpath(root.resolve(), toplevel.resolve())
 
 
 def _copy_file(source: Path, target: Path) -> None:
