@@ -26,7 +26,7 @@ SNAPSHOT = Path(__file__).resolve().parent / "data" / "extension_surface.json"
 UPDATE = "python tests/test_extension_surface.py"
 
 #: The classes of the surface, by module; each is recorded with its annotated attributes and
-#: the signatures of the methods it defines itself.
+#: the signatures of the methods it defines itself or inherits from phasegate's classes.
 CLASSES: dict[str, tuple[str, ...]] = {
     "phasegate.gates.protocol": (
         "Check",
@@ -64,16 +64,25 @@ def _hookspecs() -> dict[str, Any]:
 
 
 def _class(cls: type) -> dict[str, Any]:
-    source = inspect.getsourcefile(cls)
-    methods = {
-        name: _signature(member)
-        for name, member in sorted(vars(cls).items())
-        # Written in the class itself: not the __init__ a dataclass, pydantic or Protocol makes.
-        if inspect.isfunction(member)
-        and member.__code__.co_filename == source
-        and (not name.startswith("_") or name == "__init__")
-    }
-    return {"attributes": inspect.get_annotations(cls), "methods": methods}
+    """The annotated attributes and the methods of ``cls``, with those it inherits from
+    phasegate's own classes (a field moved into a base class is still on the surface)."""
+    attributes: dict[str, Any] = {}
+    methods: dict[str, str] = {}
+    for owner in reversed(cls.__mro__):
+        if not owner.__module__.startswith("phasegate."):
+            continue
+        attributes.update(inspect.get_annotations(owner))
+        source = inspect.getsourcefile(owner)
+        methods.update(
+            (name, _signature(member))
+            for name, member in sorted(vars(owner).items())
+            # Written in the class itself: not the __init__ a dataclass, pydantic or Protocol
+            # makes.
+            if inspect.isfunction(member)
+            and member.__code__.co_filename == source
+            and (not name.startswith("_") or name == "__init__")
+        )
+    return {"attributes": attributes, "methods": dict(sorted(methods.items()))}
 
 
 def _classes() -> dict[str, Any]:

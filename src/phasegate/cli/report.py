@@ -35,7 +35,6 @@ from phasegate.report.diff import ReportDiff, diff_bundles
 from phasegate.report.formats import FormatRegistry, ReportContext, ReportFormat
 from phasegate.report.limits import COMMENT, SUMMARY, Budget
 from phasegate.report.markdown import ExtraSection, render_markdown
-from phasegate.report.standard import markdown_options
 from phasegate.store import write_atomically
 
 if TYPE_CHECKING:
@@ -264,7 +263,7 @@ def _diff(args: argparse.Namespace) -> int:
         loaded = _loaded()
         extensions = make_plugin_manager(loaded.config.plugins)
         context = _context(loaded, extensions, head, diff=diff)
-        print(render_markdown(head, markdown_options(context)).text, end="")
+        print(render_markdown(head, context).text, end="")
     else:
         for line in _diff_lines(diff):
             print(line)

@@ -29,9 +29,7 @@ from phasegate.errors import PhasegateError, UsageError
 from phasegate.model.gate import GateVerdict
 from phasegate.model.review import REVIEWS_FILE
 from phasegate.report.bundle import Bundle
-from phasegate.report.diff import ReportDiff
-from phasegate.report.limits import COMMENT, Budget
-from phasegate.report.markdown import ExtraSection
+from phasegate.report.markdown import MarkdownOptions
 from phasegate.store import AUTODEBUG_REPORT_FILE, REFINEMENT_FILE, RUN_REPORT_FILE
 
 __all__ = [
@@ -74,37 +72,23 @@ _ATTRIBUTES = "name, description, reads, bundle_file, step_output and render(bun
 
 
 @dataclass
-class ReportContext:
+class ReportContext(MarkdownOptions):
     """What a format is given besides the bundle: the settings and the surroundings.
 
-    ``budget`` is the size the output must fit (a pull-request comment or a job summary);
-    ``diff`` the changes against a base run (``--compare``), if any. ``path_prefix`` (the
-    project's folder inside the repository) and ``extra_sections`` (the
-    ``phasegate_report_sections`` hook's) are found only when a format asks for them. A format
-    adds to ``notes`` what the person should know (what it left out, say); the command line
-    prints them on standard error.
+    The Markdown report's options (:class:`~phasegate.report.markdown.MarkdownOptions`: the
+    budget, the ``[tool.phasegate.report]`` limits, ``diff``, ``extra_sections``), and
+    ``path_prefix`` (the project's folder inside the repository), found only when a format asks
+    for it. A format adds to ``notes`` what the person should know (what it left out, say); the
+    command line prints them on standard error.
     """
 
-    budget: Budget = COMMENT
-    max_failures: int = 50
-    max_findings: int = 100
-    traceback_lines: int = 25
-    artifact_hint: str = "the artifacts folder (.phasegate/)"
-    run_url: str | None = None
-    diff: ReportDiff | None = None
     find_path_prefix: Callable[[], str] = str
-    find_extra_sections: Callable[[], Sequence[ExtraSection]] = tuple
     notes: list[str] = field(default_factory=list)
 
     @functools.cached_property
     def path_prefix(self) -> str:
         """The project's folder inside the repository, without slashes at either end."""
         return self.find_path_prefix().strip("/")
-
-    @functools.cached_property
-    def extra_sections(self) -> Sequence[ExtraSection]:
-        """The sections plugins add to a Markdown report."""
-        return self.find_extra_sections()
 
 
 @runtime_checkable

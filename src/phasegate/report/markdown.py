@@ -11,7 +11,8 @@ full artifacts are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from phasegate import __version__
@@ -87,7 +88,13 @@ class ExtraSection:
 
 @dataclass
 class MarkdownOptions:
-    """What the report shows and how large it may be."""
+    """What the report shows and how large it may be.
+
+    ``budget`` is the size the output must fit (a pull-request comment or a job summary);
+    ``diff`` the changes against a base run (``--compare``), if any. The sections plugins add
+    (``extra_sections``, the ``phasegate_report_sections`` hook's) are found only when a report
+    asks for them.
+    """
 
     budget: Budget = COMMENT
     max_failures: int = 50
@@ -96,7 +103,12 @@ class MarkdownOptions:
     artifact_hint: str = "the artifacts folder (.phasegate/)"
     run_url: str | None = None
     diff: ReportDiff | None = None
-    extra: Sequence[ExtraSection] = ()
+    find_extra_sections: Callable[[], Sequence[ExtraSection]] = tuple
+
+    @functools.cached_property
+    def extra_sections(self) -> Sequence[ExtraSection]:
+        """The sections plugins add to a Markdown report."""
+        return self.find_extra_sections()
 
 
 @dataclass
@@ -137,7 +149,7 @@ def render_markdown(bundle: Bundle, options: MarkdownOptions | None = None) -> R
         _failing_tests(bundle.run, opts),
         _coverage(bundle.verdict),
         _changes(bundle.verdict, opts.diff),
-        _review_and_tdd(bundle, opts.extra),
+        _review_and_tdd(bundle, opts.extra_sections),
         _trend(bundle.refinement),
         _findings(bundle.verdict, opts.max_findings),
     ]

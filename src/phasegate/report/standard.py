@@ -16,30 +16,15 @@ from phasegate.hookspecs import hookimpl
 from phasegate.report.annotations import render_annotations
 from phasegate.report.bundle import Bundle
 from phasegate.report.formats import ReportContext, ReportFormat, require_verdict
-from phasegate.report.markdown import MarkdownOptions, render_markdown
+from phasegate.report.markdown import render_markdown
 from phasegate.report.sarif import render_sarif
 
 __all__ = [
     "AnnotationsFormat",
     "MarkdownFormat",
     "SarifFormat",
-    "markdown_options",
     "phasegate_report_formats",
 ]
-
-
-def markdown_options(context: ReportContext) -> MarkdownOptions:
-    """The Markdown renderer's options from a format's context."""
-    return MarkdownOptions(
-        budget=context.budget,
-        max_failures=context.max_failures,
-        max_findings=context.max_findings,
-        traceback_lines=context.traceback_lines,
-        artifact_hint=context.artifact_hint,
-        run_url=context.run_url,
-        diff=context.diff,
-        extra=context.extra_sections,
-    )
 
 
 class MarkdownFormat:
@@ -53,7 +38,7 @@ class MarkdownFormat:
 
     def render(self, bundle: Bundle, context: ReportContext) -> str:
         """The report, sized to ``context.budget``."""
-        return render_markdown(bundle, markdown_options(context)).text
+        return render_markdown(bundle, context).text
 
 
 class SarifFormat:
