@@ -15,12 +15,13 @@ import fnmatch
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
+from phasegate.autodebug.source import parse
 from phasegate.errors import ConfigError
 from phasegate.tomlfile import TOMLDecodeError, loads, table_in
 
@@ -96,6 +97,15 @@ class Project:
                 return handle.read()
         except (OSError, UnicodeDecodeError, ConfigError):
             return None
+
+    def parsed_naming(self, name: str, relpaths: Iterable[str]) -> Iterator[tuple[str, ast.Module]]:
+        """Each of ``relpaths`` whose text holds ``name``, parsed (a file that does not parse is
+        left out): the files worth a look for a name, without parsing every one."""
+        for relpath in relpaths:
+            text = self.read(relpath)
+            tree = parse(text) if text is not None and name in text else None
+            if tree is not None:
+                yield relpath, tree
 
     def read_editable(self, relpath: str | None) -> str | None:
         """The text of ``relpath`` if auto-debug may rewrite it, else None."""

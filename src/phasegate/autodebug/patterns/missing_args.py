@@ -278,7 +278,7 @@ def _call_sites(
     if not name:
         return found
     own = _own_lines(project, path, failing)
-    for relpath, tree in _files_naming(project, name):
+    for relpath, tree in project.parsed_naming(name, project.python_files):
         calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) == name)
         for call in calls:
             if relpath == path and own[0] <= call.lineno <= own[1]:
@@ -294,15 +294,6 @@ def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[int, int
     if function is not None:
         return (function.lineno, function.end_lineno or function.lineno)
     return (failing.lineno, failing.end_lineno or failing.lineno)
-
-
-def _files_naming(project: Project, name: str) -> Iterator[tuple[str, ast.Module]]:
-    """The project's Python files whose text holds ``name``, parsed."""
-    for relpath in project.python_files:
-        text = project.read(relpath)
-        tree = parse(text) if text is not None and name in text else None
-        if tree is not None:
-            yield relpath, tree
 
 
 def _count_arguments(found: dict[int, Counter[str]], call: ast.Call, caller: str | None) -> None:

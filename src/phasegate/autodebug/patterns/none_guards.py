@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -283,7 +282,7 @@ def _elsewhere(
     templates: Counter[str] = Counter()
     defaults: Counter[str] = Counter()
     inside = (function.lineno, function.end_lineno or function.lineno)
-    for relpath, tree in _files_naming(project, subject.rpartition(".")[2]):
+    for relpath, tree in project.parsed_naming(subject.rpartition(".")[2], project.source_files):
         for node in ast.walk(tree):
             if relpath == path and inside[0] <= getattr(node, "lineno", 0) <= inside[1]:
                 continue
@@ -298,15 +297,6 @@ def _elsewhere(
                     if arg == subject and not _is_none(default)
                 )
     return templates, defaults
-
-
-def _files_naming(project: Project, name: str) -> Iterator[tuple[str, ast.Module]]:
-    """The project's source files whose text holds ``name``, parsed."""
-    for relpath in project.source_files:
-        text = project.read(relpath)
-        tree = parse(text) if text is not None and name in text else None
-        if tree is not None:
-            yield relpath, tree
 
 
 def _guard_bodies(
