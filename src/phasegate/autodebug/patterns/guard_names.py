@@ -26,26 +26,10 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 def in_target_names(body: list[ast.stmt], tree: ast.Module, target: _Function) -> str:
     """``body`` (statements of ``tree``) as source, its borrowed locals renamed for ``target``."""
     text = "\n".join(ast.unparse(statement) for statement in body)
-    if not body:
-        return text
-    source = enclosing_function(tree, body[0].lineno)
+    source = enclosing_function(tree, body[0].lineno) if body else None
     if source is None or source is target:
         return text
-    theirs = _assignments(source, body[0].lineno)
-    ours_bound = _bound(target)
-    ours_by_shape: dict[str, str] = {}
-    for name, shape in _assignments(target, target.end_lineno or target.lineno).items():
-        ours_by_shape.setdefault(shape, name)
-    renames: dict[str, str] = {}
-    for statement in body:
-        for node in ast.walk(statement):
-            if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
-                continue
-            if node.id in ours_bound or node.id not in theirs:
-                continue
-            counterpart = ours_by_shape.get(theirs[node.id])
-            if counterpart is not None:
-                renames[node.id] = counterpart
+    renames = _renames(body, _assignments(source, body[0].lineno), target)
     if not renames:
         return text
     copied = ast.parse(text)
@@ -53,6 +37,24 @@ def in_target_names(body: list[ast.stmt], tree: ast.Module, target: _Function) -
         if isinstance(node, ast.Name) and node.id in renames:
             node.id = renames[node.id]
     return "\n".join(ast.unparse(statement) for statement in copied.body)
+
+
+def _renames(body: list[ast.stmt], theirs: dict[str, str], target: _Function) -> dict[str, str]:
+    """``{their local: ours}`` for each local the body reads that its own function set
+    (``theirs``: name to shape) and ``target`` does not bind, where ``target`` sets a local
+    of the same shape."""
+    ours_bound = _bound(target)
+    ours_by_shape: dict[str, str] = {}
+    for name, shape in _assignments(target, target.end_lineno or target.lineno).items():
+        ours_by_shape.setdefault(shape, name)
+    read = [
+        node.id
+        for statement in body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    ]
+    borrowed = [name for name in read if name not in ours_bound and name in theirs]
+    return {name: ours_by_shape[theirs[name]] for name in borrowed if theirs[name] in ours_by_shape}
 
 
 def reads_before_set(body: str, function: _Function, line: int) -> bool:
@@ -63,16 +65,20 @@ def reads_before_set(body: str, function: _Function, line: int) -> bool:
         for node in ast.walk(ast.parse(body))
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
     }
-    args = function.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    parameters = {a.arg for a in every if a is not None}
     first_set: dict[str, int] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             first_set[node.id] = min(first_set.get(node.id, node.lineno), node.lineno)
+    parameters = _parameters(function)
     return any(
         name in first_set and name not in parameters and first_set[name] >= line for name in read
     )
+
+
+def _parameters(function: _Function) -> set[str]:
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None}
 
 
 def _assignments(function: _Function, before: int) -> dict[str, str]:
@@ -102,12 +108,9 @@ def _shape(expression: ast.expr) -> str:
 
 def _bound(function: _Function) -> set[str]:
     """The names the function binds: its parameters and what it assigns."""
-    args = function.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    names = {a.arg for a in every if a is not None}
-    names |= {
+    assigned = {
         node.id
         for node in ast.walk(function)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
-    return names
+    return _parameters(function) | assigned

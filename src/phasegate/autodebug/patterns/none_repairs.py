@@ -349,33 +349,16 @@ def literal_candidates(project: Project, source: NoneOrigin, empties: list[str])
 def guard_candidates(
     diagnosis: Diagnosis, project: Project, source: NoneOrigin, empties: list[str]
 ) -> list[Candidate]:
+    """``if <parameter> is None: <parameter> = <empty>`` at the top of the function."""
+    del diagnosis
     path, name = source.get("path"), source.get("name")
     text = project.read_editable(path)
     tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None:
+    function = _function_defined_at(tree, source.get("function_line")) if tree else None
+    if text is None or path is None or function is None:
         return []
-    function = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.lineno == source.get("function_line")
-        ),
-        None,
-    )
-    if function is None:
-        return []
-    first = function.body[0]
-    has_doc = (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
-    anchor = function.body[1] if has_doc and len(function.body) > 1 else first
-    lines = split_lines(text)
-    indent = line_indent(lines[anchor.lineno - 1])
-    at = (first.end_lineno or first.lineno) + 1 if has_doc else first.lineno
-    del diagnosis
+    at, anchor = _top_of_body(function)
+    indent = line_indent(split_lines(text)[anchor - 1])
     return [
         Candidate(
             "none-guard",
@@ -392,6 +375,19 @@ def guard_candidates(
         )
         for rank, value in enumerate(empties)
     ]
+
+
+def _top_of_body(function: FunctionNode) -> tuple[int, int]:
+    """``(line to insert at, line whose indentation to take)``: after the docstring, if any."""
+    first = function.body[0]
+    has_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    anchor = function.body[1] if has_doc and len(function.body) > 1 else first
+    at = (first.end_lineno or first.lineno) + 1 if has_doc else first.lineno
+    return at, anchor.lineno
 
 
 def get_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> list[Candidate]:
