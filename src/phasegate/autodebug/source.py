@@ -232,9 +232,10 @@ def insert_import(text: str, statement: str) -> str | None:
         return None
     lines = split_lines(text)
     header, after = _leading_imports(tree)
-    joined = _joinable_import(header, new) if isinstance(new, ast.ImportFrom) else None
-    if joined is not None and isinstance(new, ast.ImportFrom):
-        return _joined(text, lines, joined, new)
+    if isinstance(new, ast.ImportFrom):
+        joined = _joinable_import(header, new)
+        if joined is not None:
+            return _joined(text, lines, joined, new)
     return insert_lines(text, _import_line(header, new, after, lines), [statement])
 
 
