@@ -104,15 +104,7 @@ class Workspace:
         """Apply ``edits`` for the length of the ``with`` block (see the module doc)."""
         trial = Trial(edits)
         for edit in edits:
-            if not self.project.editable(edit.path):
-                raise EditRefused(
-                    f"refused to write {edit.path}: {self.project.why_not_editable(edit.path)}"
-                )
-            path = self.project.abspath(edit.path)
-            stat = path.stat()
-            trial.originals[edit.path] = _Original(
-                path, path.read_bytes(), stat.st_mode & 0o7777, stat.st_atime_ns, stat.st_mtime_ns
-            )
+            trial.originals[edit.path] = self._original(edit)
         new_bytes = {edit.path: edit.text.encode("utf-8") for edit in edits}
         self._journal_add(trial, new_bytes)
         try:
@@ -126,6 +118,18 @@ class Workspace:
             if not trial.kept:
                 self._restore(trial)
             self._journal_remove(trial)
+
+    def _original(self, edit: FileEdit) -> _Original:
+        """The file ``edit`` rewrites, as it is now; EditRefused if auto-debug must not write it."""
+        if not self.project.editable(edit.path):
+            raise EditRefused(
+                f"refused to write {edit.path}: {self.project.why_not_editable(edit.path)}"
+            )
+        path = self.project.abspath(edit.path)
+        stat = path.stat()
+        return _Original(
+            path, path.read_bytes(), stat.st_mode & 0o7777, stat.st_atime_ns, stat.st_mtime_ns
+        )
 
     def _restore(self, trial: Trial) -> None:
         for original in trial.originals.values():
