@@ -164,3 +164,15 @@ def test_record_then_only_new_findings_count(
     assert again.status.value == "failed"
     assert again.new_code_metrics["violations"] == 1
     assert again.baseline_accepted == 1
+
+
+def test_a_baseline_is_written_whole_with_a_new_files_permissions(tmp_path: Path) -> None:
+    import stat
+
+    path = tmp_path / "phasegate-baseline.json"
+    write_baseline(path, build_baseline(tmp_path, "g", {"lint": [finding("F401", "m.py", 1)]}))
+    plain = tmp_path / "plain.txt"
+    plain.write_text("")
+    # It is committed beside the code: readable as any file the user makes, not 0600.
+    assert stat.S_IMODE(path.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["phasegate-baseline.json", "plain.txt"]

@@ -19,8 +19,6 @@ ruff's and mypy's baselines are each for their own tool, and this one spans seve
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +31,7 @@ from phasegate.errors import UsageError
 from phasegate.model.base import SCHEMA_VERSION, schema_major
 from phasegate.model.baseline import Baseline, BaselineEntry
 from phasegate.model.gate import Finding
+from phasegate.store import write_atomically
 
 __all__ = [
     "BASELINE_CHECKS",
@@ -193,12 +192,4 @@ def build_baseline(root: Path, gate: str, findings: Mapping[str, Iterable[Findin
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write ``baseline`` to ``path`` atomically (a reader sees the old file or the new one)."""
-    text = baseline.model_dump_json(indent=1) + "\n"
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, (baseline.model_dump_json(indent=1) + "\n").encode("utf-8"))
