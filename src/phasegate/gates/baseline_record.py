@@ -16,10 +16,10 @@ from phasegate.config import LoadedConfig
 from phasegate.gates.baseline import BASELINE_CHECKS, build_baseline
 from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import NewCode
-from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext, CheckError
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
+from phasegate.gates.runner_factory import configured_project
 from phasegate.model.baseline import Baseline
 from phasegate.model.gate import BaseInfo, Finding
 from phasegate.store import Store
@@ -65,12 +65,7 @@ def measure_baseline(
             f"({', '.join(BASELINE_CHECKS)}); choose another with --gate"
         )
     context = CheckContext(
-        project=GateProject(
-            root,
-            packages_setting=settings.packages,
-            excluded=(store.root,),
-            exclude_patterns=settings.exclude,
-        ),
+        project=configured_project(loaded, store),
         new_code=NewCode(BaseInfo(note="a baseline is recorded over all code")),
         store=store,
         timeout_s=settings.check_timeout_s,

@@ -24,12 +24,24 @@ from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, ProgressEvent
 from phasegate.store import Store
 
-__all__ = ["in_pull_request", "make_runner"]
+__all__ = ["configured_project", "in_pull_request", "make_runner"]
 
 
 def in_pull_request(environment: Mapping[str, str]) -> bool:
     """Whether this run belongs to a GitHub pull request."""
     return environment.get("GITHUB_EVENT_NAME", "") in ("pull_request", "pull_request_target")
+
+
+def configured_project(loaded: LoadedConfig, store: Store) -> GateProject:
+    """The project a gate checks, as the settings scope it: the packages, the ``exclude``
+    patterns, and never the artifacts folder."""
+    settings = loaded.config
+    return GateProject(
+        loaded.project_root,
+        packages_setting=settings.packages,
+        excluded=(store.root,),
+        exclude_patterns=settings.exclude,
+    )
 
 
 def make_runner(
@@ -62,12 +74,7 @@ def make_runner(
             update={"checks": {c: s for c, s in gate.checks.items() if c not in leave_out}}
         )
     context = CheckContext(
-        project=GateProject(
-            root,
-            packages_setting=settings.packages,
-            excluded=(store.root,),
-            exclude_patterns=settings.exclude,
-        ),
+        project=configured_project(loaded, store),
         new_code=resolve_new_code(root, base or settings.base, environment),
         store=store,
         timeout_s=settings.check_timeout_s,
