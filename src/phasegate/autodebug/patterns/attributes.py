@@ -140,19 +140,25 @@ def _attribute_facts(obj: object, name: str, prefix: str, failure: LiveFailure) 
         "module" if inspect.ismodule(obj) else "class" if isinstance(obj, type) else "instance"
     )
     owner = obj if kind_of != "instance" else type(obj)
-    matches = _matches(obj, name, kind_of, failure)
-    if prefix:
-        matches = [
-            {**m, "name": m["name"][len(prefix) :]}
-            for m in matches
-            if m["name"].startswith(f"{prefix}__")
-        ]
+    matches = _unmangled(_matches(obj, name, kind_of, failure), prefix)
     return {
         "name": name[len(prefix) :],
         "object": kind_of,
         "type": getattr(owner, "__name__", type(owner).__name__),
         "matches": matches,
     }
+
+
+def _unmangled(matches: list[AttributeMatch], prefix: str) -> list[AttributeMatch]:
+    """With a mangling ``prefix`` (``_C``), the private matches as the code writes them
+    (``_C__x`` as ``__x``); the others cannot be what a private name was meant to be."""
+    if not prefix:
+        return matches
+    return [
+        {**m, "name": m["name"][len(prefix) :]}
+        for m in matches
+        if m["name"].startswith(f"{prefix}__")
+    ]
 
 
 def _respelt_use(
@@ -284,14 +290,20 @@ def _origin(obj: object, name: str, kind_of: str, own: dict[str, object]) -> tup
     cls = obj if isinstance(obj, type) else type(obj)
     if name in own:
         return "instance", _source_file(cls)
-    for klass in cls.__mro__:
-        value = vars(klass).get(name, _MISSING)
-        if value is _MISSING:
-            continue
-        function = getattr(value, "__func__", getattr(value, "fget", value))
-        code = getattr(function, "__code__", None)
-        return "class", code.co_filename if code is not None else _source_file(klass)
-    return "class", _source_file(cls)
+    return "class", _class_attribute_file(cls, name)
+
+
+def _class_attribute_file(cls: type, name: str) -> str | None:
+    """The file of the first class in ``cls``'s MRO that defines ``name``: the file of its
+    function's code (a method, a property's getter), else of the class (of ``cls`` when
+    none defines it)."""
+    klass = next((k for k in cls.__mro__ if name in vars(k)), None)
+    if klass is None:
+        return _source_file(cls)
+    value = vars(klass)[name]
+    function = getattr(value, "__func__", getattr(value, "fget", value))
+    code = getattr(function, "__code__", None)
+    return code.co_filename if code is not None else _source_file(klass)
 
 
 def _source_file(cls: type) -> str | None:

@@ -118,11 +118,7 @@ class ImportPattern:
         frame = failure.project_frame
         node = failure.node_at(frame, (ast.Import, ast.ImportFrom)) if frame is not None else None
         kind = _import_kind(exc, node)
-        facts: ModuleFacts | ImportNameFacts
-        if kind in _NAME_KINDS and exc.name and isinstance(node, ast.ImportFrom):
-            facts = _absent_names(failure, sys.modules[exc.name], node)
-        else:
-            facts = {"matches": _module_matches(exc.name)} if kind == "module-not-found" else {}
+        facts = _kind_facts(failure, exc, kind, node)
         facts["module"] = exc.name
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             facts["statement"] = ast.unparse(node)
@@ -209,6 +205,18 @@ def _import_kind(exc: ImportError, node: ast.AST | None) -> str:
     if isinstance(node, ast.ImportFrom) and node.level > 0:
         return "relative-import"
     return "import-error"
+
+
+def _kind_facts(
+    failure: LiveFailure, exc: ImportError, kind: str, node: ast.AST | None
+) -> ModuleFacts | ImportNameFacts:
+    """What the kind of failure needs: the names a module lacks (and what it has that is
+    close), or the modules close to one not found."""
+    if kind in _NAME_KINDS and exc.name and isinstance(node, ast.ImportFrom):
+        return _absent_names(failure, sys.modules[exc.name], node)
+    if kind == "module-not-found":
+        return {"matches": _module_matches(exc.name)}
+    return {}
 
 
 def _absent_names(
