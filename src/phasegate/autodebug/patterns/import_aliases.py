@@ -53,32 +53,46 @@ def alias_statements(
         if module == own_module:
             continue
         if name is None:
-            found.append((f"import {module} as {missing}", 0.89, f"as {where} imports it"))
-            continue
-        together = [
-            (other_name, other)
-            for other in unbound
-            if other != missing
-            for (other_module, other_name) in aliases.get(other, {})
-            if other_module == module and other_name is not None
-        ]
-        found.append(
-            (
-                _from(as_written(module), [(name, missing), *together]),
-                0.89,
-                f"as {where} imports it",
-            )
-        )
+            statement = f"import {module} as {missing}"
+        else:
+            together = _aliased_with(module, missing, unbound, aliases)
+            statement = _from(as_written(module), [(name, missing), *together])
+        found.append((statement, 0.89, f"as {where} imports it"))
+    if not found:
+        found += _public_aliased(missing, own_module, project, as_written)
+    found += _submodule_statements(path, missing, unbound, project, as_written)
+    return found
+
+
+def _aliased_with(
+    module: str, missing: str, unbound: list[str], aliases: Aliases
+) -> list[tuple[str, str | None]]:
+    """``(name, alias)`` of the other unbound names the project imports from ``module`` under
+    an alias: a deleted ``from m import a as _a, b as _b`` takes them all."""
+    return [
+        (other_name, other)
+        for other in unbound
+        if other != missing
+        for (other_module, other_name) in aliases.get(other, {})
+        if other_module == module and other_name is not None
+    ]
+
+
+def _public_aliased(
+    missing: str, own_module: str | None, project: Project, as_written: Callable[[str], str]
+) -> list[Statement]:
+    """For a private name (``_asdict``), the public definition or standard-library module it
+    aliases with one leading underscore less."""
     public = missing[1:] if missing.startswith("_") and not missing.startswith("__") else ""
-    if public and not found:
-        for definition in project.index.exact(public)[:2]:
-            if definition.module == own_module:
-                continue
+    if not public:
+        return []
+    found: list[Statement] = []
+    for definition in project.index.exact(public)[:2]:
+        if definition.module != own_module:
             statement = _from(as_written(definition.module), [(public, missing)])
             found.append((statement, 0.85, f"defined in {definition.path}:{definition.line}"))
-        if is_stdlib_module(public):
-            found.append((f"import {public} as {missing}", 0.84, "standard library module"))
-    found += _submodule_statements(path, missing, unbound, project, as_written)
+    if is_stdlib_module(public):
+        found.append((f"import {public} as {missing}", 0.84, "standard library module"))
     return found
 
 
@@ -128,23 +142,24 @@ def _project_aliases(project: Project, *, skip: str) -> Aliases:
     """Every ``as`` import of the project's source files but ``skip``."""
     found: Aliases = {}
     for relpath in project.source_files:
-        if relpath == skip:
-            continue
-        text = project.read(relpath)
-        if text is None or " as " not in text:
-            continue
-        tree = parse(text)
+        text = project.read(relpath) if relpath != skip else None
+        tree = parse(text) if text is not None and " as " in text else None
         for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        found.setdefault(alias.asname, {})[(alias.name, None)] = relpath
-            elif isinstance(node, ast.ImportFrom):
-                module = _absolute(project, relpath, node)
-                for alias in node.names:
-                    if alias.asname and module:
-                        found.setdefault(alias.asname, {})[(module, alias.name)] = relpath
+            for alias, imported in _aliased(project, relpath, node):
+                found.setdefault(alias, {})[imported] = relpath
     return found
+
+
+def _aliased(
+    project: Project, relpath: str, node: ast.AST
+) -> list[tuple[str, tuple[str, str | None]]]:
+    """``(alias, (absolute module, imported name or None))`` of an import's ``as`` names."""
+    if isinstance(node, ast.Import):
+        return [(a.asname, (a.name, None)) for a in node.names if a.asname]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    module = _absolute(project, relpath, node)
+    return [(a.asname, (module, a.name)) for a in node.names if a.asname and module]
 
 
 def _absolute(project: Project, relpath: str, node: ast.ImportFrom) -> str:

@@ -194,47 +194,48 @@ def _moved_candidates(
 ) -> list[Candidate]:
     """``from m import name`` where another project module defines ``name`` (found with the
     context index): import it from there."""
+    found = _single_from_import(diagnosis, importer, text)
+    if found is None or importer is None or text is None:
+        return []
+    node, span, wanted = found
     module = diagnosis.facts.get("module")
-    statement = diagnosis.facts.get("statement")
-    if importer is None or text is None or not module or not isinstance(statement, str):
-        return []
-    parsed = parse(statement)
-    node = parsed.body[0] if parsed is not None and parsed.body else None
-    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
-        return []
-    wanted = node.names[0].name
-    found, span = import_statement(text, diagnosis)
-    if found is None or span is None or not isinstance(found, ast.ImportFrom):
-        return []
     candidates = []
     for rank, definition in enumerate(project.index.exact(wanted)[:3]):
         if definition.module == module or definition.path == importer:
             continue
-        written = _relative_to(definition.module, project.package_of(importer), found.level)
-        new = rewrite_module(
-            text,
-            span,
-            found.module or "",
-            written.lstrip("."),
-            dots=len(written) - len(written.lstrip(".")),
-        )
+        written = _relative_to(definition.module, project.package_of(importer), node.level)
+        bare = written.lstrip(".")
+        new = rewrite_module(text, span, node.module or "", bare, dots=len(written) - len(bare))
         if new is None:
             continue
+        meaning = f"`{wanted}` of `{definition.module}` ({definition.path}:{definition.line})"
         candidates.append(
             Candidate(
                 "moved-import",
                 f"import `{wanted}` from `{written}`, which defines it, in {importer}:{span[0]}",
                 [FileEdit(importer, new)],
                 0.8 - 0.02 * rank,
-                {
-                    "name": wanted,
-                    "replacement": written,
-                    "meaning": f"`{wanted}` of `{definition.module}` "
-                    f"({definition.path}:{definition.line})",
-                },
+                {"name": wanted, "replacement": written, "meaning": meaning},
             )
         )
     return candidates
+
+
+def _single_from_import(
+    diagnosis: Diagnosis, importer: str | None, text: str | None
+) -> tuple[ast.ImportFrom, tuple[int, int, int, int], str] | None:
+    """The failing ``from m import name`` of one name (the node, its span, the name)."""
+    statement = diagnosis.facts.get("statement")
+    if importer is None or text is None or not diagnosis.facts.get("module"):
+        return None
+    parsed = parse(statement) if isinstance(statement, str) else None
+    node = parsed.body[0] if parsed is not None and parsed.body else None
+    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
+        return None
+    found, span = import_statement(text, diagnosis)
+    if not isinstance(found, ast.ImportFrom) or span is None:
+        return None
+    return found, span, node.names[0].name
 
 
 def _relative_to(module: str, package: str, level: int) -> str:
