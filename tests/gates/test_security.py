@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -210,3 +212,106 @@ def test_without_bandit_is_an_error_with_the_install_command(
     assert "bandit is not installed" in caught.value.reason
     assert caught.value.fix is not None
     assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix
+
+
+PICKLE = (
+    '"""Loads."""\nimport pickle\n\n\ndef load(data: bytes) -> object:\n'
+    "    return pickle.loads(data)\n"
+)
+KEPT = ".phasegate/cache/security.files.json"
+
+
+def _scanned_files(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The source files each bandit run of the check is given, as names under src/sample."""
+    from phasegate.gates.checks import security
+
+    runs: list[list[str]] = []
+    real = security.run_tool
+
+    def spy(tool: str, args: list[str], **options: object) -> object:
+        runs.append(sorted(Path(a).name for a in args if a.endswith(".py")))
+        return real(tool, args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(security, "run_tool", spy)
+    return runs
+
+
+def _seen(measurement: object) -> tuple[object, ...]:
+    from phasegate.gates.protocol import Measurement
+
+    assert isinstance(measurement, Measurement)
+    found = sorted((f.rule, f.path, f.line, f.new) for f in measurement.findings)
+    return (found, measurement.metrics, measurement.new_code_metrics, measurement.summary)
+
+
+def test_a_change_rescans_only_the_files_it_touched(
+    tmp_path: Path,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    nosec = SHELL.replace("shell=True)", "shell=True)  # nosec")
+    write_files({**CLEAN, "src/sample/runner.py": nosec, "src/sample/loader.py": PICKLE})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    runs = _scanned_files(monkeypatch)
+    reusing = dataclasses.replace(make_context(base="main"), reuse_file_results=True)
+    SecurityCheck().measure(reusing, SecurityOptions())
+    assert runs == [["__init__.py", "loader.py", "runner.py"]]
+    # A change to one file: bandit reads that file alone; the others' results are kept ones.
+    (tmp_path / "src/sample/loader.py").write_text(
+        PICKLE + "\n\ndef again(d: bytes) -> object:\n    return pickle.loads(d)\n"
+    )
+    reusing = dataclasses.replace(make_context(base="main"), reuse_file_results=True)
+    after = SecurityCheck().measure(reusing, SecurityOptions())
+    assert runs[1:] == [["loader.py"]]
+    # ... and the check says what a whole run of bandit says, in both scopes.
+    whole = SecurityCheck().measure(make_context(base="main"), SecurityOptions())
+    assert runs[2:] == [["__init__.py", "loader.py", "runner.py"]]
+    assert _seen(after) == _seen(whole)
+    assert after.metrics["suppressed"] == 1  # the kept file's nosec line
+    assert after.new_code_metrics["issues"] == 1  # the new pickle.loads line
+    # Nothing changed: bandit reads nothing, the answer is the same.
+    SecurityCheck().measure(reusing, SecurityOptions())
+    assert runs[3:] == []
+
+
+def test_kept_results_are_recognized_before_they_are_used(
+    tmp_path: Path,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_files({**CLEAN, "src/sample/runner.py": SHELL, "src/sample/loader.py": PICKLE})
+    reusing = dataclasses.replace(make_context(), reuse_file_results=True)
+    first = SecurityCheck().measure(reusing, SecurityOptions())
+    kept = tmp_path / KEPT
+    data = json.loads(kept.read_text())
+    # One entry of another shape (a result without its line), one with a negative count:
+    # both files are scanned again; the third is reused.
+    data["files"]["src/sample/runner.py"]["data"]["results"][0].pop("line_number")
+    data["files"]["src/sample/loader.py"]["data"]["nosec"] = -1
+    kept.write_text(json.dumps(data))
+    runs = _scanned_files(monkeypatch)
+    again = SecurityCheck().measure(reusing, SecurityOptions())
+    assert runs == [["loader.py", "runner.py"]]
+    assert _seen(again) == _seen(first)
+    # A file that is not JSON at all is set aside; everything is scanned again.
+    kept.write_text("{not json")
+    assert _seen(SecurityCheck().measure(reusing, SecurityOptions())) == _seen(first)
+    assert runs[1:] == [["__init__.py", "loader.py", "runner.py"]]
+    assert list(kept.parent.glob("security.files.json.corrupt-*"))
+
+
+def test_a_failed_scan_keeps_nothing_and_no_cache_keeps_nothing(
+    tmp_path: Path, write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({**CLEAN, "src/sample/broken.py": "def f(:\n"})
+    reusing = dataclasses.replace(make_context(), reuse_file_results=True)
+    with pytest.raises(CheckError, match="could not scan 1 file"):
+        SecurityCheck().measure(reusing, SecurityOptions())
+    assert not (tmp_path / KEPT).exists()
+    (tmp_path / "src/sample/broken.py").unlink()
+    SecurityCheck().measure(make_context(), SecurityOptions())  # the settings' cache is off
+    assert not (tmp_path / KEPT).exists()

@@ -5,23 +5,33 @@ tool's version, the new-code fingerprint (which lines count as new), and the pat
 of every input file the check declares. One entry per check is kept, in
 ``.phasegate/cache/<check>.json``; an entry that cannot be read is simply not used (and kept
 aside by the store).
+
+When any input changed, a check whose tool reads each file on its own (bandit) need not run it
+over every file again: :class:`FileResults` keeps the tool's raw results per file, in
+``.phasegate/cache/<check>.files.json``, each under the SHA-256 of the file's content and a key
+of everything else the tool's answer depends on (its version, its settings). The check runs
+the tool on the files whose content changed and takes the rest from there; it then judges all
+of them as it would judge one whole run, so both scopes (all code, new code) are computed
+afresh. Only the current files' names are looked up: no path is read from the file.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from pydantic import JsonValue
 
 from phasegate import __version__
 from phasegate.canonical import canonical_json
 from phasegate.gates.protocol import Measurement
-from phasegate.model.base import ArtifactModel
+from phasegate.model.base import ArtifactModel, Model
 from phasegate.model.gate import ToolInfo
 from phasegate.store import Store
 
-__all__ = ["CheckCache", "cache_key"]
+__all__ = ["CheckCache", "FileResults", "cache_key", "content_digest"]
 
 
 class _Entry(ArtifactModel):
@@ -79,3 +89,50 @@ class CheckCache:
     @staticmethod
     def _path(check_id: str) -> str:
         return f"cache/{check_id}.json"
+
+
+def content_digest(path: Path) -> str | None:
+    """The SHA-256 of the file's content; ``None`` when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+class _FileEntry(Model):
+    digest: str
+    data: JsonValue
+
+
+class _FileEntries(ArtifactModel):
+    key: str
+    files: dict[str, _FileEntry]
+
+
+class FileResults:
+    """One check's raw results per file, reused for the files whose content is unchanged."""
+
+    def __init__(self, store: Store, check_id: str) -> None:
+        self._store = store
+        self._path = f"cache/{check_id}.files.json"
+
+    def known(self, key: str, digests: dict[str, str]) -> dict[str, JsonValue]:
+        """The kept results of the files named in ``digests`` (name: content digest) whose
+        content and ``key`` are those they were kept under; the check validates them again."""
+        entries = self._store.read_model(self._path, _FileEntries)
+        if entries is None or entries.key != key:
+            return {}
+        return {
+            name: entry.data
+            for name, entry in entries.files.items()
+            if digests.get(name) == entry.digest
+        }
+
+    def keep(self, key: str, results: Mapping[str, tuple[str, object]]) -> None:
+        """Keep ``results`` (name: (content digest, raw results as JSON data)), replacing what
+        was kept."""
+        files = {
+            name: _FileEntry.model_validate({"digest": digest, "data": data})
+            for name, (digest, data) in results.items()
+        }
+        self._store.write_model(self._path, _FileEntries(key=key, files=files))

@@ -111,6 +111,10 @@ class CheckContext:
     session: SessionData | None = None
     #: The workflow instance the gate runs for (``phase advance``), else ``None``.
     instance: str | None = None
+    #: Whether a check may keep its tool's results per file in the store and reuse them for
+    #: files whose content is unchanged (:class:`phasegate.gates.cache.FileResults`); off
+    #: when the settings turn the cache off.
+    reuse_file_results: bool = False
 
 
 @runtime_checkable

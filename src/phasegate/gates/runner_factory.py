@@ -81,6 +81,7 @@ def make_runner(
         in_pull_request=in_pull_request(environment),
         # Set by `phasegate phase advance` for the checks that read the instance's documents.
         instance=environment.get(INSTANCE_ENV) or None,
+        reuse_file_results=settings.cache,
     )
     return GateRunner(
         gate,

@@ -13,6 +13,12 @@ bandit's report is recognized before it is believed: a ``results`` list of findi
 A file given to bandit that it did not scan is an error, unless ``[tool.bandit]`` excludes
 files (``exclude_dirs``, ``exclude``), which bandit then leaves out of its metrics.
 
+bandit reads each file on its own, so its results are kept per file (when the settings' cache
+is on, :class:`~phasegate.gates.cache.FileResults`): after a change, bandit runs only over the
+files whose content changed, under the same bandit and ``[tool.bandit]``, and the kept results
+of the others are recognized again before they are used (a kept entry of another shape is
+scanned again). A scan that fails keeps nothing.
+
 A project that tells ruff to ignore one of its flake8-bandit rules (``S307``, in ``ignore`` or
 ``per-file-ignores``) has stated its policy on bandit's twin test (``B307``): such findings are
 left out and counted in ``ruff_ignored`` (see :mod:`phasegate.gates.ruff_policy`, which also
@@ -27,6 +33,8 @@ from typing import ClassVar, Literal, TypedDict
 
 from pydantic import Field
 
+from phasegate.canonical import canonical_json
+from phasegate.gates.cache import FileResults, content_digest
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
@@ -60,7 +68,7 @@ class _BanditResult(TypedDict):
 
 class _BanditReport(TypedDict):
     results: list[_BanditResult]
-    #: Lines bandit skipped for a ``# nosec`` comment (``metrics._totals.nosec``).
+    #: Lines bandit skipped for a ``# nosec`` comment (``metrics.<file>.nosec``, summed).
     nosec: int
 
 
@@ -118,7 +126,7 @@ class SecurityCheck:
         files = ctx.project.source_files
         if not files:
             return _nothing_to_scan()
-        report = _scan(ctx, files)
+        report = _report(ctx, files)
         policy = read_ruff_policy(ctx.project.root, ctx.project.pyproject)
         found = _findings(ctx, report, options.confidence)
         findings, ignored = _kept_and_ignored(found, policy)
@@ -199,8 +207,68 @@ def _counts(
     return {"issues": len(issues), **by_severity, "suppressed": suppressed}
 
 
-def _scan(ctx: CheckContext, files: Sequence[Path]) -> _BanditReport:
-    """bandit's JSON report of ``files``; a CheckError when a file could not be scanned."""
+def _report(ctx: CheckContext, files: Sequence[Path]) -> _BanditReport:
+    """bandit's results over ``files``: kept ones for unchanged files, a bandit run for the rest.
+
+    In the order of ``files``; each result's file is the name of the file it was kept or
+    found for (never a name read back from the cache).
+    """
+    names = [ctx.project.relative(path) for path in files]
+    kept: FileResults | None = None
+    digests: dict[str, str] = {}
+    scans: dict[str, _BanditReport] = {}
+    key = ""
+    if ctx.reuse_file_results:
+        kept, key = FileResults(ctx.store, "security"), _tool_key(ctx)
+        for name, path in zip(names, files, strict=True):
+            digest = content_digest(path)
+            if digest is not None:
+                digests[name] = digest
+        scans = {
+            name: scan
+            for name, data in kept.known(key, digests).items()
+            if (scan := _kept_scan(data)) is not None
+        }
+    todo = [path for name, path in zip(names, files, strict=True) if name not in scans]
+    if todo:
+        scans.update(_scan(ctx, todo))
+    if kept is not None:
+        kept.keep(key, {n: (digests[n], scans[n]) for n in names if n in digests})
+    results = [_named(result, name) for name in names for result in scans[name]["results"]]
+    return {"results": results, "nosec": sum(scans[name]["nosec"] for name in names)}
+
+
+def _named(result: _BanditResult, name: str) -> _BanditResult:
+    named = result.copy()
+    named["filename"] = name
+    return named
+
+
+def _tool_key(ctx: CheckContext) -> str:
+    """What bandit's answer for a file depends on besides the file: bandit and its settings."""
+    tool = require_tool("bandit", "bandit")
+    settings = table_in(ctx.project.pyproject, "tool", "bandit")
+    return canonical_json({"bandit": tool.model_dump(), "settings": settings})
+
+
+def _kept_scan(data: object) -> _BanditReport | None:
+    """A kept file's results, recognized as :func:`_scan` made them; else ``None``."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        return None
+    nosec = data.get("nosec")
+    if not isinstance(nosec, int) or isinstance(nosec, bool) or nosec < 0:
+        return None
+    try:
+        return {"results": [_result(entry) for entry in data["results"]], "nosec": nosec}
+    except CheckError:
+        return None
+
+
+def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, _BanditReport]:
+    """bandit's JSON report of ``files``, per file; a CheckError when one could not be scanned.
+
+    A file that ``[tool.bandit]`` excludes has no results.
+    """
     args = ["-f", "json", "-q"]
     if "bandit" in table_in(ctx.project.pyproject, "tool"):
         args += ["-c", str(ctx.project.root / "pyproject.toml")]
@@ -220,7 +288,28 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> _BanditReport:
     totals = expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
     _refuse_missing(ctx, metrics, files)
     nosec = expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec")
-    return {"results": results, "nosec": nosec}
+    scans: dict[str, _BanditReport] = {
+        ctx.project.relative(path): {"results": [], "nosec": 0} for path in files
+    }
+    for name, figures in metrics.items():
+        if name != "_totals" and (scan := scans.get(_relative(ctx, name))) is not None:
+            counts = expect("bandit", figures, dict, f"metrics.{name}")
+            scan["nosec"] = expect("bandit", counts.get("nosec", 0), int, f"metrics.{name}.nosec")
+    for result in results:
+        scan = scans.get(_relative(ctx, result["filename"]))
+        if scan is None:
+            raise CheckError(f"bandit reported a file it was not given: {result['filename']}")
+        scan["results"].append(result)
+    if sum(scan["nosec"] for scan in scans.values()) != nosec:
+        raise CheckError(
+            f"bandit's nosec counts per file do not add up to its total ({nosec}): its report "
+            "cannot be read per file"
+        )
+    return scans
+
+
+def _relative(ctx: CheckContext, name: str) -> str:
+    return ctx.project.relative(ctx.project.root / name)
 
 
 def _result(entry: object) -> _BanditResult:
