@@ -328,7 +328,10 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
     """The declared distributions, and where they were read."""
     project = ctx.project.pyproject.get("project")
     if isinstance(project, dict) and "dependencies" not in project.get("dynamic", []):
-        return _names(_static_requirements(project), "pyproject.toml"), "pyproject.toml"
+        texts = list(project.get("dependencies", []))
+        for group in (project.get("optional-dependencies") or {}).values():
+            texts.extend(group)
+        return _names(texts, "pyproject.toml"), "pyproject.toml"
     name = project.get("name") if isinstance(project, dict) else None
     for candidate in [name, *ctx.project.top_level_names]:
         requires = _installed_requires(candidate)
@@ -341,14 +344,6 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
         fix="declare [project].dependencies in pyproject.toml, or install the project "
         "(pip install -e .) so its metadata can be read",
     )
-
-
-def _static_requirements(project: dict[str, Any]) -> list[str]:
-    """``[project].dependencies`` and every group of its optional dependencies."""
-    texts = list(project.get("dependencies", []))
-    for group in (project.get("optional-dependencies") or {}).values():
-        texts.extend(group)
-    return texts
 
 
 def _installed_requires(candidate: object) -> list[str] | None:

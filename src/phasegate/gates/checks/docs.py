@@ -142,17 +142,27 @@ def _public_members(obj: griffe.Object, package: str) -> Iterator[griffe.Object]
         if not member.is_public:
             continue
         if isinstance(member, griffe.Alias):
-            # An explicit re-export: count the object where the package defines it.
-            try:
-                target = member.final_target
-            except (griffe.AliasResolutionError, griffe.CyclicAliasError):
-                continue
-            if isinstance(target, griffe.Object) and (
-                target.path == package or target.path.startswith(f"{package}.")
-            ):
+            target = _reexported(member, package)
+            if target is not None:
                 yield target
         else:
             yield member
+
+
+def _reexported(alias: griffe.Alias, package: str) -> griffe.Object | None:
+    """An explicit re-export's object, counted where the package defines it (None when it
+    is defined outside the package, or cannot be resolved)."""
+    import griffe
+
+    try:
+        target = alias.final_target
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return None
+    if isinstance(target, griffe.Object) and (
+        target.path == package or target.path.startswith(f"{package}.")
+    ):
+        return target
+    return None
 
 
 def _record(obj: griffe.Object) -> PublicObject | None:

@@ -15,7 +15,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
-from phasegate.model.run import Outcome, RunReport, TestRecord
+from phasegate.model.run import CollectionError, Outcome, RunReport, TestRecord
 
 __all__ = ["TestsCheck"]
 
@@ -75,18 +75,7 @@ class TestsCheck:
             for record in run.tests
             if record.outcome in (Outcome.FAILED, Outcome.ERROR)
         ]
-        findings += [
-            locate(
-                ctx.project,
-                ctx.new_code,
-                rule="collection-error",
-                severity=Severity.CRITICAL,
-                message=f"{error.nodeid}: {error.failure.exc_type}: {error.failure.message}",
-                path=error.failure.path,
-                line=error.failure.line,
-            )
-            for error in run.collection_errors
-        ]
+        findings += [_collection_finding(ctx, error) for error in run.collection_errors]
         return Measurement(
             summary=_summary(run),
             score=pass_rate if pass_rate is not None else 0.0,
@@ -111,6 +100,19 @@ class TestsCheck:
             path=ctx.project.root / path,
             line=line,
         )
+
+
+def _collection_finding(ctx: CheckContext, error: CollectionError) -> Finding:
+    """A file that could not be collected: its tests never ran."""
+    return locate(
+        ctx.project,
+        ctx.new_code,
+        rule="collection-error",
+        severity=Severity.CRITICAL,
+        message=f"{error.nodeid}: {error.failure.exc_type}: {error.failure.message}",
+        path=error.failure.path,
+        line=error.failure.line,
+    )
 
 
 def _summary(run: RunReport) -> str:

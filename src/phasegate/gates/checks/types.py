@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -220,7 +220,7 @@ def _finding(ctx: CheckContext, entry: Any) -> Finding:
     )
 
 
-def _severity(entry: dict[str, Any], code: str) -> Severity:
+def _severity(entry: Mapping[str, object], code: str) -> Severity:
     """A note is low; an error is high when its code is a serious one, else medium."""
     if entry.get("severity") == "note":
         return Severity.LOW
