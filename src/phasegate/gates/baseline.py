@@ -166,27 +166,39 @@ def build_baseline(root: Path, gate: str, findings: Mapping[str, Iterable[Findin
     cache: dict[str, list[str] | None] = {}
     for check, found in findings.items():
         for finding in found:
-            if finding.path is None or finding.line is None:
-                continue
-            text = line_text(root, finding.path, finding.line, cache)
-            if text is None:
-                continue
-            key = fingerprint(check, finding.rule, finding.path, text)
-            known = entries.get(key)
-            if known is not None:
-                known.count += 1
-                continue
-            entries[key] = BaselineEntry(
-                check=check,
-                rule=finding.rule,
-                path=finding.path,
-                fingerprint=key,
-                line=finding.line,
-                message=finding.message,
-            )
+            _count(entries, check, finding, root, cache)
     ordered = sorted(entries.values(), key=lambda e: (e.check, e.path, e.line or 0, e.rule))
     return Baseline(
         recorded_at=clock.utc_now(), gate=gate, checks=sorted(findings), entries=ordered
+    )
+
+
+def _count(
+    entries: dict[str, BaselineEntry],
+    check: str,
+    finding: Finding,
+    root: Path,
+    cache: dict[str, list[str] | None],
+) -> None:
+    """Count ``finding`` in the entry of its fingerprint, made on its first; one without a
+    line of text to fingerprint is left out."""
+    if finding.path is None or finding.line is None:
+        return
+    text = line_text(root, finding.path, finding.line, cache)
+    if text is None:
+        return
+    key = fingerprint(check, finding.rule, finding.path, text)
+    known = entries.get(key)
+    if known is not None:
+        known.count += 1
+        return
+    entries[key] = BaselineEntry(
+        check=check,
+        rule=finding.rule,
+        path=finding.path,
+        fingerprint=key,
+        line=finding.line,
+        message=finding.message,
     )
 
 

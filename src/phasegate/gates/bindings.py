@@ -76,27 +76,7 @@ def find_bindings(
             "PHASEGATE_BDD_PROBE_OUT": str(out),
             "PHASEGATE_BDD_PROBE_FEATURES": json.dumps([str(p) for p in features]),
         }
-        command = [
-            sys.executable, "-m", "pytest", "--collect-only", "-q",
-            "-p", "phasegate.bdd.probe", "-p", "no:cacheprovider", *tests,
-        ]  # fmt: skip
-        try:
-            completed = run_in_group(command, cwd=root, env=environment, timeout_s=timeout_s)
-        except GroupTimeout as exc:
-            raise CheckError(
-                f"collecting {' '.join(tests)} took longer than {timeout_s:g}s",
-                fix="raise timeout_s for the check",
-            ) from exc
-        except OSError as exc:
-            raise CheckError(f"pytest could not be started: {exc}") from exc
-        if not out.is_file():
-            printed = (completed.stdout + completed.stderr).decode("utf-8", errors="replace")
-            tail = printed.strip().splitlines()[-15:]
-            raise CheckError(
-                f"pytest --collect-only {' '.join(tests)} exited with status "
-                f"{completed.returncode} before the probe reported: " + " | ".join(tail),
-                fix="run the same collection yourself and fix what it reports",
-            )
+        _probe(root, tests, environment, timeout_s, out)
         data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return Bindings(
         features=[_feature(entry) for entry in data["features"]],
@@ -104,6 +84,33 @@ def find_bindings(
             _last_line(e["nodeid"], e["message"]) for e in data["collection_errors"]
         ],
     )
+
+
+def _probe(
+    root: Path, tests: Sequence[str], environment: dict[str, str], timeout_s: float, out: Path
+) -> None:
+    """Collect ``tests`` with the probe; a CheckError unless the probe wrote ``out``."""
+    command = [
+        sys.executable, "-m", "pytest", "--collect-only", "-q",
+        "-p", "phasegate.bdd.probe", "-p", "no:cacheprovider", *tests,
+    ]  # fmt: skip
+    try:
+        completed = run_in_group(command, cwd=root, env=environment, timeout_s=timeout_s)
+    except GroupTimeout as exc:
+        raise CheckError(
+            f"collecting {' '.join(tests)} took longer than {timeout_s:g}s",
+            fix="raise timeout_s for the check",
+        ) from exc
+    except OSError as exc:
+        raise CheckError(f"pytest could not be started: {exc}") from exc
+    if not out.is_file():
+        printed = (completed.stdout + completed.stderr).decode("utf-8", errors="replace")
+        tail = printed.strip().splitlines()[-15:]
+        raise CheckError(
+            f"pytest --collect-only {' '.join(tests)} exited with status "
+            f"{completed.returncode} before the probe reported: " + " | ".join(tail),
+            fix="run the same collection yourself and fix what it reports",
+        )
 
 
 def _feature(entry: dict[str, Any]) -> FeatureReport:

@@ -161,20 +161,24 @@ def _unsupported(by_name: dict[NormalizedName, Installed]) -> list[str]:
 def legacy_installs(paths: Sequence[str] | None = None) -> list[Path]:
     """``.egg`` and ``.egg-link`` entries of ``paths`` (default ``sys.path``): pip reads them,
     ``importlib.metadata`` does not."""
-    found: list[Path] = []
-    for location in sys.path if paths is None else paths:
-        folder = Path(location or os.curdir)
-        if location.endswith(".egg"):
-            found.append(folder)
-            continue
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        found.extend(
-            Path(entry.path) for entry in entries if entry.name.endswith((".egg", ".egg-link"))
-        )
-    return found
+    return [
+        found
+        for location in (sys.path if paths is None else paths)
+        for found in _legacy_entries(location)
+    ]
+
+
+def _legacy_entries(location: str) -> list[Path]:
+    """``location`` itself when it is an ``.egg``, else the ``.egg`` and ``.egg-link`` entries
+    of its folder (none when it cannot be read)."""
+    folder = Path(location or os.curdir)
+    if location.endswith(".egg"):
+        return [folder]
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return [Path(entry.path) for entry in entries if entry.name.endswith((".egg", ".egg-link"))]
 
 
 def _requirements(dist: Installed) -> Iterator[Requirement]:

@@ -45,6 +45,13 @@ def write_tree(root: Path, treeish: str, dest: Path, *, timeout_s: float = GIT_T
     )
     if not archive:
         raise CheckError(f"git archive {spec} printed nothing where a tar archive was expected")
+    _unpack(archive, dest, spec)
+    return dest
+
+
+def _unpack(archive: bytes, dest: Path, spec: str) -> None:
+    """Unpack the tar archive git made of ``spec`` into ``dest``, safely (tarfile's data
+    filter); an archive without a file, or one that cannot be unpacked, is a CheckError."""
     if not hasattr(tarfile, "data_filter"):  # Python 3.10 before 3.10.12
         raise CheckError(
             "this Python's tarfile cannot unpack an archive safely (no data filter)",
@@ -59,7 +66,6 @@ def write_tree(root: Path, treeish: str, dest: Path, *, timeout_s: float = GIT_T
             tar.extractall(dest, filter="data")
     except (tarfile.TarError, OSError) as exc:
         raise CheckError(f"the archive git made of {spec} cannot be unpacked: {exc}") from exc
-    return dest
 
 
 def environment_for(copy: Path) -> dict[str, str]:

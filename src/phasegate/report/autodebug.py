@@ -49,17 +49,22 @@ def autodebug_lines(
     verbosity: int,
 ) -> list[Line]:
     """The lines of the section (empty when there is nothing to say)."""
-    lines: list[Line] = [(f"error: {message}", {"red": True, "bold": True}) for message in errors]
-    lines += [(f"warning: {message}", {"yellow": True}) for message in notices]
+    lines = _message_lines(errors, [*notices, *(report.warnings if report else ())])
     if report is None:
         return lines
-    lines += [(f"warning: {message}", {"yellow": True}) for message in report.warnings]
     folder = str(PurePath(report_path).parent) if report_path else None
     if verbosity >= 0:
         for failure in report.failures:
             lines.extend(_failure_lines(failure, folder, verbosity))
     where = f"; report {report_path}" if report_path else ""
     lines.append((f"autodebug ({report.mode}): {summary_phrase(report)}{where}", {"bold": True}))
+    return lines
+
+
+def _message_lines(errors: Sequence[str], warnings: Sequence[str]) -> list[Line]:
+    """The errors in red, then the warnings in yellow."""
+    lines: list[Line] = [(f"error: {message}", {"red": True, "bold": True}) for message in errors]
+    lines += [(f"warning: {message}", {"yellow": True}) for message in warnings]
     return lines
 
 

@@ -221,9 +221,7 @@ def _facts(bundle: Bundle) -> list[str]:
     if verdict is not None:
         facts.append(f"score **{shown_score(verdict.score)}**")
     if run is not None:
-        facts.append(f"tests: {md.text(counts_phrase(run.counts.model_dump()))}")
-    if run is not None and run.merged is not None:
-        facts.append(f"merged from {len(run.merged.shards)} shards")
+        facts += _run_facts(run)
     commit = _commit(bundle)
     if commit:
         facts.append(f"commit {md.code(commit[:12])}")
@@ -232,6 +230,14 @@ def _facts(bundle: Bundle) -> list[str]:
             f"base {md.code(verdict.base.ref, 80)} ({verdict.base.changed_files} files, "
             f"{verdict.base.changed_lines} lines changed)"
         )
+    return facts
+
+
+def _run_facts(run: RunReport) -> list[str]:
+    """The run's test counts, and the shards it was merged from."""
+    facts = [f"tests: {md.text(counts_phrase(run.counts.model_dump()))}"]
+    if run.merged is not None:
+        facts.append(f"merged from {len(run.merged.shards)} shards")
     return facts
 
 

@@ -107,11 +107,7 @@ def gate_lines(
     if verbosity < 0:
         lines.extend((f"  {reason}", _RED) for reason in verdict.reasons)
         return lines
-    name_width = max((len(check.id) for check in verdict.checks), default=5)
-    for check in verdict.checks:
-        lines.extend(_check_row(check, name_width, verbosity=verbosity, width=width))
-        if verbosity > 0:
-            lines.extend(_finding_lines(check))
+    lines.extend(_table(verdict.checks, verbosity=verbosity, width=width))
     if not verdict.base.available:
         lines.append((f"  note: {verdict.base.note}", {"yellow": True}))
     if verdict_path:
@@ -119,13 +115,22 @@ def gate_lines(
     return lines
 
 
+def _table(checks: Sequence[CheckResult], *, verbosity: int, width: int) -> list[Line]:
+    """A row for each check, with its findings under it from ``-v`` on."""
+    name_width = max((len(check.id) for check in checks), default=5)
+    lines: list[Line] = []
+    for check in checks:
+        lines.extend(_check_row(check, name_width, verbosity=verbosity, width=width))
+        if verbosity > 0:
+            lines.extend(_finding_lines(check))
+    return lines
+
+
 def _check_row(check: CheckResult, name_width: int, *, verbosity: int, width: int) -> list[Line]:
     """A check's row: id, status, time and its sentence, wrapped when it did not pass."""
     status = check.status.value
     required = check.requirement == "required"
-    shown = status if required or status in ("passed", "skipped") else "warning"
-    cached = " cached" if check.cached else ""
-    prefix = f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
+    prefix = _row_prefix(check, name_width, required=required)
     sentence = _sentence(check, required=required)
     style = _STATUS_STYLE[status] if required else {"yellow": True}
     if status in ("failed", "error"):
@@ -133,6 +138,17 @@ def _check_row(check: CheckResult, name_width: int, *, verbosity: int, width: in
     if verbosity <= 0 and len(prefix) + len(sentence) > width:
         sentence = sentence[: max(20, width - len(prefix) - 3)] + "..."
     return [(prefix + sentence, style)]
+
+
+def _row_prefix(check: CheckResult, name_width: int, *, required: bool) -> str:
+    """The row's columns before the sentence: id, status and time (and whether it was cached).
+
+    An optional check that did not pass shows as a warning: it does not decide the verdict.
+    """
+    status = check.status.value
+    shown = status if required or status in ("passed", "skipped") else "warning"
+    cached = " cached" if check.cached else ""
+    return f"  {check.id:<{name_width}}  {shown:<7} {check.duration_s:>6.1f}s{cached}  "
 
 
 def _sentence(check: CheckResult, *, required: bool) -> str:

@@ -98,10 +98,18 @@ def problems_of(message: str, options: CommitOptions) -> tuple[list[str], bool]:
     problems, bang = _header_problems(header, options)
     if len(lines) > 1 and lines[1].strip():
         problems.append("the body must be separated from the first line by a blank line")
-    footer = _BREAKING_FOOTER.search(message) is not None
-    if not footer and _LOWERCASE_BREAKING.search(message):
-        problems.append("a breaking-change footer must read 'BREAKING CHANGE: <description>'")
-    return problems, bang or footer
+    footer, footer_problems = _breaking_footer(message)
+    return problems + footer_problems, bang or footer
+
+
+def _breaking_footer(message: str) -> tuple[bool, list[str]]:
+    """Whether the message has a ``BREAKING CHANGE:`` footer, and the problem of one that is
+    spelt otherwise."""
+    if _BREAKING_FOOTER.search(message) is not None:
+        return True, []
+    if _LOWERCASE_BREAKING.search(message):
+        return False, ["a breaking-change footer must read 'BREAKING CHANGE: <description>'"]
+    return False, []
 
 
 def _header_problems(header: str, options: CommitOptions) -> tuple[list[str], bool]:
@@ -155,13 +163,7 @@ class CommitCheck:
         revisions, where = _range(ctx)
         commits = _log(ctx.project.root, revisions, ctx.timeout_s)
         checked = [commit for commit in commits if commit.parents <= 1]
-        findings: list[Finding] = []
-        breaking = 0
-        for commit in checked:
-            problems, declares = problems_of(commit.message, options)
-            breaking += declares
-            if problems:
-                findings.append(_finding(commit, problems))
+        findings, breaking = _judged(checked, options)
         metrics: dict[str, int | None] = {
             "nonconforming": len(findings),
             "commits": len(checked),
@@ -175,6 +177,19 @@ class CommitCheck:
             new_code_metrics=dict(metrics),
             findings=findings,
         )
+
+
+def _judged(commits: list[_Commit], options: CommitOptions) -> tuple[list[Finding], int]:
+    """A finding for each commit whose message is wrong, and how many declare a breaking
+    change."""
+    findings: list[Finding] = []
+    breaking = 0
+    for commit in commits:
+        problems, declares = problems_of(commit.message, options)
+        breaking += declares
+        if problems:
+            findings.append(_finding(commit, problems))
+    return findings, breaking
 
 
 def _has_commits(ctx: CheckContext) -> bool:
@@ -205,18 +220,19 @@ def _log(root: Path, revisions: list[str], timeout_s: float) -> list[_Commit]:
         strip=False,
         fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
     )
-    commits: list[_Commit] = []
-    for record in (output or "").split("\x1e"):
-        record = record.lstrip("\n")
-        if not record:
-            continue
-        sha, parents, message = [*record.split("\x00", 2), "", ""][:3]
-        if not _SHA.fullmatch(sha):
-            raise CheckError(f"git log printed a record that is not a commit: {record[:200]!r}")
-        commits.append(_Commit(sha=sha, parents=len(parents.split()), message=message))
+    records = [record.lstrip("\n") for record in (output or "").split("\x1e")]
+    commits = [_commit_of(record) for record in records if record]
     if revisions[0] == "-1" and len(commits) != 1:
         raise CheckError(f"git log -1 HEAD printed {len(commits)} commits, not one")
     return commits
+
+
+def _commit_of(record: str) -> _Commit:
+    """One record of git log's ``%H%x00%P%x00%B``: the commit, its parents and its message."""
+    sha, parents, message = [*record.split("\x00", 2), "", ""][:3]
+    if not _SHA.fullmatch(sha):
+        raise CheckError(f"git log printed a record that is not a commit: {record[:200]!r}")
+    return _Commit(sha=sha, parents=len(parents.split()), message=message)
 
 
 def _finding(commit: _Commit, problems: list[str]) -> Finding:
