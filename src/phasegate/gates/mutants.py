@@ -181,18 +181,24 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
 
 def _edits(tree: ast.Module, encoded: list[bytes], docstrings: set[int]) -> Iterator[_Edit]:
     for node in ast.walk(tree):
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            yield _wrap_not(node.test, encoded)
-        elif isinstance(node, ast.Compare):
-            yield from _compare_edits(node, encoded)
-        elif isinstance(node, ast.BoolOp):
-            yield from _boolean_edits(node, encoded)
-        elif isinstance(node, ast.Constant):
-            yield from _optional(_constant_edit(node))
-        elif isinstance(node, ast.Return):
-            yield from _optional(_return_edit(node))
+        yield from _node_edits(node, encoded)
         if isinstance(node, ast.stmt) and _removable(node, docstrings):
             yield _replace(node, "remove-statement", "pass")
+
+
+def _node_edits(node: ast.AST, encoded: list[bytes]) -> Iterator[_Edit]:
+    """The operators' edits of one node: a condition negated, a comparison, a boolean, a
+    constant or a returned value changed."""
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+        yield _wrap_not(node.test, encoded)
+    elif isinstance(node, ast.Compare):
+        yield from _compare_edits(node, encoded)
+    elif isinstance(node, ast.BoolOp):
+        yield from _boolean_edits(node, encoded)
+    elif isinstance(node, ast.Constant):
+        yield from _optional(_constant_edit(node))
+    elif isinstance(node, ast.Return):
+        yield from _optional(_return_edit(node))
 
 
 def _optional(edit: _Edit | None) -> Iterator[_Edit]:

@@ -88,16 +88,19 @@ class CheckRegistry:
         for impl in hook.get_hookimpls():
             returned: Any = impl.function()
             for check in returned or ():
-                origin = impl.plugin_name
-                if not isinstance(check, Check):
-                    raise UsageError(
-                        f"plugin {origin!r} registered {check!r}, which is not a check: it "
-                        "needs id, title, kind, metrics, default_conditions, options_model, "
-                        "tool_info(), cache_inputs() and measure()"
-                    )
-                if check.id in BUILT_IN or check.id in self._plugin_checks:
-                    raise UsageError(
-                        f"plugin {origin!r} registers the check {check.id!r}, but that id is "
-                        "taken; give the check another id"
-                    )
-                self._plugin_checks[check.id] = RegisteredCheck(check, origin)
+                self._register(check, impl.plugin_name)
+
+    def _register(self, check: object, origin: str) -> None:
+        """Add a plugin's check; a usage error for one that is not a check or takes an id."""
+        if not isinstance(check, Check):
+            raise UsageError(
+                f"plugin {origin!r} registered {check!r}, which is not a check: it "
+                "needs id, title, kind, metrics, default_conditions, options_model, "
+                "tool_info(), cache_inputs() and measure()"
+            )
+        if check.id in BUILT_IN or check.id in self._plugin_checks:
+            raise UsageError(
+                f"plugin {origin!r} registers the check {check.id!r}, but that id is "
+                "taken; give the check another id"
+            )
+        self._plugin_checks[check.id] = RegisteredCheck(check, origin)

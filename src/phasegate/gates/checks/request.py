@@ -15,6 +15,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
+from phasegate.gates.documents import Section as DocumentSection
 from phasegate.gates.documents import (
     document_measurement,
     expand,
@@ -70,21 +71,29 @@ class RequestCheck:
     def measure(self, ctx: CheckContext, options: RequestOptions) -> Measurement:
         root = ctx.project.root
         documents = expand(options.paths, root, ctx.instance)
-        findings: list[Finding] = []
-        for path in documents:
-            sections = read_sections(path)
-            for part, names in REQUEST_PARTS.items():
-                section = find_section(sections, names)
-                if section is None or not section.text.strip():
-                    what = "is empty" if section else "is missing"
-                    findings.append(
-                        Finding(
-                            rule=f"request-{part}",
-                            severity=Severity.HIGH,
-                            message=f"the {part} section {what}: add '## {names[0].title()}' "
-                            "with at least one sentence",
-                            path=ctx.project.relative(path),
-                            line=section.line if section else None,
-                        )
-                    )
+        findings = [
+            finding
+            for path in documents
+            for finding in _missing_parts(ctx.project.relative(path), read_sections(path))
+        ]
         return document_measurement("request", documents, findings, options.paths, ctx.instance)
+
+
+def _missing_parts(shown: str, sections: list[DocumentSection]) -> list[Finding]:
+    """A finding for each part of the request that is missing or empty."""
+    findings: list[Finding] = []
+    for part, names in REQUEST_PARTS.items():
+        section = find_section(sections, names)
+        if section is None or not section.text.strip():
+            what = "is empty" if section else "is missing"
+            findings.append(
+                Finding(
+                    rule=f"request-{part}",
+                    severity=Severity.HIGH,
+                    message=f"the {part} section {what}: add '## {names[0].title()}' "
+                    "with at least one sentence",
+                    path=shown,
+                    line=section.line if section else None,
+                )
+            )
+    return findings

@@ -16,14 +16,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from phasegate.gates.bindings import Bindings, find_bindings
+from phasegate.gates.bindings import Bindings, ScenarioReport, find_bindings
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tomlfile import table_in
 
-__all__ = ["ScenariosCheck", "ScenariosOptions", "binding_findings"]
+__all__ = ["ScenariosCheck", "ScenariosOptions", "binding_findings", "testpaths"]
 
 
 class ScenariosOptions(Section):
@@ -84,7 +84,7 @@ class ScenariosCheck:
                 f"no feature file found at {', '.join(options.features)}",
                 fix="write one, or point the check's features option at them",
             )
-        tests = options.tests or _testpaths(ctx)
+        tests = options.tests or testpaths(ctx)
         bindings = find_bindings(root, features, tests, timeout_s=ctx.timeout_s)
         findings, metrics = binding_findings(bindings, ctx)
         unbound = metrics["unbound_steps"]
@@ -125,39 +125,45 @@ def binding_findings(
             )  # fmt: skip
             continue
         for scenario in feature.scenarios:
-            counts["scenarios"] += 1
-            counts["steps"] += len(scenario.steps)
-            if not scenario.tests:
-                counts["unbound_scenarios"] += 1
-                findings.append(
-                    Finding(
-                        rule="scenario-unbound",
-                        severity=Severity.HIGH,
-                        message=f'scenario "{scenario.name}" is bound to no test: call '
-                        "scenarios() or @scenario for it in a test module",
-                        path=shown,
-                        line=scenario.line,
-                    )
-                )
-                continue
-            for step in scenario.steps:
-                if not step.bound:
-                    counts["unbound_steps"] += 1
-                    findings.append(
-                        Finding(
-                            rule="step-unbound",
-                            severity=Severity.HIGH,
-                            message=f'step "{step.text}" of scenario "{scenario.name}" has no '
-                            "step definition",
-                            path=shown,
-                            line=step.line,
-                        )
-                    )
+            findings += _scenario_findings(scenario, shown, counts)
     for error in bindings.collection_errors:
         errors += 1
         findings.append(Finding(rule="collection-error", severity=Severity.HIGH, message=error))
     metrics: dict[str, MetricValue] = {**counts, "errors": errors}
     return findings, metrics
+
+
+def _scenario_findings(
+    scenario: ScenarioReport, shown: str, counts: dict[str, int]
+) -> list[Finding]:
+    """A scenario bound to no test, or each of its steps without a definition; the scenario
+    and its steps are added to ``counts``."""
+    counts["scenarios"] += 1
+    counts["steps"] += len(scenario.steps)
+    if not scenario.tests:
+        counts["unbound_scenarios"] += 1
+        return [
+            Finding(
+                rule="scenario-unbound",
+                severity=Severity.HIGH,
+                message=f'scenario "{scenario.name}" is bound to no test: call '
+                "scenarios() or @scenario for it in a test module",
+                path=shown,
+                line=scenario.line,
+            )
+        ]
+    unbound = [step for step in scenario.steps if not step.bound]
+    counts["unbound_steps"] += len(unbound)
+    return [
+        Finding(
+            rule="step-unbound",
+            severity=Severity.HIGH,
+            message=f'step "{step.text}" of scenario "{scenario.name}" has no step definition',
+            path=shown,
+            line=step.line,
+        )
+        for step in unbound
+    ]
 
 
 def _feature_files(root: Path, paths: Sequence[str]) -> list[Path]:
@@ -171,7 +177,8 @@ def _feature_files(root: Path, paths: Sequence[str]) -> list[Path]:
     return sorted(files)
 
 
-def _testpaths(ctx: CheckContext) -> list[str]:
+def testpaths(ctx: CheckContext) -> list[str]:
+    """Where pytest finds the project's tests: its ``testpaths`` setting, else the root."""
     ini = table_in(ctx.project.pyproject, "tool", "pytest", "ini_options")
     paths = ini.get("testpaths")
     return [str(p) for p in paths] if isinstance(paths, list) and paths else ["."]

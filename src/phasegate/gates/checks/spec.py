@@ -21,7 +21,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from phasegate.gates.bindings import find_bindings
-from phasegate.gates.checks.scenarios import binding_findings
+from phasegate.gates.checks.scenarios import binding_findings, testpaths
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.documents import Section as DocumentSection
 from phasegate.gates.documents import (
@@ -33,7 +33,6 @@ from phasegate.gates.documents import (
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
-from phasegate.tomlfile import table_in
 
 __all__ = ["SpecCheck", "SpecOptions"]
 
@@ -148,13 +147,7 @@ def _feature_problems(
     ]
     present = [feature for feature in features if feature.is_file()]
     if present:
-        tests = options.tests or _testpaths(ctx)
+        tests = options.tests or testpaths(ctx)
         bindings = find_bindings(ctx.project.root, present, tests, timeout_s=ctx.timeout_s)
         found += binding_findings(bindings, ctx)[0]
     return found
-
-
-def _testpaths(ctx: CheckContext) -> list[str]:
-    ini = table_in(ctx.project.pyproject, "tool", "pytest", "ini_options")
-    paths = ini.get("testpaths")
-    return [str(p) for p in paths] if isinstance(paths, list) and paths else ["."]

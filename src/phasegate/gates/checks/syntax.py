@@ -44,40 +44,44 @@ class SyntaxCheck:
         return ctx.project.python_files
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
-        findings: list[Finding] = []
         files = ctx.project.python_files
-        for path in files:
-            problem = _compile_problem(path)
-            if problem is not None:
-                message, line, column = problem
-                findings.append(
-                    locate(
-                        ctx.project,
-                        ctx.new_code,
-                        rule="syntax-error",
-                        severity=Severity.CRITICAL,
-                        message=message,
-                        path=path,
-                        line=line,
-                        column=column,
-                    )
-                )
+        findings = [
+            _finding(ctx, path, problem)
+            for path in files
+            if (problem := _compile_problem(path)) is not None
+        ]
         new = sum(1 for finding in findings if finding.new)
-        if findings:
-            first = findings[0]
-            summary = (
-                f"{len(findings)} of {len(files)} files do not compile, first "
-                f"{first.path}:{first.line}: {first.message}"
-            )
-        else:
-            summary = f"all {len(files)} Python files compile"
         return Measurement(
-            summary=summary,
+            summary=_summary(findings, len(files)),
             score=1.0 if not findings else 0.0,
             metrics={"errors": len(findings), "files": len(files)},
             new_code_metrics={"errors": new, "files": len(files)},
             findings=findings,
         )
+
+
+def _finding(ctx: CheckContext, path: Path, problem: tuple[str, int | None, int | None]) -> Finding:
+    message, line, column = problem
+    return locate(
+        ctx.project,
+        ctx.new_code,
+        rule="syntax-error",
+        severity=Severity.CRITICAL,
+        message=message,
+        path=path,
+        line=line,
+        column=column,
+    )
+
+
+def _summary(findings: list[Finding], files: int) -> str:
+    if not findings:
+        return f"all {files} Python files compile"
+    first = findings[0]
+    return (
+        f"{len(findings)} of {files} files do not compile, first "
+        f"{first.path}:{first.line}: {first.message}"
+    )
 
 
 def _compile_problem(path: Path) -> tuple[str, int | None, int | None] | None:
