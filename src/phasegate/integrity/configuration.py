@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, joined, read_settings
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.trick import Trick, listed
+from phasegate.integrity.trick import Trick, line_of, listed
 
 __all__ = ["configuration_tricks"]
 
@@ -116,7 +116,7 @@ def _loosened_tricks(
         was = base.get(key)
         message = _loosened(now.setting, was.setting if was else None, security)
         if message is not None:
-            line = _line_of(sources.head_text(now.path) or "", now.setting.key.split()[-1])
+            line = _key_line(sources.head_text(now.path) or "", now.setting.key.split()[-1])
             tricks.append(
                 Trick("configuration", f"{now.setting.tool}-loosened", now.path, line, message)
             )
@@ -323,7 +323,6 @@ def _is_rule(item: str, security: tuple[str, ...]) -> bool:
     return code == "ALL" or any(re.fullmatch(rf"{prefix}\d*", code) for prefix in security)
 
 
-def _line_of(text: str, key: str) -> int | None:
-    pattern = re.compile(rf"^[ \t]*[\"']?{re.escape(key)}[\"']?[ \t]*[=:]", re.MULTILINE)
-    match = pattern.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+def _key_line(text: str, key: str) -> int | None:
+    """The line that sets ``key`` (quoted or not, with ``=`` or ``:``), in TOML or INI."""
+    return line_of(text, rf"[\"']?{re.escape(key)}[\"']?[ \t]*[=:]")

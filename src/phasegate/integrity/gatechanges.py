@@ -13,15 +13,16 @@ recorded for the commit (see :mod:`phasegate.gates.checks.integrity`).
 from __future__ import annotations
 
 import json
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.trick import Trick
+from phasegate.integrity.trick import Trick, line_of
 
 __all__ = ["gate_tricks"]
 
@@ -72,7 +73,7 @@ def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
             message = f"the {check_id} check removed from the gate: its problems no longer count"
             tricks.append(Trick("configuration", "gate-loosened", path, None, message, True))
             continue
-        line = _line_of(head_text or "", rf"\[checks\.{re.escape(check_id)}\]")
+        line = line_of(head_text or "", rf"\[checks\.{re.escape(check_id)}\]")
         tricks += [
             Trick("configuration", "gate-loosened", path, line, message, True)
             for message in _spec_loosened(check_id, old_spec, now[check_id], override=False)
@@ -88,7 +89,7 @@ def _phasegate_table(sources: ChangedSources) -> list[Trick]:
     now = _table(_toml(head_text, path))
     found = [*_gate_switched(was, now), *_exclude_grown(was, now), *_overrides_loosened(was, now)]
     return [
-        Trick("configuration", "gate-loosened", path, _line_of(head_text, pattern), message, True)
+        Trick("configuration", "gate-loosened", path, line_of(head_text, pattern), message, True)
         for message, pattern in found
     ]
 
@@ -251,14 +252,24 @@ def _default_conditions(check_id: str) -> list[Condition] | None:
 
 def _looser(op: str, old: object, new: object) -> bool:
     """Whether a condition failing when ``actual <op> new`` fails less than with ``old``."""
-    if isinstance(old, bool) or isinstance(new, bool):
-        return old != new
-    if isinstance(old, (int, float)) and isinstance(new, (int, float)):
-        if op in ("<", "<="):
-            return new < old
-        if op in (">", ">="):
-            return new > old
+    looser = _LOOSER_BOUND.get(op)
+    if looser is not None and _is_number(old) and _is_number(new):
+        return looser(new, old)
     return old != new
+
+
+#: For a condition ``actual <op> bound``: whether a new bound fails less than the old one.
+_LOOSER_BOUND: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.lt,
+    ">": operator.gt,
+    ">=": operator.gt,
+}
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """An int or a float (``True`` is not one: a flag's bound compares by value only)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _baseline(sources: ChangedSources) -> list[Trick]:
@@ -308,8 +319,3 @@ def _baseline_entries(data: object, path: str) -> list[dict[str, object]]:
 def _is_count(value: object) -> TypeGuard[int]:
     """A whole number of at least 1 (``True`` is not one)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _line_of(text: str, pattern: str) -> int | None:
-    match = re.search(rf"^[ \t]*{pattern}", text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else None

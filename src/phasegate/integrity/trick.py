@@ -1,14 +1,16 @@
 """One trick a change plays on the evidence: where it is and the sentence that names it.
 
-:func:`listed` names the items of a sentence (the first five, then how many more).
+:func:`listed` names the items of a sentence (the first five, then how many more);
+:func:`line_of` finds the line of a file a trick is on.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Family", "Trick", "listed"]
+__all__ = ["Family", "Trick", "line_of", "listed"]
 
 #: How many items a sentence names before it says how many more there are.
 _SHOWN = 5
@@ -45,3 +47,10 @@ def listed(items: list[str]) -> str:
     """``a, b, c, d, e and 2 more``: the first items, then how many are left out."""
     shown = ", ".join(items[:_SHOWN])
     return shown + (f" and {len(items) - _SHOWN} more" if len(items) > _SHOWN else "")
+
+
+def line_of(text: str, pattern: str) -> int | None:
+    """The number of the first line of ``text`` that starts (after indentation) with the
+    regular expression ``pattern``; None when no line does."""
+    match = re.search(rf"^[ \t]*{pattern}", text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
