@@ -115,9 +115,8 @@ class Handoff:
 
     def heartbeat(self, task_id: str, *, worker: str) -> TaskHistory:
         """The worker holding a running task is alive."""
-        found = self.queue.find(task_id)
         record, status, _ = self.queue.show(task_id)
-        if found is None or status is not TaskStatus.RUNNING or record.claimed_by != worker:
+        if status is not TaskStatus.RUNNING or record.claimed_by != worker:
             holder = f" (held by {record.claimed_by})" if record.claimed_by else ""
             raise UsageError(
                 f"task {task_id} is in {status.value}/{holder}; only the worker holding a "

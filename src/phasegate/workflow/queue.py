@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal, overload
 
 from phasegate.errors import SchemaVersionError, StoreError, UsageError
 from phasegate.model.workflow import (
@@ -205,8 +206,7 @@ class HandoffQueue:
             return candidates
         candidates = [c for c in candidates if c.task_id == task_id]
         if not candidates:
-            found = self.find(task_id)
-            folder = found.status.value if found else "?"
+            folder = self.find(task_id).status.value
             raise UsageError(
                 f"task {task_id} is in {folder}/; a task is claimed from queue/ or rejected/"
             )
@@ -259,6 +259,12 @@ class HandoffQueue:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @overload
+    def find(self, task_id: str, *, missing_ok: Literal[False] = False) -> TaskFile: ...
+
+    @overload
+    def find(self, task_id: str, *, missing_ok: bool) -> TaskFile | None: ...
+
     def find(self, task_id: str, *, missing_ok: bool = False) -> TaskFile | None:
         """Where a task is; a usage error if nowhere (unless ``missing_ok``)."""
         for status in TaskStatus:
@@ -278,8 +284,6 @@ class HandoffQueue:
     def show(self, task_id: str) -> tuple[TaskRecord, TaskStatus, TaskHistory | None]:
         """A task, its status and its history."""
         found = self.find(task_id)
-        if found is None:  # pragma: no cover - find raises
-            raise UsageError(f"no task {task_id!r}")
         history = self.store.read_model(f"history/{task_id}.json", TaskHistory)
         return self._read(found.path), found.status, history
 
@@ -428,8 +432,6 @@ class HandoffQueue:
         ``note`` becomes its feedback.
         """
         found = self.find(task_id)
-        if found is None:  # pragma: no cover - find raises
-            raise UsageError(f"no task {task_id!r}")
         if found.status not in allowed:
             names = " or ".join(sorted(s.value for s in allowed))
             raise UsageError(
