@@ -217,14 +217,16 @@ def _same(given: object, cached: object, *, subset: bool = False) -> bool:
     if isinstance(given, dict):
         return isinstance(cached, dict) and _same_table(given, cached, subset=subset)
     if isinstance(given, list):
-        return (
-            isinstance(cached, list)
-            and len(given) == len(cached)
-            and all(_same(a, b, subset=subset) for a, b in zip(given, cached, strict=True))
-        )
+        return isinstance(cached, list) and _same_list(given, cached, subset=subset)
     if type(given) is int and type(cached) is float:
         return given == cached
     return type(given) is type(cached) and given == cached
+
+
+def _same_list(given: list[object], cached: list[object], *, subset: bool) -> bool:
+    if len(given) != len(cached):
+        return False
+    return all(_same(a, b, subset=subset) for a, b in zip(given, cached, strict=True))
 
 
 def _same_table(given: Mapping[str, object], cached: Mapping[str, object], *, subset: bool) -> bool:

@@ -82,16 +82,20 @@ def snapshot_files(root: Path, objects: ObjectStore, files: Mapping[str, str]) -
     """
     written = 0
     for relpath, sha in sorted(files.items()):
-        if objects.has(sha):
-            continue
-        try:
-            data = (root / relpath).read_bytes()
-        except FileNotFoundError:
-            raise FileChangedError(relpath) from None
-        except OSError as exc:
-            raise StoreError(f"cannot read {root / relpath}: {exc.strerror or exc}") from exc
-        if hash_bytes(data) != sha:
-            raise FileChangedError(relpath)
-        objects.put(data)
-        written += 1
+        if not objects.has(sha):
+            objects.put(_read_as_recorded(root, relpath, sha))
+            written += 1
     return written
+
+
+def _read_as_recorded(root: Path, relpath: str, sha: str) -> bytes:
+    """The file's content, which must still have the hash the run recorded for it."""
+    try:
+        data = (root / relpath).read_bytes()
+    except FileNotFoundError:
+        raise FileChangedError(relpath) from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {root / relpath}: {exc.strerror or exc}") from exc
+    if hash_bytes(data) != sha:
+        raise FileChangedError(relpath)
+    return data

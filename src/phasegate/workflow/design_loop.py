@@ -282,6 +282,15 @@ def _accepted_as_is(item: DesignItem, draft: Draft) -> bool:
 
 
 def _take_modules(loop: DesignLoop, modules: Sequence[str], path: str) -> None:
+    """The architecture's modules as the loop's items, in its order (each keeps its progress)."""
+    _check_modules(modules, path)
+    known = {item.name: item for item in loop.modules}
+    loop.modules = [known.get(name) or DesignItem(name=name) for name in modules]
+
+
+def _check_modules(modules: Sequence[str], path: str) -> None:
+    """The module list of the architecture at ``path``: some, each named once, none
+    named ``architecture``; else a :class:`TransitionError` saying which."""
     if not modules:
         raise TransitionError(
             f"{path} names no module: list them under a '## Modules' heading, one list item "
@@ -292,5 +301,3 @@ def _take_modules(loop: DesignLoop, modules: Sequence[str], path: str) -> None:
         raise TransitionError(f"{path} lists the module(s) {', '.join(twice)} twice")
     if "architecture" in modules:
         raise TransitionError(f"{path}: 'architecture' cannot be the name of a module")
-    known = {item.name: item for item in loop.modules}
-    loop.modules = [known.get(name) or DesignItem(name=name) for name in modules]

@@ -113,14 +113,8 @@ def _run_in_pytest(
             check=False,
         )
     verdict_path = store.path(Store.verdict_file(gate_name))
-    verdict = store.read_model(Store.verdict_file(gate_name), GateVerdict)
-    report = store.read_model(RUN_REPORT_FILE, RunReport)
-    fresh = (
-        verdict is not None
-        and verdict.finished_at >= started
-        and (report is None or verdict.run_id == report.run_id)
-    )
-    if verdict is None or not fresh:
+    verdict = _verdict_of_this_run(store, gate_name, started)
+    if verdict is None:
         return GateOutcome(
             gate_name,
             False,
@@ -139,3 +133,13 @@ def _run_in_pytest(
         str(verdict_path),
         str(log_path),
     )
+
+
+def _verdict_of_this_run(store: Store, gate_name: str, started: datetime) -> GateVerdict | None:
+    """The gate's verdict if the pytest run started at ``started`` wrote it: written since,
+    and of the run the run report holds (when there is one); else None."""
+    verdict = store.read_model(Store.verdict_file(gate_name), GateVerdict)
+    report = store.read_model(RUN_REPORT_FILE, RunReport)
+    if verdict is None or verdict.finished_at < started:
+        return None
+    return verdict if report is None or verdict.run_id == report.run_id else None

@@ -480,12 +480,7 @@ class Machine:
         inst.cycle = sum(
             1 for entry in inst.history if entry.action in _ENTRIES and entry.to_phase == phase
         )
-        boundary = len(inst.role_history)
-        inst.roles = assign_roles(
-            self.role_names(), inst.members, phase=phase, boundary=boundary,
-            expertise=self.expertise,
-        )  # fmt: skip
-        inst.role_history.append(RoleAssignment(phase=phase, at=now, roles=inst.roles))
+        self._assign_roles(inst, phase, now)
         due = [r for r in inst.rework if r.phase == phase and r.resolved_at is None]
         events = [
             Emitted(
@@ -495,6 +490,15 @@ class Machine:
             Emitted("roles.assigned", {"phase": phase, "roles": inst.roles}),
         ]
         return events + self._check_inputs(inst, phase, now, by)
+
+    def _assign_roles(self, inst: WorkflowInstance, phase: str, now: datetime) -> None:
+        """The roles of the phase entered, rotated by how many phases were entered before."""
+        boundary = len(inst.role_history)
+        inst.roles = assign_roles(
+            self.role_names(), inst.members, phase=phase, boundary=boundary,
+            expertise=self.expertise,
+        )  # fmt: skip
+        inst.role_history.append(RoleAssignment(phase=phase, at=now, roles=inst.roles))
 
     def _check_inputs(
         self, inst: WorkflowInstance, phase: str, now: datetime, by: str
