@@ -108,21 +108,29 @@ class SourceIndex:
             except (OSError, SyntaxError, ValueError):
                 index.unreadable.append(relpath)
                 continue
-            module = _module_name(root, relpath)
-            index.modules[module] = relpath
-            index.module_names[module] = set(_top_level_names(tree.body))
-            for name in index.module_names[module]:
-                index.defined.setdefault(name, relpath)
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ClassDef):
-                    attributes = index.class_attributes.setdefault(node.name, set())
-                    attributes.update(_class_attributes(node))
-                    index.class_paths.setdefault(node.name, relpath)
-                    declared.setdefault(node.name, relpath)
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    declared.setdefault(node.name, relpath)
+            index._add_module(_module_name(root, relpath), relpath, tree)
+            index._add_definitions(relpath, tree, declared)
         index.defined.update(declared)
         return index
+
+    def _add_module(self, module: str, relpath: str, tree: ast.Module) -> None:
+        """A module's file and the names its top level binds (defined there, unless a def or
+        class elsewhere claims the name)."""
+        self.modules[module] = relpath
+        self.module_names[module] = set(_top_level_names(tree.body))
+        for name in self.module_names[module]:
+            self.defined.setdefault(name, relpath)
+
+    def _add_definitions(self, relpath: str, tree: ast.Module, declared: dict[str, str]) -> None:
+        """Every class (with its attributes) and function of a file, at any depth."""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                attributes = self.class_attributes.setdefault(node.name, set())
+                attributes.update(_class_attributes(node))
+                self.class_paths.setdefault(node.name, relpath)
+                declared.setdefault(node.name, relpath)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                declared.setdefault(node.name, relpath)
 
 
 def referenced_names(source: str | bytes) -> set[str]:
@@ -234,13 +242,13 @@ def _bound_names(node: ast.stmt) -> Iterator[str]:
     """The names a statement binds in its scope, looking into blocks (``if``, ``try``...)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield node.name
-    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        for target in _assignment_targets(node):
-            yield from _target_names(target)
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         yield from _imported_names(node)
     elif isinstance(node, _BLOCKS):
         yield from _block_names(node)
+    else:  # an assignment binds its targets; any other statement binds nothing
+        for target in _assignment_targets(node):
+            yield from _target_names(target)
 
 
 def _imported_names(node: ast.Import | ast.ImportFrom) -> Iterator[str]:
