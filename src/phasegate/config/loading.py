@@ -93,7 +93,11 @@ class LoadedConfig:
                 return built
         if self.cache_file is None:
             return model.model_validate(self.values[key])
-        # From the table, not from the cache (see :attr:`config`).
+        return self._cached_section(key, model)
+
+    def _cached_section(self, key: str, model: type[SectionT]) -> SectionT:
+        """The table ``key`` validated from the settings, not from the cache (see
+        :attr:`config`); when that differs from the cache, everything is validated again."""
         found = _valid_or_none(model, (self.table or {}).get(key, {}))
         if found is None or found.model_dump(mode="json") != self.values.get(key):
             return self._validated_again().section(key, model)

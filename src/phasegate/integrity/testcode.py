@@ -349,7 +349,7 @@ def _strict(decorator: ast.expr) -> bool:
     )
 
 
-def _assigns_name(node: ast.stmt, name: str) -> bool:
+def _assigns_name(node: ast.stmt, name: str) -> TypeGuard[ast.Assign]:
     """Whether ``node`` is an assignment to the bare name ``name``."""
     return isinstance(node, ast.Assign) and any(
         isinstance(target, ast.Name) and target.id == name for target in node.targets
@@ -364,7 +364,7 @@ def _assigned_marks(node: ast.Assign) -> list[ast.expr]:
 
 def _pytestmark(body: list[ast.stmt]) -> list[SkipFeature]:
     for node in body:
-        if isinstance(node, ast.Assign) and _assigns_name(node, "pytestmark"):
+        if _assigns_name(node, "pytestmark"):
             return [
                 SkipFeature(f.kind, f"pytestmark = {f.how.removeprefix('@')}", f.line)
                 for f in _decorator_skips(_assigned_marks(node))
@@ -377,10 +377,7 @@ def _is_false(expr: ast.expr) -> bool:
 
 
 def _marked_not_test(body: list[ast.stmt]) -> bool:
-    return any(
-        isinstance(node, ast.Assign) and _assigns_name(node, "__test__") and _is_false(node.value)
-        for node in body
-    )
+    return any(_assigns_name(node, "__test__") and _is_false(node.value) for node in body)
 
 
 def _functions_marked_not_test(body: list[ast.stmt]) -> set[str]:
@@ -551,7 +548,7 @@ def _mark_nodes(body: list[ast.stmt]) -> Iterator[ast.expr]:
     for node in body:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             yield from node.decorator_list
-        elif isinstance(node, ast.Assign) and _assigns_name(node, "pytestmark"):
+        elif _assigns_name(node, "pytestmark"):
             yield from _assigned_marks(node)
 
 

@@ -44,7 +44,6 @@ def metrics_file(state: RefinementState) -> str:
 def task_metrics(state: RefinementState) -> TaskMetrics:
     """The metrics of a loop as it stands."""
     rounds = state.rounds
-    first = rounds[0] if rounds else None
     completed = state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED)
     return TaskMetrics(
         task=state.task,
@@ -64,8 +63,7 @@ def task_metrics(state: RefinementState) -> TaskMetrics:
         errors_auto_resolved=sum(1 for item in state.feedback if item.resolved_round is not None),
         **_context_figures(rounds),
         verification_checks=sum(r.checks_run for r in rounds),
-        verification_passes_first_time=first.checks_passed if first else 0,
-        first_time_pass_rate=_first_pass_rate(first),
+        **_first_round_figures(rounds),
         passed_first_round=completed and len(rounds) == 1,
         completed_without_intervention=completed,
         escalated_to_human=state.status is LoopStatus.ESCALATED,
@@ -98,11 +96,19 @@ def _duration_s(rounds: Sequence[RoundRecord]) -> float:
     return max(0.0, (rounds[-1].recorded_at - rounds[0].recorded_at).total_seconds())
 
 
-def _first_pass_rate(first: RoundRecord | None) -> float | None:
-    """The share of checks the first round passed; None when it ran none (or there is none)."""
-    if first is None or not first.checks_run:
-        return None
-    return round(first.checks_passed / first.checks_run, 4)
+class _FirstRoundFigures(TypedDict):
+    verification_passes_first_time: int
+    first_time_pass_rate: float | None
+
+
+def _first_round_figures(rounds: Sequence[RoundRecord]) -> _FirstRoundFigures:
+    """The checks the first round passed, and their share of those it ran (None when it ran
+    none, or there is no round yet)."""
+    if not rounds:
+        return {"verification_passes_first_time": 0, "first_time_pass_rate": None}
+    first = rounds[0]
+    rate = round(first.checks_passed / first.checks_run, 4) if first.checks_run else None
+    return {"verification_passes_first_time": first.checks_passed, "first_time_pass_rate": rate}
 
 
 def load_metrics(source: Path) -> list[TaskMetrics]:
