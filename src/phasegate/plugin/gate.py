@@ -48,24 +48,13 @@ def start_static_early(early_config: pytest.Config) -> None:
     name = getattr(namespace, "gate", None)
     if not name or name == RECORD_ONLY:
         return  # a run that only records imports none of the gate's engine
-    from phasegate.shards import SHARD_ENV
-
-    if (
-        getattr(namespace, "collectonly", False)
-        or getattr(namespace, "phasegate_shard", None) is not None
-        or os.environ.get(SHARD_ENV)
-        or os.environ.get("PYTEST_XDIST_WORKER")
-        or not _names_a_gate(name)
-    ):
+    if not _judges_here(namespace) or not _names_a_gate(name):
         return
     from phasegate.gates.static_process import StaticChecksProcess
 
-    inipath = early_config.inipath
-    pyproject = inipath is not None and inipath.name == "pyproject.toml"
-    root = inipath.parent if inipath is not None and pyproject else early_config.rootpath
     directory = getattr(namespace, "phasegate_dir", None)
     process = StaticChecksProcess(
-        root=root,
+        root=_early_root(early_config),
         gate=name,
         artifacts_dir=Path(directory) if directory is not None else None,
         base=getattr(namespace, "phasegate_base", None),
@@ -74,6 +63,28 @@ def start_static_early(early_config: pytest.Config) -> None:
     process.start()
     early_config.stash[EARLY_STATIC_KEY] = process
     early_config.add_cleanup(process.terminate)  # a no-op once it has ended
+
+
+def _judges_here(namespace: object) -> bool:
+    """Whether this process judges the gate: not a collection only, a shard or an xdist
+    worker."""
+    from phasegate.shards import SHARD_ENV
+
+    return not (
+        getattr(namespace, "collectonly", False)
+        or getattr(namespace, "phasegate_shard", None) is not None
+        or os.environ.get(SHARD_ENV)
+        or os.environ.get("PYTEST_XDIST_WORKER")
+    )
+
+
+def _early_root(early_config: pytest.Config) -> Path:
+    """The project root before the settings are read: the folder of the ``pyproject.toml``
+    pytest found, else pytest's root."""
+    inipath = early_config.inipath
+    if inipath is not None and inipath.name == "pyproject.toml":
+        return inipath.parent
+    return early_config.rootpath
 
 
 def _names_a_gate(value: str) -> bool:
@@ -91,43 +102,21 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
     if config.getoption("gate") is None:
         return
     if recorder is None:  # a pytest-xdist worker: only hand over coverage data
-        config.pluginmanager.register(run_coverage.WorkerCoverage(config), "phasegate-coverage")
-        if getattr(config, "workerinput", {}).get(run_coverage.WORKER_CONTEXTS_KEY):
-            config.pluginmanager.register(
-                run_coverage.TestContexts(config), "phasegate-test-contexts"
-            )
+        _configure_worker(config)
         return
-    loaded = recorder.loaded_config
-    name = str(loaded.values["gate"])
+    name = str(recorder.loaded_config.values["gate"])
     if name == RECORD_ONLY:
         run_coverage.stop_unneeded(config)
         return
-    from phasegate.gates.progress import PROGRESS_ENV, append_event
-    from phasegate.gates.static_process import StaticChecksProcess
-    from phasegate.plugin.gate_session import GateSession, ShardGateSession
+    from phasegate.gates.progress import PROGRESS_ENV
+    from phasegate.plugin.gate_session import ShardGateSession
     from phasegate.plugin.shard import requested as requested_shard
-    from phasegate.store import REFINEMENT_FILE, Store
 
-    try:
-        runner = build_runner(config, recorder, name)
-        # What the run will replace must be readable, or moved aside, and not of a newer
-        # schema: a problem shows now, before the tests, and exits 4.
-        verdict_file = Store.verdict_file(runner.gate.name)
-        recorder.store.vet(verdict_file, "phasegate.model.gate:GateVerdict")
-        if loaded.config.refine.enabled:
-            recorder.store.vet(REFINEMENT_FILE, "phasegate.model.refine:RefinementState")
-    except PhasegateError as exc:
-        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    runner = _vetted_runner(config, recorder, name)
     progress = os.environ.get(PROGRESS_ENV)
     if progress:  # `gate run` waits for the gate's own name: the gate is sound
-        from phasegate.plugin.progress import gate_event
-
-        with contextlib.suppress(OSError):  # only a display's feed
-            append_event(Path(progress), gate_event(runner.gate.name, recorder.store.root))
-    early = config.stash.get(EARLY_STATIC_KEY, None)
-    if early is not None and not runner.static_checks:
-        early.terminate()  # nothing for it to do
-        early = None
+        _announce_gate(Path(progress), runner, recorder)
+    early = _early_process(config, runner)
     if not runner.needs_coverage:
         run_coverage.stop_unneeded(config)
     shard = requested_shard(config)
@@ -137,23 +126,80 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
             ShardGateSession(config, recorder, runner, shard), "phasegate-gate"
         )
         return
-    session = GateSession(config, recorder, runner)
-    config.pluginmanager.register(session, "phasegate-gate")
+    _register_session(config, recorder, runner, progress)
+    runner.start(early or _static_process(config, recorder, runner, name))
+
+
+def _register_session(
+    config: pytest.Config, recorder: Recorder, runner: GateRunner, progress: str | None
+) -> None:
+    """What judges the run at its end, and what the checks and ``gate run`` read during it:
+    each test's coverage contexts, if the gate wants them, and the tests' progress."""
+    from phasegate.plugin.gate_session import GateSession
+
+    config.pluginmanager.register(GateSession(config, recorder, runner), "phasegate-gate")
     if runner.wants_test_contexts:
         config.pluginmanager.register(run_coverage.TestContexts(config), "phasegate-test-contexts")
     if progress:
         from phasegate.plugin.progress import TestProgress
 
         config.pluginmanager.register(TestProgress(Path(progress)), "phasegate-progress")
-    runner.start(
-        early
-        or StaticChecksProcess(
-            root=loaded.project_root,
-            gate=name,
-            artifacts_dir=recorder.store.root,
-            base=config.getoption("phasegate_base", None),
-            timeout_s=runner.longest_timeout_s,
-        )
+
+
+def _configure_worker(config: pytest.Config) -> None:
+    """A pytest-xdist worker's part: hand its coverage (and test contexts) to the controller."""
+    config.pluginmanager.register(run_coverage.WorkerCoverage(config), "phasegate-coverage")
+    if getattr(config, "workerinput", {}).get(run_coverage.WORKER_CONTEXTS_KEY):
+        config.pluginmanager.register(run_coverage.TestContexts(config), "phasegate-test-contexts")
+
+
+def _vetted_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRunner:
+    """The gate's runner, once what the run will replace is readable (or moved aside) and not
+    of a newer schema: a problem shows now, before the tests, and exits 4."""
+    from phasegate.store import REFINEMENT_FILE, Store
+
+    try:
+        runner = build_runner(config, recorder, name)
+        verdict_file = Store.verdict_file(runner.gate.name)
+        recorder.store.vet(verdict_file, "phasegate.model.gate:GateVerdict")
+        if recorder.loaded_config.config.refine.enabled:
+            recorder.store.vet(REFINEMENT_FILE, "phasegate.model.refine:RefinementState")
+    except PhasegateError as exc:
+        raise pytest.UsageError(f"phasegate: {exc}") from exc
+    return runner
+
+
+def _announce_gate(progress: Path, runner: GateRunner, recorder: Recorder) -> None:
+    """Tell ``gate run``'s display the gate's name and artifacts folder."""
+    from phasegate.gates.progress import append_event
+    from phasegate.plugin.progress import gate_event
+
+    with contextlib.suppress(OSError):  # only a display's feed
+        append_event(progress, gate_event(runner.gate.name, recorder.store.root))
+
+
+def _early_process(config: pytest.Config, runner: GateRunner) -> StaticChecksProcess | None:
+    """The static checks' process :func:`start_static_early` started, stopped when the gate
+    has no static check for it to run."""
+    early = config.stash.get(EARLY_STATIC_KEY, None)
+    if early is not None and not runner.static_checks:
+        early.terminate()  # nothing for it to do
+        return None
+    return early
+
+
+def _static_process(
+    config: pytest.Config, recorder: Recorder, runner: GateRunner, name: str
+) -> StaticChecksProcess:
+    """The static checks' process, when none was started early."""
+    from phasegate.gates.static_process import StaticChecksProcess
+
+    return StaticChecksProcess(
+        root=recorder.loaded_config.project_root,
+        gate=name,
+        artifacts_dir=recorder.store.root,
+        base=config.getoption("phasegate_base", None),
+        timeout_s=runner.longest_timeout_s,
     )
 
 
