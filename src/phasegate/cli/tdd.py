@@ -17,7 +17,7 @@ from typing import Any
 
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
-from phasegate.model.tdd import ReviewStatus
+from phasegate.model.tdd import Observation, ReviewStatus, RollbackEntry
 from phasegate.report.tdd import state_lines
 from phasegate.report.terminal import Line
 from phasegate.resources import bundled_path
@@ -168,18 +168,22 @@ def _rollback(args: argparse.Namespace) -> int:
             print(f"phasegate: rollback refused: {reason}")
         print("phasegate: nothing was changed")
         return 1
-    print(f"phasegate tdd rollback: restored the state of run {entry.green_run}")
-    for path in entry.restored:
-        print(f"  restored {path}")
-    for path in entry.removed:
-        print(f"  removed  {path} (it did not exist at green)")
-    if entry.backup:
-        print(
-            f"  the replaced content of {len(entry.backup)} file(s) is kept in "
-            f"{_shown(project.store.path('tdd/objects'))} (hashes in the ledger entry)"
-        )
+    _print_lines(_rolled_back_lines(entry, _shown(project.store.path("tdd/objects"))))
     print("next: pytest --tdd=refactor, to prove the restored state green again")
     return 0
+
+
+def _rolled_back_lines(entry: RollbackEntry, objects: str) -> list[str]:
+    """What ``tdd rollback`` restored and removed, and where the replaced content is kept."""
+    lines = [f"phasegate tdd rollback: restored the state of run {entry.green_run}"]
+    lines.extend(f"  restored {path}" for path in entry.restored)
+    lines.extend(f"  removed  {path} (it did not exist at green)" for path in entry.removed)
+    if entry.backup:
+        lines.append(
+            f"  the replaced content of {len(entry.backup)} file(s) is kept in {objects} "
+            "(hashes in the ledger entry)"
+        )
+    return lines
 
 
 def _rollback_plan_lines(plan: RollbackPlan) -> list[str]:
@@ -222,17 +226,24 @@ def _log(args: argparse.Namespace) -> int:
     for observation in observations:
         if args.json:
             print(observation.model_dump_json(exclude_none=True))
-            continue
-        confirmed = {True: " (confirmed)", False: " (NOT in the ledger)", None: ""}
-        print(
-            f"{observation.time:%Y-%m-%d %H:%M:%S} {observation.session} R{observation.round} "
-            f"{observation.actor} {observation.status}{confirmed[observation.confirmed]}: "
-            f"{observation.content}"
-        )
+        else:
+            print(_observation_line(observation))
     if not observations and not args.json:
         which = f" for {args.cycle}" if args.cycle else ""
         print(f"phasegate tdd log: no observations{which} yet")
     return 0
+
+
+_CONFIRMED = {True: " (confirmed)", False: " (NOT in the ledger)", None: ""}
+
+
+def _observation_line(observation: Observation) -> str:
+    """An observation of the session log, and whether the ledger confirms it."""
+    return (
+        f"{observation.time:%Y-%m-%d %H:%M:%S} {observation.session} R{observation.round} "
+        f"{observation.actor} {observation.status}{_CONFIRMED[observation.confirmed]}: "
+        f"{observation.content}"
+    )
 
 
 def _note(args: argparse.Namespace) -> int:

@@ -196,15 +196,21 @@ def _header(bundle: Bundle) -> str:
     facts = _facts(bundle)
     if facts:
         lines.append(" \u00b7 ".join(facts))
-    if run is not None and run.incomplete:
-        reasons = "; ".join(run.incomplete_reasons[:3])
-        lines.append(f"\n> [!WARNING]\n> The run is incomplete: {md.text(reasons, 600)}")
+    lines += _incomplete_warning(run)
     decision = bundle.refinement.next_action if bundle.refinement else None
     if decision is not None:
         lines += ["", _decision_line(decision)]
     if verdict is not None and verdict.reasons:
         lines += ["", *_reasons(verdict.reasons)]
     return "\n".join(lines)
+
+
+def _incomplete_warning(run: RunReport | None) -> list[str]:
+    """A warning that the run is incomplete, with its first reasons."""
+    if run is None or not run.incomplete:
+        return []
+    reasons = "; ".join(run.incomplete_reasons[:3])
+    return [f"\n> [!WARNING]\n> The run is incomplete: {md.text(reasons, 600)}"]
 
 
 def _title(verdict: GateVerdict | None) -> str:

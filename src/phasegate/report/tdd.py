@@ -31,15 +31,22 @@ def run_lines(
     if entry is None:
         return lines
     lines.append(_headline(entry))
-    lines.extend(
-        (f"  - [{violation.rule}] {violation.message}", {"red": True})
-        for violation in entry.violations
-    )
     detailed = verbosity > 0 or not entry.violations
-    lines.extend((f"  {note}", {}) for note in (entry.notes if detailed else entry.notes[:1]))
+    lines.extend(_violation_and_note_lines(entry, detailed=detailed))
     lines.extend(_detail_lines(entry, detailed=detailed, verbose=verbosity > 0))
     if verbosity >= 0 and ledger_path:
         lines.append((f"ledger: {ledger_path} (run {entry.run_id})", {}))
+    return lines
+
+
+def _violation_and_note_lines(entry: RunEntry, *, detailed: bool) -> list[Line]:
+    """Each rule the run broke, then its notes (the first only, under violations, unless
+    ``-v``)."""
+    lines: list[Line] = [
+        (f"  - [{violation.rule}] {violation.message}", {"red": True})
+        for violation in entry.violations
+    ]
+    lines.extend((f"  {note}", {}) for note in (entry.notes if detailed else entry.notes[:1]))
     return lines
 
 
@@ -153,11 +160,7 @@ def cycle_next_step(cycle: CycleState) -> str:
 
 
 def _headline(entry: RunEntry) -> Line:
-    phase = PHASE_NAMES[entry.phase]
-    if entry.starting_point:
-        phase = "GREEN (starting point)"
-    if entry.requested == "auto":
-        phase = f"{phase} (auto)"
+    phase = _phase_shown(entry)
     cycles = f" {', '.join(entry.cycles)}" if entry.cycles else ""
     if entry.verdict == "passed":
         codes = f" ({'+'.join(entry.status)})" if entry.status else ""
@@ -166,6 +169,12 @@ def _headline(entry: RunEntry) -> Line:
     codes = f", {'+'.join(entry.status)}" if entry.status else ""
     noun = "violation" if count == 1 else "violations"
     return (f"{phase}{cycles}: FAILED ({count} {noun}{codes})", dict(_BAD))
+
+
+def _phase_shown(entry: RunEntry) -> str:
+    """The run's phase, said as the starting point's GREEN, and whether ``auto`` chose it."""
+    phase = "GREEN (starting point)" if entry.starting_point else PHASE_NAMES[entry.phase]
+    return f"{phase} (auto)" if entry.requested == "auto" else phase
 
 
 def _class(test: object) -> str:
