@@ -214,28 +214,45 @@ def _report(ctx: CheckContext, files: Sequence[Path]) -> _BanditReport:
     found for (never a name read back from the cache).
     """
     names = [ctx.project.relative(path) for path in files]
-    kept: FileResults | None = None
-    digests: dict[str, str] = {}
-    scans: dict[str, _BanditReport] = {}
-    key = ""
-    if ctx.reuse_file_results:
-        kept, key = FileResults(ctx.store, "security"), _tool_key(ctx)
-        for name, path in zip(names, files, strict=True):
-            digest = content_digest(path)
-            if digest is not None:
-                digests[name] = digest
-        scans = {
-            name: scan
-            for name, data in kept.known(key, digests).items()
-            if (scan := _kept_scan(data)) is not None
-        }
+    scans = _scans(ctx, names, files)
+    results = [_named(result, name) for name in names for result in scans[name]["results"]]
+    return {"results": results, "nosec": sum(scans[name]["nosec"] for name in names)}
+
+
+def _scans(
+    ctx: CheckContext, names: Sequence[str], files: Sequence[Path]
+) -> dict[str, _BanditReport]:
+    """Each file's results by name: kept ones for files unchanged since they were kept (when
+    the run reuses them), a bandit run for the rest, whose results are kept in turn."""
+    if not ctx.reuse_file_results:
+        return _scan(ctx, files) if files else {}
+    kept, key = FileResults(ctx.store, "security"), _tool_key(ctx)
+    digests = _digests(names, files)
+    scans = _known_scans(kept, key, digests)
     todo = [path for name, path in zip(names, files, strict=True) if name not in scans]
     if todo:
         scans.update(_scan(ctx, todo))
-    if kept is not None:
-        kept.keep(key, {n: (digests[n], scans[n]) for n in names if n in digests})
-    results = [_named(result, name) for name in names for result in scans[name]["results"]]
-    return {"results": results, "nosec": sum(scans[name]["nosec"] for name in names)}
+    kept.keep(key, {n: (digests[n], scans[n]) for n in names if n in digests})
+    return scans
+
+
+def _digests(names: Sequence[str], files: Sequence[Path]) -> dict[str, str]:
+    """Each file's content digest by its name (a file that cannot be read has none)."""
+    return {
+        name: digest
+        for name, path in zip(names, files, strict=True)
+        if (digest := content_digest(path)) is not None
+    }
+
+
+def _known_scans(kept: FileResults, key: str, digests: dict[str, str]) -> dict[str, _BanditReport]:
+    """The kept results of the files unchanged since, each recognized as :func:`_scan` made
+    it (one that is not is scanned again)."""
+    return {
+        name: scan
+        for name, data in kept.known(key, digests).items()
+        if (scan := _kept_scan(data)) is not None
+    }
 
 
 def _named(result: _BanditResult, name: str) -> _BanditResult:
@@ -269,6 +286,26 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, _BanditReport]:
 
     A file that ``[tool.bandit]`` excludes has no results.
     """
+    report, entries = _bandit_json(ctx, files)
+    results = [_result(entry) for entry in entries]
+    _refuse_unscanned(ctx, expect("bandit", report.get("errors", []), list, "errors"))
+    metrics = expect("bandit", report.get("metrics"), dict, "metrics")
+    totals = expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
+    _refuse_missing(ctx, metrics, files)
+    nosec = expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec")
+    scans = _per_file(ctx, files, metrics, results)
+    if sum(scan["nosec"] for scan in scans.values()) != nosec:
+        raise CheckError(
+            f"bandit's nosec counts per file do not add up to its total ({nosec}): its report "
+            "cannot be read per file"
+        )
+    return scans
+
+
+def _bandit_json(
+    ctx: CheckContext, files: Sequence[Path]
+) -> tuple[dict[str, object], list[object]]:
+    """bandit's JSON report of ``files``, and its list of results."""
     args = ["-f", "json", "-q"]
     if "bandit" in table_in(ctx.project.pyproject, "tool"):
         args += ["-c", str(ctx.project.root / "pyproject.toml")]
@@ -280,14 +317,20 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, _BanditReport]:
         ok_codes=(0, 1),  # 1: issues found
     )
     report = parse_json("bandit", run.stdout)
-    if not isinstance(report, dict) or not isinstance(report.get("results"), list):
+    results = report.get("results") if isinstance(report, dict) else None
+    if not isinstance(report, dict) or not isinstance(results, list):
         raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
-    results = [_result(entry) for entry in report["results"]]
-    _refuse_unscanned(ctx, expect("bandit", report.get("errors", []), list, "errors"))
-    metrics = expect("bandit", report.get("metrics"), dict, "metrics")
-    totals = expect("bandit", metrics.get("_totals"), dict, "metrics._totals")
-    _refuse_missing(ctx, metrics, files)
-    nosec = expect("bandit", totals.get("nosec", 0), int, "metrics._totals.nosec")
+    return report, results
+
+
+def _per_file(
+    ctx: CheckContext,
+    files: Sequence[Path],
+    metrics: dict[str, object],
+    results: list[_BanditResult],
+) -> dict[str, _BanditReport]:
+    """Each file's results and ``# nosec`` count, from bandit's per-file metrics; a result
+    for a file it was not given is a CheckError."""
     scans: dict[str, _BanditReport] = {
         ctx.project.relative(path): {"results": [], "nosec": 0} for path in files
     }
@@ -300,11 +343,6 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, _BanditReport]:
         if scan is None:
             raise CheckError(f"bandit reported a file it was not given: {result['filename']}")
         scan["results"].append(result)
-    if sum(scan["nosec"] for scan in scans.values()) != nosec:
-        raise CheckError(
-            f"bandit's nosec counts per file do not add up to its total ({nosec}): its report "
-            "cannot be read per file"
-        )
     return scans
 
 
