@@ -288,10 +288,12 @@ def import_origins(names: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -
         found = json.loads(finished.stdout.decode("utf-8", errors="replace"))
     except ValueError:
         return dict.fromkeys(names, "")
-    origins: dict[str, str] = {}
-    for name in names:
-        origin = found.get(name) if isinstance(found, dict) else None
-        if isinstance(origin, list):
-            origin = origin[0] if origin and isinstance(origin[0], str) else None
-        origins[name] = origin if isinstance(origin, str) else ""
-    return origins
+    return {name: _origin(found.get(name) if isinstance(found, dict) else None) for name in names}
+
+
+def _origin(answer: object) -> str:
+    """The probe's answer for one name: a module's file, or a package's first folder (a
+    namespace package has several); ``""`` for anything else."""
+    if isinstance(answer, list):
+        answer = answer[0] if answer and isinstance(answer[0], str) else None
+    return answer if isinstance(answer, str) else ""

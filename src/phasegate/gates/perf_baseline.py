@@ -225,14 +225,18 @@ def _run_report(data: Any, where: str) -> RunReport:
 def _perf_baseline(data: Any, where: str) -> dict[str, float]:
     measures = data.get("measures") if isinstance(data, dict) else None
     if not isinstance(measures, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
-        for k, v in measures.items()
+        isinstance(k, str) and _is_seconds(v) for k, v in measures.items()
     ):
         raise CheckError(
             f"{where} is neither a run report nor a perf baseline "
             '({"measures": {node id: seconds}})'
         )
     return {str(k): float(v) for k, v in measures.items()}
+
+
+def _is_seconds(value: object) -> bool:
+    """Whether ``value`` is a duration: a number (not a bool) that is not negative."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
 def _is_ancestor(root: Path, commit: str, base: str) -> bool:

@@ -477,17 +477,20 @@ def _refuse_bad_conditions(
                 f"metric; it reports {', '.join(sorted(kinds))}"
             )
         kind, value = kinds[condition.metric], condition.value
-        if kind == "bool":
-            fits, allowed = isinstance(value, bool), "true or false (unquoted)"
-        else:
-            fits = isinstance(value, int | float) and not isinstance(value, bool)
-            allowed = "a number (unquoted)"
+        fits, allowed = _threshold_fits(kind, value)
         if not fits:
             raise UsageError(
                 f"{where}: key {key}.value = {value!r} is not allowed: {condition.metric} is a "
                 f"{kind} metric, so the threshold must be {allowed}; a value of another type "
                 "never compares equal, and the condition would never fire"
             )
+
+
+def _threshold_fits(kind: str, value: object) -> tuple[bool, str]:
+    """Whether a threshold is of its metric's kind, and what that kind allows."""
+    if kind == "bool":
+        return isinstance(value, bool), "true or false (unquoted)"
+    return isinstance(value, int | float) and not isinstance(value, bool), "a number (unquoted)"
 
 
 def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:
@@ -498,18 +501,22 @@ def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:
         if item.spec.required == "in-pull-request":
             needed = "required in a pull request, optional elsewhere"
         lines.append(f"{check_id} ({item.check.title}; {needed}; from {item.origin}):")
-        conditions = (
-            item.spec.fail_when
-            if item.spec.fail_when is not None
-            else item.check.default_conditions
-        )
-        for condition in conditions:
-            scope = "on new code" if condition.scope == "new" else "overall"
-            lines.append(
-                f"  fails when {condition.metric} {scope} {condition.op} {condition.value}"
-            )
-        if not conditions:
-            lines.append("  fails only when it cannot run")
+        lines.extend(_condition_lines(item))
         if item.spec.skip_allowed:
             lines.append("  may be skipped when it does not apply")
     return lines
+
+
+def _condition_lines(item: PlannedCheck) -> list[str]:
+    """What makes the check fail: the gate's conditions, else the check's own."""
+    conditions = (
+        item.spec.fail_when if item.spec.fail_when is not None else item.check.default_conditions
+    )
+    if not conditions:
+        return ["  fails only when it cannot run"]
+    return [
+        f"  fails when {condition.metric} "
+        f"{'on new code' if condition.scope == 'new' else 'overall'} {condition.op} "
+        f"{condition.value}"
+        for condition in conditions
+    ]
