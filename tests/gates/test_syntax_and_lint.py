@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,6 +60,47 @@ def test_syntax_reports_a_file_with_a_null_byte_and_goes_on(
     assert finding.path == "pkg/zero.py"
     assert "null bytes" in finding.message
     assert measurement.metrics == {"errors": 1, "files": 3}
+
+
+def test_syntax_compiles_again_only_the_files_a_change_touched(
+    tmp_path: Path,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from phasegate.gates.checks import syntax
+
+    write_files({**CLEAN, "pkg/bad.py": "def f(:\n", "pkg/good.py": "X = 1\n"})
+    compiled: list[str] = []
+    real = syntax._compile_problem
+
+    def spy(path: Path) -> object:
+        compiled.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(syntax, "_compile_problem", spy)
+    reusing = dataclasses.replace(make_context(), reuse_file_results=True)
+    first = SyntaxCheck().measure(reusing, NoOptions())
+    assert sorted(compiled) == ["__init__.py", "bad.py", "good.py"]
+    (tmp_path / "pkg/good.py").write_text("X = 2\n")
+    compiled.clear()
+    again = SyntaxCheck().measure(reusing, NoOptions())
+    assert compiled == ["good.py"]  # the kept answers: one that compiles, one that does not
+    assert again == first
+    # A kept answer of another shape is not believed: that file is compiled again.
+    kept = tmp_path / ".phasegate" / "cache" / "syntax.files.json"
+    data = json.loads(kept.read_text())
+    data["files"]["pkg/bad.py"]["data"] = ["SyntaxError: made up", "one", None]
+    kept.write_text(json.dumps(data))
+    compiled.clear()
+    assert SyntaxCheck().measure(reusing, NoOptions()) == first
+    assert compiled == ["bad.py"]
+    # Without the settings' cache, everything is compiled and nothing kept.
+    kept.unlink()
+    compiled.clear()
+    assert SyntaxCheck().measure(make_context(), NoOptions()) == first
+    assert len(compiled) == 3
+    assert not kept.exists()
 
 
 def test_lint_passes_on_a_clean_project(write_files: WriteFiles, make_context: MakeContext) -> None:

@@ -6,20 +6,32 @@ is built for it: turning a file into Python's ``ast`` objects and compiling thos
 three times as much as compiling the source, and most of the files compiled here (the tests)
 are read by no other check. The package's files, which the deps, docs and breaking checks
 read, are parsed once for them (:mod:`phasegate.gates.parsed`), with the same messages.
+
+Each file's answer is kept under its content's SHA-256 (when the settings' cache is on,
+:class:`~phasegate.gates.cache.FileResults`, keyed by the interpreter and phasegate's versions):
+after a change, only the files whose content changed are compiled again. A kept answer of
+another shape is not believed: the file is compiled again.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from phasegate import __version__
+from phasegate.canonical import canonical_json
+from phasegate.gates.cache import FileResults, content_digest
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["SyntaxCheck"]
+
+#: Why a file does not compile: the message, its line and column (when known).
+Problem = tuple[str, int | None, int | None]
 
 
 class SyntaxCheck:
@@ -45,10 +57,11 @@ class SyntaxCheck:
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         files = ctx.project.python_files
+        problems = _problems(ctx, files)
         findings = [
             _finding(ctx, path, problem)
             for path in files
-            if (problem := _compile_problem(path)) is not None
+            if (problem := problems[path]) is not None
         ]
         new = sum(1 for finding in findings if finding.new)
         return Measurement(
@@ -60,7 +73,44 @@ class SyntaxCheck:
         )
 
 
-def _finding(ctx: CheckContext, path: Path, problem: tuple[str, int | None, int | None]) -> Finding:
+def _problems(ctx: CheckContext, files: Sequence[Path]) -> dict[Path, Problem | None]:
+    """Each file's problem (``None``: it compiles); kept answers for unchanged files."""
+    if not ctx.reuse_file_results:
+        return {path: _compile_problem(path) for path in files}
+    kept = FileResults(ctx.store, "syntax")
+    key = canonical_json({"python": sys.version, "phasegate": __version__})
+    digests = {ctx.project.relative(path): content_digest(path) for path in files}
+    known = kept.known(key, {name: d for name, d in digests.items() if d is not None})
+    problems: dict[Path, Problem | None] = {}
+    keep: dict[str, tuple[str, object]] = {}
+    for path in files:
+        name = ctx.project.relative(path)
+        recognized, problem = _kept_problem(known[name]) if name in known else (False, None)
+        if not recognized:
+            problem = _compile_problem(path)
+        problems[path] = problem
+        if (digest := digests[name]) is not None:
+            keep[name] = (digest, list(problem) if problem is not None else None)
+    kept.keep(key, keep)
+    return problems
+
+
+def _kept_problem(data: object) -> tuple[bool, Problem | None]:
+    """Whether a kept answer is recognized, and its problem (``None``: the file compiles)."""
+    if data is None:
+        return True, None
+    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], str)):
+        return False, None
+    if not all(_line_or_none(value) for value in data[1:]):
+        return False, None
+    return True, (data[0], data[1], data[2])
+
+
+def _line_or_none(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _finding(ctx: CheckContext, path: Path, problem: Problem) -> Finding:
     message, line, column = problem
     return locate(
         ctx.project,
@@ -84,7 +134,7 @@ def _summary(findings: list[Finding], files: int) -> str:
     )
 
 
-def _compile_problem(path: Path) -> tuple[str, int | None, int | None] | None:
+def _compile_problem(path: Path) -> Problem | None:
     """Why ``path`` does not compile, as the parser or the compiler says it; None if it does."""
     try:
         source = path.read_bytes()
