@@ -156,17 +156,24 @@ def _test_place(diagnosis: Diagnosis) -> tuple[str | None, int | None]:
 def _names_called_under_raises(tree: ast.Module, line: int) -> list[str]:
     """The names of the functions called where the statement at ``line`` waits for an
     exception, in the order called."""
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if not _holds(node, line):
-            continue
-        if isinstance(node, ast.With) and any(_waits(i.context_expr) for i in node.items):
-            calls = [c for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
-            names += [_called(call) for call in calls]
-        elif isinstance(node, ast.Call) and _waits(node):
-            given = node.args[2 if _called(node) == "assertRaisesRegex" else 1 :][:1]
-            names += [ast.unparse(arg).rpartition(".")[2] for arg in given]
+    names = [name for node in ast.walk(tree) if _holds(node, line) for name in _waited_on(node)]
     return list(dict.fromkeys(name for name in names if name))
+
+
+def _waited_on(node: ast.AST) -> list[str]:
+    """The names called in ``with pytest.raises(...):``'s body, or given to ``assertRaises``."""
+    if isinstance(node, ast.With):
+        return _called_in_raises_block(node)
+    if isinstance(node, ast.Call) and _waits(node):
+        given = node.args[2 if _called(node) == "assertRaisesRegex" else 1 :][:1]
+        return [ast.unparse(arg).rpartition(".")[2] for arg in given]
+    return []
+
+
+def _called_in_raises_block(node: ast.With) -> list[str]:
+    if not any(_waits(item.context_expr) for item in node.items):
+        return []
+    return [_called(c) for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
 
 
 def _holds(node: ast.AST, line: int) -> bool:
@@ -184,12 +191,20 @@ def _defined(project: Project, names: list[str]) -> list[tuple[str, int]]:
     order of the names."""
     found: dict[str, list[tuple[str, int]]] = {name: [] for name in names}
     for relpath in project.source_files:
-        text = project.read_editable(relpath)
-        tree = parse(text) if text is not None and any(n in text for n in names) else None
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in found:
-                found[node.name].append((relpath, node.lineno))
+        for function in _functions_named(project, relpath, names):
+            found[function.name].append((relpath, function.lineno))
     return [place for name in names for place in found[name]]
+
+
+def _functions_named(project: Project, relpath: str, names: list[str]) -> list[_Function]:
+    text = project.read_editable(relpath)
+    tree = parse(text) if text is not None and any(n in text for n in names) else None
+    nodes = ast.walk(tree) if tree is not None else ()
+    return [
+        n
+        for n in nodes
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in names
+    ]
 
 
 def _function_guards(
@@ -294,25 +309,29 @@ def _truth_tested(test: ast.expr) -> set[str]:
 def _none_attributes(tree: ast.Module, function: _Function) -> set[str]:
     """``self.x`` for each attribute the function's class sets to None somewhere."""
     owner = next(
-        (
-            node
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ClassDef) and function in node.body
-        ),
-        None,
+        (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and function in n.body), None
     )
-    found: set[str] = set()
-    for node in ast.walk(owner) if owner is not None else ():
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_none(node.value):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    found.add(ast.unparse(target))
+    targets = _set_to_none(owner) if owner is not None else []
+    return {ast.unparse(target) for target in targets if _is_self_attribute(target)}
+
+
+def _set_to_none(scope: ast.AST) -> list[ast.expr]:
+    """The targets ``scope`` assigns None to."""
+    found: list[ast.expr] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and _is_none(node.value):
+            found += node.targets
+        elif isinstance(node, ast.AnnAssign) and _is_none(node.value):
+            found.append(node.target)
     return found
+
+
+def _is_self_attribute(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 def _guarded_elsewhere(tree: ast.Module, function: _Function) -> set[str]:
@@ -320,20 +339,24 @@ def _guarded_elsewhere(tree: ast.Module, function: _Function) -> set[str]:
     elsewhere (``dt.tzinfo``): a value the file knows may be None."""
     params = parameters(function) - {"self", "cls"}
     inside = (function.lineno, function.end_lineno or function.lineno)
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare) or inside[0] <= node.lineno <= inside[1]:
-            continue
-        left = node.left
-        if (
-            isinstance(left, ast.Attribute)
-            and isinstance(left.value, ast.Name)
-            and left.value.id in params
-            and any(isinstance(op, ast.Is) for op in node.ops)
-            and any(_is_none(c) for c in node.comparators)
-        ):
-            found.add(ast.unparse(left))
-    return found
+    outside = (
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare) and not inside[0] <= node.lineno <= inside[1]
+    )
+    return {ast.unparse(node.left) for node in outside if _tests_attribute_of(node, params)}
+
+
+def _tests_attribute_of(node: ast.Compare, names: set[str]) -> bool:
+    """``n.x is None`` for a name ``n`` of ``names``."""
+    left = node.left
+    return (
+        isinstance(left, ast.Attribute)
+        and isinstance(left.value, ast.Name)
+        and left.value.id in names
+        and any(isinstance(op, ast.Is) for op in node.ops)
+        and any(_is_none(c) for c in node.comparators)
+    )
 
 
 def _is_none(node: ast.AST | None) -> bool:
@@ -343,21 +366,22 @@ def _is_none(node: ast.AST | None) -> bool:
 def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
     """Locals set (in the function's top-level statements) from a call that can give None:
     ``m = re.match(...)``, and each name of ``k, v = next(it, (None, None))``."""
-    found: list[tuple[ast.stmt, str]] = []
-    for statement in function.body:
-        if not (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.value, ast.Call)
-        ):
-            continue
-        target, call = statement.targets[0], statement.value
-        if isinstance(target, ast.Name) and _called(call) in _MAYBE_NONE_CALLS:
-            found.append((statement, target.id))
-        elif isinstance(target, ast.Tuple) and _defaults_to_nones(call):
-            names = [element.id for element in target.elts if isinstance(element, ast.Name)]
-            found += [(statement, name) for name in names]
-    return found
+    return [(st, name) for st in function.body for name in _maybe_none_names(st)]
+
+
+def _maybe_none_names(statement: ast.stmt) -> list[str]:
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.value, ast.Call)
+    ):
+        return []
+    target, call = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        return [target.id] if _called(call) in _MAYBE_NONE_CALLS else []
+    if isinstance(target, ast.Tuple) and _defaults_to_nones(call):
+        return [element.id for element in target.elts if isinstance(element, ast.Name)]
+    return []
 
 
 def _called(call: ast.Call) -> str:

@@ -309,13 +309,10 @@ def _only_none_returned(
     values = [r.value for r in returns if r.value is not None and not _is_none_literal(r.value)]
     if not values:
         return _called("call", facts)
-    names = {v.id for v in values if isinstance(v, ast.Name)}
-    if len(names) != 1 or len(values) != len(returns):
-        return {}
-    (name,) = names
-    assignment = _last_assignment(function, name, returns[-1].lineno)
+    name = _sole_name_returned(returns, values)
+    assignment = _last_assignment(function, name, returns[-1].lineno) if name else None
     method = _inplace_method(assignment.value) if assignment is not None else None
-    if assignment is None or method is None:
+    if name is None or assignment is None or method is None:
         return {}
     return {
         "how": "inplace",
@@ -324,6 +321,12 @@ def _only_none_returned(
         "method": method,
         "target": name,
     }
+
+
+def _sole_name_returned(returns: list[ast.Return], values: list[ast.expr]) -> str | None:
+    """The one name every ``return`` gives (``values``: what they give that is not None)."""
+    names = {v.id for v in values if isinstance(v, ast.Name)}
+    return next(iter(names)) if len(names) == 1 and len(values) == len(returns) else None
 
 
 def _inplace_method(value: ast.expr | None) -> str | None:
