@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -340,10 +341,27 @@ def _github(args: argparse.Namespace) -> int:
     diff = _compare(args.compare, args.gate, bundle)
     context = _context(loaded, extensions, bundle, diff=diff, path_prefix=args.path_prefix)
     _job_summary(environment.get("GITHUB_STEP_SUMMARY"), formats, bundle, context)
+    outputs = _render_formats(formats, bundle, context, folder, skip=args.skip)
+    for note in context.notes:
+        print(f"phasegate: {note}", file=sys.stderr)
+    _write_outputs(environment.get("GITHUB_OUTPUT"), outputs)
+    return 0
+
+
+def _render_formats(
+    formats: FormatRegistry,
+    bundle: Bundle,
+    context: ReportContext,
+    folder: Path,
+    *,
+    skip: Sequence[str],
+) -> dict[str, str]:
+    """Each format the bundle has the input of, but those skipped: written to its file in
+    ``folder`` (printed in the log when it has none); the step outputs naming the files."""
     outputs: dict[str, str] = {}
     for registered in formats.formats():
         report_format = registered.format
-        if report_format.name in args.skip or not _has_input(report_format, bundle):
+        if report_format.name in skip or not _has_input(report_format, bundle):
             continue
         text = formats.render(registered, bundle, context)
         if report_format.bundle_file is None:
@@ -353,10 +371,7 @@ def _github(args: argparse.Namespace) -> int:
         write_atomically(path, text.encode("utf-8"))
         if report_format.step_output is not None:
             outputs[report_format.step_output] = str(path)
-    for note in context.notes:
-        print(f"phasegate: {note}", file=sys.stderr)
-    _write_outputs(environment.get("GITHUB_OUTPUT"), outputs)
-    return 0
+    return outputs
 
 
 def _verdict_outputs(bundle: Bundle) -> dict[str, str]:

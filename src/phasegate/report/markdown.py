@@ -556,17 +556,24 @@ def _rounds_table(rounds: Sequence[RoundRecord]) -> list[str]:
 def _findings(verdict: GateVerdict | None, limit: int) -> _Section | None:
     if verdict is None or limit <= 0:
         return None
-    found = [(c.id, f) for c in verdict.checks for f in c.findings if c.id != "tests"]
-    total = sum(max(c.findings_total, len(c.findings)) for c in verdict.checks if c.id != "tests")
+    found, total = _ranked_findings(verdict.checks)
     if not found:
         return None
-    found.sort(key=lambda pair: (not pair[1].new, _SEVERITY_ORDER[pair[1].severity]))
     title = f"#### Findings ({total}, new code first)"
     full = _findings_table(found, total, limit)
     compact = _findings_table(found, total, min(limit, 15))
     return _Section(
         "Findings", (f"{title}\n\n{full}", f"{title}\n\n{compact}"), f"{total} findings"
     )
+
+
+def _ranked_findings(checks: Sequence[CheckResult]) -> tuple[list[tuple[str, Finding]], int]:
+    """The findings of every check but tests (whose failing tests have their own section),
+    new code and the most severe first; and how many there are in all, kept or not."""
+    kept = [check for check in checks if check.id != "tests"]
+    found = [(check.id, finding) for check in kept for finding in check.findings]
+    found.sort(key=lambda pair: (not pair[1].new, _SEVERITY_ORDER[pair[1].severity]))
+    return found, sum(max(check.findings_total, len(check.findings)) for check in kept)
 
 
 def _findings_table(found: list[tuple[str, Finding]], total: int, count: int) -> str:

@@ -171,9 +171,8 @@ def _record(obj: griffe.Object) -> PublicObject | None:
     file = obj.filepath
     if kind is None or not isinstance(file, Path):
         return None  # left out, or a namespace package (no file, no docstring to have)
+    first, last = (1, 1) if kind == "module" else _span(obj)
     docstring = obj.docstring
-    first = 1 if kind == "module" else (obj.lineno or 1)
-    last = 1 if kind == "module" else (obj.endlineno or first)
     return PublicObject(
         kind=kind,
         path=obj.path,
@@ -182,6 +181,12 @@ def _record(obj: griffe.Object) -> PublicObject | None:
         last=last,
         documented=docstring is not None and bool(docstring.value.strip()),
     )
+
+
+def _span(obj: griffe.Object) -> tuple[int, int]:
+    """The first and last lines of a class, function or property definition."""
+    first = obj.lineno or 1
+    return first, obj.endlineno or first
 
 
 def _kind(obj: griffe.Object) -> str | None:
