@@ -112,3 +112,40 @@ def test_a_test_still_failing_on_its_own_message_has_not_moved_to_a_look_alike(
     report = engine.run(failed)
     assert report.failures[0].outcome == "escalated"
     assert (tmp_path / "mod.py").read_text() == "x = 1\n"
+
+
+def test_a_module_that_collects_after_a_repair_is_not_fixed_while_one_of_its_tests_fails(
+    tmp_path: Path,
+) -> None:
+    # The first repair also lets tests/test_b.py collect, but one of its tests fails: the
+    # module's failure is not "fixed by another repair" (its tests do not all pass).
+    (tmp_path / "mod.py").write_text("x = 1\n")
+    first = Diagnosis(
+        "name", "name", "undefined", "NameError", "name 'a' is not defined", "mod.py", 1
+    )
+    second = Diagnosis(
+        "name", "name", "undefined", "NameError", "name 'b' is not defined", "mod.py", 5
+    )
+    failed = [FailedTest("tests/test_a.py::test_one", first), FailedTest("tests/test_b.py", second)]
+    after = RunResult(
+        outcomes={
+            "tests/test_a.py::test_one": "passed",
+            "tests/test_b.py::test_x": "passed",
+            "tests/test_b.py::test_y": "failed",
+        },
+        failures={"tests/test_b.py::test_y": "AssertionError: assert 1 == 2"},
+    )
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_OneCandidate()],
+        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({"tests/test_a.py::test_one": "failed"}, {"tests/test_b.py"}),
+        write=lambda _path, _text: None,
+    )
+    report = engine.run(failed)
+    assert [failure.outcome for failure in report.failures] == ["repaired", "escalated"]
+    assert (tmp_path / "mod.py").read_text() == "x = 2\n"

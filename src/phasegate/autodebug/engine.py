@@ -320,14 +320,13 @@ class Engine:
 
     def _passes_now(self, test: str) -> bool:
         """Whether a failing test passes in the baseline; for a failing module, whether it
-        collects and some test of it passes."""
+        collects and every test of it passes (none failing)."""
         outcomes = self.baseline.outcomes
         if "::" in test:
             return outcomes.get(test) == "passed"
-        return test not in self.baseline.collection_errors and any(
-            nodeid.startswith(f"{test}::") and outcome in OK_OUTCOMES
-            for nodeid, outcome in outcomes.items()
-        )
+        tests = [o for nodeid, o in outcomes.items() if nodeid.startswith(f"{test}::")]
+        collected = test not in self.baseline.collection_errors
+        return collected and bool(tests) and all(o in OK_OUTCOMES for o in tests)
 
     def _remap(self, diagnosis: Diagnosis) -> None:
         """Follow the fault's lines through repairs kept earlier in this run."""
