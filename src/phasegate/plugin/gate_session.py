@@ -33,6 +33,7 @@ from phasegate.report.terminal import gate_lines, round_lines
 from phasegate.store import Store
 
 if TYPE_CHECKING:
+    from phasegate.gates.coverage_run import CoverageRun
     from phasegate.gates.runner import GateRunner
     from phasegate.plugin.recorder import Recorder
     from phasegate.refine.state import RoundOutcome
@@ -136,9 +137,15 @@ class GateSession:
             self.verdict, self.verdict_path, verbosity=verbosity, width=width
         ):
             terminalreporter.write_line(text, **markup)
-        if self.round is not None and (verbosity > 0 or self._loop_configured()):
-            for text, markup in round_lines(self.round.state, verbosity=verbosity):
-                terminalreporter.write_line(text, **markup)
+        self._write_round(terminalreporter, verbosity)
+
+    def _write_round(self, terminalreporter: Any, verbosity: int) -> None:
+        """The refinement round and the router's next action, shown to a project that set up
+        the loop, or with ``-v``."""
+        if self.round is None or not (verbosity > 0 or self._loop_configured()):
+            return
+        for text, markup in round_lines(self.round.state, verbosity=verbosity):
+            terminalreporter.write_line(text, **markup)
 
     def _loop_configured(self) -> bool:
         from phasegate.refine.state import loop_configured  # loaded for the round already
@@ -148,34 +155,40 @@ class GateSession:
     def _coverage(self) -> tuple[CoverageFigures | None, str | None]:
         if not self._runner.needs_coverage:
             return None, None
-        store = self._recorder.store
         root = self._recorder.loaded_config.project_root
         try:
             if run_coverage.pytest_cov_active(self._config):
                 return read_data_file(root, None), None
             run = self._config.stash.get(run_coverage.COVERAGE_KEY, None)
             if run is None and not self._worker_coverage:
-                from phasegate.optional import is_available
-
-                if not is_available("coverage"):
-                    return None, "coverage is not installed"
-                if self._config.stash.get(run_coverage.COVERAGE_BUSY_KEY, False):
-                    return None, (
-                        "coverage.py was already measuring this process (coverage run, or an "
-                        "outer pytest run), so phasegate did not start a second measurement; "
-                        "run pytest directly, or with --cov (pytest-cov), whose data it reads"
-                    )
-                return None, "coverage was not started for this run"
-            if run is None:
-                run = _empty_run(root, self._runner)
-            for payload in self._worker_coverage:
-                run.merge(payload)
-            figures = run.report(data_path=store.path(COVERAGE_DATA))
-            if self._runner.wants_test_contexts:
-                self._line_contexts = run.contexts(self._runner.changed_files())
-            return figures, None
+                return None, self._why_not_measured()
+            return self._figures(run if run is not None else _empty_run(root, self._runner)), None
         except (MeasurementError, PhasegateError) as exc:
             return None, str(exc)
+
+    def _why_not_measured(self) -> str:
+        """Why this process measured nothing, and no worker sent a measurement."""
+        from phasegate.optional import is_available
+
+        if not is_available("coverage"):
+            return "coverage is not installed"
+        if self._config.stash.get(run_coverage.COVERAGE_BUSY_KEY, False):
+            return (
+                "coverage.py was already measuring this process (coverage run, or an "
+                "outer pytest run), so phasegate did not start a second measurement; "
+                "run pytest directly, or with --cov (pytest-cov), whose data it reads"
+            )
+        return "coverage was not started for this run"
+
+    def _figures(self, run: CoverageRun) -> CoverageFigures:
+        """The figures of this process's measurement and the workers', their data kept in the
+        artifacts folder (and each changed line's tests, when the gate wants them)."""
+        for payload in self._worker_coverage:
+            run.merge(payload)
+        figures = run.report(data_path=self._recorder.store.path(COVERAGE_DATA))
+        if self._runner.wants_test_contexts:
+            self._line_contexts = run.contexts(self._runner.changed_files())
+        return figures
 
     @staticmethod
     def _fail(session: pytest.Session) -> None:
@@ -205,12 +218,8 @@ class ShardGateSession(GateSession):
             terminalreporter.write_sep("=", f"phasegate gate {name}: shard {self._shard}")
         for message in self.errors:
             terminalreporter.write_line(f"error: {message}", red=True, bold=True)
-        data = self._recorder.outcome.document
-        tests = data["counts"]["collected"] if data else 0
-        shard = data["shard"] if data else None
-        suite = shard["suite_size"] if shard else "?"
         terminalreporter.write_line(
-            f"shard {self._shard} ran {tests} of the suite's {suite} tests; the gate {name} "
+            f"shard {self._shard} ran {self._tests_ran()}; the gate {name} "
             "is judged once on all shards by `phasegate merge`"
         )
         if self.coverage_problem:
@@ -219,8 +228,17 @@ class ShardGateSession(GateSession):
                 yellow=True,
             )
 
+    def _tests_ran(self) -> str:
+        """How many of the suite's tests this shard ran, as the run report says."""
+        data = self._recorder.outcome.document
+        tests = data["counts"]["collected"] if data else 0
+        shard = data["shard"] if data else None
+        suite = shard["suite_size"] if shard else "?"
+        return f"{tests} of the suite's {suite} tests"
 
-def _empty_run(root: Path, runner: GateRunner) -> Any:
+
+def _empty_run(root: Path, runner: GateRunner) -> CoverageRun:
+    """A measurement with nothing measured, for the workers' data to be merged into."""
     from phasegate.gates.coverage_run import CoverageRun
 
     return CoverageRun(root, runner.project.package_dirs)
