@@ -63,18 +63,23 @@ def _field_path(model: type[BaseModel], loc: list[str]) -> list[str]:
     """``loc`` up to the key it names: the parts after a plain value name union members."""
     annotation: Any = model
     for index, part in enumerate(loc):
-        section = _section_type(annotation)
-        if section is not None:
-            field = section.model_fields.get(part)
-            if field is None:
-                return loc  # an unknown key: named as it is
-            annotation = field.annotation
-            continue
-        inner = _container_value(annotation)
+        inner = _step(annotation, part)
         if inner is None:
-            return loc[:index]
-        annotation = inner  # ``part`` was a dict key or a list index
+            # An unknown key is named as it is; after a plain value, the rest is not a key.
+            return loc if _section_type(annotation) is not None else loc[:index]
+        annotation = inner
     return loc
+
+
+def _step(annotation: Any, part: str) -> Any:
+    """The annotation of ``part`` inside ``annotation``: a section's field, or the value of a
+    dict or list (``part`` a key or an index); None for a key the section lacks, or inside a
+    plain value."""
+    section = _section_type(annotation)
+    if section is None:
+        return _container_value(annotation)
+    field = section.model_fields.get(part)
+    return field.annotation if field is not None else None
 
 
 def _describe_one(
@@ -86,18 +91,20 @@ def _describe_one(
     subject = f"{flag} (key {key})" if flag else f"key {key}"
     value = error.get("input")
     if error["type"] == "extra_forbidden":
-        parent = _model_at(model, loc[:-1])
-        allowed = sorted(parent.model_fields) if parent else []
-        hint = difflib.get_close_matches(loc[-1], allowed, n=1)
-        guess = f"; did you mean {hint[0]!r}?" if hint else ""
-        parent_key = ".".join([table, *loc[:-1]]) if table else ".".join(loc[:-1])
-        return (
-            f"{where}: unknown {subject} = {value!r}; allowed keys in "
-            f"[{parent_key}]: {', '.join(allowed)}{guess}"
-        )
+        return f"{where}: unknown {subject} = {value!r}; {_allowed_keys(model, loc, table)}"
     meaning = _description(model, loc)
     detail = f" ({meaning})" if meaning else ""
     return f"{where}: {subject} = {value!r} is not allowed: {error['msg']}{detail}"
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[str], table: str) -> str:
+    """The keys the table holding the unknown key ``loc`` allows, and the closest to it."""
+    parent = _model_at(model, loc[:-1])
+    allowed = sorted(parent.model_fields) if parent else []
+    hint = difflib.get_close_matches(loc[-1], allowed, n=1)
+    guess = f"; did you mean {hint[0]!r}?" if hint else ""
+    parent_key = ".".join([table, *loc[:-1]]) if table else ".".join(loc[:-1])
+    return f"allowed keys in [{parent_key}]: {', '.join(allowed)}{guess}"
 
 
 def _model_at(model: type[BaseModel], path: Sequence[str]) -> type[BaseModel] | None:
@@ -108,17 +115,9 @@ def _model_at(model: type[BaseModel], path: Sequence[str]) -> type[BaseModel] | 
     """
     annotation: Any = model
     for part in path:
-        section = _section_type(annotation)
-        if section is not None:
-            field = section.model_fields.get(part)
-            if field is None:
-                return None
-            annotation = field.annotation
-        else:
-            inner = _container_value(annotation)
-            if inner is None:
-                return None
-            annotation = inner  # ``part`` was a dict key or a list index
+        annotation = _step(annotation, part)
+        if annotation is None:
+            return None
     return _section_type(annotation)
 
 
