@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.runner import TestRunner
     from phasegate.autodebug.settings import AutodebugSettings
     from phasegate.autodebug.validate import Baseline
+    from phasegate.config import LoadedConfig
     from phasegate.documents import RunDocument
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
@@ -63,6 +64,23 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
             f"phasegate: --autodebug={mode!r} is not a mode; allowed: {', '.join(MODES)}. "
             "Write --autodebug=MODE when test paths follow"
         )
+    loaded, patterns = _settings_and_patterns(config, recorder)
+    config.pluginmanager.register(
+        Classifier(loaded.project_root, patterns), "phasegate-autodebug-classifier"
+    )
+    if recorder is not None:
+        controller = AutodebugController(config, recorder, loaded.config.autodebug, patterns, mode)
+        controller.recover()
+        config.stash[CONTROLLER_KEY] = controller
+        config.pluginmanager.register(controller, "phasegate-autodebug")
+
+
+def _settings_and_patterns(
+    config: pytest.Config, recorder: Recorder | None
+) -> tuple[LoadedConfig, list[Pattern]]:
+    """The settings (a pytest-xdist worker reads its own) and the repair patterns; where the
+    run repairs, the TF-IDF index it is set to use must be installed. A problem is a usage
+    error."""
     from phasegate.autodebug.patterns import load_patterns
     from phasegate.errors import PhasegateError
     from phasegate.extensions import make_plugin_manager
@@ -86,14 +104,7 @@ def configure(config: pytest.Config, recorder: Recorder | None) -> None:
             )
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
-    config.pluginmanager.register(
-        Classifier(loaded.project_root, patterns), "phasegate-autodebug-classifier"
-    )
-    if recorder is not None:
-        controller = AutodebugController(config, recorder, loaded.config.autodebug, patterns, mode)
-        controller.recover()
-        config.stash[CONTROLLER_KEY] = controller
-        config.pluginmanager.register(controller, "phasegate-autodebug")
+    return loaded, patterns
 
 
 class Classifier:

@@ -49,17 +49,8 @@ def pytest_cov_active(config: pytest.Config) -> bool:
 
 def start_early(early_config: pytest.Config, args: list[str]) -> None:
     """Start measuring if a gate is asked for; called from ``pytest_load_initial_conftests``."""
-    namespace = early_config.known_args_namespace
-    requested = getattr(namespace, "gate", None)
-    if requested is None or requested == "record" or getattr(namespace, "collectonly", False):
+    if not _measures_here(early_config.known_args_namespace):
         return
-    if getattr(namespace, "cov_source", None):
-        return  # pytest-cov measures; its data is read at the end
-    # On a pytest-xdist worker the options still say "-n N", and workerinput is set only
-    # later; the worker's environment says what it is (documented by pytest-xdist).
-    on_worker = bool(os.environ.get("PYTEST_XDIST_WORKER"))
-    if getattr(namespace, "numprocesses", None) and not on_worker:
-        return  # the tests run in the workers, which start their own measurement
     from phasegate.gates.coverage_run import CoverageRun
     from phasegate.gates.project import GateProject
     from phasegate.optional import is_available
@@ -78,6 +69,21 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
     run = CoverageRun(root, GateProject(root, packages_setting=packages).package_dirs)
     run.start()
     early_config.stash[COVERAGE_KEY] = run
+
+
+def _measures_here(namespace: object) -> bool:
+    """Whether this process measures coverage for a gate: one is asked for (not ``record``,
+    nor a collection only), pytest-cov does not measure, and the tests run here."""
+    requested = getattr(namespace, "gate", None)
+    if requested is None or requested == "record" or getattr(namespace, "collectonly", False):
+        return False
+    if getattr(namespace, "cov_source", None):
+        return False  # pytest-cov measures; its data is read at the end
+    # On a pytest-xdist worker the options still say "-n N", and workerinput is set only
+    # later; the worker's environment says what it is (documented by pytest-xdist).
+    on_worker = bool(os.environ.get("PYTEST_XDIST_WORKER"))
+    # With workers, the tests run in them, and each starts its own measurement.
+    return not getattr(namespace, "numprocesses", None) or on_worker
 
 
 def stop_unneeded(config: pytest.Config) -> None:
