@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from phasegate import clock
+from phasegate.gates.api import package_name
 from phasegate.gates.mutants import Mutant
 from phasegate.gates.mutation_copy import ProjectCopy, copy_project, listed_files
 from phasegate.gates.mutation_runs import (
@@ -165,7 +166,7 @@ class MutationRunner:
         return run_environment([copy.root / _import_root(d, self.root) for d in self._dirs()])
 
     def _check_imports(self, copy: ProjectCopy) -> None:
-        names = sorted({d.stem if d.suffix == ".py" else d.name for d in self._dirs()})
+        names = sorted({package_name(folder) for folder in self._dirs()})
         for name, origin in import_origins(names, cwd=copy.root, env=self._env(copy)).items():
             where = Path(origin).resolve() if origin else None
             if where is None or copy.root.resolve() not in where.parents:
@@ -183,6 +184,13 @@ class MutationRunner:
         if self.line_contexts is not None and _records_tests(self.line_contexts):
             self.contexts_from_run = True
             return self.line_contexts
+        return self._traced(copy, offset, passed, scratch)
+
+    def _traced(
+        self, copy: ProjectCopy, offset: Path, passed: set[str], scratch: Path
+    ) -> LineContexts:
+        """Which passing tests ran each line, from a run of the passed tests' files in the copy
+        that records per-test coverage of the mutated files."""
         files = sorted({nodeid.split("::", 1)[0] for nodeid in passed})
         measured = sorted({copy.root / mutant.path for mutant in self.mutants})
         traced = self._run_unmutated(copy, offset, files, scratch, contexts_of=measured)

@@ -133,15 +133,19 @@ def _find_base(ctx: CheckContext) -> _Base | None:
     base = ctx.new_code.base
     if base.available and base.sha:
         return _Base(base.sha, base.ref or base.sha[:12], "the run's base")
-    root = ctx.project.root
+    return _latest_tag(ctx.project.root, ctx.timeout_s)
+
+
+def _latest_tag(root: Path, timeout_s: float) -> _Base | None:
+    """The latest tag reachable from HEAD, as a base; ``None`` when there is none."""
     tag = git_text(
-        root, ["describe", "--tags", "--abbrev=0"], timeout_s=ctx.timeout_s, none_when=_NO_TAG
+        root, ["describe", "--tags", "--abbrev=0"], timeout_s=timeout_s, none_when=_NO_TAG
     )
     if tag is None:
         return None
     if not tag.strip() or "\n" in tag:
         raise CheckError(f"git describe answered {tag!r:.100}, which is not a tag name")
-    sha = git_text(root, ["rev-parse", "--verify", f"{tag}^{{commit}}"], timeout_s=ctx.timeout_s)
+    sha = git_text(root, ["rev-parse", "--verify", f"{tag}^{{commit}}"], timeout_s=timeout_s)
     if not sha:
         raise CheckError(f"git rev-parse named no commit for the tag {tag!r}")
     return _Base(sha, tag, "the latest tag")

@@ -184,6 +184,13 @@ def _baseline(ctx: CheckContext, options: PerfOptions) -> BaseMeasures | None:
         return from_artifact(path, options.baseline_artifact, root, base_sha)
     if base_sha is None:
         return None
+    return _at_base(ctx, options, base_sha)
+
+
+def _at_base(ctx: CheckContext, options: PerfOptions, base_sha: str) -> BaseMeasures:
+    """The base commit's measures: its committed baseline file, else its perf tests run now
+    (when ``run_base`` allows it)."""
+    root = ctx.project.root
     if options.baseline:
         committed = from_committed_file(root, base_sha, options.baseline)
         if committed is not None:
