@@ -16,7 +16,7 @@ another shape is not believed: the file is compiled again.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -85,14 +85,22 @@ def _problems(ctx: CheckContext, files: Sequence[Path]) -> dict[Path, Problem | 
     keep: dict[str, tuple[str, object]] = {}
     for path in files:
         name = ctx.project.relative(path)
-        recognized, problem = _kept_problem(known[name]) if name in known else (False, None)
-        if not recognized:
-            problem = _compile_problem(path)
+        problem = _kept_or_compiled(path, name, known)
         problems[path] = problem
         if (digest := digests[name]) is not None:
             keep[name] = (digest, list(problem) if problem is not None else None)
     kept.keep(key, keep)
     return problems
+
+
+def _kept_or_compiled(path: Path, name: str, known: Mapping[str, object]) -> Problem | None:
+    """The answer kept for the file when there is one and it is recognized, else the file
+    compiled now."""
+    if name in known:
+        recognized, problem = _kept_problem(known[name])
+        if recognized:
+            return problem
+    return _compile_problem(path)
 
 
 def _kept_problem(data: object) -> tuple[bool, Problem | None]:
