@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
@@ -120,8 +120,21 @@ def parse_json(module: str, text: str) -> Any:
         ) from exc
 
 
-def expect(module: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
-    """``value`` if it is of ``kind``, else a CheckError naming the tool and what was expected.
+_T = TypeVar("_T")
+_U = TypeVar("_U")
+
+
+@overload
+def expect(module: str, value: object, kind: type[_T], what: str) -> _T: ...
+
+
+@overload
+def expect(module: str, value: object, kind: tuple[type[_T], type[_U]], what: str) -> _T | _U: ...
+
+
+def expect(module: str, value: object, kind: type | tuple[type, ...], what: str) -> object:
+    """``value``, typed, if it is of ``kind``, else a CheckError naming the tool and what was
+    expected.
 
     ``bool`` never passes for ``int`` (JSON ``true`` is not a count).
     """
