@@ -11,7 +11,11 @@ Per project, in each round and in a rotating order, side by side:
 * ``pytest --gate=twelve-check`` cold (no cache) and warm (run again, nothing changed);
 * ``phasegate gate run --gate twelve-check`` cold and warm;
 * plain pytest, for reference;
-* the gate's static checks through the engine in this process, cold and warm.
+* the gate's static checks through the engine in this process, cold, warm, and warm after one
+  package module changed (the checks that keep results per file read that module alone);
+* two diagnostics of the CPU ratio: the cold gate pinned to one core (its tools not side by
+  side, as by hand), and a fixed piece of pure-Python work alone and as two copies on two cores
+  (what running on both cores at once costs in CPU time by itself).
 
 Every run's wall time and CPU time (user + system, children included) is taken; the figures
 printed are medians over the rounds. ``gate run`` also reports its own process's CPU time (the
@@ -461,6 +465,27 @@ def static_checks(subject: Subject, *, cold: bool) -> Timing:
     return Timing(wall, cpu)
 
 
+def one_file_changed(subject: Subject) -> Timing:
+    """The static checks on a warm cache after one package module changed (a comment added).
+
+    The module is put back as it was afterwards. Every check that reads the module runs
+    again; those that keep results per file (security, syntax) read only that module again.
+    """
+    modules = sorted(
+        path
+        for package in subject.packages
+        for path in (package.rglob("*.py") if package.is_dir() else [package])
+        if path.name != "__init__.py"
+    )
+    target = modules[0]
+    original = target.read_bytes()
+    target.write_bytes(original + f"\n# changed by the benchmark at {time.time_ns()}\n".encode())
+    try:
+        return static_checks(subject, cold=False)
+    finally:
+        target.write_bytes(original)
+
+
 # -- one project -------------------------------------------------------------------------------
 
 
@@ -486,6 +511,7 @@ def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
         "static": lambda: {
             "static checks cold": static_checks(subject, cold=True),
             "static checks warm": static_checks(subject, cold=False),
+            "static checks, one file changed": one_file_changed(subject),
         },
     }
     order = list(variants)
@@ -527,6 +553,10 @@ def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, floa
         "warm_wall": figures["static checks warm"].wall / figures["static checks cold"].wall,
         "warm_cpu": figures["static checks warm"].cpu / figures["static checks cold"].cpu,
         "one_core": figures["pytest --gate cold, one core"].cpu / hand.cpu,
+        "changed_wall": figures["static checks, one file changed"].wall
+        / figures["static checks cold"].wall,
+        "changed_cpu": figures["static checks, one file changed"].cpu
+        / figures["static checks cold"].cpu,
         "side_by_side": side_by_side(figures),
     }
     print(f"  machine's limit max(longest tool, tools' CPU / {CORES}): {limit:.2f} s")
@@ -543,6 +573,10 @@ def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, floa
     print(
         f"  warm static / cold static: wall {ratios['warm_wall']:.3f}, CPU "
         f"{ratios['warm_cpu']:.3f}  (target <= 0.1)"
+    )
+    print(
+        f"  one file changed / cold static: wall {ratios['changed_wall']:.3f}, CPU "
+        f"{ratios['changed_cpu']:.3f}  (measured)"
     )
     return ratios
 
@@ -675,16 +709,17 @@ def main() -> int:
         "| project | tools by hand | `pytest --gate` cold | warm | `gate run` cold | warm "
         "| limit | CPU gate / by hand | `gate run` adds (own process) | wall / limit "
         "| warm static / cold (wall, CPU) | findings | CPU gate on one core / by hand "
-        "| fixed work side by side / alone |"
+        "| fixed work side by side / alone | one file changed / cold static (wall, CPU) |"
     )
-    print("|---" * 14 + "|")
+    print("|---" * 15 + "|")
     for name, figures, r, same in summary:
         cells = " | ".join(f"{figures[c].wall:.2f} / {figures[c].cpu:.2f}" for c in columns)
         print(
             f"| {name} | {cells} | {r['limit']:.2f} | {r['cpu']:.3f} "
             f"| {r['cli']:+.1%} ({r['cli_own']:+.1%}) "
             f"| {r['wall']:.2f} | {r['warm_wall']:.3f}, {r['warm_cpu']:.3f} "
-            f"| {'same' if same else 'DIFFERENT'} | {r['one_core']:.3f} | {r['side_by_side']:.3f} |"
+            f"| {'same' if same else 'DIFFERENT'} | {r['one_core']:.3f} | {r['side_by_side']:.3f} "
+            f"| {r['changed_wall']:.3f}, {r['changed_cpu']:.3f} |"
         )
     print(f"findings equal on every project: {'yes' if equal else 'NO'}")
     return 0 if equal else 1
