@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TypeVar, overload
 
 from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
@@ -100,8 +100,9 @@ def run_tool(
     return run
 
 
-def parse_json(module: str, text: str) -> Any:
-    """The tool's JSON output, or a CheckError quoting the start of what it printed.
+def parse_json(module: str, text: str) -> object:
+    """The tool's JSON output (any JSON value, narrowed by the check that reads it), or a
+    CheckError quoting the start of what it printed.
 
     Empty output is refused too: a tool asked for JSON always prints a document, even an
     empty list, when it finished its work.

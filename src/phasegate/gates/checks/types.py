@@ -32,7 +32,7 @@ import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
@@ -99,7 +99,7 @@ class TypesCheck:
         )
 
 
-def _checked(ctx: CheckContext, targets: Sequence[Path]) -> list[Any]:
+def _checked(ctx: CheckContext, targets: Sequence[Path]) -> list[object]:
     """mypy's JSON messages about ``targets``, once its exit status, its messages and its
     JUnit report are seen to tell one story."""
     with tempfile.TemporaryDirectory(prefix="phasegate-mypy-") as folder:
@@ -124,7 +124,7 @@ def _checked(ctx: CheckContext, targets: Sequence[Path]) -> list[Any]:
     return entries
 
 
-def _entries(run: ToolRun) -> list[Any]:
+def _entries(run: ToolRun) -> list[object]:
     """mypy's JSON lines; a CheckError when it did not check (or printed no JSON)."""
     entries = [parse_json("mypy", line) for line in run.stdout.splitlines() if line.startswith("{")]
     if entries or run.returncode == 0:
@@ -160,7 +160,7 @@ def _junit_summary(path: Path, run: ToolRun) -> tuple[int, int, str]:
     return int(suite.group(1)), int(suite.group(2)), text
 
 
-def _agree(run: ToolRun, entries: list[Any], summary: tuple[int, int, str]) -> None:
+def _agree(run: ToolRun, entries: list[object], summary: tuple[int, int, str]) -> None:
     """A CheckError unless mypy's exit status, JSON lines and JUnit report tell one story.
 
     Clean is exit status 0 with no JSON message, and a report of no failure, or of notes
@@ -199,7 +199,7 @@ def _configuration_notes_only(failures: int, lines: list[str]) -> bool:
     return all(": note: " in line for line in lines)
 
 
-def _finding(ctx: CheckContext, entry: Any) -> Finding:
+def _finding(ctx: CheckContext, entry: object) -> Finding:
     if not isinstance(entry, dict):
         raise CheckError(f"mypy printed a JSON line that is not an object: {entry!r:.200}")
     code = str(entry.get("code") or "misc")
