@@ -38,11 +38,11 @@ from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.autodebug.unbound import unbound_names
 from phasegate.autodebug.validate import (
-    OK_OUTCOMES,
     Baseline,
     Verdict,
     failure_key,
     reproduces,
+    target_passes,
     validate,
 )
 from phasegate.autodebug.workspace import EditRefused, Workspace
@@ -316,17 +316,10 @@ class Engine:
 
     def _fixed_already(self, group: _Group) -> bool:
         """In apply mode, an earlier repair may have fixed this failure's tests too."""
-        return bool(self._changed) and all(self._passes_now(test) for test in group.tests)
-
-    def _passes_now(self, test: str) -> bool:
-        """Whether a failing test passes in the baseline; for a failing module, whether it
-        collects and every test of it passes (none failing)."""
-        outcomes = self.baseline.outcomes
-        if "::" in test:
-            return outcomes.get(test) == "passed"
-        tests = [o for nodeid, o in outcomes.items() if nodeid.startswith(f"{test}::")]
-        collected = test not in self.baseline.collection_errors
-        return collected and bool(tests) and all(o in OK_OUTCOMES for o in tests)
+        outcomes, collection_errors = self.baseline.outcomes, self.baseline.collection_errors
+        return bool(self._changed) and all(
+            target_passes(outcomes, collection_errors, test) for test in group.tests
+        )
 
     def _remap(self, diagnosis: Diagnosis) -> None:
         """Follow the fault's lines through repairs kept earlier in this run."""

@@ -21,7 +21,7 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -42,6 +42,7 @@ __all__ = [
     "judge",
     "one_run_suffices",
     "reproduces",
+    "target_passes",
     "target_selection",
     "validate",
 ]
@@ -121,7 +122,7 @@ def _moved(run: RunResult, targets: list[str], elsewhere: Collection[str]) -> di
     moved: dict[str, str] = {}
     for target in targets:
         text = _failure_text(run, target)
-        if text is None or _target_passes(run, target):
+        if text is None or target_passes(run.outcomes, run.collection_errors, target):
             continue
         exc_type, _, message = text.partition(": ")
         key = failure_key(exc_type, message)
@@ -134,10 +135,14 @@ def _module(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def _target_passes(run: RunResult, target: str) -> bool:
-    if "::" in target or target in run.collection_errors:
-        return run.outcomes.get(target) == "passed"
-    tests = [o for nodeid, o in run.outcomes.items() if _module(nodeid) == target]
+def target_passes(
+    outcomes: Mapping[str, str], collection_errors: Collection[str], target: str
+) -> bool:
+    """Whether a failing test passes, given each test's outcome and the modules that failed to
+    collect; for a failing module, whether it collects and every test of it passes."""
+    if "::" in target or target in collection_errors:
+        return outcomes.get(target) == "passed"
+    tests = [o for nodeid, o in outcomes.items() if _module(nodeid) == target]
     return bool(tests) and all(o in OK_OUTCOMES for o in tests)
 
 
@@ -172,7 +177,7 @@ def judge(
         return ValidationStage(
             stage=stage, passed=False, detail=run.error, duration_s=run.duration_s
         )
-    still = [target for target in targets if not _target_passes(run, target)]
+    still = [t for t in targets if not target_passes(run.outcomes, run.collection_errors, t)]
     new = _newly_failing(run, baseline, modules)
     return ValidationStage(
         stage=stage,
@@ -279,7 +284,7 @@ def reproduces(
     run = runner.run(_plan(targets, runner, baseline, root).first_run)
     if run.error is not None:
         return run.error
-    return not all(_target_passes(run, target) for target in targets)
+    return not all(target_passes(run.outcomes, run.collection_errors, t) for t in targets)
 
 
 def validate(
