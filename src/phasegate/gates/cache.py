@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import JsonValue
 
@@ -43,7 +42,7 @@ def cache_key(
     check_id: str,
     *,
     tool: ToolInfo | None,
-    options: dict[str, Any],
+    options: Mapping[str, object],
     new_code: str,
     root: Path,
     inputs: Sequence[Path],

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
@@ -35,10 +35,10 @@ from phasegate.gates.protocol import Check, CheckContext, CheckError, Measuremen
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
 from phasegate.model.baseline import Baseline
-from phasegate.model.gate import GateVerdict, Requirement
+from phasegate.model.gate import GateVerdict, Requirement, ToolInfo
 from phasegate.model.run import RunReport
 from phasegate.processes import kill_running_groups
-from phasegate.settings import describe_errors
+from phasegate.settings import Section, describe_errors
 
 if TYPE_CHECKING:
     from phasegate.gates.static_process import StaticChecksProcess
@@ -74,7 +74,7 @@ class PlannedCheck:
     check: Check
     origin: str
     spec: CheckSpec
-    options: Any
+    options: Section  # validated by the check's options_model
     requirement: Requirement
     timeout_s: float
 
@@ -346,7 +346,9 @@ class GateRunner:
         )
         return measurement.model_copy(update={"summary": summary, "baseline_accepted": count})
 
-    def _key(self, planned: PlannedCheck, context: CheckContext, tool: Any) -> str | None:
+    def _key(
+        self, planned: PlannedCheck, context: CheckContext, tool: ToolInfo | None
+    ) -> str | None:
         if self._cache is None:
             return None
         inputs = planned.check.cache_inputs(context, planned.options)
