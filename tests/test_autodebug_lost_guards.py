@@ -253,3 +253,23 @@ def test_a_function_the_test_called_where_it_waited_for_the_exception_is_looked_
     diagnosis.facts = {}
     missed = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "label")])
     assert not any(c.edits[0].text == guarded for c in missed)
+
+
+def test_an_assertion_raised_by_unittest_keeps_where_the_test_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test = (
+        "import unittest\n\n\nclass TestWait(unittest.TestCase):\n"
+        "    def runTest(self):\n"
+        "        with self.assertRaises(TypeError):\n"
+        "            len([])\n"
+    )
+    diagnosis = classify_in(
+        tmp_path,
+        {"waits.py": test},
+        "import waits; waits.TestWait().runTest()",
+        monkeypatch,
+    )
+    assert diagnosis.pattern == "assertion"
+    assert expected_exception(diagnosis) == "TypeError"
+    assert diagnosis.facts["project_frame"] == {"path": "waits.py", "line": 6}
