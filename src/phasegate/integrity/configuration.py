@@ -199,20 +199,21 @@ def _where(setting: Setting) -> str:
 
 def _loosened(now: Setting, was: Setting | None, security: tuple[str, ...]) -> str | None:
     """The sentence for a setting the change loosened; ``None`` when it did not."""
+    old = was.value if was is not None else None
     if now.tool == "mypy":
-        return _mypy_loosened(now, was.value if was is not None else None)
+        return _mypy_loosened(now, old)
     if now.tool == "pytest":
-        return _pytest_loosened(now, was.value if was is not None else None)
-    return _lists_loosened(now, was.value if was is not None else None, security)
+        return _pytest_loosened(now, old)
+    return _lists_loosened(now, old, security)
 
 
 def _lists_loosened(now: Setting, old: object, security: tuple[str, ...]) -> str | None:
     """A list grown or shrunk in the loosening direction, or coverage's ``fail_under`` lowered."""
     pair, value = (now.tool, now.key), now.value
-    if pair in _LOOSER_AS_GROWS and isinstance(value, frozenset):
-        return _grown(now, value, old, security)
-    if pair in _LOOSER_AS_SHRINKS and isinstance(value, frozenset):
-        return _shrunk(now, value, old)
+    if isinstance(value, frozenset):
+        if pair in _LOOSER_AS_GROWS:
+            return _grown(now, value, old, security)
+        return _shrunk(now, value, old) if pair in _LOOSER_AS_SHRINKS else None
     lowered = isinstance(value, float) and isinstance(old, float) and value < old
     if pair == ("coverage", "fail_under") and lowered:
         return f"coverage fail_under lowered from {old:g} to {value:g}: less coverage passes"

@@ -333,32 +333,20 @@ def _skips(
         yield _skip_trick(path, name, feature)
 
 
+#: A skip feature's kind -> the rule and the sentence of the trick (``{how}``: the feature).
+_SKIP_TRICKS = {
+    "xfail": ("newly-xfailed", "newly marked as an expected failure ({how}, not strict): it "
+              "passes the run whether it fails or not"),
+    "importorskip": ("importorskip-added", "newly skipped when an import fails ({how}): a "
+                     "missing dependency hides the tests"),
+    "skip": ("newly-skipped", "newly skipped ({how}): a skipped failing test is not a fix"),
+}  # fmt: skip
+
+
 def _skip_trick(path: str, name: str, feature: SkipFeature) -> Trick:
-    if feature.kind == "xfail":
-        return Trick(
-            "evidence",
-            "newly-xfailed",
-            path,
-            feature.line,
-            f"{name} newly marked as an expected failure ({feature.how}, not strict): it "
-            "passes the run whether it fails or not",
-        )
-    if feature.kind == "importorskip":
-        return Trick(
-            "evidence",
-            "importorskip-added",
-            path,
-            feature.line,
-            f"{name} newly skipped when an import fails ({feature.how}): a missing "
-            "dependency hides the tests",
-        )
-    return Trick(
-        "evidence",
-        "newly-skipped",
-        path,
-        feature.line,
-        f"{name} newly skipped ({feature.how}): a skipped failing test is not a fix",
-    )
+    rule, sentence = _SKIP_TRICKS.get(feature.kind, _SKIP_TRICKS["skip"])
+    message = f"{name} {sentence.format(how=feature.how)}"
+    return Trick("evidence", rule, path, feature.line, message)
 
 
 def _module_skips(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
