@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from phasegate.model.gate import CheckStatus, GateVerdict
+from phasegate.model.gate import CheckResult, CheckStatus, GateVerdict
 from phasegate.model.refine import (
     FeedbackItem,
     LoopSettings,
@@ -36,6 +36,7 @@ __all__ = [
     "advance",
     "collection_line",
     "failed_tests",
+    "failing_checks",
     "failure_line",
     "moving_average",
     "problems",
@@ -65,9 +66,7 @@ def moving_average(previous: float | None, score: float, alpha: float) -> float:
 def problems(verdict: GateVerdict, run: RunReport | None) -> dict[str, str]:
     """``{feedback key: description}`` of everything that failed in this round."""
     found = {
-        f"check:{check.id}": f"{check.id}: {check.reasoning}"
-        for check in verdict.checks
-        if check.requirement == "required" and check.status in _FAILED_CHECK
+        f"check:{check.id}": f"{check.id}: {check.reasoning}" for check in failing_checks(verdict)
     }
     if run is not None:
         found.update({f"test:{test.nodeid}": failure_line(test) for test in failed_tests(run)})
@@ -76,6 +75,11 @@ def problems(verdict: GateVerdict, run: RunReport | None) -> dict[str, str]:
 
 
 _FAILED_CHECK = (CheckStatus.FAILED, CheckStatus.ERROR)
+
+
+def failing_checks(verdict: GateVerdict) -> list[CheckResult]:
+    """The checks the gate requires that failed or could not run."""
+    return [c for c in verdict.checks if c.requirement == "required" and c.status in _FAILED_CHECK]
 
 
 def failed_tests(run: RunReport) -> list[TestRecord]:

@@ -22,11 +22,12 @@ from phasegate.model.refine import (
     FeedbackItem,
     LoopStatus,
     RefinementState,
+    RoundRecord,
     RouterAction,
     RouterDecision,
 )
 from phasegate.model.run import RunReport
-from phasegate.refine.loop import collection_line, failed_tests, failure_line
+from phasegate.refine.loop import collection_line, failed_tests, failing_checks, failure_line
 
 __all__ = ["MISSING_STEP_CHECKS", "REGRESSION_DROP", "decide"]
 
@@ -44,11 +45,7 @@ def decide(state: RefinementState, verdict: GateVerdict, run: RunReport | None) 
         return _escalate(state)
     if state.status in (LoopStatus.PASSED, LoopStatus.EARLY_STOPPED):
         return _proceed(state, verdict)
-    failing = [
-        c
-        for c in verdict.checks
-        if c.requirement == "required" and c.status in (CheckStatus.FAILED, CheckStatus.ERROR)
-    ]
+    failing = failing_checks(verdict)
     return (
         _regression(state, verdict)
         or _debug(failing, run)
@@ -84,16 +81,10 @@ def _proceed(state: RefinementState, verdict: GateVerdict) -> RouterDecision:
 
 
 def _regression(state: RefinementState, verdict: GateVerdict) -> RouterDecision | None:
-    earlier = state.rounds[:-1]
-    if not earlier:
+    found = _regressed_from(state, verdict)
+    if found is None:
         return None
-    best = max(earlier, key=lambda r: (r.score, r.round))
-    if best.score - verdict.score < REGRESSION_DROP:
-        return None
-    now_failing = set(state.rounds[-1].failing_checks)
-    broke = sorted(now_failing - set(best.failing_checks))
-    if not broke:
-        return None
+    best, broke = found
     after = next((r for r in state.rounds if r.round == best.round + 1), state.rounds[-1])
     commit = f" (commit {after.commit[:12]})" if after.commit else ""
     return RouterDecision(
@@ -104,6 +95,21 @@ def _regression(state: RefinementState, verdict: GateVerdict) -> RouterDecision 
         target=f"round {after.round}{commit}",
         details=[f"{c.id}: {c.reasoning}" for c in verdict.checks if c.id in broke],
     )
+
+
+def _regressed_from(
+    state: RefinementState, verdict: GateVerdict
+) -> tuple[RoundRecord, list[str]] | None:
+    """The best earlier round, when the score fell from it by :data:`REGRESSION_DROP` or more
+    and checks that passed then fail now (those checks); else None."""
+    earlier = state.rounds[:-1]
+    if not earlier:
+        return None
+    best = max(earlier, key=lambda r: (r.score, r.round))
+    if best.score - verdict.score < REGRESSION_DROP:
+        return None
+    broke = sorted(set(state.rounds[-1].failing_checks) - set(best.failing_checks))
+    return (best, broke) if broke else None
 
 
 def _debug(failing: list[CheckResult], run: RunReport | None) -> RouterDecision | None:
