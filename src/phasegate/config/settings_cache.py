@@ -144,14 +144,29 @@ def lookup(
     entry = next((entry for entry in _entries(path) if entry.get("key") == key), None)
     if entry is None:
         return None
+    found = _intact_entry(path, entry, table or {}, overrides or {})
+    if found is None:
+        return None
+    values, modules = found
+    return values if _modules_unchanged(modules) else None
+
+
+def _intact_entry(
+    path: Path,
+    entry: Mapping[str, object],
+    table: Mapping[str, object],
+    overrides: Mapping[str, object],
+) -> tuple[dict[str, object], list[object]] | None:
+    """An entry's values and validating modules when it is intact; else the file is set aside
+    (None)."""
     values, modules = entry.get("values"), entry.get("modules")
     if not isinstance(values, dict) or not isinstance(modules, list):
         set_aside(path, "an entry of it has no values")
         return None
-    if not _intact(entry, values, table or {}, overrides or {}):
+    if not _intact(entry, values, table, overrides):
         set_aside(path, "an entry of it does not match the settings it was made from")
         return None
-    return values if _modules_unchanged(modules) else None
+    return values, modules
 
 
 def _intact(

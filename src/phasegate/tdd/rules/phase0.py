@@ -22,6 +22,18 @@ def judge_phase0(j: Judgement) -> None:
         return
     if j.facts.cycle is not None:
         j.cycles = [j.facts.cycle]
+    _no_red_yet(j)
+    j.tests_unchanged("phase0-changed-tests", "Phase 0 declares interfaces in source")
+    _interfaces_only(j, green.files)
+    j.must_still_pass(j.green_passed, "phase0-broke-tests")
+    j.never_red()
+    j.collection_errors("every test must be collected to prove nothing broke")
+    if not j.violations:
+        _record_phase0(j, green.files)
+
+
+def _no_red_yet(j: Judgement) -> None:
+    """Phase 0 comes before a batch's reds: no cycle may be red."""
     red = j.red_cycles()
     if red:
         j.violate(
@@ -29,18 +41,16 @@ def judge_phase0(j: Judgement) -> None:
             f"cycle(s) {', '.join(c.id for c in red)} are red: phase 0 comes before a "
             "batch's red tests",
         )
-    j.tests_unchanged("phase0-changed-tests", "Phase 0 declares interfaces in source")
-    _interfaces_only(j, green.files)
-    j.must_still_pass(j.green_passed, "phase0-broke-tests")
-    j.never_red()
-    j.collection_errors("every test must be collected to prove nothing broke")
-    if not j.violations:
-        j.status = ["P0C"]
-        changed = changes(green.files.source, j.facts.files.source)
-        j.notes.append(
-            f"interfaces declared in {listed(c.path for c in changed) or 'no file'}; "
-            "next: red tests that use them"
-        )
+
+
+def _record_phase0(j: Judgement, green_files: FileHashes) -> None:
+    """The status code of a kept phase 0 (P0C) and the files it declared interfaces in."""
+    j.status = ["P0C"]
+    changed = changes(green_files.source, j.facts.files.source)
+    j.notes.append(
+        f"interfaces declared in {listed(c.path for c in changed) or 'no file'}; "
+        "next: red tests that use them"
+    )
 
 
 def _interfaces_only(j: Judgement, green_files: FileHashes) -> None:

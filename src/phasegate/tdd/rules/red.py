@@ -49,6 +49,15 @@ def judge_red(j: Judgement) -> None:
     _red_passes(j, candidates)
     for nodeid in candidates:
         _wrong_reason(j, nodeid)
+    _red_broke(j, broken)
+    _red_file_scope(j)
+    _red_batch(j, target, new_cycle)
+    if not j.violations:
+        _record_red(j, target, candidates, new_cycle)
+
+
+def _red_broke(j: Judgement, broken: list[str]) -> None:
+    """Tests that passed at the last green state, in files the red did not change, fail now."""
     if broken:
         j.violate(
             "red-broke-tests",
@@ -57,15 +66,16 @@ def judge_red(j: Judgement) -> None:
             "must not break others (look at conftest.py and shared fixtures)",
             tests=broken,
         )
-    _red_file_scope(j)
-    _red_batch(j, target, new_cycle)
-    if not j.violations:
-        j.status = ["RC", "TA"] if _tests_adjusted(j, new_cycle) else ["RC"]
-        j.notes.append(
-            f"cycle {target} is red: {count(candidates, 'test')} "
-            f"{'fails' if len(candidates) == 1 else 'fail'} for the right reason; next: "
-            "write the code, then pytest --tdd=green"
-        )
+
+
+def _record_red(j: Judgement, target: str, candidates: list[str], new_cycle: bool) -> None:
+    """The status codes of a proved red (RC, and TA when tests were adjusted) and its summary."""
+    j.status = ["RC", "TA"] if _tests_adjusted(j, new_cycle) else ["RC"]
+    j.notes.append(
+        f"cycle {target} is red: {count(candidates, 'test')} "
+        f"{'fails' if len(candidates) == 1 else 'fail'} for the right reason; next: "
+        "write the code, then pytest --tdd=green"
+    )
 
 
 def _red_candidates(j: Judgement, target: str) -> tuple[list[str], list[str]]:
