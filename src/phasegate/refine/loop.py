@@ -157,7 +157,7 @@ def _round_record(
 ) -> RoundRecord:
     """What one round leaves in the loop: its verdict, scores and what failed."""
     required = [c for c in verdict.checks if c.requirement == "required"]
-    failing_tests = [key[5:] for key in found if key.startswith("test:")]
+    failing_tests = _named(found, "test:")
     return RoundRecord(
         round=number,
         run_id=verdict.run_id,
@@ -168,11 +168,16 @@ def _round_record(
         ema=ema,
         checks_run=len(required),
         checks_passed=sum(1 for c in required if c.status is CheckStatus.PASSED),
-        failing_checks=[key[6:] for key in found if key.startswith("check:")],
+        failing_checks=_named(found, "check:"),
         failing_tests=failing_tests[:FAILING_TESTS_KEPT],
         failing_tests_total=len(failing_tests),
         reasons=list(verdict.reasons),
     )
+
+
+def _named(found: dict[str, str], kind: str) -> list[str]:
+    """What the problems of one kind (``test:``, ``check:``) name: node ids, check ids."""
+    return [key.removeprefix(kind) for key in found if key.startswith(kind)]
 
 
 def _status(verdict: GateVerdict, ema: float, number: int, settings: LoopSettings) -> LoopStatus:

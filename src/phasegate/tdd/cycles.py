@@ -18,7 +18,7 @@ from typing import TypedDict
 from pydantic import TypeAdapter
 
 from phasegate import clock
-from phasegate.documents import RunDocument
+from phasegate.documents import RunDocument, TestRecordDocument
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
     AcceptEntry,
@@ -316,21 +316,7 @@ def facts_from_report(
     ``TypeAdapter`` (its loop runs in pydantic-core), and a passing test, the common case, is
     not classified at all.
     """
-    rows: list[_TestRow] = []
-    for record in report.get("tests", []):
-        if record["outcome"] == "passed":
-            rows.append({"nodeid": record["nodeid"], "outcome": "passed"})
-            continue
-        judged = classifier.test(record)
-        rows.append(
-            {
-                "nodeid": record["nodeid"],
-                "outcome": record["outcome"],
-                "failure_class": judged.failure_class,
-                "right_reason": judged.right_reason,
-                "detail": judged.detail,
-            }
-        )
+    rows = [_test_row(record, classifier) for record in report.get("tests", [])]
     tests = {test.nodeid: test for test in _TESTS.validate_python(rows)}
     git = report.get("git")
     started = report.get("started_at")
@@ -351,3 +337,17 @@ def facts_from_report(
         interrupted=interrupted,
         nodeid_path=nodeid_path,
     )
+
+
+def _test_row(record: TestRecordDocument, classifier: Classifier) -> _TestRow:
+    """One test of the run as a ledger row; a passing test is not classified."""
+    if record["outcome"] == "passed":
+        return {"nodeid": record["nodeid"], "outcome": "passed"}
+    judged = classifier.test(record)
+    return {
+        "nodeid": record["nodeid"],
+        "outcome": record["outcome"],
+        "failure_class": judged.failure_class,
+        "right_reason": judged.right_reason,
+        "detail": judged.detail,
+    }

@@ -103,17 +103,17 @@ def _assertions_kept(j: Judgement, green_files: FileHashes) -> None:
     changed = {change.path for change in changes(green_files.tests, j.facts.files.tests)}
     if not changed:
         return
-    weaker = [
-        f"{nodeid} ({after}, was {before})"
+    weaker = {
+        nodeid: f"{nodeid} ({after}, was {before})"
         for nodeid, before, after in _assertion_changes(j, green_files, changed)
         if after < before
-    ]
+    }
     if weaker:
         j.violate(
             "refactor-fewer-assertions",
-            f"{count(weaker, 'test')} lost assertions: {listed(weaker)}. A refactor may "
-            "restructure tests but not weaken them",
-            tests=[entry.split(" (", 1)[0] for entry in weaker],
+            f"{count(weaker, 'test')} lost assertions: {listed(weaker.values())}. A refactor "
+            "may restructure tests but not weaken them",
+            tests=list(weaker),
         )
 
 
