@@ -26,7 +26,16 @@ import pytest
 from pytest_bdd.feature import get_feature
 from pytest_bdd.scenario import find_fixturedefs_for_step, scenario_wrapper_template_registry
 
-__all__ = ["FEATURES_ENV", "OUT_ENV", "Probe"]
+__all__ = [
+    "FEATURES_ENV",
+    "OUT_ENV",
+    "Probe",
+    "ProbeDocument",
+    "ProbeError",
+    "ProbeFeature",
+    "ProbeScenario",
+    "ProbeStep",
+]
 
 OUT_ENV = "PHASEGATE_BDD_PROBE_OUT"
 FEATURES_ENV = "PHASEGATE_BDD_PROBE_FEATURES"
@@ -41,25 +50,43 @@ class _Binding:
     unbound: dict[str, str] = field(default_factory=dict)
 
 
-class _Step(TypedDict):
+class ProbeStep(TypedDict):
+    """One step of a scenario, and whether a step definition binds it."""
+
     line: int
     text: str
     bound: bool
 
 
-class _Scenario(TypedDict):
+class ProbeScenario(TypedDict):
+    """One scenario, the tests pytest-bdd made from it, and its steps."""
+
     name: str
     line: int
     tests: list[str]
-    steps: list[_Step]
+    steps: list[ProbeStep]
 
 
-class _Feature(TypedDict):
+class ProbeFeature(TypedDict):
     """One feature file in the probe's JSON output."""
 
     path: str
     error: str | None
-    scenarios: list[_Scenario]
+    scenarios: list[ProbeScenario]
+
+
+class ProbeError(TypedDict):
+    """A collector that failed."""
+
+    nodeid: str
+    message: str
+
+
+class ProbeDocument(TypedDict):
+    """What the probe writes to the file named by :data:`OUT_ENV`."""
+
+    features: list[ProbeFeature]
+    collection_errors: list[ProbeError]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,7 +98,7 @@ class Probe:
 
     def __init__(self) -> None:
         self.bound: dict[str, _Binding] = {}
-        self.errors: list[dict[str, str]] = []
+        self.errors: list[ProbeError] = []
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -99,8 +126,9 @@ class Probe:
             return
         paths = json.loads(os.environ.get(FEATURES_ENV, "[]"))
         features = [_describe(path, self.bound) for path in _feature_files(paths)]
+        document: ProbeDocument = {"features": features, "collection_errors": self.errors}
         with open(out, "w", encoding="utf-8") as handle:
-            json.dump({"features": features, "collection_errors": self.errors}, handle)
+            json.dump(document, handle)
 
 
 def _feature_files(paths: list[str]) -> list[str]:
@@ -113,15 +141,15 @@ def _feature_files(paths: list[str]) -> list[str]:
     return [os.path.abspath(f) for f in files]
 
 
-def _describe(path: str, bound: dict[str, _Binding]) -> _Feature:
+def _describe(path: str, bound: dict[str, _Binding]) -> ProbeFeature:
     try:
         feature = get_feature(os.path.dirname(path), os.path.basename(path))
     except Exception as exc:  # noqa: BLE001 - any parse failure is reported, with its text
         return {"path": path, "error": f"{type(exc).__name__}: {exc}", "scenarios": []}
-    scenarios: list[_Scenario] = []
+    scenarios: list[ProbeScenario] = []
     for template in feature.scenarios.values():
         entry = bound.get(f"{path}::{template.line_number}")
-        steps: list[_Step] = [
+        steps: list[ProbeStep] = [
             {
                 "line": step.line_number,
                 "text": f"{step.keyword} {step.name}".strip(),

@@ -14,12 +14,15 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
 from phasegate.optional import is_available
 from phasegate.processes import GroupTimeout, run_in_group
+
+if TYPE_CHECKING:  # the probe imports pytest-bdd, which this module does not need
+    from phasegate.bdd.probe import ProbeDocument, ProbeFeature
 
 __all__ = ["Bindings", "FeatureReport", "ScenarioReport", "StepReport", "find_bindings"]
 
@@ -77,7 +80,8 @@ def find_bindings(
             "PHASEGATE_BDD_PROBE_FEATURES": json.dumps([str(p) for p in features]),
         }
         _probe(root, tests, environment, timeout_s, out)
-        data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        # The probe's own document (phasegate.bdd.probe), written in a folder of this run's.
+        data: ProbeDocument = json.loads(out.read_text(encoding="utf-8"))
     return Bindings(
         features=[_feature(entry) for entry in data["features"]],
         collection_errors=[
@@ -113,7 +117,7 @@ def _probe(
         )
 
 
-def _feature(entry: dict[str, Any]) -> FeatureReport:
+def _feature(entry: ProbeFeature) -> FeatureReport:
     return FeatureReport(
         path=Path(entry["path"]),
         error=entry["error"],
