@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TypedDict
 
 from phasegate.autodebug.diagnosis import FileEdit
 from phasegate.autodebug.live import project_path
@@ -140,7 +140,8 @@ class Workspace:
 
     # -- the journal ------------------------------------------------------------------------
 
-    def _read_journal(self) -> dict[str, Any]:
+    def _read_journal(self) -> dict[str, object]:
+        """The journal's entries by file, as on disk (each is vetted when it is recovered)."""
         try:
             data = json.loads(self.journal.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -151,7 +152,7 @@ class Workspace:
             ) from exc
         return data if isinstance(data, dict) else {}
 
-    def _write_journal(self, data: dict[str, Any]) -> None:
+    def _write_journal(self, data: dict[str, object]) -> None:
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         if data:
             write_atomically(
@@ -164,12 +165,12 @@ class Workspace:
     def _journal_add(self, trial: Trial, new_bytes: dict[str, bytes]) -> None:
         data = self._read_journal()
         for relpath, original in trial.originals.items():
-            data[relpath] = {
-                "original": base64.b64encode(original.data).decode("ascii"),
-                "mode": original.mode,
-                "mtime_ns": original.mtime_ns,
-                "candidate_sha256": _sha256(new_bytes[relpath]),
-            }
+            data[relpath] = _JournalRecord(
+                original=base64.b64encode(original.data).decode("ascii"),
+                mode=original.mode,
+                mtime_ns=original.mtime_ns,
+                candidate_sha256=_sha256(new_bytes[relpath]),
+            )
         self._write_journal(data)
 
     def _journal_remove(self, trial: Trial) -> None:
@@ -177,6 +178,15 @@ class Workspace:
         for relpath in trial.originals:
             data.pop(relpath, None)
         self._write_journal(data)
+
+
+class _JournalRecord(TypedDict):
+    """One file's entry in the journal, as written: the original's bytes in base64."""
+
+    original: str
+    mode: int
+    mtime_ns: int
+    candidate_sha256: str
 
 
 @dataclass(frozen=True)
@@ -226,7 +236,7 @@ def _put_back(entry: _JournalEntry, journal: Path) -> str:
     )
 
 
-def _vetted(journal: Path, root: Path, data: Any) -> list[_JournalEntry]:
+def _vetted(journal: Path, root: Path, data: object) -> list[_JournalEntry]:
     """The journal's entries, each checked; a PhasegateError naming the first bad one."""
     if not isinstance(data, dict):
         raise _refusal(journal, data, "is not a table of files")
