@@ -108,6 +108,38 @@ def test_a_stale_head_posts_nothing(github: tuple[FakeGitHub, str]) -> None:
     assert fake.comments == []
 
 
+class _Answers(GitHubClient):
+    """A client whose requests get the answers given, by method, without a server."""
+
+    def __init__(self, answers: dict[str, object]) -> None:
+        super().__init__("https://api.github.com", "octo/app", "t0ken")
+        self.answers = answers
+
+    def request(self, method: str, path: str, body: object = None) -> object:
+        return self.answers[method]
+
+
+@pytest.mark.parametrize(
+    ("answers", "said"),
+    [
+        ({"GET": {"message": "moved"}}, r"GET /repos/octo/app/issues/7/comments.*not a list"),
+        ({"GET": [], "POST": {"message": "created"}}, r"POST .* a comment without an id"),
+        ({"GET": [], "POST": {"id": "1151"}}, r"POST .* a comment without an id"),
+        (
+            {
+                "GET": [
+                    {"id": None, "body": f"{MARKER} ours", "user": {"login": "github-actions[bot]"}}
+                ]
+            },
+            r"GET .* a comment without an id",
+        ),
+    ],
+)
+def test_an_answer_github_never_gives_is_an_error(answers: dict[str, object], said: str) -> None:
+    with pytest.raises(CommentError, match=said):
+        upsert_comment(_Answers(answers), 7, BODY)
+
+
 def test_a_read_only_token_is_explained(github: tuple[FakeGitHub, str]) -> None:
     fake, url = github
     fake.refuse_writes = True

@@ -18,8 +18,8 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from phasegate.errors import PhasegateError
 from phasegate.report.limits import COMMENT_MAX_CHARS
@@ -63,8 +63,9 @@ class GitHubClient:
                 "(http only to a loopback address, for tests)"
             )
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        """Send one request; return the decoded JSON answer."""
+    def request(self, method: str, path: str, body: Mapping[str, object] | None = None) -> object:
+        """Send one request; return the decoded JSON answer (any JSON value: the caller
+        narrows it)."""
         url = f"{self.api_url.rstrip('/')}{path}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
         # The scheme was checked in __post_init__: https, or http to loopback.
@@ -112,8 +113,9 @@ def upsert_comment(
     if existing is not None:
         client.request("PATCH", f"/repos/{repo}/issues/comments/{existing}", {"body": body})
         return "updated", existing
-    created = client.request("POST", f"/repos/{repo}/issues/{number}/comments", {"body": body})
-    return "created", int(created["id"])
+    path = f"/repos/{repo}/issues/{number}/comments"
+    created = client.request("POST", path, {"body": body})
+    return "created", _id_of(created, f"POST {path}")
 
 
 def _refuse_body(body: str) -> None:
@@ -130,7 +132,7 @@ def _refuse_body(body: str) -> None:
 def _require_head(client: GitHubClient, number: int, expected: str) -> None:
     """:class:`StaleHead` unless the pull request's head is still the commit reported on."""
     pull = client.request("GET", f"/repos/{client.repository}/pulls/{number}")
-    head = ((pull or {}).get("head") or {}).get("sha")
+    head = _field(_field(pull, "head"), "sha")
     if head != expected:
         raise StaleHead(
             f"pull request #{number}'s head is {head}, not {expected}, the commit "
@@ -141,11 +143,15 @@ def _require_head(client: GitHubClient, number: int, expected: str) -> None:
 def _find(client: GitHubClient, number: int, author: str) -> int | None:
     page = 1
     while True:
-        comments = client.request(
-            "GET",
-            f"/repos/{client.repository}/issues/{number}/comments?per_page={_PER_PAGE}&page={page}",
+        path = (
+            f"/repos/{client.repository}/issues/{number}/comments?per_page={_PER_PAGE}&page={page}"
         )
-        found = _marked(comments or [], author)
+        comments = client.request("GET", path)
+        if comments is None:
+            return None
+        if not isinstance(comments, list):
+            raise CommentError(f"GitHub answered GET {path} with {comments!r:.200}, not a list")
+        found = _marked(comments, author, path)
         if found is not None:
             return found
         if not comments or len(comments) < _PER_PAGE:
@@ -153,10 +159,25 @@ def _find(client: GitHubClient, number: int, author: str) -> int | None:
         page += 1
 
 
-def _marked(comments: list[Any], author: str) -> int | None:
+def _marked(comments: list[object], author: str, path: str) -> int | None:
     """The id of the first of ``comments`` that ``author`` wrote and phasegate's marker opens."""
     for comment in comments:
-        login = (comment.get("user") or {}).get("login")
-        if login == author and str(comment.get("body", "")).startswith(MARKER):
-            return int(comment["id"])
+        login = _field(_field(comment, "user"), "login")
+        if login == author and str(_field(comment, "body") or "").startswith(MARKER):
+            return _id_of(comment, f"GET {path}")
     return None
+
+
+def _field(value: object, key: str) -> object:
+    """``value[key]`` of a JSON object, or None when ``value`` is not one or lacks the key."""
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _id_of(comment: object, answered: str) -> int:
+    """A comment's id; a CommentError when GitHub's answer holds none."""
+    found = _field(comment, "id")
+    if not isinstance(found, int) or isinstance(found, bool):
+        raise CommentError(
+            f"GitHub answered {answered} with a comment without an id: {comment!r:.200}"
+        )
+    return found
