@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from phasegate.cli.phase_views import (
     role_lines,
     spawn_json,
@@ -320,9 +322,9 @@ def _done(args: argparse.Namespace, inst: WorkflowInstance, message: str) -> int
     return 0
 
 
-def _pairs(texts: list[str]) -> dict[str, Any]:
+def _pairs(texts: list[str]) -> dict[str, JsonValue]:
     """``KEY=VALUE`` pairs; VALUE is read as JSON when it is JSON, else kept as text."""
-    values: dict[str, Any] = {}
+    values: dict[str, JsonValue] = {}
     for text in texts:
         key, sep, raw = text.partition("=")
         if not sep or not key.strip():
