@@ -32,6 +32,7 @@ from phasegate.model.run import (
     CollectionError,
     CollectionSkip,
     Counts,
+    Invocation,
     MergedShard,
     MergeInfo,
     RunReport,
@@ -208,12 +209,7 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         duration_s=(finished - started).total_seconds(),
         environment=first.environment,
         git=first.git,
-        invocation=first.invocation.model_copy(
-            update={
-                "rootdir": str(rootdir),
-                "workers": sum(s.report.invocation.workers for s in shards),
-            }
-        ),
+        invocation=_invocation(shards, rootdir),
         exit_status=_exit_status(shards, counts),
         counts=counts,
         incomplete=bool(reasons),
@@ -221,11 +217,28 @@ def merge_reports(shards: Sequence[Shard], *, rootdir: Path) -> RunReport:
         tests=tests,
         collection_errors=errors,
         collection_skips=skips,
-        warnings=[
-            f"shard {s.info.index}/{s.info.total}: {w}" for s in shards for w in s.report.warnings
-        ],
+        warnings=_warnings(shards),
         merged=_merge_info(shards),
     )
+
+
+def _invocation(shards: Sequence[Shard], rootdir: Path) -> Invocation:
+    """The first shard's invocation, from the merge's root, with every shard's workers."""
+    return shards[0].report.invocation.model_copy(
+        update={
+            "rootdir": str(rootdir),
+            "workers": sum(s.report.invocation.workers for s in shards),
+        }
+    )
+
+
+def _warnings(shards: Sequence[Shard]) -> list[str]:
+    """Every shard's warnings, each naming its shard."""
+    return [
+        f"shard {s.info.index}/{s.info.total}: {warning}"
+        for s in shards
+        for warning in s.report.warnings
+    ]
 
 
 def _tests_once(shards: Sequence[Shard]) -> list[TestRecord]:
@@ -333,13 +346,13 @@ def _reasons(shards: Sequence[Shard]) -> list[str]:
 def _exit_status(shards: Sequence[Shard], counts: Counts) -> int:
     if counts.failed or counts.errors or counts.collection_errors:
         return 1
-    # A shard that got no test (a suite smaller than N) exits 5; that is not a failure.
-    statuses = [
-        s.report.exit_status
-        for s in shards
-        if not (s.report.exit_status == 5 and s.report.counts.collected == 0)
-    ]
+    statuses = [s.report.exit_status for s in shards if not _got_no_test(s)]
     return max(statuses, default=5)
+
+
+def _got_no_test(shard: Shard) -> bool:
+    """A shard that got no test (a suite smaller than N) exits 5; that is not a failure."""
+    return shard.report.exit_status == 5 and shard.report.counts.collected == 0
 
 
 def merge_coverage(shards: Sequence[Shard], target: Path, *, rootdir: Path) -> Path:
