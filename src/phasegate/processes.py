@@ -119,24 +119,34 @@ def run_in_group(
 
 def kill_group(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
     """Kill the child's whole process group, reap it, and return what its pipes still held."""
+    _kill(process)
+    try:
+        stdout, stderr = process.communicate(timeout=_DRAIN_S)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        _abandon(process)
+        stdout, stderr = b"", b""
+    _forget(process)
+    return stdout or b"", stderr or b""
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the child's process group (the child alone on Windows), gone already or not."""
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         if sys.platform == "win32":  # pragma: no cover - Windows
             process.kill()
         else:
             os.killpg(process.pid, signal.SIGKILL)
-    try:
-        stdout, stderr = process.communicate(timeout=_DRAIN_S)
-    except (subprocess.TimeoutExpired, ValueError, OSError):
-        # A grandchild that left the group still holds a pipe: stop reading it.
-        for pipe in (process.stdout, process.stderr, process.stdin):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=_DRAIN_S)
-        stdout, stderr = b"", b""
-    _forget(process)
-    return stdout or b"", stderr or b""
+
+
+def _abandon(process: subprocess.Popen[bytes]) -> None:
+    """Stop reading a killed child's pipes, which a grandchild that left the group still
+    holds, and give the child a moment to be reaped."""
+    for pipe in (process.stdout, process.stderr, process.stdin):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=_DRAIN_S)
 
 
 def kill_running_groups(thread: int | None = None) -> None:
@@ -145,11 +155,7 @@ def kill_running_groups(thread: int | None = None) -> None:
         running = [p for p, owner in _running.items() if thread is None or owner == thread]
     for process in running:
         if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                if sys.platform == "win32":  # pragma: no cover - Windows
-                    process.kill()
-                else:
-                    os.killpg(process.pid, signal.SIGKILL)
+            _kill(process)
         _forget(process)
 
 
