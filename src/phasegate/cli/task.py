@@ -18,6 +18,7 @@ from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.workflow import HandoffMessage, TaskHistory, TaskRecord, TaskStatus
 from phasegate.workflow.engine import default_actor
+from phasegate.workflow.gating import GateOutcome
 from phasegate.workflow.handoff import Handoff
 from phasegate.workflow.queue import HandoffQueue, parse_priority
 
@@ -206,12 +207,19 @@ def _gate(args: argparse.Namespace) -> int:
                           "reasons": outcome.reasons, "task": task.model_dump(mode="json")},
                          indent=2))  # fmt: skip
     else:
-        verdict = "sufficient" if outcome.sufficient else "insufficient"
-        print(f"{task.id}: gate {outcome.gate} is {verdict} ({outcome.verdict_path})")
-        for reason in outcome.reasons:
-            print(f"  - {reason}")
-        _print(args, task, where)
+        _print_gate_outcome(args, task, outcome, where)
     return 0 if outcome.sufficient else 1
+
+
+def _print_gate_outcome(
+    args: argparse.Namespace, task: TaskRecord, outcome: GateOutcome, where: str
+) -> None:
+    """The gate's verdict on the task, the reasons when insufficient, and the task."""
+    verdict = "sufficient" if outcome.sufficient else "insufficient"
+    print(f"{task.id}: gate {outcome.gate} is {verdict} ({outcome.verdict_path})")
+    for reason in outcome.reasons:
+        print(f"  - {reason}")
+    _print(args, task, where)
 
 
 def _inbox(args: argparse.Namespace) -> int:

@@ -423,13 +423,7 @@ def _base_line(base: BaseInfo) -> str:
 
 def _diff_facts(diff: ReportDiff) -> list[str]:
     """One line each: score, coverage, tests, findings and durations against the base run."""
-    facts: list[str] = []
-    before, after = diff.score_before, diff.score_after
-    if diff.score_delta is not None and before is not None and after is not None:
-        facts.append(
-            f"- score {shown_score(before)} \u2192 {shown_score(after)} "
-            f"({diff.score_delta:+.2f}); verdict {diff.verdict_before} \u2192 {diff.verdict_after}"
-        )
+    facts = _score_fact(diff)
     for name, (rate_before, rate_after) in sorted(diff.coverage.items()):
         scope = "new code" if name.endswith("_new") else "overall"
         facts.append(f"- line coverage ({scope}): {_pct(rate_before)} \u2192 {_pct(rate_after)}")
@@ -442,6 +436,17 @@ def _diff_facts(diff: ReportDiff) -> list[str]:
     if diff.slower or diff.faster:
         facts.append(f"- durations: {len(diff.slower)} tests slower, {len(diff.faster)} faster")
     return facts
+
+
+def _score_fact(diff: ReportDiff) -> list[str]:
+    """The score and the verdict before and after, when both runs were judged."""
+    before, after = diff.score_before, diff.score_after
+    if diff.score_delta is None or before is None or after is None:
+        return []
+    return [
+        f"- score {shown_score(before)} \u2192 {shown_score(after)} "
+        f"({diff.score_delta:+.2f}); verdict {diff.verdict_before} \u2192 {diff.verdict_after}"
+    ]
 
 
 def _diff_details(diff: ReportDiff) -> list[str]:

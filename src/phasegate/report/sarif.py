@@ -93,14 +93,21 @@ def render_sarif(
     limit = max_results_per_run
     while True:
         output = _assembled([_run(verdict, check, prefix, limit) for check in checks], left_out)
-        text = output.dumps().encode("utf-8")
-        # gzip never grows text by more than a few bytes per 16 KiB block, so only a large
-        # document needs the (slow) compression to check the limit.
-        if len(text) <= max_gzip_bytes or len(gzip.compress(text, 6)) <= max_gzip_bytes:
+        if _fits(output, max_gzip_bytes):
             return output
         if limit <= 1:
             raise ValueError("the SARIF document exceeds the upload limit even with 1 result")
         limit = max(1, limit // 2)
+
+
+def _fits(output: SarifOutput, max_gzip_bytes: int) -> bool:
+    """Whether the log, compressed, is within GitHub's upload limit.
+
+    gzip never grows text by more than a few bytes per 16 KiB block, so only a large
+    document needs the (slow) compression to check the limit.
+    """
+    text = output.dumps().encode("utf-8")
+    return len(text) <= max_gzip_bytes or len(gzip.compress(text, 6)) <= max_gzip_bytes
 
 
 def _assembled(runs: list[_Run], left_out: dict[str, int]) -> SarifOutput:
