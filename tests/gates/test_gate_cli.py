@@ -111,7 +111,26 @@ def test_gate_run_with_a_base_outside_git_exits_4_and_says_why(project: Path) ->
     assert not (project / ".phasegate" / "gates" / "small.pytest.log").exists()
 
 
-def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
+def _fake_start(code: str, project: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Run ``code``, which stops at the start of pytest; what it printed.
+
+    Its temporary files (the log pytest was to write) go to a folder of the test's own.
+    """
+    temporary = {"TMPDIR": str(tmp_path_factory.mktemp("tmpdir"))}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **temporary},
+    )
+    return done.stdout.strip()
+
+
+def test_gate_run_starts_pytest_before_it_loads_pydantic(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     # With the settings cached (as the pytest plugin leaves them), `gate run` starts pytest
     # at once; the gate and the full settings are checked while pytest starts up.
     warm = "from pathlib import Path; from phasegate.config import load_config\n"
@@ -126,13 +145,12 @@ def test_gate_run_starts_pytest_before_it_loads_pydantic(project: Path) -> None:
         "from phasegate.cli import main\n"
         "main(['gate', 'run', '--gate', 'small'])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == "pydantic loaded: False ['--gate=small']"
+    assert _fake_start(code, project, tmp_path_factory) == "pydantic loaded: False ['--gate=small']"
 
 
-def test_gate_run_with_a_gate_reads_no_settings_before_pytest(project: Path) -> None:
+def test_gate_run_with_a_gate_reads_no_settings_before_pytest(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     # A cold run (no settings cache): pytest validates the settings; `gate run` does not.
     code = (
         "import os, subprocess, sys\n"
@@ -143,10 +161,8 @@ def test_gate_run_with_a_gate_reads_no_settings_before_pytest(project: Path) -> 
         "from phasegate.cli import main\n"
         "main(['gate', 'run', '--gate', 'small', '--', '-x'])\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == "pydantic loaded: False ['--gate=small', '-x']"
+    started = _fake_start(code, project, tmp_path_factory)
+    assert started == "pydantic loaded: False ['--gate=small', '-x']"
     assert not (project / ".phasegate").exists()  # nothing read, nothing written
 
 
