@@ -167,12 +167,11 @@ _STEP_TO_ADD = {
 
 def _missing_step(verdict: GateVerdict, failing: list[CheckResult]) -> RouterDecision | None:
     """A check that could not run, one the gate requires but skipped, or a missing step."""
-    erred = [c for c in failing if c.status is CheckStatus.ERROR]
-    if erred:
-        return _could_not_run(erred)
-    skipped = _skipped_required(verdict)
-    if skipped is not None:
-        return skipped
+    return _could_not_run(failing) or _skipped_required(verdict) or _step_to_add(failing)
+
+
+def _step_to_add(failing: list[CheckResult]) -> RouterDecision | None:
+    """The first failing check a missing step explains: what to add for it."""
     check = next((c for c in failing if _is_missing_step(c)), None)
     if check is None:
         return None
@@ -200,7 +199,11 @@ def _skipped_required(verdict: GateVerdict) -> RouterDecision | None:
     )
 
 
-def _could_not_run(erred: list[CheckResult]) -> RouterDecision:
+def _could_not_run(failing: list[CheckResult]) -> RouterDecision | None:
+    """The first check that could not run (erred): what it needs to run."""
+    erred = [c for c in failing if c.status is CheckStatus.ERROR]
+    if not erred:
+        return None
     first = erred[0]
     fix = f"; {first.fix}" if first.fix else ""
     return RouterDecision(

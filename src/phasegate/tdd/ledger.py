@@ -118,14 +118,20 @@ class Ledger:
             # Not grown: unchanged, or rewritten (shorter, or as long but touched since).
             same = status.st_size == mark.size and status.st_mtime_ns == mark.mtime_ns
             return [] if same else None
+        appended = self._appended_bytes(mark, status.st_size)
+        return None if appended is None else _appended_entries(appended)
+
+    def _appended_bytes(self, mark: LedgerMark, size: int) -> bytes | None:
+        """The whole lines written after ``mark`` in a ledger now ``size`` bytes long; None
+        when the lines before it are not what they were, or the last line is torn."""
         start = max(0, mark.size - TAIL_BYTES)
-        chunk = self._read_range(start, status.st_size)
+        chunk = self._read_range(start, size)
         if _sha(chunk[: mark.size - start]) != mark.tail_sha256:
             return None
         appended = chunk[mark.size - start :]
         if not appended.endswith(b"\n"):
             return None  # a torn line: the full read sets it aside
-        return _appended_entries(appended)
+        return appended
 
     def _read_range(self, start: int, end: int) -> bytes:
         try:
