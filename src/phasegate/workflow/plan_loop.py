@@ -78,14 +78,7 @@ def say(
         _spec(loop, code, by, plan)
     else:
         _critic(loop, spec, code, by, plan, problems)
-    sha256 = plan.sha256 if plan else None
-    loop.turns.append(
-        LoopTurn(round=loop.round, agent=by, role="spec" if code in SPEC_CODES else "critic",
-                 status=code, content=note, sha256=sha256, at=now)
-    )  # fmt: skip
-    data = {"code": code, "round": loop.round, "by": by, "note": note, "session": loop.session,
-            "sha256": sha256}  # fmt: skip
-    outcome = LoopOutcome([Emitted(EVENTS[code], data)])
+    outcome = LoopOutcome([_record_turn(loop, code, by, note, plan, now)])
     if reopened and loop.round >= spec.max_rounds:
         outcome.escalate = (
             f"the accepted plan was revised into round {loop.round} (max_rounds = "
@@ -93,6 +86,20 @@ def say(
         )
     _take_effect(loop, spec, code, plan, note, outcome)
     return outcome
+
+
+def _record_turn(
+    loop: PlanLoop, code: str, by: str, note: str, plan: Draft | None, now: datetime
+) -> Emitted:
+    """The turn in the loop's history, and the event that reports it."""
+    sha256 = plan.sha256 if plan else None
+    loop.turns.append(
+        LoopTurn(round=loop.round, agent=by, role="spec" if code in SPEC_CODES else "critic",
+                 status=code, content=note, sha256=sha256, at=now)
+    )  # fmt: skip
+    data = {"code": code, "round": loop.round, "by": by, "note": note, "session": loop.session,
+            "sha256": sha256}  # fmt: skip
+    return Emitted(EVENTS[code], data)
 
 
 def _take_effect(
