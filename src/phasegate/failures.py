@@ -52,12 +52,7 @@ def describe_exception(exc: BaseException, *, phase: str, root: Path) -> RaisedD
     message = str(exc)
     if len(message) > MAX_MESSAGE_CHARS:
         message = message[:MAX_MESSAGE_CHARS] + " [... cut by phasegate]"
-    where: tuple[str, int | None] | None
-    if isinstance(exc, SyntaxError) and exc.filename:
-        # The raising frame of a SyntaxError is the import machinery; the fault is here.
-        where = (exc.filename, exc.lineno)
-    else:
-        where = _last_frame(exc.__traceback__)
+    where = _fault_at(exc)
     path = relative_path(where[0], root) if where and not where[0].startswith("<") else None
     return {
         "phase": phase,
@@ -66,3 +61,11 @@ def describe_exception(exc: BaseException, *, phase: str, root: Path) -> RaisedD
         "path": path,
         "line": where[1] if where and path else None,
     }
+
+
+def _fault_at(exc: BaseException) -> tuple[str, int | None] | None:
+    """The file and line of the fault: where a SyntaxError points (its raising frame is the
+    import machinery), else the frame that raised."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return exc.filename, exc.lineno
+    return _last_frame(exc.__traceback__)
