@@ -322,14 +322,25 @@ class GateRunner:
         kept = self._cache.get(check_id, key) if self._cache and key else None
         if kept is not None:
             return kept, True
+        measurement = self._measured_now(planned, context, tool, accepted)
+        if self._cache and key:
+            self._cache.put(check_id, key, measurement)
+        return measurement, False
+
+    def _measured_now(
+        self,
+        planned: PlannedCheck,
+        context: CheckContext,
+        tool: ToolInfo | None,
+        accepted: AcceptedFindings | None,
+    ) -> Measurement:
+        """The check measured now, with its tool, and the findings the baseline accepted."""
         measurement = planned.check.measure(context, planned.options)
         if measurement.tool is None:
             measurement = measurement.model_copy(update={"tool": tool})
         if accepted is not None and accepted.accepted:
             measurement = self._with_accepted(measurement, accepted.accepted)
-        if self._cache and key:
-            self._cache.put(check_id, key, measurement)
-        return measurement, False
+        return measurement
 
     def _accepted(self, check_id: str, context: CheckContext) -> AcceptedFindings | None:
         """The baseline's entries for a code check, fresh for one measurement; else None."""
