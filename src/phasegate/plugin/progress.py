@@ -76,25 +76,32 @@ def gate_event(name: str, artifacts: Path) -> GateEvent:
 
 def verdict_event(verdict: GateVerdict, verdict_path: str, report: RunReport) -> VerdictEvent:
     """What ``gate run`` prints at the end: the failing tests, then the gate's table."""
-    from phasegate.model.run import Outcome
     from phasegate.report.terminal import gate_lines
 
-    failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
-    failures = []
-    for test in failing[:SHOWN_FAILURES]:
-        detail = f"{test.failure.exc_type}: {test.failure.message}" if test.failure else ""
-        first_line = detail.splitlines()[0] if detail else ""
-        failures.append(f"  {test.outcome.value.upper()} {test.nodeid} - {first_line}")
-    if len(failing) > SHOWN_FAILURES:
-        failures.append(f"  ... and {len(failing) - SHOWN_FAILURES} more (see the report)")
     table = [text for text, _markup in gate_lines(verdict, verdict_path, verbosity=0)]
     return {
         "verdict": {
             "gate": verdict.gate,
             "insufficient": verdict.verdict == "insufficient",
-            "lines": [*failures, *table],
+            "lines": [*_failing_lines(report), *table],
         }
     }
+
+
+def _failing_lines(report: RunReport) -> list[str]:
+    """A line per failing test, the first :data:`SHOWN_FAILURES` of them: its outcome, node id
+    and the first line of its exception."""
+    from phasegate.model.run import Outcome
+
+    failing = [t for t in report.tests if t.outcome in (Outcome.FAILED, Outcome.ERROR)]
+    lines = []
+    for test in failing[:SHOWN_FAILURES]:
+        detail = f"{test.failure.exc_type}: {test.failure.message}" if test.failure else ""
+        first_line = detail.splitlines()[0] if detail else ""
+        lines.append(f"  {test.outcome.value.upper()} {test.nodeid} - {first_line}")
+    if len(failing) > SHOWN_FAILURES:
+        lines.append(f"  ... and {len(failing) - SHOWN_FAILURES} more (see the report)")
+    return lines
 
 
 class TestProgress:
