@@ -61,15 +61,21 @@ class Annotator:
         data: ReportAnnotation = getattr(report, REPORT_ATTRIBUTE, None) or ReportAnnotation()
         if "failure" in data:
             return  # a worker annotated it already, before the report left
-        exc = call.excinfo.value
-        if isinstance(report, pytest.CollectReport):
-            phase = "collect"
-            if isinstance(exc, pytest.Collector.CollectError) and exc.__cause__ is not None:
-                exc = exc.__cause__  # pytest wraps the import's own error; record that one
-        else:
-            phase = report.when
+        exc, phase = _raised(call.excinfo.value, report)
         data["failure"] = describe_exception(exc, phase=phase, root=self._root)
         setattr(report, REPORT_ATTRIBUTE, data)
+
+
+def _raised(
+    exc: BaseException, report: pytest.CollectReport | pytest.TestReport
+) -> tuple[BaseException, str]:
+    """The exception to record and the phase it ended: a collector's is the import's own
+    error, which pytest wraps in a ``CollectError``."""
+    if not isinstance(report, pytest.CollectReport):
+        return exc, report.when
+    if isinstance(exc, pytest.Collector.CollectError) and exc.__cause__ is not None:
+        return exc.__cause__, "collect"
+    return exc, "collect"
 
 
 class WorkerAnnotator(Annotator):
