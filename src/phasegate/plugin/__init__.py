@@ -43,6 +43,8 @@ import pytest
 from phasegate import clock  # noqa: F401
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from phasegate.config import LoadedConfig
     from phasegate.plugin.recorder import Recorder
 
@@ -231,8 +233,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def _load(config: pytest.Config) -> LoadedConfig:
     from phasegate.config import load_config
 
-    inipath = config.inipath
-    root = inipath.parent if inipath is not None and inipath.name == "pyproject.toml" else None
     overrides: dict[str, tuple[str, Any]] = {}
     requested = config.getoption("gate")
     if requested:
@@ -242,7 +242,16 @@ def _load(config: pytest.Config) -> LoadedConfig:
     if directory is not None:
         overrides["artifacts_dir"] = ("--phasegate-dir", directory)
     # The cache spares a run that only records its tests from loading pydantic at all.
-    return load_config(root or config.rootpath, overrides, cache=True)
+    return load_config(_project_root(config), overrides, cache=True)
+
+
+def _project_root(config: pytest.Config) -> Path:
+    """Where the settings are read from: the folder of the ``pyproject.toml`` pytest found,
+    else pytest's root."""
+    inipath = config.inipath
+    if inipath is not None and inipath.name == "pyproject.toml":
+        return inipath.parent
+    return config.rootpath
 
 
 def _refuse_path_as_gate(value: str) -> None:

@@ -51,10 +51,11 @@ def start_static_early(early_config: pytest.Config) -> None:
     if not _judges_here(namespace) or not _names_a_gate(name):
         return
     from phasegate.gates.static_process import StaticChecksProcess
+    from phasegate.plugin import _project_root
 
     directory = getattr(namespace, "phasegate_dir", None)
     process = StaticChecksProcess(
-        root=_early_root(early_config),
+        root=_project_root(early_config),
         gate=name,
         artifacts_dir=Path(directory) if directory is not None else None,
         base=getattr(namespace, "phasegate_base", None),
@@ -76,15 +77,6 @@ def _judges_here(namespace: object) -> bool:
         or os.environ.get(SHARD_ENV)
         or os.environ.get("PYTEST_XDIST_WORKER")
     )
-
-
-def _early_root(early_config: pytest.Config) -> Path:
-    """The project root before the settings are read: the folder of the ``pyproject.toml``
-    pytest found, else pytest's root."""
-    inipath = early_config.inipath
-    if inipath is not None and inipath.name == "pyproject.toml":
-        return inipath.parent
-    return early_config.rootpath
 
 
 def _names_a_gate(value: str) -> bool:
