@@ -74,15 +74,7 @@ def _function_at(
 def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> CalledFunction | None:
     ok, callee = resolve_expr(failure, frame, func)
     if not ok and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
-        # `Tokenizer(text).vocabulary()`: the method is looked up on the class called.
-        made, cls = resolve_expr(failure, frame, func.value.func)
-        if made and isinstance(cls, type):
-            import inspect
-
-            try:
-                callee, ok = inspect.getattr_static(cls, func.attr), True
-            except AttributeError:
-                ok = False
+        ok, callee = _method_of_class_called(failure, frame, func.value.func, func.attr)
     target = getattr(callee, "__func__", callee) if ok else None
     code = getattr(target, "__code__", None)
     if code is None:
@@ -93,6 +85,22 @@ def _callee_facts(failure: LiveFailure, frame: LiveFrame, func: ast.expr) -> Cal
         "line": code.co_firstlineno,
         "function": code.co_name,
     }
+
+
+def _method_of_class_called(
+    failure: LiveFailure, frame: LiveFrame, made_by: ast.expr, method: str
+) -> tuple[bool, object]:
+    """``Tokenizer(text).vocabulary()``: the method looked up on the class called, as
+    ``(found, method)``."""
+    made, cls = resolve_expr(failure, frame, made_by)
+    if not (made and isinstance(cls, type)):
+        return False, None
+    import inspect
+
+    try:
+        return True, inspect.getattr_static(cls, method)
+    except AttributeError:
+        return False, None
 
 
 def origin(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> NoneOrigin:
@@ -149,24 +157,37 @@ def _assigned_origin(
     """What the assignment that gave ``name`` its None assigned: None itself, a project
     function's result, an in-place method's result, or ``mapping.get(key)``."""
     value = assignment.value
-    path, line = frame.path, assignment.lineno
     if value is not None and _is_none_literal(value):
         span = node_span(value, failure_lines(failure, frame))
         return {
             "how": "literal",
-            "path": path,
-            "line": line,
+            "path": frame.path,
+            "line": assignment.lineno,
             "span": list(span) if span else None,
             "name": name,
         }
-    if not isinstance(value, ast.Call):
-        return {}
+    if isinstance(value, ast.Call):
+        return _assigned_call_origin(failure, frame, name, value, assignment.lineno)
+    return {}
+
+
+def _assigned_call_origin(
+    failure: LiveFailure, frame: LiveFrame, name: str, value: ast.Call, line: int
+) -> NoneOrigin:
+    """The origin of a None assigned from a call: a project function, an in-place method
+    (``items = items.sort()``) or ``mapping.get(key)``."""
     facts = _callee_facts(failure, frame, value.func)
     if facts and facts["path"]:
         return _called("call", facts)
     method = value.func.attr if isinstance(value.func, ast.Attribute) else None
     if method in INPLACE_METHODS:
-        return {"how": "inplace", "path": path, "line": line, "method": method, "target": name}
+        return {
+            "how": "inplace",
+            "path": frame.path,
+            "line": line,
+            "method": method,
+            "target": name,
+        }
     if method == "get" and len(value.args) == 1:
         return _get_origin(failure, frame, value)
     return {}
@@ -309,14 +330,27 @@ def _only_none_returned(
     values = [r.value for r in returns if r.value is not None and not _is_none_literal(r.value)]
     if not values:
         return _called("call", facts)
+    return _inplace_result_returned(function, returns, values, facts["path"])
+
+
+def _inplace_result_returned(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    returns: list[ast.Return],
+    values: list[ast.expr],
+    path: str | None,
+) -> NoneOrigin:
+    """The in-place origin when every ``return`` gives one name, last bound to an in-place
+    method's result (``items = items.sort()``); ``{}`` otherwise."""
     name = _sole_name_returned(returns, values)
-    assignment = _last_assignment(function, name, returns[-1].lineno) if name else None
+    if name is None:
+        return {}
+    assignment = _last_assignment(function, name, returns[-1].lineno)
     method = _inplace_method(assignment.value) if assignment is not None else None
-    if name is None or assignment is None or method is None:
+    if assignment is None or method is None:
         return {}
     return {
         "how": "inplace",
-        "path": facts["path"],
+        "path": path,
         "line": assignment.lineno,
         "method": method,
         "target": name,
@@ -376,21 +410,22 @@ def _none_default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -
 
 
 def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast.AnnAssign | None:
-    best: ast.Assign | ast.AnnAssign | None = None
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        else:
-            continue
-        if node.lineno >= before or not any(
-            isinstance(t, ast.Name) and t.id == name for t in targets
-        ):
-            continue
-        if best is None or node.lineno > best.lineno:
-            best = node
-    return best
+    """The last assignment (with a value) to ``name`` in ``scope`` above line ``before``."""
+    assignments = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        and node.lineno < before
+        and any(isinstance(t, ast.Name) and t.id == name for t in _assigned_targets(node))
+    ]
+    return max(assignments, key=lambda node: node.lineno, default=None)
+
+
+def _assigned_targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    """The targets an assignment binds; none for an annotation without a value."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    return [node.target] if node.value is not None else []
 
 
 def _attribute_origin(failure: LiveFailure, frame: LiveFrame, expr: ast.Attribute) -> NoneOrigin:
