@@ -81,27 +81,34 @@ _STR_METHODS = frozenset(
 )
 
 
+_EMPTY_OF_METHODS = (
+    (_LIST_METHODS, "[]"),
+    (_DICT_METHODS, "{}"),
+    (_SET_METHODS, "set()"),
+    (_STR_METHODS, '""'),
+)
+_EMPTIES_OF_KIND = {
+    "none-subscripted": ("{}", "[]"),
+    "none-iterated": ("[]", '""', "{}"),
+    "none-argument": ("[]", '""', "{}"),
+}
+_EMPTIES_OF_OPERATOR = {
+    "+": ("0", '""', "[]"),
+    "+=": ("0", '""', "[]"),
+    "*": ("1", "0"),
+    "*=": ("1", "0"),
+    "/": ("1", "0"),
+    "/=": ("1", "0"),
+}
+
+
 def empty_values(kind: str, usage: str | None) -> list[str]:
     """The empty values a None used this way most likely stood for, likeliest first."""
-    if kind == "attribute-of-none" and usage:
-        if usage in _LIST_METHODS:
-            return ["[]"]
-        if usage in _DICT_METHODS:
-            return ["{}"]
-        if usage in _SET_METHODS:
-            return ["set()"]
-        if usage in _STR_METHODS:
-            return ['""']
-        return []
-    if kind == "none-subscripted":
-        return ["{}", "[]"]
-    if kind in ("none-iterated", "none-argument"):
-        return ["[]", '""', "{}"]
+    if kind == "attribute-of-none":
+        return next(([empty] for methods, empty in _EMPTY_OF_METHODS if usage in methods), [])
     if kind == "none-operand":
-        if usage in ("+", "+="):
-            return ["0", '""', "[]"]
-        return ["1", "0"] if usage in ("*", "*=", "/", "/=") else ["0"]
-    return []
+        return list(_EMPTIES_OF_OPERATOR.get(usage or "", ("0",)))
+    return list(_EMPTIES_OF_KIND.get(kind, ()))
 
 
 def typed(values: list[str], value_type: str | None) -> list[str]:
@@ -121,11 +128,10 @@ def return_candidates(
     diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """The ``return`` a function lost: of its last line's value, or of a name it binds."""
-    path = source.get("path")
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None:
+    found = _editable_source(project, source.get("path"))
+    if found is None:
         return []
+    path, text, tree = found
     function = _function_defined_at(tree, source.get("line"))
     if function is None or isinstance(function.body[-1], (ast.Return, ast.Raise)):
         return []
@@ -137,6 +143,15 @@ def return_candidates(
         *_last_value_returned(text, lines, function, path),
         *_names_returned(text, lines, function, path, names),
     ]
+
+
+def _editable_source(project: Project, path: str | None) -> tuple[str, str, ast.Module] | None:
+    """``(path, text, tree)`` of a project file the repair may edit, if it parses."""
+    text = project.read_editable(path)
+    tree = parse(text) if text is not None else None
+    if text is None or tree is None or path is None:
+        return None
+    return path, text, tree
 
 
 def _function_defined_at(tree: ast.Module, line: int | None) -> FunctionNode | None:
@@ -157,15 +172,22 @@ def _returnable_names(function: FunctionNode, *, nested_first: bool) -> list[str
     nested = [
         n.name for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
-    assigned: dict[str, int] = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            assigned[node.id] = max(assigned.get(node.id, 0), node.lineno)
+    assigned = _last_stored(function)
     loop_targets = _loop_targets(function)
     ranked = sorted(assigned, key=lambda name: (name in loop_targets, -assigned[name]))
     parameters = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
     ranked += [name for name in parameters if name not in ranked and name != "self"]
     return nested + ranked if nested_first else ranked + nested
+
+
+def _last_stored(function: FunctionNode) -> dict[str, int]:
+    """Each name the function stores to, with the last line it does, in order of first store."""
+    stored: dict[str, int] = {}
+    names = (n for n in ast.walk(function) if isinstance(n, ast.Name))
+    for node in names:
+        if isinstance(node.ctx, ast.Store):
+            stored[node.id] = max(stored.get(node.id, 0), node.lineno)
+    return stored
 
 
 def _loop_targets(function: FunctionNode) -> set[str]:
@@ -214,26 +236,16 @@ def inplace_candidates(
     diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """``x = x.sort()`` rewritten: ``x = sorted(x)``, or the method called as a statement."""
-    path = source.get("path")
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None:
+    editable = _editable_source(project, source.get("path"))
+    if editable is None:
         return []
+    path, text, tree = editable
     lines = split_lines(text)
     found = _inplace_assignment(tree, source.get("line"))
     span = node_span(found[0], lines) if found is not None else None
     if found is None or span is None:
         return []
-    statement, call, method = found
-    receiver = _receiver(method)
-    target = ast.unparse(statement.targets[0])
-    call_text = segment(text, node_span(call, lines) or span)
-    options = [
-        *_returning_rewrites(method, receiver, target, call),
-        call_text
-        if target == receiver
-        else f"{call_text}\n{line_indent(lines[span[0] - 1])}{target} = {receiver}",
-    ]
+    method = found[2]
     return [
         Candidate(
             "in-place-result",
@@ -243,8 +255,26 @@ def inplace_candidates(
             [FileEdit(path, replace_span(text, span, option))],
             0.85 - 0.03 * rank,
         )
-        for rank, option in enumerate(options)
+        for rank, option in enumerate(_inplace_rewrites(text, lines, span, found))
     ]
+
+
+def _inplace_rewrites(
+    text: str,
+    lines: list[str],
+    span: tuple[int, int, int, int],
+    found: tuple[ast.Assign, ast.Call, ast.Attribute],
+) -> list[str]:
+    """What the assignment at ``span`` could be instead, likeliest first: a function that
+    returns the result (``sorted``), then the method called as a statement of its own, with
+    the assignment it meant after it when the target is another name."""
+    statement, call, method = found
+    receiver = _receiver(method)
+    target = ast.unparse(statement.targets[0])
+    call_text = segment(text, node_span(call, lines) or span)
+    if target != receiver:
+        call_text += f"\n{line_indent(lines[span[0] - 1])}{target} = {receiver}"
+    return [*_returning_rewrites(method, receiver, target, call), call_text]
 
 
 def _inplace_assignment(
@@ -304,27 +334,41 @@ def _used_as(text: str, name: str | None) -> str | None:
     tree = parse(text)
     if tree is None or not name:
         return None
-
-    def named(node: ast.AST) -> bool:
-        return (isinstance(node, ast.Name) and node.id == name) or (
-            isinstance(node, ast.Attribute) and node.attr == name
-        )
-
     for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and named(node.value):
-            key = node.slice
-            if isinstance(node.ctx, ast.Store) or (
-                isinstance(key, ast.Constant) and isinstance(key.value, str)
-            ):
-                return "{}"
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and named(node.func.value)
-            and empty_values("attribute-of-none", node.func.attr)
-        ):
-            return empty_values("attribute-of-none", node.func.attr)[0]
+        empty = _empty_indexed(node, name) or _empty_called(node, name)
+        if empty:
+            return empty
     return None
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is the variable ``name`` or an attribute ``name``."""
+    return (isinstance(node, ast.Name) and node.id == name) or (
+        isinstance(node, ast.Attribute) and node.attr == name
+    )
+
+
+def _empty_indexed(node: ast.AST, name: str) -> str | None:
+    """``{}`` when ``node`` stores into ``name[...]`` or reads ``name["key"]``."""
+    if not (isinstance(node, ast.Subscript) and _names(node.value, name)):
+        return None
+    key = node.slice
+    stored = isinstance(node.ctx, ast.Store)
+    return (
+        "{}" if stored or (isinstance(key, ast.Constant) and isinstance(key.value, str)) else None
+    )
+
+
+def _empty_called(node: ast.AST, name: str) -> str | None:
+    """The empty value whose type has the method ``node`` calls on ``name``, if one."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _names(node.func.value, name)
+    ):
+        return None
+    empties = empty_values("attribute-of-none", node.func.attr)
+    return empties[0] if empties else None
 
 
 def literal_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> list[Candidate]:
