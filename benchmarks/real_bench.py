@@ -62,7 +62,12 @@ SEED = "phasegate-real-faults-1"
 #: The seeds whose samples were run and read, in the order they were drawn. A seed's sample
 #: leaves out every fault of the seeds before it in this list (all of them, for a seed not in
 #: it), so the samples never share a fault.
-SEEN_SEEDS = (SEED, "phasegate-real-faults-2", "phasegate-real-faults-3")
+SEEN_SEEDS = (
+    SEED,
+    "phasegate-real-faults-2",
+    "phasegate-real-faults-3",
+    "phasegate-real-faults-4",
+)
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150
