@@ -16,12 +16,12 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from phasegate import __version__
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, PhasegateError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "Subcommands", "build_parser", "main"]
 
 #: The sub-commands, in the order ``phasegate --help`` lists them; each is a module of this
 #: package with the same name.
@@ -43,6 +43,10 @@ COMMANDS = (
 )
 
 Handler = Callable[[argparse.Namespace], int]
+
+#: What ``add_subparsers`` returns: each sub-command's ``register`` adds its parser to it.
+#: argparse does not export the class by a public name.
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 class _Parser(argparse.ArgumentParser):

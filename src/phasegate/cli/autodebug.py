@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from phasegate.autodebug.workspace import recover
+from phasegate.cli import Subcommands
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.autodebug import AutodebugReport
@@ -22,7 +22,7 @@ from phasegate.store import AUTODEBUG_JOURNAL_FILE, AUTODEBUG_REPORT_FILE, Store
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``autodebug`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "autodebug",

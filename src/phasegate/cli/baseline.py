@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from phasegate.cli import Subcommands
 from phasegate.config import find_project_root, load_config
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``baseline record``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "baseline",

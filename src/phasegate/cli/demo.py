@@ -12,8 +12,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.errors import UsageError
 from phasegate.gates.score import shown_score
 from phasegate.model.gate import GateVerdict
@@ -25,7 +25,7 @@ from phasegate.store import RUN_REPORT_FILE, Store
 __all__ = ["register", "run_demo"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``demo`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "demo",

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.model.loops import DESIGN_VERDICTS, DesignLoop
 from phasegate.workflow.engine import default_actor
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``design`` and its commands."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "design",

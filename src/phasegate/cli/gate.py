@@ -19,9 +19,10 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from phasegate import clock
+from phasegate.cli import Subcommands
 from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import USAGE_ERROR_EXIT_CODE, StoreError, UsageError
 from phasegate.gates import RECORD_ONLY
@@ -36,7 +37,7 @@ _TESTS_LINE_S = 5.0
 _STOP_WAIT_S = 10.0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``gate run``, ``gate list`` and ``gate explain``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "gate", help="run, list and explain gates", description="Quality gates."

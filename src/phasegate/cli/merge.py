@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.config import RefineConfig, find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
 from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
@@ -33,7 +33,7 @@ from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``merge`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "merge",

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.model.metrics import MetricsComparison, MetricsSummary
 from phasegate.refine.metrics import compare, load_metrics, summarize
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``metrics compare`` and ``metrics show``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "metrics", help="refinement metrics across runs", description="Refinement metrics."

@@ -16,10 +16,10 @@ import json
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from pydantic import JsonValue
 
+from phasegate.cli import Subcommands
 from phasegate.cli.phase_views import (
     role_lines,
     spawn_json,
@@ -46,7 +46,7 @@ def engine_here() -> WorkflowEngine:
     return WorkflowEngine(load_config(find_project_root(Path.cwd())))
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``phase`` and its commands."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "phase",
@@ -174,7 +174,7 @@ def _json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
 
 
-def _dump(data: Any) -> None:
+def _dump(data: object) -> None:
     print(json.dumps(data, indent=2, default=str))
 
 

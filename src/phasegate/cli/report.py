@@ -24,10 +24,11 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
+from phasegate.cli import Subcommands
 from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import PhasegateError, UsageError
 from phasegate.extensions import make_plugin_manager
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["github_client", "pull_number", "register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``report FORMAT`` for every registered format, and ``report diff|github|comment``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "report",

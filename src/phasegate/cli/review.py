@@ -12,15 +12,19 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from phasegate.cli import Subcommands
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.workflow.reviews import parse_status, read_github_event
+
+if TYPE_CHECKING:
+    from phasegate.model.workflow import WorkflowInstance
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``review record``, ``review import-github`` and ``review list``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "review", help="record peer-review outcomes", description="Peer reviews."
@@ -103,7 +107,7 @@ def _import_github(args: argparse.Namespace) -> int:
     return _show(args, record, inst)
 
 
-def _show(args: argparse.Namespace, record: ReviewRecord, inst: Any) -> int:
+def _show(args: argparse.Namespace, record: ReviewRecord, inst: WorkflowInstance | None) -> int:
     if args.json:
         print(json.dumps({"recorded": record.model_dump(mode="json"), "skipped": None}, indent=2))
         return 0

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.schema import export_schemas
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``schema`` sub-command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "schema",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.workflow import HandoffMessage, TaskHistory, TaskRecord, TaskStatus
@@ -35,7 +35,7 @@ def queue_here() -> HandoffQueue:
     return handoff_here().queue
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``task`` and its commands."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "task", help="the handoff queue shared by workers", description="The handoff queue."

@@ -13,8 +13,8 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
+from phasegate.cli import Subcommands
 from phasegate.config import find_project_root, load_config
 from phasegate.errors import UsageError
 from phasegate.model.tdd import Observation, ReviewStatus, RollbackEntry
@@ -29,7 +29,7 @@ from phasegate.tdd.session_log import NOTE_STATUSES
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``tdd`` command and its sub-commands."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "tdd",

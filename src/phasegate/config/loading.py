@@ -49,7 +49,7 @@ class LoadedConfig:
     project_root: Path
     source: Path | None
     #: ``{key: (flag, value)}`` given on the command line.
-    overrides: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    overrides: Mapping[str, tuple[str, object]] = field(default_factory=dict)
     #: The settings cache :attr:`values` were read from, and the table they were made of.
     cache_file: Path | None = None
     table: Mapping[str, object] | None = None
@@ -60,7 +60,7 @@ class LoadedConfig:
         config: PhasegateConfig,
         project_root: Path,
         source: Path | None,
-        overrides: Mapping[str, tuple[str, Any]] | None = None,
+        overrides: Mapping[str, tuple[str, object]] | None = None,
     ) -> LoadedConfig:
         """The loaded configuration of a validated model."""
         loaded = cls(config.model_dump(mode="json"), project_root, source, dict(overrides or {}))
@@ -139,7 +139,7 @@ class LoadedConfig:
         object.__setattr__(self, "cache_file", None)
         return loaded
 
-    def with_overrides(self, overrides: Mapping[str, tuple[str, Any]]) -> LoadedConfig:
+    def with_overrides(self, overrides: Mapping[str, tuple[str, object]]) -> LoadedConfig:
         """A copy with ``{key: (flag, value)}`` applied, each checked like the file is."""
         from pydantic import ValidationError
 
@@ -182,7 +182,7 @@ def _valid_or_none(model: type[SectionT], value: object) -> SectionT | None:
 
 def load_config(
     project_root: Path,
-    overrides: Mapping[str, tuple[str, Any]] | None = None,
+    overrides: Mapping[str, tuple[str, object]] | None = None,
     *,
     cache: bool = False,
 ) -> LoadedConfig:
@@ -214,7 +214,7 @@ def _validated(
     table: dict[str, object],
     source: Path | None,
     project_root: Path,
-    overrides: Mapping[str, tuple[str, Any]] | None,
+    overrides: Mapping[str, tuple[str, object]] | None,
 ) -> LoadedConfig:
     """The table validated, with the command line's overrides applied."""
     loaded = LoadedConfig.from_model(_validate(table, source), project_root, source)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -215,7 +215,9 @@ def _register_recorder(config: pytest.Config) -> Recorder:
     return recorder
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
     recorder = config.stash.get(RECORDER_KEY, None)
     if recorder is None:
         return
@@ -233,7 +235,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def _load(config: pytest.Config) -> LoadedConfig:
     from phasegate.config import load_config
 
-    overrides: dict[str, tuple[str, Any]] = {}
+    overrides: dict[str, tuple[str, object]] = {}
     requested = config.getoption("gate")
     if requested:
         _refuse_path_as_gate(requested)

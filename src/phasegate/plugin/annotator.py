@@ -13,7 +13,7 @@ once and attached to the report as one plain dict under :data:`REPORT_ATTRIBUTE`
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import pytest
 
@@ -53,7 +53,7 @@ class Annotator:
     def pytest_exception_interact(
         self,
         node: pytest.Item | pytest.Collector,
-        call: pytest.CallInfo[Any],
+        call: pytest.CallInfo[object],
         report: pytest.CollectReport | pytest.TestReport,
     ) -> None:
         if call.excinfo is None:

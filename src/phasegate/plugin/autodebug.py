@@ -21,7 +21,7 @@ import functools
 import os
 from collections.abc import Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -144,7 +144,7 @@ class Classifier:
     def pytest_exception_interact(
         self,
         node: pytest.Item | pytest.Collector,
-        call: pytest.CallInfo[Any],
+        call: pytest.CallInfo[object],
         report: pytest.CollectReport | pytest.TestReport,
     ) -> None:
         if not isinstance(report, pytest.CollectReport) or call.excinfo is None:
@@ -348,7 +348,7 @@ class AutodebugController:
         if writer is not None:
             writer.write_line(f"phasegate autodebug: {message}")
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         from phasegate.report.autodebug import autodebug_lines
 
         verbosity = self._config.get_verbosity()

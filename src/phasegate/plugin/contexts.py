@@ -12,7 +12,7 @@ coverage's ``sysmon`` core does not record dynamic contexts.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -22,7 +22,10 @@ from phasegate.autodebug.localize import (
     CONTEXTS_SOURCE_ENV,
 )
 
-_COVERAGE_KEY = pytest.StashKey[Any]()
+if TYPE_CHECKING:
+    import coverage
+
+_COVERAGE_KEY: pytest.StashKey[coverage.Coverage] = pytest.StashKey()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -18,9 +18,12 @@ import base64
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from phasegate.gates.coverage_run import CoverageRun
 
 __all__ = [
     "COVERAGE_BUSY_KEY",
@@ -33,7 +36,7 @@ __all__ = [
 ]
 
 #: The measurement of this process, from the early start until the end of the session.
-COVERAGE_KEY = pytest.StashKey[Any]()
+COVERAGE_KEY: pytest.StashKey[CoverageRun] = pytest.StashKey()
 #: Set when coverage was not started because another measurement already runs.
 COVERAGE_BUSY_KEY = pytest.StashKey[bool]()
 #: The key of a worker's coverage data (base64 text) in pytest-xdist's ``workeroutput``.

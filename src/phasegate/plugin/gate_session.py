@@ -57,6 +57,7 @@ class GateSession:
         self.errors: list[str] = []
 
     @pytest.hookimpl(optionalhook=True)
+    # ``node`` is pytest-xdist's WorkerController, which xdist does not export as a type.
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["phasegate_gate"] = self._runner.gate.name
         node.workerinput[run_coverage.WORKER_CONTEXTS_KEY] = self._runner.wants_test_contexts
@@ -65,7 +66,7 @@ class GateSession:
         self._runner.close()  # an interrupted run leaves no check process behind
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+    def pytest_testnodedown(self, node: object, error: object | None) -> None:
         data = run_coverage.decode_worker_data(getattr(node, "workeroutput", None) or {})
         if data is not None:
             self._worker_coverage.append(data)
@@ -124,7 +125,7 @@ class GateSession:
             self.errors.append(f"the refinement round was not recorded: {exc}")
 
     @pytest.hookimpl(trylast=True)  # the verdict closes the output
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         verbosity = self._config.get_verbosity()
         width = self._config.get_terminal_writer().fullwidth
         if verbosity >= 0:
@@ -139,7 +140,7 @@ class GateSession:
             terminalreporter.write_line(text, **markup)
         self._write_round(terminalreporter, verbosity)
 
-    def _write_round(self, terminalreporter: Any, verbosity: int) -> None:
+    def _write_round(self, terminalreporter: pytest.TerminalReporter, verbosity: int) -> None:
         """The refinement round and the router's next action, shown to a project that set up
         the loop, or with ``-v``."""
         if self.round is None or not (verbosity > 0 or self._loop_configured()):
@@ -212,7 +213,7 @@ class ShardGateSession(GateSession):
         _json, self.coverage_problem = self._coverage()
 
     @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         name = self._runner.gate.name
         if self._config.get_verbosity() >= 0:
             terminalreporter.write_sep("=", f"phasegate gate {name}: shard {self._shard}")

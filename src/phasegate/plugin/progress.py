@@ -16,7 +16,7 @@ are in memory).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import pytest
 
@@ -121,7 +121,7 @@ class TestProgress:
         self._write()
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         if not self._collected:
             self._collected = len(ids)
             self._write()

@@ -134,6 +134,7 @@ class Recorder:
             )
 
     @pytest.hookimpl(optionalhook=True)
+    # ``node`` is pytest-xdist's WorkerController, which xdist does not export as a type.
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self._git.reap()  # the controller collects nothing itself: reap git here instead
         self._worker_nodes.add(str(node.gateway.id))
@@ -141,7 +142,8 @@ class Recorder:
             self._collected_ids = list(ids)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+    # ``node`` is pytest-xdist's WorkerController, which xdist does not export as a type.
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
         output = getattr(node, "workeroutput", None) or {}
         data = output.get(WORKER_OUTPUT_KEY) or {}
         # Every worker collects (and deselects) the whole suite: the count is the same on each.

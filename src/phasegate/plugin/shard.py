@@ -10,7 +10,7 @@ not judge the gate: ``phasegate merge`` judges it once, on all shards together.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -97,7 +97,7 @@ class ShardRecorder:
         self._worker_suites: list[SuiteInfo] = []
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+    def pytest_testnodedown(self, node: object, error: object | None) -> None:
         from phasegate.shards.spec import SuiteInfo
 
         data = (getattr(node, "workeroutput", None) or {}).get(_WORKER_KEY)

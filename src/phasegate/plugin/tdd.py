@@ -19,7 +19,7 @@ import gc
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -101,7 +101,7 @@ class TddPlugin:
             self._background.shutdown(wait=False)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         from phasegate.report.tdd import run_lines
 
         verbosity = self._config.get_verbosity()
