@@ -64,8 +64,9 @@ def _hookspecs() -> dict[str, Any]:
 
 
 def _class(cls: type) -> dict[str, Any]:
-    """The annotated attributes and the methods of ``cls``, with those it inherits from
-    phasegate's own classes (a field moved into a base class is still on the surface)."""
+    """The type parameters, annotated attributes, properties and methods of ``cls``, with
+    those it inherits from phasegate's own classes (a field moved into a base class is still
+    on the surface)."""
     attributes: dict[str, Any] = {}
     methods: dict[str, str] = {}
     for owner in reversed(cls.__mro__):
@@ -73,16 +74,22 @@ def _class(cls: type) -> dict[str, Any]:
             continue
         attributes.update(inspect.get_annotations(owner))
         source = inspect.getsourcefile(owner)
-        methods.update(
-            (name, _signature(member))
-            for name, member in sorted(vars(owner).items())
+        for name, member in sorted(vars(owner).items()):
+            if isinstance(member, property) and member.fget is not None:
+                methods[name] = f"property {_signature(member.fget)}"
             # Written in the class itself: not the __init__ a dataclass, pydantic or Protocol
             # makes.
-            if inspect.isfunction(member)
-            and member.__code__.co_filename == source
-            and (not name.startswith("_") or name == "__init__")
-        )
-    return {"attributes": attributes, "methods": dict(sorted(methods.items()))}
+            elif (
+                inspect.isfunction(member)
+                and member.__code__.co_filename == source
+                and (not name.startswith("_") or name == "__init__")
+            ):
+                methods[name] = _signature(member)
+    described: dict[str, Any] = {"attributes": attributes, "methods": dict(sorted(methods.items()))}
+    parameters = getattr(cls, "__parameters__", ())
+    if parameters:
+        described["type_parameters"] = [str(parameter) for parameter in parameters]
+    return described
 
 
 def _classes() -> dict[str, Any]:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from phasegate.autodebug.patterns.base import Pattern
-    from phasegate.gates.protocol import Check
+    from phasegate.gates.protocol import AnyCheck
     from phasegate.model.gate import GateVerdict
     from phasegate.model.run import RunReport
     from phasegate.model.workflow import MemoryUpdate, WorkflowEvent
@@ -58,7 +58,7 @@ def phasegate_report_ready(report: RunReport) -> None:
 
 
 @hookspec
-def phasegate_register_checks() -> list[Check] | None:
+def phasegate_register_checks() -> list[AnyCheck] | None:
     """Return check objects to add to the gate engine (see :mod:`phasegate.gates.protocol`).
 
     A gate uses a registered check by naming its ``id`` under ``[checks.<id>]``. Ids must be

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from phasegate.gates.definition import CheckSpec, ConditionSpec
-from phasegate.gates.protocol import Check, CheckError, Measurement
+from phasegate.gates.protocol import AnyCheck, CheckError, Measurement
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD, gate_score
 from phasegate.model.gate import (
     CheckResult,
@@ -71,7 +71,7 @@ def requirement_of(spec: CheckSpec, *, in_pull_request: bool) -> Requirement:
 
 
 def judge(
-    check: Check,
+    check: AnyCheck,
     spec: CheckSpec,
     measurement: Measurement,
     *,

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    runtime_checkable,
+)
 
 from pydantic import Field
 
@@ -33,14 +42,20 @@ if TYPE_CHECKING:
     from phasegate.store import Store
 
 __all__ = [
+    "AnyCheck",
     "Check",
     "CheckContext",
     "CheckError",
     "Measurement",
     "MetricSpec",
     "NoOptions",
+    "OptionsT",
     "SessionData",
 ]
+
+#: A check's options model: the type its ``options_model`` validates a gate's
+#: ``[checks.<id>.options]`` into, and the type ``cache_inputs`` and ``measure`` are given.
+OptionsT = TypeVar("OptionsT", bound=Section)
 
 
 class CheckError(Exception):
@@ -118,15 +133,23 @@ class CheckContext:
 
 
 @runtime_checkable
-class Check(Protocol):
-    """A check. Implementations are plain classes with these attributes and methods."""
+class Check(Protocol[OptionsT]):
+    """A check. Implementations are plain classes with these attributes and methods.
+
+    ``Check[LintOptions]`` is a check whose options model is ``LintOptions``: mypy then holds
+    ``options_model`` and the ``options`` that ``cache_inputs`` and ``measure`` take to the same
+    model (``options_model`` is a class attribute in a check; read-only here).
+    """
 
     id: ClassVar[str]
     title: ClassVar[str]
     kind: ClassVar[Literal["static", "session"]]
     metrics: ClassVar[Sequence[MetricSpec]]
     default_conditions: ClassVar[Sequence[ConditionSpec]]
-    options_model: ClassVar[type[Section]]
+
+    @property
+    def options_model(self) -> type[OptionsT]:
+        """The pydantic model of the check's options (:class:`NoOptions` for none)."""
 
     def tool_info(self) -> ToolInfo | None:
         """The tool behind the check and its version (part of the cache key), or ``None``.
@@ -134,8 +157,14 @@ class Check(Protocol):
         Raises :class:`CheckError` with the install command when the tool is missing.
         """
 
-    def cache_inputs(self, ctx: CheckContext, options: Any) -> Sequence[Path] | None:
+    def cache_inputs(self, ctx: CheckContext, options: OptionsT) -> Sequence[Path] | None:
         """The files whose content decides the result, or ``None`` if it cannot be cached."""
 
-    def measure(self, ctx: CheckContext, options: Any) -> Measurement:
+    def measure(self, ctx: CheckContext, options: OptionsT) -> Measurement:
         """Measure; raise :class:`CheckError` when the check cannot run."""
+
+
+#: A check whichever its options model, as the registry and the runner hold checks side by
+#: side. ``Any`` because Python's types cannot say "some options model": each check is only
+#: ever given options its own ``options_model`` validated (``gates/runner.py::_plan_check``).
+AnyCheck: TypeAlias = "Check[Any]"

@@ -11,12 +11,12 @@ from __future__ import annotations
 import difflib
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from phasegate.errors import UsageError
-from phasegate.gates.protocol import Check
+from phasegate.gates.protocol import AnyCheck, Check
 
 __all__ = ["BUILT_IN", "SESSION_CHECKS", "CheckRegistry", "RegisteredCheck"]
 
@@ -45,6 +45,56 @@ BUILT_IN: dict[str, str] = {
     "integrity": "phasegate.gates.checks.integrity:IntegrityCheck",
 }
 
+if TYPE_CHECKING:
+    # mypy proves that each built-in check follows the protocol with its own options model
+    # (at run time a built-in check is imported only when a gate names it).
+    from phasegate.gates.checks import (
+        breaking,
+        build,
+        commit,
+        complexity,
+        coverage,
+        deps,
+        docs,
+        integrity,
+        lint,
+        mutation,
+        perf,
+        plan,
+        request,
+        review,
+        scenarios,
+        security,
+        spec,
+        syntax,
+        tests,
+        types,
+    )
+    from phasegate.gates.protocol import NoOptions
+    from phasegate.tdd import check as tdd_check
+
+    _syntax: Check[NoOptions] = syntax.SyntaxCheck()
+    _tests: Check[NoOptions] = tests.TestsCheck()
+    _coverage: Check[NoOptions] = coverage.CoverageCheck()
+    _lint: Check[NoOptions] = lint.LintCheck()
+    _security: Check[security.SecurityOptions] = security.SecurityCheck()
+    _build: Check[build.BuildOptions] = build.BuildCheck()
+    _deps: Check[NoOptions] = deps.DepsCheck()
+    _breaking: Check[NoOptions] = breaking.BreakingCheck()
+    _review: Check[NoOptions] = review.ReviewCheck()
+    _perf: Check[perf.PerfOptions] = perf.PerfCheck()
+    _docs: Check[NoOptions] = docs.DocsCheck()
+    _commit: Check[commit.CommitOptions] = commit.CommitCheck()
+    _types: Check[NoOptions] = types.TypesCheck()
+    _complexity: Check[complexity.ComplexityOptions] = complexity.ComplexityCheck()
+    _request: Check[request.RequestOptions] = request.RequestCheck()
+    _spec: Check[spec.SpecOptions] = spec.SpecCheck()
+    _plan: Check[plan.PlanOptions] = plan.PlanCheck()
+    _scenarios: Check[scenarios.ScenariosOptions] = scenarios.ScenariosCheck()
+    _tdd: Check[NoOptions] = tdd_check.TddCheck()
+    _mutation: Check[mutation.MutationOptions] = mutation.MutationCheck()
+    _integrity: Check[integrity.IntegrityOptions] = integrity.IntegrityCheck()
+
 #: The built-in checks of ``kind = "session"`` (they read the test run), known without importing
 #: them: the static checks' process leaves them out of its plan (a test keeps this true).
 SESSION_CHECKS = frozenset({"coverage", "integrity", "mutation", "perf", "review", "tdd", "tests"})
@@ -54,7 +104,7 @@ SESSION_CHECKS = frozenset({"coverage", "integrity", "mutation", "perf", "review
 class RegisteredCheck:
     """A check and where it came from (``built-in`` or the registering plugin's name)."""
 
-    check: Check
+    check: AnyCheck
     origin: str
 
 

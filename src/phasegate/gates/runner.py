@@ -31,7 +31,7 @@ from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
 from phasegate.gates.newcode import changed_package_files
 from phasegate.gates.project import GateProject
-from phasegate.gates.protocol import Check, CheckContext, CheckError, Measurement, SessionData
+from phasegate.gates.protocol import AnyCheck, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
 from phasegate.model.baseline import Baseline
@@ -71,7 +71,7 @@ class ProgressEvent:
 class PlannedCheck:
     """A check of the gate, ready to run."""
 
-    check: Check
+    check: AnyCheck
     origin: str
     spec: CheckSpec
     options: Section  # validated by the check's options_model
@@ -473,7 +473,7 @@ def _plan_check(
 
 
 def _refuse_bad_conditions(
-    check: Check, spec: CheckSpec, gate: GateDefinition, source: GateSource
+    check: AnyCheck, spec: CheckSpec, gate: GateDefinition, source: GateSource
 ) -> None:
     """A usage error for a condition on an unknown metric, or a threshold of the wrong type.
 

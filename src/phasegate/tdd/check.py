@@ -26,7 +26,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import ValidationError
 
@@ -97,11 +97,11 @@ class TddCheck:
         """No external tool: the check reads phasegate's own ledger."""
         return None
 
-    def cache_inputs(self, ctx: CheckContext, options: Any) -> Sequence[Path] | None:
+    def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
         """Not cached: the result depends on git history as well as on the ledger."""
         return None
 
-    def measure(self, ctx: CheckContext, options: Any) -> Measurement:
+    def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Read the ledger, find the change, count what failed and what was resolved."""
         ledger = Ledger(ctx.store)
         if not ledger.path.is_file():
