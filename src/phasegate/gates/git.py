@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import overload
 
 from phasegate.gates.protocol import CheckError
 from phasegate.processes import Finished, GroupTimeout, run_in_group
@@ -51,6 +52,31 @@ def git_environment() -> dict[str, str]:
     }
 
 
+@overload
+def git_bytes(
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = ...,
+    fix: str | None = ...,
+    stdin: str | None = ...,
+    ok_codes: Sequence[int] = ...,
+) -> bytes: ...
+
+
+@overload
+def git_bytes(
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = ...,
+    none_when: Sequence[str],
+    fix: str | None = ...,
+    stdin: str | None = ...,
+    ok_codes: Sequence[int] = ...,
+) -> bytes | None: ...
+
+
 def git_bytes(
     root: Path,
     args: list[str],
@@ -64,9 +90,9 @@ def git_bytes(
     """What ``git args`` printed in ``root`` (given ``stdin``, if any).
 
     ``None`` when git failed and every line it printed on stderr contains one of the phrases
-    of ``none_when`` (compared without case). Any other exit status outside ``ok_codes``, a git
-    that cannot be started or that does not answer in time is a :class:`CheckError` quoting
-    git.
+    of ``none_when`` (compared without case); so without ``none_when`` the answer is never
+    ``None``, as the overloads say. Any other exit status outside ``ok_codes``, a git that
+    cannot be started or that does not answer in time is a :class:`CheckError` quoting git.
     """
     shown = " ".join(["git", *args[:4]]) + (" ..." if len(args) > 4 else "")
     finished = _run_git(root, args, shown, min(timeout_s, GIT_TIMEOUT_S), stdin)
@@ -104,6 +130,33 @@ def _only_said(stderr: str, phrases: Sequence[str]) -> bool:
     """Whether git printed something, and every line of it holds one of ``phrases``."""
     lines = [line.lower() for line in stderr.splitlines() if line.strip()]
     return bool(phrases and lines) and all(any(p in line for p in phrases) for line in lines)
+
+
+@overload
+def git_text(
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = ...,
+    strip: bool = ...,
+    fix: str | None = ...,
+    stdin: str | None = ...,
+    ok_codes: Sequence[int] = ...,
+) -> str: ...
+
+
+@overload
+def git_text(
+    root: Path,
+    args: list[str],
+    *,
+    timeout_s: float = ...,
+    strip: bool = ...,
+    none_when: Sequence[str],
+    fix: str | None = ...,
+    stdin: str | None = ...,
+    ok_codes: Sequence[int] = ...,
+) -> str | None: ...
 
 
 def git_text(

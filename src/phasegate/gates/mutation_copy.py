@@ -54,7 +54,7 @@ def listed_files(root: Path) -> list[str]:
     """The files of the project as git lists them, relative to ``root`` (a CheckError when git
     fails: a copy missing files would make tests fail for the wrong reason)."""
     listed = git_text(root, _LIST)
-    return sorted({name for name in (listed or "").split("\0") if name})
+    return sorted({name for name in listed.split("\0") if name})
 
 
 def copy_project(root: Path, files: list[str], scratch: Path | None = None) -> ProjectCopy:

@@ -202,7 +202,7 @@ class GateProject:
         the answer was not git's.
         """
         listed = git_text(self.root, args, timeout_s=_GIT_TIMEOUT_S)
-        files = [self.root / name for name in (listed or "").split("\0") if name]
+        files = [self.root / name for name in listed.split("\0") if name]
         if not files:
             self._refuse_unlisted(".py" if args[-1] == "*.py" else "")
         return files
@@ -215,11 +215,10 @@ class GateProject:
             self.root,
             ["check-ignore", "-z", "--stdin"],
             timeout_s=_GIT_TIMEOUT_S,
-            none_when=(),
             stdin="\0".join(on_disk),
             ok_codes=(0, 1),
         )
-        ignored = {name for name in (said or "").split("\0") if name}
+        ignored = {name for name in said.split("\0") if name}
         unexplained = [name for name in on_disk if name not in ignored]
         if unexplained:
             raise CheckError(

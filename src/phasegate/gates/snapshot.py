@@ -58,7 +58,7 @@ def _copy_work_tree(toplevel: Path, into: Path, store: Store, timeout_s: float) 
         timeout_s=timeout_s,
     )
     artifacts = store.root.resolve()
-    for name in (listed or "").split("\0"):
+    for name in listed.split("\0"):
         source = toplevel / name
         if name and artifacts not in source.resolve().parents:
             _copy_file(source, into / name)

@@ -63,8 +63,6 @@ class ChangedSources:
             timeout_s=self._timeout_s,
             strip=False,
         )
-        if tracked is None or untracked is None:  # pragma: no cover - git_text raises instead
-            raise CheckError("git listed no changed files")
         names = {name for name in (tracked + "\0" + untracked).split("\0") if name}
         return sorted(name for name in names if not self.is_excluded(name))
 

@@ -166,7 +166,7 @@ def _export(toplevel: Path, base: _Base, inside: Path, into: Path, timeout_s: fl
         timeout_s=timeout_s,
         fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
     )
-    if not _unpack(archive or b"", into):
+    if not _unpack(archive, into):
         raise CheckError(
             f"git archive exported no file of {inside.as_posix()} at {base.name} "
             f"({base.sha[:12]}), which exists there"

@@ -220,7 +220,7 @@ def _log(root: Path, revisions: list[str], timeout_s: float) -> list[_Commit]:
         strip=False,
         fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
     )
-    records = [record.lstrip("\n") for record in (output or "").split("\x1e")]
+    records = [record.lstrip("\n") for record in output.split("\x1e")]
     commits = [_commit_of(record) for record in records if record]
     if revisions[0] == "-1" and len(commits) != 1:
         raise CheckError(f"git log -1 HEAD printed {len(commits)} commits, not one")
