@@ -10,6 +10,9 @@ checks share, so within one run each file is read and parsed once, whichever che
 
 A file that cannot be read or parsed is remembered as :class:`Unparseable`, with the message,
 line and column the parser gave, so every check reports the same reason.
+
+:func:`ending_name` is the one reading of "the name an expression ends in" that the checks,
+the integrity engine and the TDD rules share (``pytest.raises`` -> ``raises``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from phasegate.gates.protocol import CheckError
 
-__all__ = ["SyntaxTrees", "Unparseable"]
+__all__ = ["SyntaxTrees", "Unparseable", "ending_name"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +81,13 @@ def _parse(path: Path) -> ast.Module | Unparseable:
     except ValueError as exc:  # null bytes in the source
         return Unparseable(f"ValueError: {exc}")
     return tree
+
+
+def ending_name(expr: ast.expr) -> str | None:
+    """The name a bare name or an attribute access ends in (``obj.run`` -> ``run``); ``None``
+    for any other expression (a call, a subscript...)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None

@@ -25,6 +25,7 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass
 
+from phasegate.gates.parsed import ending_name
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
@@ -229,17 +230,8 @@ def _no_type_checks(text: str, path: str, comments: dict[int, str]) -> list[Supp
         for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for decorator in node.decorator_list
-        if _decorator_name(decorator) == _NO_TYPE_CHECK
+        if ending_name(decorator) == _NO_TYPE_CHECK
     ]
-
-
-def _decorator_name(decorator: ast.expr) -> str | None:
-    """``name`` of ``@name`` or ``@module.name``; None for a call or anything else."""
-    if isinstance(decorator, ast.Attribute):
-        return decorator.attr
-    if isinstance(decorator, ast.Name):
-        return decorator.id
-    return None
 
 
 def _no_type_check(line: int, comment: str) -> Suppression:

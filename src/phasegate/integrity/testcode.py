@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TypeGuard
 
+from phasegate.gates.parsed import ending_name
+
 __all__ = [
     "DEFAULT_APPROX",
     "Approx",
@@ -279,12 +281,9 @@ def _skip_call(dotted: str, last: str, line: int) -> SkipFeature | None:
 
 
 def _callee(expr: ast.expr) -> list[str]:
-    """The name a bare name or an attribute access ends in (``obj.run`` -> ``run``)."""
-    if isinstance(expr, ast.Name):
-        return [expr.id]
-    if isinstance(expr, ast.Attribute):
-        return [expr.attr]
-    return []
+    """The name ``expr`` ends in, as a list to add to a set (none for a call or a subscript)."""
+    name = ending_name(expr)
+    return [] if name is None else [name]
 
 
 def _patched_self(

@@ -13,6 +13,8 @@ import ast
 import fnmatch
 from collections.abc import Sequence
 
+from phasegate.gates.parsed import ending_name
+
 __all__ = ["count_assertions", "function_path"]
 
 
@@ -42,7 +44,7 @@ def _is_assertion(node: ast.AST, calls: Sequence[str]) -> bool:
         return True
     if not isinstance(node, ast.Call):
         return False
-    name = _called_name(node.func)
+    name = ending_name(node.func)
     return name is not None and any(fnmatch.fnmatchcase(name, p) for p in calls)
 
 
@@ -54,12 +56,4 @@ def _find(body: list[ast.stmt], names: list[str]) -> ast.AST | None:
     for node in body:
         if isinstance(node, wanted) and node.name == head:
             return _find(node.body, rest) if isinstance(node, ast.ClassDef) else node
-    return None
-
-
-def _called_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
     return None

@@ -57,10 +57,11 @@ from phasegate.gates.consistency import (
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
-from phasegate.gates.parsed import SyntaxTrees
+from phasegate.gates.parsed import SyntaxTrees, ending_name
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
+from phasegate.tomlfile import table_in
 
 __all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
 
@@ -138,8 +139,7 @@ class DepsCheck:
         source: str,
     ) -> list[tuple[str, Finding]]:
         """Each import of a third-party module the project does not declare, with its module."""
-        project = ctx.project.pyproject.get("project")
-        requires_python = project.get("requires-python") if isinstance(project, dict) else None
+        requires_python = table_in(ctx.project.pyproject, "project").get("requires-python")
         stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
         found: list[tuple[str, Finding]] = []
         for imported in third_party_imports(
@@ -271,7 +271,7 @@ def _imports(body: Iterable[ast.stmt], *, guarded: bool) -> Iterator[tuple[str, 
         if isinstance(node, ast.Import | ast.ImportFrom):
             if not guarded:
                 yield from _imported(node)
-        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+        elif isinstance(node, ast.If) and ending_name(node.test) == "TYPE_CHECKING":
             yield from _imports(node.orelse, guarded=guarded)
         elif isinstance(node, ast.Try):
             yield from _try_imports(node, guarded=guarded)
@@ -307,21 +307,10 @@ def _nested_imports(node: ast.stmt, *, guarded: bool) -> Iterator[tuple[str, int
             yield from _imports(case.body, guarded=guarded)
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    if isinstance(test, ast.Name):
-        return test.id == "TYPE_CHECKING"
-    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     caught = handler.type
     names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
-    return any(
-        (isinstance(name, ast.Name) and name.id in _IMPORT_ERRORS)
-        or (isinstance(name, ast.Attribute) and name.attr in _IMPORT_ERRORS)
-        for name in names
-        if name is not None
-    )
+    return any(ending_name(name) in _IMPORT_ERRORS for name in names if name is not None)
 
 
 def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
