@@ -119,7 +119,7 @@ class LoadedConfig:
         """
         root = self.project_root.resolve()
         path = (root / value).resolve()
-        if path != root and root not in path.parents:
+        if not path.is_relative_to(root):
             where = self.source or self.project_root / "pyproject.toml"
             raise ConfigError(
                 f"{where}: key {CONFIG_TABLE}.{key} = {value!r} is not allowed: it resolves to "

@@ -113,8 +113,7 @@ def _refuse_loaded_elsewhere(loaded: griffe.Module, package: Path) -> None:
     files = found if isinstance(found, list) else [found]
     target = package.resolve()
     if not files or not all(
-        isinstance(file, Path) and (file.resolve() == target or target in file.resolve().parents)
-        for file in files
+        isinstance(file, Path) and file.resolve().is_relative_to(target) for file in files
     ):
         raise CheckError(
             f"griffe loaded {package_name(package)!r} from {found}, not from {package}",

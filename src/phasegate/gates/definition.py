@@ -144,7 +144,7 @@ def find_gates(project_root: Path, gate_paths: Iterable[str] = ()) -> dict[str, 
     root = project_root.resolve()
     for folder in gate_paths:
         directory = (root / folder).resolve()
-        if directory != root and root not in directory.parents:
+        if not directory.is_relative_to(root):
             raise UsageError(
                 f"{project_root / 'pyproject.toml'}: key tool.phasegate.gate_paths = "
                 f"{folder!r} is not allowed: it resolves to {directory}, outside the project "

@@ -201,7 +201,7 @@ def git_toplevel(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None
     resolved = root.resolve()
     if not top.is_absolute() or not top.is_dir():
         raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not a folder")
-    if top.resolve() != resolved and top.resolve() not in resolved.parents:
+    if not resolved.is_relative_to(top.resolve()):
         raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not above {root}")
     return top
 

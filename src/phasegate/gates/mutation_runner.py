@@ -114,7 +114,7 @@ class MutationRunner:
     def _rootdir(self) -> Path:
         """Where the tests ran from, which must be inside the project."""
         rootdir = Path(self.report.invocation.rootdir).resolve()
-        if rootdir != self.root and self.root not in rootdir.parents:
+        if not rootdir.is_relative_to(self.root):
             raise CheckError(
                 f"the tests ran from {rootdir}, outside the project root {self.root}",
                 fix="run pytest from the project root",
@@ -158,7 +158,7 @@ class MutationRunner:
         return [
             folder
             for folder in self.project.package_dirs
-            if any(path == folder.resolve() or folder.resolve() in path.parents for path in mutated)
+            if any(path.is_relative_to(folder.resolve()) for path in mutated)
         ]
 
     def _env(self, copy: ProjectCopy) -> dict[str, str]:
@@ -322,7 +322,7 @@ def _records_tests(contexts: LineContexts) -> bool:
 def _import_root(package: Path, root: Path) -> Path:
     """The folder to put on the import path for ``package``, relative to the project root."""
     parent = package.resolve().parent
-    if parent != root and root not in parent.parents:
+    if not parent.is_relative_to(root):
         raise CheckError(
             f"the package {package} is outside the project root {root}",
             fix="name packages inside the project in [tool.phasegate] packages",

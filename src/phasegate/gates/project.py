@@ -77,7 +77,7 @@ class GateProject:
         """
         root = self.root.resolve()
         path = (root / relpath).resolve()
-        if path != root and root not in path.parents:
+        if not path.is_relative_to(root):
             raise CheckError(
                 f"{what} = {relpath!r} resolves to {path}, outside the project root {root}",
                 fix=f"name a file inside the project for {what}",
@@ -155,9 +155,7 @@ class GateProject:
         """The Python files of the packages."""
         roots = self.package_dirs
         return [
-            path
-            for path in self.python_files
-            if any(path == root or root in path.parents for root in roots)
+            path for path in self.python_files if any(path.is_relative_to(root) for root in roots)
         ]
 
     @cached_property
@@ -187,7 +185,7 @@ class GateProject:
                     yield Path(folder) / name
 
     def _is_excluded(self, path: Path) -> bool:
-        if any(path == root or root in path.parents for root in self.excluded):
+        if any(path.is_relative_to(root) for root in self.excluded):
             return True
         if not self.exclude_patterns:
             return False

@@ -117,6 +117,6 @@ class ChangedSources:
     def is_excluded(self, name: str) -> bool:
         """Whether the project leaves ``name`` (relative to the root) out of every check."""
         full = (self.root / name).resolve()
-        if any(full == folder or folder in full.parents for folder in self._excluded):
+        if any(full.is_relative_to(folder) for folder in self._excluded):
             return True
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self._exclude_patterns)

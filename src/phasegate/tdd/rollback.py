@@ -151,7 +151,7 @@ def _merged(files: FileHashes) -> dict[str, str]:
 def _inside(root: Path, relpath: str) -> None:
     resolved = (root / relpath).resolve()
     base = root.resolve()
-    if resolved != base and base not in resolved.parents:
+    if not resolved.is_relative_to(base):
         raise RollbackRefused(
             [f"the ledger names {relpath!r}, which is outside the project {root}"]
         )
