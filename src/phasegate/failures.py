@@ -13,7 +13,13 @@ from types import TracebackType
 
 from phasegate.documents import RaisedDocument
 
-__all__ = ["MAX_MESSAGE_CHARS", "describe_exception", "exception_type_name", "relative_path"]
+__all__ = [
+    "MAX_MESSAGE_CHARS",
+    "describe_exception",
+    "exception_type_name",
+    "first_line",
+    "relative_path",
+]
 
 #: Exception messages can be huge (a repr of a large object); this much is kept.
 MAX_MESSAGE_CHARS = 2000
@@ -25,6 +31,13 @@ def exception_type_name(exc: BaseException) -> str:
     if cls.__module__ == "builtins":
         return cls.__qualname__
     return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def first_line(message: str) -> str:
+    """The first line of an exception's message, the way a one-line report shows it ("" for
+    a message of blank space only)."""
+    lines = message.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def relative_path(path: str | os.PathLike[str], root: Path) -> str:

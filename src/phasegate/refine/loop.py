@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from phasegate.failures import first_line
 from phasegate.model.gate import CheckResult, CheckStatus, GateVerdict
 from phasegate.model.refine import (
     FeedbackItem,
@@ -91,12 +92,12 @@ def failure_line(test: TestRecord) -> str:
     """``nodeid: ExcType: first line of the message`` (or the outcome, with no failure)."""
     if test.failure is None:
         return f"{test.nodeid}: {test.outcome.value}"
-    return f"{test.nodeid}: {test.failure.exc_type}: {_first_line(test.failure.message)}"
+    return f"{test.nodeid}: {test.failure.exc_type}: {first_line(test.failure.message)}"
 
 
 def collection_line(error: CollectionError) -> str:
     """``nodeid: ExcType: first line of the message`` of a collection error."""
-    return f"{error.nodeid}: {error.failure.exc_type}: {_first_line(error.failure.message)}"
+    return f"{error.nodeid}: {error.failure.exc_type}: {first_line(error.failure.message)}"
 
 
 def advance(
@@ -216,7 +217,3 @@ def _seen_again(item: FeedbackItem, text: str, number: int) -> None:
     item.last_round = number
     item.rounds_seen += 1
     item.resolved_round = None
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from phasegate.failures import first_line
 from phasegate.model.base import Model
 from phasegate.model.gate import Finding, GateVerdict
 from phasegate.model.run import Outcome, RunReport, TestRecord
@@ -145,10 +146,14 @@ def _runs(result: ReportDiff, base: RunReport, head: RunReport) -> None:
 
 
 def _outcome_change(result: ReportDiff, old: TestRecord | None, test: TestRecord) -> None:
-    """Count the test as a new failure, one still failing, or one fixed."""
-    was_bad = old is not None and old.outcome in _BAD
-    if test.outcome in _BAD and was_bad:
-        result.still_failing += 1
+    """Count the test as one still failing or fixed (when it failed before), or a new failure."""
+    if old is not None and old.outcome in _BAD:
+        if test.outcome in _BAD:
+            result.still_failing += 1
+        else:
+            result.fixed_failures.append(
+                TestChange(nodeid=test.nodeid, before=old.outcome.value, after=test.outcome.value)
+            )
     elif test.outcome in _BAD:
         result.new_failures.append(
             TestChange(
@@ -157,10 +162,6 @@ def _outcome_change(result: ReportDiff, old: TestRecord | None, test: TestRecord
                 after=test.outcome.value,
                 detail=_detail(test),
             )
-        )
-    elif old is not None and was_bad:
-        result.fixed_failures.append(
-            TestChange(nodeid=test.nodeid, before=old.outcome.value, after=test.outcome.value)
         )
 
 
@@ -182,5 +183,4 @@ def _perf(result: ReportDiff, old: TestRecord | None, test: TestRecord) -> None:
 def _detail(test: TestRecord) -> str:
     if test.failure is None:
         return test.reason or ""
-    message = test.failure.message.strip().splitlines()
-    return f"{test.failure.exc_type}: {message[0] if message else ''}"
+    return f"{test.failure.exc_type}: {first_line(test.failure.message)}"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from phasegate import __version__
+from phasegate.failures import first_line
 from phasegate.gates.score import shown_score
 from phasegate.model.gate import (
     BaseInfo,
@@ -616,8 +617,7 @@ def _footer(rendered: Rendered, opts: MarkdownOptions) -> str:
 def _one_line(test: TestRecord) -> str:
     if test.failure is None:
         return test.reason or test.outcome.value
-    message = test.failure.message.strip().splitlines()
-    return f"{test.failure.exc_type}: {message[0] if message else ''}"
+    return f"{test.failure.exc_type}: {first_line(test.failure.message)}"
 
 
 def _html(value: str, limit: int) -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from phasegate.documents import CollectionErrorDocument, TestRecordDocument
+from phasegate.failures import first_line
 from phasegate.model.tdd import FailureClass, LedgerCollectionError
 from phasegate.tdd.config import TddConfig
 from phasegate.tdd.symbols import SourceIndex, judge_missing, parse_missing, referenced_names
@@ -177,7 +178,7 @@ class Classifier:
 
 
 def _describe(exc_type: str, message: str, failure: Mapping[str, object]) -> str:
-    first = message.strip().splitlines()[0] if message.strip() else ""
+    first = first_line(message)
     if exc_type.endswith("FixtureLookupError"):
         # Its str() is an argument tuple; pytest's own text names the fixture.
         found = _FIXTURE_NOT_FOUND.search(str(failure.get("traceback", "")))
