@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from phasegate.errors import ConfigError
+from phasegate.errors import ConfigError, UsageError
 from phasegate.extensions import make_plugin_manager
 from phasegate.gates.registry import CheckRegistry
 
@@ -76,3 +76,55 @@ def test_a_plugin_that_cannot_be_imported_is_a_config_error() -> None:
         ConfigError, match="plugins names 'no_such_plugin', which cannot be imported"
     ):
         make_plugin_manager(["no_such_plugin"])
+
+
+def _plugin_returning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str) -> str:
+    (tmp_path / "odd_checks.py").write_text(
+        "from phasegate.hookspecs import hookimpl\n"
+        "from phasegate.gates.checks.syntax import SyntaxCheck\n\n\n"
+        "class OwnCheck(SyntaxCheck):\n"
+        "    id = 'own'\n\n\n"
+        "@hookimpl\n"
+        f"def phasegate_register_checks():\n    return {returned}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "odd_checks", raising=False)
+    return "odd_checks"
+
+
+def test_a_plugin_returning_one_check_not_a_list_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "OwnCheck()")])
+    with pytest.raises(
+        UsageError, match=r"plugin 'odd_checks' returned <odd_checks\.OwnCheck object .*must return"
+    ):
+        CheckRegistry(manager)
+
+
+def test_a_plugin_returning_what_is_not_a_check_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "[3]")])
+    with pytest.raises(UsageError, match="plugin 'odd_checks' registered 3, which is not a check"):
+        CheckRegistry(manager)
+
+
+def test_a_plugin_returning_a_check_class_is_told_to_return_an_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "[OwnCheck]")])
+    with pytest.raises(
+        UsageError, match=r"registered the class OwnCheck, not a check: .* OwnCheck\(\)"
+    ):
+        CheckRegistry(manager)
+
+
+def test_a_plugin_returning_none_or_a_tuple_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "(OwnCheck(),)")])
+    assert CheckRegistry(manager).get("own").origin == "odd_checks"
+    monkeypatch.delitem(sys.modules, "odd_checks")
+    manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "None")])
+    assert "own" not in CheckRegistry(manager).ids()

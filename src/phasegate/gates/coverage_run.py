@@ -24,10 +24,14 @@ import contextlib
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, TypedDict
+from types import ModuleType
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from phasegate.failures import relative_path
 from phasegate.optional import require
+
+if TYPE_CHECKING:
+    import coverage
 
 __all__ = [
     "COVERAGE_DATA",
@@ -201,7 +205,7 @@ def read_data_file(root: Path, data_file: Path | None) -> CoverageFigures:
     return _figures(cov, module, root)
 
 
-def _figures(cov: Any, module: Any, root: Path) -> CoverageFigures:
+def _figures(cov: coverage.Coverage, module: ModuleType, root: Path) -> CoverageFigures:
     """Per file, the executed, missing and excluded lines and the executed and missing
     branches, with the totals, in the shape of coverage.py's JSON report."""
     try:

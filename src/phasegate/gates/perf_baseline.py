@@ -30,7 +30,6 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -212,7 +211,7 @@ def read_benchmarks(path: Path, shown: str) -> dict[str, float]:
         raise CheckError(f"{shown} is not pytest-benchmark JSON output: missing {exc}") from exc
 
 
-def _run_report(data: Any, where: str) -> RunReport:
+def _run_report(data: object, where: str) -> RunReport:
     check_version(where, data)
     if not isinstance(data, dict) or data.get("kind") != "run-report":
         raise CheckError(f"{where} is not a phasegate run report (no kind 'run-report')")
@@ -222,7 +221,7 @@ def _run_report(data: Any, where: str) -> RunReport:
         raise CheckError(f"{where} is not a valid run report: {exc.errors()[0]['msg']}") from exc
 
 
-def _perf_baseline(data: Any, where: str) -> dict[str, float]:
+def _perf_baseline(data: object, where: str) -> dict[str, float]:
     measures = data.get("measures") if isinstance(data, dict) else None
     if not isinstance(measures, Mapping) or not all(
         isinstance(k, str) and _is_seconds(v) for k, v in measures.items()

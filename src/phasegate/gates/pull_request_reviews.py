@@ -13,7 +13,6 @@ latest one. A review already recorded (the same address) is not recorded twice.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from phasegate.errors import PhasegateError
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
@@ -67,7 +66,7 @@ def _submitted_at(submitted: object, path: str) -> datetime:
         raise ReviewImportError(f"GET {path}: submitted_at {submitted!r} is not a time") from exc
 
 
-def _record(review: Any, number: int, path: str) -> ReviewRecord | None:
+def _record(review: object, number: int, path: str) -> ReviewRecord | None:
     if not isinstance(review, dict):
         raise ReviewImportError(f"GET {path}: a review is {review!r:.200}, not an object")
     state = str(review.get("state", "")).upper()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -136,12 +137,24 @@ class CheckRegistry:
     def _collect(self, extensions: pluggy.PluginManager) -> None:
         hook = extensions.hook.phasegate_register_checks
         for impl in hook.get_hookimpls():
-            returned: Any = impl.function()
-            for check in returned or ():
+            returned: object = impl.function()
+            if returned is None:
+                continue
+            if not isinstance(returned, Iterable):
+                raise UsageError(
+                    f"plugin {impl.plugin_name!r} returned {returned!r} from "
+                    "phasegate_register_checks, which must return a list of checks"
+                )
+            for check in returned:
                 self._register(check, impl.plugin_name)
 
     def _register(self, check: object, origin: str) -> None:
         """Add a plugin's check; a usage error for one that is not a check or takes an id."""
+        if isinstance(check, type):  # it has a check's attributes, but its methods are unbound
+            raise UsageError(
+                f"plugin {origin!r} registered the class {check.__qualname__}, not a check: "
+                f"return an instance, {check.__qualname__}()"
+            )
         if not isinstance(check, Check):
             raise UsageError(
                 f"plugin {origin!r} registered {check!r}, which is not a check: it "

@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from phasegate import tomlfile
 
@@ -63,7 +62,7 @@ def read_ruff_policy(root: Path, pyproject: Mapping[str, object]) -> RuffPolicy:
     return _policy(ruff, "[tool.ruff] in pyproject.toml")
 
 
-def _policy(settings: Mapping[str, Any], source: str) -> RuffPolicy:
+def _policy(settings: Mapping[str, object], source: str) -> RuffPolicy:
     everywhere: set[str] = set()
     per_file: dict[str, set[str]] = {}
     lint = settings.get("lint")
@@ -79,7 +78,7 @@ def _policy(settings: Mapping[str, Any], source: str) -> RuffPolicy:
     )
 
 
-def _per_file_ignores(table: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[str]]]:
+def _per_file_ignores(table: Mapping[str, object]) -> Iterator[tuple[str, Iterable[str]]]:
     """Each file pattern of a table's ``per-file-ignores`` and ``extend-per-file-ignores``,
     with the codes it ignores."""
     for key in ("per-file-ignores", "extend-per-file-ignores"):
@@ -89,7 +88,7 @@ def _per_file_ignores(table: Mapping[str, Any]) -> Iterator[tuple[str, Iterable[
                 yield str(pattern), _codes(codes)
 
 
-def _codes(value: Any) -> Iterable[str]:
+def _codes(value: object) -> Iterable[str]:
     if not isinstance(value, list):
         return ()
     return (str(code) for code in value if _CODE.match(str(code)))

@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
 
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
+from phasegate.tomlfile import table_in
 
 __all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "joined", "read_settings"]
 
@@ -63,25 +63,16 @@ def read_settings(name: str, text: str) -> dict[tuple[str, str, str], Setting]:
     return {(s.tool, s.key, s.scope): s for s in found}
 
 
-def _table(data: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
-    for key in keys:
-        value = data.get(key)
-        if not isinstance(value, Mapping):
-            return {}
-        data = value
-    return data
-
-
-def _from_toml(name: str, data: Mapping[str, Any]) -> list[Setting]:
+def _from_toml(name: str, data: Mapping[str, object]) -> list[Setting]:
     found: list[Setting] = []
     if name == "pyproject.toml":
-        tool = _table(data, "tool")
-        found += _coverage(_table(tool, "coverage", "run"), _table(tool, "coverage", "report"))
-        found += _ruff(_table(tool, "ruff"))
-        found += _mypy_table(_table(tool, "mypy"))
-        found += _bandit(_table(tool, "bandit"))
-        pytest_table = dict(_table(tool, "pytest"))
-        pytest_table.update(_table(tool, "pytest", "ini_options"))
+        tool = table_in(data, "tool")
+        found += _coverage(table_in(tool, "coverage", "run"), table_in(tool, "coverage", "report"))
+        found += _ruff(table_in(tool, "ruff"))
+        found += _mypy_table(table_in(tool, "mypy"))
+        found += _bandit(table_in(tool, "bandit"))
+        pytest_table = dict(table_in(tool, "pytest"))
+        pytest_table.update(table_in(tool, "pytest", "ini_options"))
         found += _pytest(pytest_table)
     else:
         found += _ruff(data)
@@ -164,13 +155,13 @@ def _flag(value: object) -> bool | None:
 
 
 def _lists(
-    tool: str, table: Mapping[str, Any], keys: Iterable[str], prefix: str = ""
+    tool: str, table: Mapping[str, object], keys: Iterable[str], prefix: str = ""
 ) -> list[Setting]:
     """The list settings among ``keys`` that ``table`` holds, each as its set of items."""
     return [Setting(tool, f"{prefix}{key}", _items(table[key])) for key in keys if key in table]
 
 
-def _coverage(run: Mapping[str, Any], report: Mapping[str, Any]) -> list[Setting]:
+def _coverage(run: Mapping[str, object], report: Mapping[str, object]) -> list[Setting]:
     found = _lists("coverage", run, ("omit",))
     found += _lists("coverage", report, ("omit", "exclude_lines", "exclude_also"), "report ")
     number = _number(report.get("fail_under"))
@@ -183,9 +174,9 @@ _RUFF_LISTS = ("ignore", "extend-ignore", "select", "extend-select", "exclude", 
 _RUFF_FILE_IGNORES = ("per-file-ignores", "extend-per-file-ignores")
 
 
-def _ruff(table: Mapping[str, Any]) -> list[Setting]:
+def _ruff(table: Mapping[str, object]) -> list[Setting]:
     found: list[Setting] = []
-    for where in (table, _table(table, "lint")):
+    for where in (table, table_in(table, "lint")):
         found += _lists("ruff", where, _RUFF_LISTS)
         found += _ruff_file_ignores(where)
     merged: dict[str, Setting] = {}
@@ -196,7 +187,7 @@ def _ruff(table: Mapping[str, Any]) -> list[Setting]:
     return list(merged.values())
 
 
-def _ruff_file_ignores(table: Mapping[str, Any]) -> list[Setting]:
+def _ruff_file_ignores(table: Mapping[str, object]) -> list[Setting]:
     """``per-file-ignores`` as ``pattern:code`` pairs, one per file pattern and rule."""
     found: list[Setting] = []
     for key in _RUFF_FILE_IGNORES:
@@ -216,7 +207,7 @@ def joined(old: Setting, new: Setting) -> Setting | None:
     return None
 
 
-def _mypy_table(table: Mapping[str, Any]) -> list[Setting]:
+def _mypy_table(table: Mapping[str, object]) -> list[Setting]:
     found = _mypy_flags(table, "")
     overrides = table.get("overrides")
     if isinstance(overrides, list):
@@ -228,7 +219,7 @@ def _mypy_table(table: Mapping[str, Any]) -> list[Setting]:
     return found
 
 
-def _mypy_flags(table: Mapping[str, Any], scope: str) -> list[Setting]:
+def _mypy_flags(table: Mapping[str, object], scope: str) -> list[Setting]:
     found: list[Setting] = []
     for key, value in table.items():
         key = key.replace("-", "_")
@@ -241,11 +232,11 @@ def _mypy_flags(table: Mapping[str, Any], scope: str) -> list[Setting]:
     return found
 
 
-def _bandit(table: Mapping[str, Any]) -> list[Setting]:
+def _bandit(table: Mapping[str, object]) -> list[Setting]:
     return _lists("bandit", table, ("skips", "exclude_dirs", "exclude"))
 
 
-def _pytest(table: Mapping[str, Any]) -> list[Setting]:
+def _pytest(table: Mapping[str, object]) -> list[Setting]:
     found: list[Setting] = []
     if "addopts" in table:
         value = table["addopts"]

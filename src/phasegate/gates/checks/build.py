@@ -29,10 +29,10 @@ import shutil
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import (
@@ -340,7 +340,7 @@ def _wheel_metadata(path: Path) -> str:
         return archive.read(found[0]).decode("utf-8")
 
 
-def _inspect(path: Path, reader: Any, outcome: _Outcome) -> Metadata | None:
+def _inspect(path: Path, reader: Callable[[Path], str], outcome: _Outcome) -> Metadata | None:
     """The validated metadata of a built file; each problem is added to the outcome."""
     # Imported here: with the email parser it needs, it is the costliest import of the checks,
     # and planning a gate (`phasegate gate run`) imports every check module.

@@ -42,7 +42,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -299,7 +299,7 @@ def _imported(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, int]]:
 
 def _nested_imports(node: ast.stmt, *, guarded: bool) -> Iterator[tuple[str, int]]:
     for field in ("body", "orelse", "finalbody"):
-        inner: Any = getattr(node, field, None)
+        inner: object = getattr(node, field, None)
         if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
             yield from _imports(inner, guarded=guarded)
     if isinstance(node, ast.Match):
