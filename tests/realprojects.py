@@ -121,6 +121,27 @@ PROJECTS: dict[str, RealProject] = {
             notes="flat layout; one package module and one test module beside it",
             tags=frozenset({"flat"}),
         ),
+        RealProject(
+            name="click",
+            version="8.5.1",
+            filename="click-8.5.1.tar.gz",
+            sha256="9bbfada76703fd1d784b83eea012e3e8c6a001a876543ef104fa56aaaeb072b4",
+            layout="src",
+            packages=("click",),
+            notes="src layout; many None guards on options and defaults; warnings are errors",
+            tags=frozenset({"src"}),
+        ),
+        RealProject(
+            name="marshmallow",
+            version="4.4.0",
+            filename="marshmallow-4.4.0.tar.gz",
+            sha256="9e6ffa8511012ca89732324c1c253efd7b4d35632dcbdf80aa793fe01804af3e",
+            layout="src",
+            packages=("marshmallow",),
+            test_requires=("simplejson",),
+            notes="src layout; None guards on fields' defaults and options; tests use simplejson",
+            tags=frozenset({"src"}),
+        ),
     )
 }
 
