@@ -17,6 +17,9 @@
    ``pytest --autodebug=apply SELECTION`` is run, where the selection is the tests that run
    the mutated code (the tests that matter, not the whole suite, to keep a run affordable);
    a plain ``pytest SELECTION`` of the untouched copy is timed just before, as the yardstick.
+   Unless ``--no-suites``, one plain run of the project's whole suite (in a fresh copy, CPU
+   with children and wall) is timed just before the project's first fault, the yardstick of
+   the issue's target (the median time per fault within 2x one run of the project's suite).
    Each result is filed as in the hand-written corpus's benchmark: ``correct`` (every source
    file has the original's syntax tree), ``plausible`` (kept; the fault's tests and the whole
    suite pass, but the code differs), ``wrong-kept``, ``escalated`` (the tree is then checked
@@ -554,7 +557,12 @@ def _row(name: str, results: list[Result]) -> str:
     )
 
 
-def table(results: list[Result], classes: Sequence[str], suites: dict[str, float]) -> None:
+def table(
+    results: list[Result],
+    classes: Sequence[str],
+    suites: dict[str, float],
+    suites_cpu: dict[str, float] | None = None,
+) -> None:
     print(
         f"{'class':<10} {'faults':>6} {'correct':>8} {'%':>5} {'plausible':>9} {'escalated':>9} "
         f"{'wrong-kept':>10} {'not-triggered':>13} {'tests mod':>9} {'x selection':>12}"
@@ -591,13 +599,70 @@ def table(results: list[Result], classes: Sequence[str], suites: dict[str, float
                 "itself, then auto-debug) / the plain run of the same tests, median: "
                 f"{statistics.median(cpu):.2f} over {len(cpu)} faults"
             )
-        versus = [r.autodebug_s / suites[r.project] for r in results if suites.get(r.project)]
-        if versus:
-            print(
-                "auto-debug's time / one plain run of the project's whole suite, median: "
-                f"{statistics.median(versus):.2f}; suites: "
-                + ", ".join(f"{name} {seconds:.1f}s" for name, seconds in sorted(suites.items()))
-            )
+        for line in suite_lines(results, suites, suites_cpu or {}):
+            print(line)
+
+
+def _verdict(ratio: float) -> str:
+    return f"{ratio:.2f} (target <= 2: {'met' if ratio <= 2 else 'MISSED'})"
+
+
+def suite_lines(
+    results: Sequence[Result], suites: dict[str, float], suites_cpu: dict[str, float]
+) -> list[str]:
+    """The time per fault against one plain run of its project's whole suite (target <= 2).
+
+    CPU first (every process included, so a busy machine changes it least), then wall; the
+    whole ``pytest --autodebug`` run (the failing run itself, then auto-debug) and auto-debug's
+    own time. Faults of a project whose suite was not timed are left out, and so, from the CPU
+    figure, faults whose CPU was not measured (0 in older result files).
+    """
+    timed = [r for r in results if suites.get(r.project)]
+    if not timed:
+        return []
+    lines = [
+        f"time per fault / one plain run of its project's whole suite, median of {len(timed)}:"
+    ]
+    cpu = [
+        r.autodebug_run_cpu_s / suites_cpu[r.project]
+        for r in timed
+        if r.autodebug_run_cpu_s and suites_cpu.get(r.project)
+    ]
+    if cpu:
+        lines.append(
+            f"  CPU of the whole pytest --autodebug run: {_verdict(statistics.median(cpu))}"
+        )
+    wall = statistics.median(r.wall_s / suites[r.project] for r in timed)
+    own = statistics.median(r.autodebug_s / suites[r.project] for r in timed)
+    lines.append(f"  wall of the whole pytest --autodebug run: {_verdict(wall)}")
+    lines.append(f"  wall of auto-debug's own time: {own:.2f}")
+    figures = (_suite_figure(name, suites, suites_cpu) for name in sorted(suites))
+    lines.append("  suites (wall, CPU): " + ", ".join(figures))
+    return lines
+
+
+def _suite_figure(name: str, suites: dict[str, float], suites_cpu: dict[str, float]) -> str:
+    cpu = suites_cpu.get(name)
+    return f"{name} {suites[name]:.1f}s" + (f" ({cpu:.1f}s CPU)" if cpu else "")
+
+
+def time_suite(project: Setup, scratch: Path) -> tuple[float, float] | None:
+    """One plain run of the project's whole suite in a fresh copy: wall and CPU seconds.
+
+    ``None`` when the run did not pass (the tests failing on the untouched project are
+    deselected, so it should): a failed or stopped run is no yardstick.
+    """
+    root = scratch / "suite"
+    shutil.copytree(project.pristine, root, symlinks=True)
+    cpu = _children_cpu()
+    try:
+        status, wall, tail = project.run(root, ["--tb=no"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if status != 0:
+        log_now(f"  {project.name}: the whole suite did not pass ({tail}); not used as a yardstick")
+        return None
+    return wall, _children_cpu() - cpu
 
 
 def main(args: Any) -> int:
@@ -621,17 +686,20 @@ def main(args: Any) -> int:
     fresh = f" (every fault of {named} left out)" if earlier else ""
     print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}", flush=True)
     suites: dict[str, float] = {}
+    suites_cpu: dict[str, float] = {}
     results: list[Result] = []
     shown = args.half == "dev" or args.verbose
     with tempfile.TemporaryDirectory(prefix="phasegate-real-bench-") as scratch:
-        for name in sorted({f.project for f in chosen}) if args.suites else ():
-            _, seconds, _ = setups[name].run(setups[name].pristine, ["--tb=no"])
-            suites[name] = seconds
         for number, fault in enumerate(chosen, start=1):
+            if args.suites and number == _first_of_project(chosen, fault.project):
+                # Side by side: the suite just before its project's faults, as the load was.
+                timed = time_suite(setups[fault.project], Path(scratch))
+                if timed is not None:
+                    suites[fault.project], suites_cpu[fault.project] = timed
             result = run_fault(setups[fault.project], fault, Path(scratch))
             results.append(result)
             if args.json:  # as it goes, so that a long run stopped early keeps what it measured
-                _save(args, suites, results)
+                _save(args, (suites, suites_cpu), results)
             line = (
                 f"[{number:>3}/{len(chosen)}] {result.project:<16} {result.error_class:<9} "
                 f"{result.outcome:<13} {result.autodebug_s:>6.1f}s/{result.reference_s:>5.1f}s"
@@ -647,17 +715,25 @@ def main(args: Any) -> int:
         f"{args.seed!r}; "
         f"pytest --autodebug=apply on the tests that run each fault"
     )
-    table(results, classes, suites)
+    table(results, classes, suites, suites_cpu)
     if args.json:
-        _save(args, suites, results)
+        _save(args, (suites, suites_cpu), results)
     return 0
 
 
-def _save(args: Any, suites: dict[str, float], results: list[Result]) -> None:
+def _first_of_project(chosen: Sequence[Fault], name: str) -> int:
+    """The number (from 1) of the first of ``chosen`` in project ``name``."""
+    return next(n for n, fault in enumerate(chosen, start=1) if fault.project == name)
+
+
+def _save(
+    args: Any, suites: tuple[dict[str, float], dict[str, float]], results: list[Result]
+) -> None:
     data = {
         "seed": args.seed,
         "half": args.half,
-        "suites": suites,
+        "suites": suites[0],
+        "suites_cpu": suites[1],
         "results": [asdict(r) for r in results],
     }
     args.json.write_text(json.dumps(data, indent=1))
@@ -679,8 +755,9 @@ def combined(paths: Sequence[Path]) -> int:
         print("a fault is in two of the files")
         return 2
     suites = {name: s for run in runs for name, s in run["suites"].items()}
+    suites_cpu = {name: s for run in runs for name, s in run.get("suites_cpu", {}).items()}
     ((seed, half),) = kinds
     print(f"Python {sys.version.split()[0]}; {len(results)} faults, {half} half of seed {seed!r}")
     print(f"(from {len(paths)} runs: {', '.join(str(p) for p in paths)})")
-    table(results, list(CLASSES), suites)
+    table(results, list(CLASSES), suites, suites_cpu)
     return 0

@@ -1,0 +1,128 @@
+"""The real-code benchmark's time yardstick: one plain run of a project's whole suite per fault."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def real_bench() -> ModuleType:
+    """``benchmarks/real_bench.py``, with ``sys.path`` as it was before it was loaded."""
+    path = REPO_ROOT / "benchmarks" / "real_bench.py"
+    spec = importlib.util.spec_from_file_location("real_bench", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    sys.modules["real_bench"] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+def result(module: ModuleType, project: str, **figures: float) -> Any:
+    """A result of ``project`` with the given timings, the rest of no account here."""
+    timings = {"wall_s": 10.0, "autodebug_s": 5.0, "reference_s": 2.0, **figures}
+    return module.Result(
+        fault=f"{project}:f{len(figures)}",
+        project=project,
+        error_class="none",
+        operator="drop-none-guard",
+        half="dev",
+        outcome="correct",
+        tests_modified=0,
+        tree_changed_unkept=False,
+        failures=1,
+        candidates_tried=1,
+        description="",
+        **timings,
+    )
+
+
+def test_the_ratio_to_the_whole_suite_is_printed_cpu_first_with_its_verdict(
+    real_bench: ModuleType,
+) -> None:
+    results = [
+        result(real_bench, "a", wall_s=30.0, autodebug_s=12.0, autodebug_run_cpu_s=40.0),
+        result(real_bench, "a", wall_s=10.0, autodebug_s=4.0, autodebug_run_cpu_s=10.0),
+        result(real_bench, "b", wall_s=50.0, autodebug_s=20.0, autodebug_run_cpu_s=90.0),
+    ]
+    lines = real_bench.suite_lines(results, {"a": 20.0, "b": 10.0}, {"a": 20.0, "b": 30.0})
+    assert lines == [
+        "time per fault / one plain run of its project's whole suite, median of 3:",
+        "  CPU of the whole pytest --autodebug run: 2.00 (target <= 2: met)",
+        "  wall of the whole pytest --autodebug run: 1.50 (target <= 2: met)",
+        "  wall of auto-debug's own time: 0.60",
+        "  suites (wall, CPU): a 20.0s (20.0s CPU), b 10.0s (30.0s CPU)",
+    ]
+
+
+def test_a_ratio_over_two_is_missed(real_bench: ModuleType) -> None:
+    results = [result(real_bench, "a", wall_s=41.0, autodebug_run_cpu_s=61.0)]
+    lines = real_bench.suite_lines(results, {"a": 20.0}, {"a": 30.0})
+    assert "  CPU of the whole pytest --autodebug run: 2.03 (target <= 2: MISSED)" in lines
+    assert "  wall of the whole pytest --autodebug run: 2.05 (target <= 2: MISSED)" in lines
+
+
+def test_faults_of_a_project_whose_suite_was_not_timed_are_left_out(
+    real_bench: ModuleType,
+) -> None:
+    results = [result(real_bench, "a", wall_s=10.0), result(real_bench, "b", wall_s=500.0)]
+    lines = real_bench.suite_lines(results, {"a": 10.0}, {})
+    assert lines[0].endswith("median of 1:")
+    assert "  wall of the whole pytest --autodebug run: 1.00 (target <= 2: met)" in lines
+    assert not any(line.startswith("  CPU") for line in lines)  # no CPU was measured
+    assert real_bench.suite_lines(results, {}, {}) == []
+
+
+def test_a_fault_without_its_cpu_measured_is_left_out_of_the_cpu_figure(
+    real_bench: ModuleType,
+) -> None:
+    results = [
+        result(real_bench, "a", autodebug_run_cpu_s=0.0),
+        result(real_bench, "a", autodebug_run_cpu_s=30.0),
+    ]
+    lines = real_bench.suite_lines(results, {"a": 10.0}, {"a": 10.0})
+    assert "  CPU of the whole pytest --autodebug run: 3.00 (target <= 2: MISSED)" in lines
+
+
+def test_each_projects_suite_is_timed_before_its_first_fault(real_bench: ModuleType) -> None:
+    fault = real_bench.Fault
+    chosen = [fault("a", None, []), fault("a", None, []), fault("b", None, [])]
+    assert real_bench._first_of_project(chosen, "a") == 1
+    assert real_bench._first_of_project(chosen, "b") == 3
+
+
+def setup_of(real_bench: ModuleType, root: Path) -> Any:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PHASEGATE_"))}
+    env["PYTEST_ADDOPTS"] = "-p no:cacheprovider"
+    return real_bench.Setup("tiny", root, root, env, [], {})
+
+
+@pytest.mark.slow
+def test_a_passing_suite_is_timed_in_a_copy_and_a_failing_one_is_no_yardstick(
+    real_bench: ModuleType, tmp_path: Path
+) -> None:
+    project = tmp_path / "tiny"
+    project.mkdir()
+    (project / "test_tiny.py").write_text("def test_passes():\n    assert sum(range(3)) == 3\n")
+    timed = real_bench.time_suite(setup_of(real_bench, project), tmp_path)
+    assert timed is not None
+    wall, cpu = timed
+    assert wall > 0
+    assert cpu > 0
+    assert sorted(p.name for p in project.iterdir()) == ["test_tiny.py"]  # ran in a copy
+    assert not (tmp_path / "suite").exists()  # the copy is gone
+    (project / "test_tiny.py").write_text("def test_fails():\n    assert False\n")
+    assert real_bench.time_suite(setup_of(real_bench, project), tmp_path) is None
