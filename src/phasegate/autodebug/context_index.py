@@ -207,6 +207,7 @@ class TfidfIndex(_Exact):
         import sklearn.feature_extraction.text
 
         self._text = sklearn.feature_extraction.text
+        #: scipy's sparse matrix; ``Any`` as scipy and scikit-learn ship no types (pyproject).
         self._matrix: Any = None
         self._fitted = False
 
@@ -231,6 +232,7 @@ class TfidfIndex(_Exact):
         words = self._words.fit_transform([d.words() for d in self.definitions])
         self._matrix = self._combine(names, words).T.tocsr()
 
+    # Sparse matrices in and out: ``Any``, as scipy ships no types.
     def _combine(self, names: Any, words: Any) -> Any:
         weight = self.NAME_WEIGHT
         return self._normalize(self._hstack([names * weight, words * (1 - weight)]).tocsr())

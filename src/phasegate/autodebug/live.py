@@ -23,7 +23,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, MethodType, TracebackType
-from typing import Any
 
 from phasegate.autodebug.source import node_span
 
@@ -172,7 +171,7 @@ class LiveFailure:
         # Nested spans: the innermost starts last and ends first.
         return min(covering, key=lambda item: (-item[0][0], -item[0][1], item[0][2], item[0][3]))[1]
 
-    def lookup(self, frame: LiveFrame, name: str) -> tuple[str, Any] | None:
+    def lookup(self, frame: LiveFrame, name: str) -> tuple[str, object] | None:
         """``(scope, value)`` of ``name`` as the frame sees it, or None if it is unbound."""
         for scope, namespace in (
             ("local", frame.frame.f_locals),
@@ -184,7 +183,7 @@ class LiveFailure:
         return None
 
 
-def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple[bool, Any]:
+def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple[bool, object]:
     """The value of a name, attribute chain or constant, found without running any code."""
     if isinstance(node, ast.Constant):
         return True, node.value
@@ -198,7 +197,7 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
 
 def _resolve_attribute(
     failure: LiveFailure, frame: LiveFrame, node: ast.Attribute
-) -> tuple[bool, Any]:
+) -> tuple[bool, object]:
     """The value of ``base.attr``, looked up statically on the resolved base."""
     ok, base = resolve_expr(failure, frame, node.value)
     if not ok:
@@ -212,7 +211,7 @@ def _resolve_attribute(
     return True, _as_accessed(base, value)
 
 
-def _as_accessed(base: Any, value: Any) -> Any:
+def _as_accessed(base: object, value: object) -> object:
     """What ``base.attr`` gives for the ``value`` found statically: methods bound as
     attribute access would bind them."""
     if isinstance(value, staticmethod):
@@ -229,7 +228,7 @@ def _as_accessed(base: Any, value: Any) -> Any:
     return value
 
 
-def _getattr_static(base: Any, name: str) -> Any:
+def _getattr_static(base: object, name: str) -> object:
     """``inspect.getattr_static``, with a private ``__name`` looked up as Python mangles it
     (``_Cache__name``) in each class of the object's MRO."""
     try:
@@ -240,7 +239,7 @@ def _getattr_static(base: Any, name: str) -> Any:
     return _getattr_mangled(base, name)
 
 
-def _getattr_mangled(base: Any, name: str) -> Any:
+def _getattr_mangled(base: object, name: str) -> object:
     """The private ``__name`` of ``base`` under the name of each class of its MRO in turn."""
     classes = base.__mro__ if isinstance(base, type) else type(base).__mro__
     for cls in classes:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any
 
+from pydantic import JsonValue
 from pytest_bdd import given, parsers, step, then, when
 
 from phasegate.bdd.world import WorkflowWorld, split_names
 from phasegate.model.workflow import TaskStatus
+from phasegate.workflow.engine import Swept
 
 __all__: list[str] = []
 
@@ -69,8 +70,7 @@ def _failure(workflow_world: WorkflowWorld, instance: str, text: str) -> None:
 
 @then(parsers.parse("the sweep gave the task {task} back to {folder:w}/"))
 def _swept_task(workflow_world: WorkflowWorld, task: str, folder: str) -> None:
-    swept = workflow_world.last
-    assert swept is not None, workflow_world.error
+    swept = workflow_world.last_as(Swept)
     moved = {item.task: item.status for item in swept.tasks}
     assert moved.get(task.strip('"')) is TaskStatus(folder), moved
 
@@ -78,11 +78,12 @@ def _swept_task(workflow_world: WorkflowWorld, task: str, folder: str) -> None:
 # -- contexts ------------------------------------------------------------------------------
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> JsonValue:
     try:
-        return json.loads(text)
+        value: JsonValue = json.loads(text)
     except ValueError:
         return text
+    return value
 
 
 @step(

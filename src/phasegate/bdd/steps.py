@@ -18,7 +18,13 @@ from pytest_bdd import given, parsers, step, then, when
 
 from phasegate.bdd.world import WorkflowWorld, split_names
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
-from phasegate.model.workflow import InstanceState, MemoryUpdate, Priority, TaskStatus
+from phasegate.model.workflow import (
+    InstanceState,
+    MemoryUpdate,
+    Priority,
+    TaskRecord,
+    TaskStatus,
+)
 from phasegate.workflow.engine import WorkflowEngine
 from phasegate.workflow.events import EVENTS_FILE
 from phasegate.workflow.memory_queue import (
@@ -280,8 +286,8 @@ def _claim(workflow_world: WorkflowWorld, worker: str) -> None:
 
 @then(parsers.parse('"{worker}" holds the task "{task}"'))
 def _holds(workflow_world: WorkflowWorld, worker: str, task: str) -> None:
-    claimed = workflow_world.last
-    assert claimed is not None, "nothing was claimed"
+    assert workflow_world.last is not None, "nothing was claimed"
+    claimed = workflow_world.last_as(TaskRecord)
     assert (claimed.id, claimed.claimed_by) == (task, worker)
 
 

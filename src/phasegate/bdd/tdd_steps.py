@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_bdd import given, parsers, step, then, when
 
 from phasegate.bdd.world import WorkflowWorld, split_names
+
+if TYPE_CHECKING:
+    from phasegate.model.tdd import RunEntry
 
 __all__: list[str] = []
 
@@ -58,7 +61,13 @@ def _pytest(world: WorkflowWorld, *arguments: str) -> subprocess.CompletedProces
     )
 
 
-def _last_run(world: WorkflowWorld) -> Any:
+def _printed(world: WorkflowWorld, chars: int) -> str:
+    """The end of what the last pytest run printed, for an assertion's message."""
+    completed: subprocess.CompletedProcess[str] = world.last_as(subprocess.CompletedProcess)
+    return completed.stdout[-chars:]
+
+
+def _last_run(world: WorkflowWorld) -> RunEntry:
     from phasegate.model.tdd import RunEntry
     from phasegate.tdd.ledger import Ledger
 
@@ -99,7 +108,10 @@ def _tdd(workflow_world: WorkflowWorld, phase: str, cycle: str = "", test: str =
 @then(parsers.parse("the TDD verdict passed with the status {codes}"))
 def _passed(workflow_world: WorkflowWorld, codes: str) -> None:
     entry = _last_run(workflow_world)
-    assert entry.verdict == "passed", (entry.violations, workflow_world.last.stdout[-2000:])
+    assert entry.verdict == "passed", (
+        entry.violations,
+        _printed(workflow_world, 2000),
+    )
     assert entry.status == split_names(codes), entry.status
 
 
@@ -136,10 +148,13 @@ def _verdict(workflow_world: WorkflowWorld, gate: str, verdict: str, count: int)
     from phasegate.store import Store
 
     stored = workflow_world.engine().store.read_model(Store.verdict_file(gate), GateVerdict)
-    assert stored is not None, workflow_world.last.stdout[-3000:]
+    assert stored is not None, _printed(workflow_world, 3000)
     tdd = next(check for check in stored.checks if check.id == "tdd")
     assert tdd.metrics.get("unapproved_cycles") == count, tdd.metrics
-    assert stored.verdict == verdict, (stored.reasons, workflow_world.last.stdout[-3000:])
+    assert stored.verdict == verdict, (
+        stored.reasons,
+        _printed(workflow_world, 3000),
+    )
 
 
 # -- task metrics --------------------------------------------------------------------------
@@ -213,12 +228,15 @@ def _round(workflow_world: WorkflowWorld, run: str, phase: str) -> None:
     )
 )
 def _metrics(workflow_world: WorkflowWorld, phase: str, iterations: str, queries: int) -> None:
-    metrics = workflow_world.last.metrics
+    from phasegate.refine.state import RoundOutcome
+
+    outcome = workflow_world.last_as(RoundOutcome)
+    metrics = outcome.metrics
     expected = [] if iterations == "none" else [int(n) for n in split_names(iterations)]
     assert (metrics.phase, metrics.debug_iterations) == (phase, expected), metrics
     assert metrics.context_queries == queries
     if queries:
         assert metrics.avg_context_latency_ms is not None
         assert len(metrics.context_relevance_scores) == queries
-    written = workflow_world.engine().store.path(workflow_world.last.metrics_path)
+    written = workflow_world.engine().store.path(outcome.metrics_path)
     assert f'"phase": "{phase}"' in written.read_text(encoding="utf-8")

@@ -9,10 +9,11 @@ plugin that records every event and memory sync the engine reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from phasegate import tomlfile
 from phasegate.config import load_config
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from phasegate.workflow.loops import LoopCommands
 
 __all__ = ["Observer", "WorkflowWorld", "split_names"]
+
+#: What a step's action returns.
+ResultT = TypeVar("ResultT")
 
 
 def split_names(text: str) -> list[str]:
@@ -63,7 +67,8 @@ class WorkflowWorld:
     observer: Observer = field(default_factory=Observer)
     result: AdvanceResult | None = None
     error: PhasegateError | None = None
-    last: Any = None
+    #: What the scenario's last action returned (``None`` when it raised a phasegate error).
+    last: object = None
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -112,14 +117,20 @@ class WorkflowWorld:
         extensions.register(self.observer, name="scenario-observer")
         return WorkflowEngine(loaded, extensions=extensions, clock=lambda: self.now)
 
-    def attempt(self, action: Any) -> Any:
+    def attempt(self, action: Callable[[WorkflowEngine], ResultT]) -> ResultT | None:
         """Run ``action(engine)``, keeping a phasegate error instead of raising it."""
         self.error = None
+        result: ResultT | None = None
         try:
-            self.last = action(self.engine())
+            result = action(self.engine())
         except PhasegateError as exc:
             self.error = exc
-            self.last = None
+        self.last = result
+        return result
+
+    def last_as(self, kind: type[ResultT]) -> ResultT:
+        """What the last action returned, which the step expects to be a ``kind``."""
+        assert isinstance(self.last, kind), (self.last, self.error)
         return self.last
 
     def loops(self) -> LoopCommands:

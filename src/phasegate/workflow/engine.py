@@ -14,7 +14,6 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
 
 import pluggy
 from pydantic import JsonValue
@@ -402,7 +401,9 @@ class WorkflowEngine:
                 retried.append(after)
         return Swept(retried, failed, self.handoff.sweep(timeout_min=timeout, by=by))
 
-    def queue_update(self, instance_id: str, *, key: str, value: Any, by: str) -> WorkflowInstance:
+    def queue_update(
+        self, instance_id: str, *, key: str, value: JsonValue, by: str
+    ) -> WorkflowInstance:
         """Queue a memory update in the current phase."""
 
         def act(m: Machine, inst: WorkflowInstance, now: datetime) -> list[Emitted]:

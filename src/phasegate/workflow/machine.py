@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from pydantic import JsonValue
+
 from phasegate.errors import UsageError
 from phasegate.model.loops import DesignLoop, PlanLoop
 from phasegate.model.review import OUTCOMES, ReviewStatus
@@ -448,7 +450,7 @@ class Machine:
     # -- memory ----------------------------------------------------------------------------
 
     def queue_update(
-        self, inst: WorkflowInstance, now: datetime, *, key: str, value: Any, by: str
+        self, inst: WorkflowInstance, now: datetime, *, key: str, value: JsonValue, by: str
     ) -> MemoryUpdate:
         """Queue an update during the current phase."""
         self.require(inst, "queue", {InstanceState.RUNNING, InstanceState.BLOCKED})
