@@ -32,6 +32,7 @@ from phasegate.cli import Subcommands
 from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import PhasegateError, UsageError
 from phasegate.extensions import make_plugin_manager
+from phasegate.jsonvalues import is_int
 from phasegate.report.bundle import Bundle, load_bundle
 from phasegate.report.diff import ReportDiff, diff_bundles
 from phasegate.report.formats import FormatRegistry, ReportContext, ReportFormat
@@ -498,7 +499,7 @@ def pull_number(
         number = _number_in_file(pr_file)
     else:
         number = _number_in_event(environment.get("GITHUB_EVENT_PATH", ""))
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+    if not is_int(number) or number < 1:
         raise UsageError(f"the pull request number must be a positive integer, not {number!r}")
     return number
 

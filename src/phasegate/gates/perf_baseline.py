@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from phasegate.gates.git import git_bytes, git_text
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
+from phasegate.jsonvalues import is_number
 from phasegate.model.run import Outcome, RunReport
 from phasegate.processes import Finished, GroupTimeout, run_in_group
 from phasegate.versioning import check_version
@@ -235,7 +236,7 @@ def _perf_baseline(data: object, where: str) -> dict[str, float]:
 
 def _is_seconds(value: object) -> bool:
     """Whether ``value`` is a duration: a number (not a bool) that is not negative."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    return is_number(value) and value >= 0
 
 
 def _is_ancestor(root: Path, commit: str, base: str) -> bool:

@@ -34,6 +34,7 @@ from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import AnyCheck, CheckContext, CheckError, Measurement, SessionData
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.score import DEFAULT_PASS_THRESHOLD
+from phasegate.jsonvalues import is_number
 from phasegate.model.baseline import Baseline
 from phasegate.model.gate import GateVerdict, Requirement, ToolInfo
 from phasegate.model.run import RunReport
@@ -503,7 +504,7 @@ def _threshold_fits(kind: str, value: object) -> tuple[bool, str]:
     """Whether a threshold is of its metric's kind, and what that kind allows."""
     if kind == "bool":
         return isinstance(value, bool), "true or false (unquoted)"
-    return isinstance(value, int | float) and not isinstance(value, bool), "a number (unquoted)"
+    return is_number(value), "a number (unquoted)"
 
 
 def explain(planned: Mapping[str, PlannedCheck]) -> list[str]:

@@ -23,6 +23,7 @@ from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, line_of
+from phasegate.jsonvalues import is_int, is_number
 
 __all__ = ["gate_tricks"]
 
@@ -253,7 +254,7 @@ def _default_conditions(check_id: str) -> list[Condition] | None:
 def _looser(op: str, old: object, new: object) -> bool:
     """Whether a condition failing when ``actual <op> new`` fails less than with ``old``."""
     looser = _LOOSER_BOUND.get(op)
-    if looser is not None and _is_number(old) and _is_number(new):
+    if looser is not None and is_number(old) and is_number(new):
         return looser(new, old)
     return old != new
 
@@ -265,11 +266,6 @@ _LOOSER_BOUND: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
     ">=": operator.gt,
 }
-
-
-def _is_number(value: object) -> TypeGuard[int | float]:
-    """An int or a float (``True`` is not one: a flag's bound compares by value only)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _baseline(sources: ChangedSources) -> list[Trick]:
@@ -318,4 +314,4 @@ def _baseline_entries(data: object, path: str) -> list[dict[str, object]]:
 
 def _is_count(value: object) -> TypeGuard[int]:
     """A whole number of at least 1 (``True`` is not one)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return is_int(value) and value >= 1

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate.gates.parsed import ending_name
+from phasegate.jsonvalues import is_number
 
 __all__ = [
     "DEFAULT_APPROX",
@@ -457,9 +458,7 @@ def _number(expr: ast.expr | None, default: float) -> float:
         value = ast.literal_eval(expr)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return default
-    return (
-        float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-    )
+    return float(value) if is_number(value) else default
 
 
 def _patched_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, int]]:

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from phasegate.errors import PhasegateError
+from phasegate.jsonvalues import is_int
 from phasegate.report.limits import COMMENT_MAX_CHARS
 from phasegate.report.markdown import MARKER
 
@@ -176,7 +177,7 @@ def _field(value: object, key: str) -> object:
 def _id_of(comment: object, answered: str) -> int:
     """A comment's id; a CommentError when GitHub's answer holds none."""
     found = _field(comment, "id")
-    if not isinstance(found, int) or isinstance(found, bool):
+    if not is_int(found):
         raise CommentError(
             f"GitHub answered {answered} with a comment without an id: {comment!r:.200}"
         )

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from phasegate import __version__
 from phasegate.failures import first_line
 from phasegate.gates.score import shown_score
+from phasegate.jsonvalues import is_number
 from phasegate.model.gate import (
     BaseInfo,
     CheckResult,
@@ -628,9 +629,7 @@ def _html(value: str, limit: int) -> str:
 
 
 def _pct(value: object) -> str:
-    return (
-        f"{value:.1%}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a"
-    )
+    return f"{value:.1%}" if is_number(value) else "n/a"
 
 
 def _where(item: Finding) -> str:

@@ -18,6 +18,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import ToolRun, expect, parse_json, require_tool, run_tool
+from phasegate.jsonvalues import is_int
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["LintCheck"]
@@ -131,7 +132,7 @@ def _entry(entry: object) -> _RuffFinding:
         "filename": expect("ruff", found.get("filename"), str, "a finding's filename"),
         "message": expect("ruff", found.get("message"), str, "a finding's message"),
         "row": expect("ruff", location.get("row"), int, "a finding's row"),
-        "column": column if isinstance(column, int) and not isinstance(column, bool) else None,
+        "column": column if is_int(column) else None,
         "fixable": bool(found.get("fix")),
     }
 

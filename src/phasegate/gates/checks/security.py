@@ -40,6 +40,7 @@ from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
+from phasegate.jsonvalues import is_int
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tomlfile import table_in
@@ -229,9 +230,9 @@ def _scans(
     kept, key = FileResults(ctx.store, "security"), _tool_key(ctx)
     digests = _digests(names, files)
     scans = _known_scans(kept, key, digests)
-    todo = [path for name, path in zip(names, files, strict=True) if name not in scans]
-    if todo:
-        scans.update(_scan(ctx, todo))
+    unscanned = [path for name, path in zip(names, files, strict=True) if name not in scans]
+    if unscanned:
+        scans.update(_scan(ctx, unscanned))
     kept.keep(key, {n: (digests[n], scans[n]) for n in names if n in digests})
     return scans
 
@@ -273,7 +274,7 @@ def _kept_scan(data: object) -> _BanditReport | None:
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         return None
     nosec = data.get("nosec")
-    if not isinstance(nosec, int) or isinstance(nosec, bool) or nosec < 0:
+    if not is_int(nosec) or nosec < 0:
         return None
     try:
         return {"results": [_result(entry) for entry in data["results"]], "nosec": nosec}
@@ -366,17 +367,14 @@ def _result(entry: object) -> _BanditResult:
         "test_name": str(found.get("test_name", "")),
         "more_info": str(found.get("more_info", "")),
         "line_number": expect("bandit", found.get("line_number"), int, "a result's line_number"),
-        "col_offset": column if isinstance(column, int) and not isinstance(column, bool) else None,
+        "col_offset": column if is_int(column) else None,
     }
 
 
 def _refuse_missing(ctx: CheckContext, metrics: dict[str, object], files: Sequence[Path]) -> None:
     """A CheckError when bandit's metrics do not show it scanned the files it was given."""
-    scanned = {
-        ctx.project.relative(ctx.project.root / name) for name in metrics if name != "_totals"
-    }
-    missing = [ctx.project.relative(path) for path in files]
-    missing = [name for name in missing if name not in scanned]
+    scanned = {_relative(ctx, name) for name in metrics if name != "_totals"}
+    missing = [name for path in files if (name := ctx.project.relative(path)) not in scanned]
     settings = table_in(ctx.project.pyproject, "tool", "bandit")
     excludes = bool(settings.get("exclude_dirs") or settings.get("exclude"))
     if missing and not excludes:
@@ -408,7 +406,7 @@ def _refuse_unscanned(ctx: CheckContext, errors: list[object]) -> None:
     if not errors:
         return
     shown = "; ".join(
-        f"{ctx.project.relative(ctx.project.root / str(error.get('filename', '?')))}: "
+        f"{_relative(ctx, str(error.get('filename', '?')))}: "
         f"{error.get('reason', 'unknown reason')}"
         for error in errors[:3]
         if isinstance(error, dict)

@@ -26,6 +26,7 @@ from phasegate.gates.cache import FileResults, content_digest
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.protocol import CheckContext, Measurement, MetricSpec, NoOptions
+from phasegate.jsonvalues import is_int
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
 __all__ = ["SyntaxCheck"]
@@ -115,7 +116,7 @@ def _kept_problem(data: object) -> tuple[bool, Problem | None]:
 
 
 def _line_or_none(value: object) -> bool:
-    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+    return value is None or is_int(value)
 
 
 def _finding(ctx: CheckContext, path: Path, problem: Problem) -> Finding:
