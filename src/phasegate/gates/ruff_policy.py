@@ -65,8 +65,7 @@ def read_ruff_policy(root: Path, pyproject: Mapping[str, object]) -> RuffPolicy:
 def _policy(settings: Mapping[str, object], source: str) -> RuffPolicy:
     everywhere: set[str] = set()
     per_file: dict[str, set[str]] = {}
-    lint = settings.get("lint")
-    for table in (settings, lint if isinstance(lint, Mapping) else {}):
+    for table in (settings, tomlfile.table_in(settings, "lint")):
         for key in ("ignore", "extend-ignore"):
             everywhere.update(_codes(table.get(key)))
         for pattern, codes in _per_file_ignores(table):

@@ -174,29 +174,31 @@ def _agree(run: ToolRun, entries: list[object], summary: tuple[int, int, str]) -
             fix="run `python -m mypy` in the project to see the whole output",
         )
     lines = [line for line in text.splitlines() if line.strip()]
-    reported = [line for line in lines if line.startswith("{")]
-    if not _consistent(run.returncode, len(entries), failures, lines):
+    reported = sum(1 for line in lines if line.startswith("{"))
+    if not _consistent(run.returncode, len(entries), failures, lines, reported):
         raise CheckError(
             f"mypy's output does not add up: exit status {run.returncode}, {len(entries)} JSON "
-            f"message(s), and a report of {failures} failure(s) with {len(reported)} message(s)",
+            f"message(s), and a report of {failures} failure(s) with {reported} message(s)",
             fix="run `python -m mypy` in the project to see the whole output",
         )
 
 
-def _consistent(returncode: int, messages: int, failures: int, lines: list[str]) -> bool:
-    """Whether the exit status, the number of JSON messages and the report's failures agree."""
-    reported = [line for line in lines if line.startswith("{")]
+def _consistent(
+    returncode: int, messages: int, failures: int, lines: list[str], reported: int
+) -> bool:
+    """Whether the exit status, the number of JSON messages and the report's failures (with
+    the ``reported`` messages among its ``lines``) agree."""
     if messages:
-        return failures == 1 and returncode != 0 and len(reported) in (0, messages)
-    return returncode == 0 and (failures == 0 or _configuration_notes_only(failures, lines))
+        return failures == 1 and returncode != 0 and reported in (0, messages)
+    return returncode == 0 and (
+        failures == 0 or _configuration_notes_only(failures, lines, reported)
+    )
 
 
-def _configuration_notes_only(failures: int, lines: list[str]) -> bool:
+def _configuration_notes_only(failures: int, lines: list[str], reported: int) -> bool:
     """A report of one failure whose text is notes only, no message: mypy's notes about its
     configuration (``setup.cfg: note: unused section(s)``)."""
-    if failures != 1 or any(line.startswith("{") for line in lines):
-        return False
-    return all(": note: " in line for line in lines)
+    return failures == 1 and not reported and all(": note: " in line for line in lines)
 
 
 def _finding(ctx: CheckContext, entry: object) -> Finding:
