@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import phasegate.config
-from phasegate.config import PhasegateConfig, find_project_root, load_config
+from phasegate.config import LoadedConfig, PhasegateConfig, find_project_root, load_config
 from phasegate.errors import ConfigError
 from tests.conftest import REPO_ROOT
 
@@ -148,3 +148,20 @@ def test_a_second_import_path_is_found() -> None:
         (3, "import phasegate.config.models"),
         (4, "from phasegate import loaded_config"),
     ]
+
+
+def test_a_setting_is_read_as_the_type_it_was_validated_to(tmp_path: Path) -> None:
+    write_pyproject(tmp_path, '[tool.phasegate]\nmax_traceback_chars = 300\nplugins = ["acme"]\n')
+    loaded = load_config(tmp_path)
+    assert loaded.value_of("max_traceback_chars", int) == 300
+    assert loaded.value_of("plugins", list) == ["acme"]
+
+
+def test_a_setting_of_another_type_than_asked_is_a_config_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    loaded = LoadedConfig({"max_traceback_chars": "many"}, tmp_path, None)
+    with pytest.raises(
+        ConfigError, match=r"tool\.phasegate\.max_traceback_chars is 'many', not of type int"
+    ):
+        loaded.value_of("max_traceback_chars", int)

@@ -13,7 +13,7 @@ import difflib
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypeAlias
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -59,9 +59,15 @@ def describe_errors(
     )
 
 
+#: What an annotation holds (a class, ``X | None``, ``dict[str, X]``): Python's types have no
+#: name for a type form yet (PEP 747's ``TypeForm``), so it is ``object``, read by ``typing``'s
+#: ``get_origin`` and ``get_args``.
+_TypeForm: TypeAlias = object
+
+
 def _field_path(model: type[BaseModel], loc: list[str]) -> list[str]:
     """``loc`` up to the key it names: the parts after a plain value name union members."""
-    annotation: Any = model
+    annotation: _TypeForm = model
     for index, part in enumerate(loc):
         inner = _step(annotation, part)
         if inner is None:
@@ -71,7 +77,7 @@ def _field_path(model: type[BaseModel], loc: list[str]) -> list[str]:
     return loc
 
 
-def _step(annotation: Any, part: str) -> Any:
+def _step(annotation: _TypeForm, part: str) -> _TypeForm:
     """The annotation of ``part`` inside ``annotation``: a section's field, or the value of a
     dict or list (``part`` a key or an index); None for a key the section lacks, or inside a
     plain value."""
@@ -113,7 +119,7 @@ def _model_at(model: type[BaseModel], path: Sequence[str]) -> type[BaseModel] | 
     Follows nested sections, and steps over the keys of dicts and the indexes of lists of
     sections (``checks.coverage.fail_when.0`` is a condition table).
     """
-    annotation: Any = model
+    annotation: _TypeForm = model
     for part in path:
         annotation = _step(annotation, part)
         if annotation is None:
@@ -121,7 +127,7 @@ def _model_at(model: type[BaseModel], path: Sequence[str]) -> type[BaseModel] | 
     return _section_type(annotation)
 
 
-def _container_value(annotation: Any) -> Any:
+def _container_value(annotation: _TypeForm) -> _TypeForm:
     """The value type of ``dict[K, V]`` or ``list[V]`` (unwrapping ``X | None``), else None."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
@@ -138,7 +144,7 @@ def _container_value(annotation: Any) -> Any:
     return None
 
 
-def _section_type(annotation: Any) -> type[BaseModel] | None:
+def _section_type(annotation: _TypeForm) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # X | None

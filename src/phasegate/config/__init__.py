@@ -21,7 +21,7 @@ first asks for them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from phasegate.config.loading import CONFIG_TABLE, LoadedConfig, find_project_root, load_config
 
@@ -42,7 +42,7 @@ __all__ = [
 _MODELS = frozenset({"PhasegateConfig", "RefineConfig", "ReportConfig"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Load a settings model on first use."""
     if name not in _MODELS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

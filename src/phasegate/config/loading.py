@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from phasegate import tomlfile
 from phasegate.config import settings_cache
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from phasegate.config.models import PhasegateConfig
 
     SectionT = TypeVar("SectionT", bound=BaseModel)
+    ValueT = TypeVar("ValueT")
 
 __all__ = ["CONFIG_TABLE", "LoadedConfig", "find_project_root", "load_config"]
 
@@ -45,7 +46,7 @@ class LoadedConfig:
     ``values`` are the validated settings as JSON values (every key, defaults filled in).
     """
 
-    values: Mapping[str, Any]
+    values: Mapping[str, object]
     project_root: Path
     source: Path | None
     #: ``{key: (flag, value)}`` given on the command line.
@@ -102,6 +103,17 @@ class LoadedConfig:
         if found is None or found.model_dump(mode="json") != self.values.get(key):
             return self._validated_again().section(key, model)
         return found
+
+    def value_of(self, key: str, kind: type[ValueT]) -> ValueT:
+        """The setting ``key`` of :attr:`values`, which validation made a ``kind`` (the
+        settings cache vouches for the keys a recording run reads); else a ConfigError."""
+        value = self.values.get(key)
+        if not isinstance(value, kind):
+            raise ConfigError(
+                f"the setting {CONFIG_TABLE}.{key} is {value!r}, not of type {kind.__name__}"
+                + (f" (from the settings cache {self.cache_file})" if self.cache_file else "")
+            )
+        return value
 
     @property
     def artifacts_path(self) -> Path:

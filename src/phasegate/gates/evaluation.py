@@ -18,7 +18,6 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from phasegate.gates.definition import CheckSpec, ConditionSpec
 from phasegate.gates.protocol import AnyCheck, CheckError, Measurement
@@ -45,7 +44,8 @@ __all__ = [
 #: Findings kept per check in the artifact; ``findings_total`` counts them all.
 MAX_FINDINGS = 500
 
-_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+#: A metric's value against a condition's threshold; a ``TypeError`` when they do not compare.
+_OPERATORS: dict[str, Callable[[float | str, float | str], object]] = {
     "<": operator.lt,
     "<=": operator.le,
     ">": operator.gt,

@@ -13,7 +13,7 @@ that a tool scanning every module's names does not load them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from phasegate.model.autodebug import (
@@ -305,11 +305,15 @@ _ARTIFACT_NAMES = (
 )
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Load ``name`` from its submodule (and ``ARTIFACTS``) on first use."""
+    value: object
     if name == "ARTIFACTS":
-        models = [__getattr__(artifact) for artifact in _ARTIFACT_NAMES]
-        value: Any = {model.KIND: model for model in models}
+        models: list[type[ArtifactModel]] = [
+            getattr(importlib.import_module(f"{__name__}.{_WHERE[artifact]}"), artifact)
+            for artifact in _ARTIFACT_NAMES
+        ]
+        value = {model.KIND: model for model in models}
     elif name in _WHERE:
         value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
     else:

@@ -205,7 +205,7 @@ def _register_recorder(config: pytest.Config) -> Recorder:
         store.ensure_writable()
         # A newer schema or a corrupt file shows before the tests run.
         store.vet(RUN_REPORT_FILE, REPORT_MODEL)
-        extensions = make_plugin_manager(loaded.values["plugins"])
+        extensions = make_plugin_manager(loaded.value_of("plugins", list))
     except PhasegateError as exc:
         raise pytest.UsageError(f"phasegate: {exc}") from exc
     config.pluginmanager.register(Annotator(config), "phasegate-annotator")

@@ -118,7 +118,7 @@ class Recorder:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and report.nodeid not in self._collection_errors:
-            limit = int(self._loaded.values["max_traceback_chars"])
+            limit = self._loaded.value_of("max_traceback_chars", int)
             error = collection_error(report, self._config.rootpath, limit)
             self._collection_errors[report.nodeid] = error
         elif report.skipped and report.nodeid not in self._collection_skips:
@@ -192,7 +192,7 @@ class Recorder:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _build_report(self, session: pytest.Session) -> RunDocument:
-        limit = int(self._loaded.values["max_traceback_chars"])
+        limit = self._loaded.value_of("max_traceback_chars", int)
         root = self._config.rootpath
         markers = _marker_names(self._items) if self._items and not self._worker_nodes else None
         records = rows_from_reports(self._reports, root, limit, markers)
