@@ -126,3 +126,23 @@ def test_a_passing_suite_is_timed_in_a_copy_and_a_failing_one_is_no_yardstick(
     assert not (tmp_path / "suite").exists()  # the copy is gone
     (project / "test_tiny.py").write_text("def test_fails():\n    assert False\n")
     assert real_bench.time_suite(setup_of(real_bench, project), tmp_path) is None
+
+
+def test_a_fresh_seed_leaves_out_every_seen_seeds_faults(real_bench: ModuleType) -> None:
+    seen = real_bench.SEEN_SEEDS
+    assert real_bench.seeds_before("toolz", "a-fresh-seed") == seen
+    assert real_bench.seeds_before("toolz", seen[2]) == seen[:2]
+    assert real_bench.seeds_before("toolz", seen[0]) == ()
+
+
+def test_a_project_added_later_leaves_out_only_the_seeds_run_since(
+    real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = ("s1", "s2", "s3")
+    monkeypatch.setattr(real_bench, "SEEN_SEEDS", seen)
+    monkeypatch.setattr(real_bench, "FIRST_SEED", {"late": "s2", "new": "s4"})
+    assert real_bench.seeds_before("late", "s4") == ("s2", "s3")
+    assert real_bench.seeds_before("late", "s3") == ("s2",)
+    assert real_bench.seeds_before("late", "s2") == ()
+    assert real_bench.seeds_before("new", "s4") == ()  # never run with a seen seed
+    assert real_bench.seeds_before("old", "s4") == seen
