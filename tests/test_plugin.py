@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
 import pytest
 
+from phasegate import store as store_module
 from phasegate.config import settings_cache
 from phasegate.plugin.display import display_path
 from tests.conftest import REPO_ROOT, read_report
@@ -320,6 +323,26 @@ def test_corrupt_report_from_an_earlier_run_is_kept_aside(pytester: pytest.Pytes
     report = read_report(pytester)
     validate(report)
     assert report["warnings"][0].startswith(".phasegate/report.json could not be read")
+
+
+def test_a_run_hashes_the_report_it_replaces_once_and_the_one_it_writes_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    assert pytester.runpytest_inprocess("--gate=record").ret == pytest.ExitCode.OK
+    hashed: list[bytes] = []
+
+    def sha256(data: bytes) -> hashlib._Hash:
+        hashed.append(data)
+        return hashlib.sha256(data)
+
+    monkeypatch.setattr(store_module, "hashlib", SimpleNamespace(sha256=sha256))
+    old = (pytester.path / ".phasegate" / "report.json").read_bytes()
+    assert pytester.runpytest_inprocess("--gate=record").ret == pytest.ExitCode.OK
+    new = (pytester.path / ".phasegate" / "report.json").read_bytes()
+    # Vetted before the tests and again before it is replaced, hashed the first time only.
+    assert hashed == [old, new]
+    assert read_report(pytester)["warnings"] == []
 
 
 def test_report_from_a_newer_phasegate_is_not_overwritten(pytester: pytest.Pytester) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from phasegate import store as store_module
 from phasegate.errors import SchemaVersionError, StoreError
 from phasegate.model.base import ArtifactModel, Model
 from phasegate.store import Store, write_atomically
@@ -115,6 +117,52 @@ def test_newer_major_schema_is_refused_and_left_alone(store: Store) -> None:
     with pytest.raises(SchemaVersionError):
         store.write_model("note.json", Note(text="x"))
     assert (store.root / "note.json").read_text() == newer
+
+
+def test_a_file_as_written_is_not_parsed_and_one_changed_since_is(store: Store) -> None:
+    # Valid JSON of the wrong shape: only the kept digest lets it through unparsed.
+    text = '{"schema_version": "1.0", "text": 5}'
+    store.write_text("note.json", text, keep_digest=True)
+    store.vet("note.json", Note)
+    assert (store.root / "note.json").read_text() == text
+    (store.root / "note.json").write_text(text.replace(" ", ""))
+    Store(store.root, on_notice=store.notices.append).vet("note.json", Note)
+    assert not (store.root / "note.json").exists()
+    assert "does not match the schema (text:" in store.notices[0]
+
+
+class _CountingSha256:
+    """hashlib with sha256 counted: how many times the store hashed a file."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def sha256(self, data: bytes) -> hashlib._Hash:
+        self.calls += 1
+        return hashlib.sha256(data)
+
+
+def test_a_file_vetted_again_unchanged_is_not_hashed_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.write_text("note.json", Note(text="a").model_dump_json(), keep_digest=True)
+    counting = _CountingSha256()
+    monkeypatch.setattr(store_module, "hashlib", counting)
+    store.vet("note.json", Note)  # before a run's tests
+    store.vet("note.json", Note)  # before the run replaces it
+    assert counting.calls == 1
+    assert store.notices == []
+
+
+def test_a_file_changed_between_two_vets_is_vetted_again(store: Store) -> None:
+    store.write_text("note.json", Note(text="a").model_dump_json(), keep_digest=True)
+    store.vet("note.json", Note)
+    # Replaced while the tests ran: a header and a closing brace, a body of the wrong shape.
+    (store.root / "note.json").write_text('{"schema_version": "1.0", "text": 5}')
+    store.vet("note.json", Note)
+    (aside,) = store.root.glob("note.json.corrupt-*")
+    assert aside.read_text() == '{"schema_version": "1.0", "text": 5}'
+    assert "does not match the schema (text:" in store.notices[0]
 
 
 def test_newer_minor_schema_with_unknown_keys_is_read(store: Store) -> None:
