@@ -30,8 +30,11 @@ def in_target_names(body: list[ast.stmt], tree: ast.Module, target: _Function) -
     if source is None or source is target:
         return text
     renames = _renames(body, _assignments(source, body[0].lineno), target)
-    if not renames:
-        return text
+    return _renamed(text, renames) if renames else text
+
+
+def _renamed(text: str, renames: dict[str, str]) -> str:
+    """``text`` with each name of ``renames`` read or set under its new name."""
     copied = ast.parse(text)
     for node in ast.walk(copied):
         if isinstance(node, ast.Name) and node.id in renames:
@@ -44,27 +47,33 @@ def _renames(body: list[ast.stmt], theirs: dict[str, str], target: _Function) ->
     (``theirs``: name to shape) and ``target`` does not bind, where ``target`` sets a local
     of the same shape."""
     ours_bound = _bound(target)
-    ours_by_shape: dict[str, str] = {}
-    for name, shape in _assignments(target, target.end_lineno or target.lineno).items():
-        ours_by_shape.setdefault(shape, name)
-    read = [
+    ours_by_shape = _locals_by_shape(target)
+    borrowed = [name for name in _names_read(body) if name not in ours_bound and name in theirs]
+    return {name: ours_by_shape[theirs[name]] for name in borrowed if theirs[name] in ours_by_shape}
+
+
+def _locals_by_shape(function: _Function) -> dict[str, str]:
+    """``{shape: name}`` of the function's ``name = <expression>``, the first of each shape."""
+    by_shape: dict[str, str] = {}
+    for name, shape in _assignments(function, function.end_lineno or function.lineno).items():
+        by_shape.setdefault(shape, name)
+    return by_shape
+
+
+def _names_read(statements: list[ast.stmt]) -> list[str]:
+    """The names ``statements`` read, in the order they are walked."""
+    return [
         node.id
-        for statement in body
+        for statement in statements
         for node in ast.walk(statement)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
     ]
-    borrowed = [name for name in read if name not in ours_bound and name in theirs]
-    return {name: ours_by_shape[theirs[name]] for name in borrowed if theirs[name] in ours_by_shape}
 
 
 def reads_before_set(body: str, function: _Function, line: int) -> bool:
     """Whether ``body``, put before line ``line`` of ``function``, reads a local the function
     sets only further down (it would fail on an ``UnboundLocalError``)."""
-    read = {
-        node.id
-        for node in ast.walk(ast.parse(body))
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+    read = set(_names_read(ast.parse(body).body))
     first_set: dict[str, int] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):

@@ -105,32 +105,38 @@ def _submodule_statements(
 ) -> list[Statement]:
     """``from <package> import <missing>`` for a project submodule named ``missing``, the
     file's own package first."""
-    own_package = project.package_of(path)
-    packages = sorted(
-        {
-            name.rpartition(".")[0]
-            for name in project.modules
-            if name.rpartition(".")[2] == missing and "." in name
-        },
-        key=lambda package: (package != own_package, package),
-    )
+    packages = _packages_holding(project, missing, own_package=project.package_of(path))
     found: list[Statement] = []
     for rank, package in enumerate(packages[:2]):
         if f"{package}.{missing}" == project.module_name(path):
             continue
-        others = [
-            name
-            for name in unbound
-            if name != missing
-            and (
-                f"{package}.{name}" in project.modules
-                or any(d.module == package for d in project.index.exact(name))
-            )
-        ]
+        others = _also_in_package(project, package, [name for name in unbound if name != missing])
         names = [(name, None) for name in sorted({missing, *others}, key=str.lower)]
         where = project.modules[f"{package}.{missing}"]
         found.append((_from(as_written(package), names), 0.875 - 0.01 * rank, f"module {where}"))
     return found
+
+
+def _packages_holding(project: Project, submodule: str, *, own_package: str) -> list[str]:
+    """The project packages with a submodule named ``submodule``, ``own_package`` first."""
+    return sorted(
+        {
+            name.rpartition(".")[0]
+            for name in project.modules
+            if name.rpartition(".")[2] == submodule and "." in name
+        },
+        key=lambda package: (package != own_package, package),
+    )
+
+
+def _also_in_package(project: Project, package: str, names: list[str]) -> list[str]:
+    """Those of ``names`` that ``package`` holds as a submodule or defines."""
+    return [
+        name
+        for name in names
+        if f"{package}.{name}" in project.modules
+        or any(d.module == package for d in project.index.exact(name))
+    ]
 
 
 def _from(module: str, names: Sequence[tuple[str, str | None]]) -> str:

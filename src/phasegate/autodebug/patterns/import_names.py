@@ -225,17 +225,24 @@ def _single_from_import(
     diagnosis: Diagnosis, importer: str | None, text: str | None
 ) -> tuple[ast.ImportFrom, tuple[int, int, int, int], str] | None:
     """The failing ``from m import name`` of one name (the node, its span, the name)."""
-    statement = diagnosis.facts.get("statement")
     if importer is None or text is None or not diagnosis.facts.get("module"):
         return None
-    parsed = parse(statement) if isinstance(statement, str) else None
-    node = parsed.body[0] if parsed is not None and parsed.body else None
-    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
+    wanted = _only_name_imported(diagnosis.facts.get("statement"))
+    if wanted is None:
         return None
     found, span = import_statement(text, diagnosis)
     if not isinstance(found, ast.ImportFrom) or span is None:
         return None
-    return found, span, node.names[0].name
+    return found, span, wanted
+
+
+def _only_name_imported(statement: object) -> str | None:
+    """The name of a ``from m import name`` statement (source text) of one name."""
+    parsed = parse(statement) if isinstance(statement, str) else None
+    node = parsed.body[0] if parsed is not None and parsed.body else None
+    if not isinstance(node, ast.ImportFrom) or len(node.names) != 1:
+        return None
+    return node.names[0].name
 
 
 def _relative_to(module: str, package: str, level: int) -> str:

@@ -125,8 +125,7 @@ def _binding_function(tree: ast.Module, line: int, subject: str) -> _Function | 
     holding = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _spans(node, line)
     ]
     holding.sort(key=lambda node: -node.lineno)
     binding = (f for f in holding if root in parameters(f) or _assigns(f, root))
@@ -173,16 +172,26 @@ def _statements_around(function: _Function, line: int) -> list[ast.stmt]:
     found: list[ast.stmt] = []
     block: list[ast.stmt] = function.body
     while block:
-        before = [s for s in block if (s.end_lineno or s.lineno) < line]
-        holding = next((s for s in block if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
-        found += before
+        found += [s for s in block if (s.end_lineno or s.lineno) < line]
+        holding = next((s for s in block if _spans(s, line)), None)
         if holding is None:
             break
         found.append(holding)
-        if isinstance(holding, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            break
-        block = next((b for b in blocks_held(holding) if _holds(b, line)), [])
+        block = _block_holding(holding, line)
     return found
+
+
+def _spans(node: ast.stmt, line: int) -> bool:
+    """Whether ``line`` is one of the lines of ``node``."""
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def _block_holding(statement: ast.stmt, line: int) -> list[ast.stmt]:
+    """The block of a compound ``statement`` that holds ``line``; none of a nested function
+    or class, which is a scope of its own."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return next((b for b in blocks_held(statement) if _holds(b, line)), [])
 
 
 def _holds(block: list[ast.stmt], line: int) -> bool:
@@ -233,25 +242,44 @@ def guard_bodies(
 ) -> list[tuple[str, float, str]]:
     """``(body, score, why)`` of the likely guards, best first, without repeats."""
     setter = _setter(function, subject, line)
-    found = _bodies_elsewhere(project, path, function, subject, setter)
-    found += [
+    # A parameter that may be None is more often given a value than returned early on.
+    parameter = setter is None and subject.split(".")[0] in parameters(function)
+    found = [
+        *_bodies_elsewhere(project, path, function, subject, setter),
+        *_return_bodies(function, subject, line, parameter=parameter),
+        *_empty_value_bodies(subject, empties, parameter=parameter),
+    ]
+    unique: dict[str, tuple[str, float, str]] = {}
+    for body, score, why in sorted(found, key=lambda item: -item[1]):
+        unique.setdefault(body, (body, score, why))
+    return list(unique.values())
+
+
+def _return_bodies(
+    function: _Function, subject: str, line: int, *, parameter: bool
+) -> list[tuple[str, float, str]]:
+    """Early returns: of what was set with the value, of what the function's other returns
+    give (less likely for a ``parameter``), and a descriptor's ``self``."""
+    found = [
         (f"return {v}", 0.8, "returning what was set with it")
         for v in _co_set(function, subject, line)
     ]
-    # A parameter that may be None is more often given a value than returned early on.
-    parameter = setter is None and subject.split(".")[0] in parameters(function)
     found += [
         (b, score * (0.9 if parameter else 1.0), why) for b, score, why in _early_returns(function)
     ]
     if function.name == "__get__" and subject != "self" and "self" in parameters(function):
         found.append(("return self", 0.79, "a descriptor read on its class gives itself"))
-    if "." not in subject:
-        why = "the empty value its use calls for"
-        found += [(f"{subject} = {value}", 0.76 if parameter else 0.7, why) for value in empties]
-    unique: dict[str, tuple[str, float, str]] = {}
-    for body, score, why in sorted(found, key=lambda item: -item[1]):
-        unique.setdefault(body, (body, score, why))
-    return list(unique.values())
+    return found
+
+
+def _empty_value_bodies(
+    subject: str, empties: list[str], *, parameter: bool
+) -> list[tuple[str, float, str]]:
+    """``<subject> = <empty>`` for each empty value its use calls for (a name only)."""
+    if "." in subject:
+        return []
+    why = "the empty value its use calls for"
+    return [(f"{subject} = {value}", 0.76 if parameter else 0.7, why) for value in empties]
 
 
 def _bodies_elsewhere(
@@ -281,22 +309,29 @@ def _elsewhere(
     """
     templates: Counter[str] = Counter()
     defaults: Counter[str] = Counter()
-    inside = (function.lineno, function.end_lineno or function.lineno)
     for relpath, tree in project.parsed_naming(subject.rpartition(".")[2], project.source_files):
+        same_file = relpath == path
+        weight = 2 if same_file else 1
         for node in ast.walk(tree):
-            if relpath == path and inside[0] <= getattr(node, "lineno", 0) <= inside[1]:
+            if same_file and _spans(function, getattr(node, "lineno", 0)):
                 continue
-            weight = 2 if relpath == path else 1
             templates.update(
                 _guard_bodies(node, subject, setter, weight, module=tree, target=function)
             )
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in subject:
-                defaults.update(
-                    ast.unparse(default)
-                    for arg, default in parameter_defaults(node)
-                    if arg == subject and not _is_none(default)
-                )
+            if "." not in subject:
+                defaults.update(_defaults_given(node, subject))
     return templates, defaults
+
+
+def _defaults_given(node: ast.AST, name: str) -> list[str]:
+    """The defaults other than None that a function ``node`` gives its parameter ``name``."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    return [
+        ast.unparse(default)
+        for arg, default in parameter_defaults(node)
+        if arg == name and not _is_none(default)
+    ]
 
 
 def _guard_bodies(
