@@ -134,15 +134,12 @@ def run_tests(
         "--tb=no",
         "-o",
         "console_output_style=classic",
+        *(["-x"] if stop_at_first else []),
     ]
-    if stop_at_first:
-        argv.append("-x")
     child_env = dict(env)
     if contexts_of:
         argv += ["-p", "phasegate.plugin.contexts"]
-        child_env[CONTEXTS_DATA_ENV] = str(scratch / "contexts.coverage")
-        child_env[CONTEXTS_SOURCE_ENV] = str(cwd)
-        child_env[CONTEXTS_INCLUDE_ENV] = os.pathsep.join(str(path) for path in contexts_of)
+        child_env.update(_contexts_environment(scratch, cwd, contexts_of))
     started = clock.perf_counter()
     try:
         finished = run_in_group(argv, cwd=cwd, timeout_s=timeout_s, env=child_env)
@@ -157,6 +154,16 @@ def run_tests(
     run = _recognize(report_dir / RUN_REPORT_FILE, finished.returncode, finished.stdout, selection)
     run.duration_s = clock.perf_counter() - started
     return run
+
+
+def _contexts_environment(scratch: Path, cwd: Path, contexts_of: Sequence[Path]) -> dict[str, str]:
+    """The variables that tell the contexts plugin to record per-test coverage contexts of
+    ``contexts_of`` (files under ``cwd``) into ``scratch / "contexts.coverage"``."""
+    return {
+        CONTEXTS_DATA_ENV: str(scratch / "contexts.coverage"),
+        CONTEXTS_SOURCE_ENV: str(cwd),
+        CONTEXTS_INCLUDE_ENV: os.pathsep.join(str(path) for path in contexts_of),
+    }
 
 
 def _recognize(

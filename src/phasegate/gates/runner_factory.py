@@ -16,7 +16,7 @@ from phasegate.config import LoadedConfig
 from phasegate.environment import INSTANCE_ENV
 from phasegate.gates.baseline import baseline_path, load_baseline
 from phasegate.gates.cache import CheckCache
-from phasegate.gates.definition import load_gate
+from phasegate.gates.definition import GateDefinition, GateSource, load_gate
 from phasegate.gates.newcode import resolve_new_code
 from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext
@@ -62,17 +62,7 @@ def make_runner(
     """
     settings = loaded.config
     root = loaded.project_root
-    gate, source = load_gate(
-        name,
-        root,
-        gate_paths=settings.gate_paths,
-        overrides=settings.checks,
-        overrides_file=loaded.source,
-    )
-    if leave_out:
-        gate = gate.model_copy(
-            update={"checks": {c: s for c, s in gate.checks.items() if c not in leave_out}}
-        )
+    gate, source = _gate(loaded, name, leave_out)
     context = CheckContext(
         project=configured_project(loaded, store),
         new_code=resolve_new_code(root, base or settings.base, environment),
@@ -95,3 +85,21 @@ def make_runner(
         baseline_name=settings.baseline,
         pass_threshold=settings.refine.threshold,
     )
+
+
+def _gate(
+    loaded: LoadedConfig, name: str, leave_out: Collection[str]
+) -> tuple[GateDefinition, GateSource]:
+    """The gate ``name`` with the project's overrides, less the checks ``leave_out`` names."""
+    settings = loaded.config
+    gate, source = load_gate(
+        name,
+        loaded.project_root,
+        gate_paths=settings.gate_paths,
+        overrides=settings.checks,
+        overrides_file=loaded.source,
+    )
+    if leave_out:
+        kept = {check: spec for check, spec in gate.checks.items() if check not in leave_out}
+        gate = gate.model_copy(update={"checks": kept})
+    return gate, source

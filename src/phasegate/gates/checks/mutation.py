@@ -29,7 +29,7 @@ per-test coverage on the changed lines, which is the point of this check.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -101,10 +101,7 @@ class MutationCheck:
                 summary="no line of the package changed",
                 skipped=f"no line of the package changed against {ctx.new_code.base.ref}",
             )
-        candidates: list[Mutant] = []
-        for relpath, lines in sorted(targets.items()):
-            source = (ctx.project.root / relpath).read_text(encoding="utf-8", errors="replace")
-            candidates.extend(generate_mutants(relpath, source, lines))
+        candidates = _candidates(ctx, targets)
         if not candidates:
             return Measurement(
                 summary="nothing to mutate",
@@ -130,6 +127,15 @@ class MutationCheck:
         )
         outcomes = runner.run()
         return _measurement(ctx, outcomes, len(candidates), traced=not runner.contexts_from_run)
+
+
+def _candidates(ctx: CheckContext, targets: Mapping[str, frozenset[int] | None]) -> list[Mutant]:
+    """Every mutant the changed lines of each package file allow, file by file."""
+    candidates: list[Mutant] = []
+    for relpath, lines in sorted(targets.items()):
+        source = (ctx.project.root / relpath).read_text(encoding="utf-8", errors="replace")
+        candidates.extend(generate_mutants(relpath, source, lines))
+    return candidates
 
 
 def _refuse_unjudged(outcomes: list[MutantResult]) -> None:
