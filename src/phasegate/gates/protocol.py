@@ -167,4 +167,4 @@ class Check(Protocol[OptionsT]):
 #: A check whichever its options model, as the registry and the runner hold checks side by
 #: side. ``Any`` because Python's types cannot say "some options model": each check is only
 #: ever given options its own ``options_model`` validated (``gates/runner.py::_plan_check``).
-AnyCheck: TypeAlias = "Check[Any]"
+AnyCheck: TypeAlias = Check[Any]
