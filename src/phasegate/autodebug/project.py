@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from phasegate.autodebug.context_index import Definition, RecordingIndex
 
-__all__ = ["Project", "TestFiles"]
+__all__ = ["EditableSource", "Project", "TestFiles"]
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 
@@ -56,6 +56,14 @@ class TestFiles:
         if not isinstance(relpath, str):
             return False
         return relpath in self.known or any(_glob_matches(glob, relpath) for glob in self.globs)
+
+
+class EditableSource(NamedTuple):
+    """A project file auto-debug may rewrite and that parses: its path, text and tree."""
+
+    path: str
+    text: str
+    tree: ast.Module
 
 
 def _glob_matches(glob: str, relpath: str) -> bool:
@@ -110,6 +118,14 @@ class Project:
     def read_editable(self, relpath: str | None) -> str | None:
         """The text of ``relpath`` if auto-debug may rewrite it, else None."""
         return self.read(relpath) if relpath is not None and self.editable(relpath) else None
+
+    def editable_source(self, relpath: str | None) -> EditableSource | None:
+        """``relpath`` read and parsed if auto-debug may rewrite it and it parses, else None."""
+        text = self.read_editable(relpath)
+        tree = parse(text) if text is not None else None
+        if relpath is None or text is None or tree is None:
+            return None
+        return EditableSource(relpath, text, tree)
 
     def editable(self, relpath: str | None) -> bool:
         """Whether auto-debug may rewrite ``relpath``."""

@@ -123,9 +123,8 @@ def _raised_in(diagnosis: Diagnosis, project: Project) -> list[tuple[str, int]]:
     """``(path, line of the def)`` of the source function the failure was raised in, if any
     (a test's own frame is not editable, so a failed assertion gives none)."""
     path, line = diagnosis.path, diagnosis.line
-    text = project.read_editable(path) if project.editable(path) else None
-    tree = parse(text) if text is not None else None
-    function = enclosing_function(tree, line) if tree is not None and line else None
+    source = project.editable_source(path)
+    function = enclosing_function(source.tree, line) if source is not None and line else None
     return [(str(path), function.lineno)] if function is not None else []
 
 
@@ -216,11 +215,11 @@ def _function_guards(
     expected: str | None,
 ) -> list[Candidate]:
     """The guards of every value that may be None in the function defined at ``path:line``."""
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    function = _function_at(tree, line) if tree is not None else None
-    if text is None or tree is None or function is None or not function.body:
+    source = project.editable_source(path)
+    function = _function_at(source.tree, line) if source is not None else None
+    if source is None or function is None or not function.body:
         return []
+    text, tree = source.text, source.tree
     candidates: list[Candidate] = []
     for subject, likelihood, setter in _subjects(tree, function):
         boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
@@ -235,11 +234,10 @@ def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], 
     entries = diagnosis.facts.get("none_parameters")
     for entry in entries if isinstance(entries, list) else []:
         path, line, name = entry.get("path"), entry.get("line"), entry.get("name")
-        text = project.read_editable(path) if isinstance(path, str) else None
-        tree = parse(text) if text is not None else None
-        if tree is None or not isinstance(line, int) or not isinstance(name, str):
+        source = project.editable_source(path) if isinstance(path, str) else None
+        if source is None or not isinstance(line, int) or not isinstance(name, str):
             continue
-        function = enclosing_function(tree, line)
+        function = enclosing_function(source.tree, line)
         if function is not None:
             found.setdefault((str(path), function.lineno), set()).add(name)
     return found

@@ -182,10 +182,10 @@ def _use(diagnosis: Diagnosis, project: Project) -> _Use | None:
     path, line, missing = diagnosis.path, diagnosis.line, name_facts(diagnosis).get("name")
     if path is None or line is None or missing is None:
         return None
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None:
+    source = project.editable_source(path)
+    if source is None:
         return None
+    text, tree = source.text, source.tree
     span = _use_span(text, tree, diagnosis, missing)
     if span is None:
         return None

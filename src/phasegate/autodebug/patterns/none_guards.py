@@ -92,12 +92,11 @@ def _site(diagnosis: Diagnosis, project: Project) -> _Site | None:
     """Where the failing value is, if it is one a guard can test, in a file that may change."""
     path, line = diagnosis.path, diagnosis.line
     subject = str(diagnosis.facts.get("expr") or "")
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None or line is None or not _simple(subject):
+    source = project.editable_source(path)
+    if source is None or line is None or not _simple(subject):
         return None
-    function = _binding_function(tree, line, subject)
-    return _Site(path, text, function, subject, line) if function is not None else None
+    function = _binding_function(source.tree, line, subject)
+    return _Site(source.path, source.text, function, subject, line) if function else None
 
 
 def guard_block(subject: str, body: str, indent: str) -> list[str]:

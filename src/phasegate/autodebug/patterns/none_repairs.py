@@ -128,7 +128,7 @@ def return_candidates(
     diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """The ``return`` a function lost: of its last line's value, or of a name it binds."""
-    found = _editable_source(project, source.get("path"))
+    found = project.editable_source(source.get("path"))
     if found is None:
         return []
     path, text, tree = found
@@ -143,15 +143,6 @@ def return_candidates(
         *_last_value_returned(text, lines, function, path),
         *_names_returned(text, lines, function, path, names),
     ]
-
-
-def _editable_source(project: Project, path: str | None) -> tuple[str, str, ast.Module] | None:
-    """``(path, text, tree)`` of a project file the repair may edit, if it parses."""
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    if text is None or tree is None or path is None:
-        return None
-    return path, text, tree
 
 
 def _function_defined_at(tree: ast.Module, line: int | None) -> FunctionNode | None:
@@ -236,7 +227,7 @@ def inplace_candidates(
     diagnosis: Diagnosis, project: Project, source: NoneOrigin
 ) -> list[Candidate]:
     """``x = x.sort()`` rewritten: ``x = sorted(x)``, or the method called as a statement."""
-    editable = _editable_source(project, source.get("path"))
+    editable = project.editable_source(source.get("path"))
     if editable is None:
         return []
     path, text, tree = editable
@@ -395,12 +386,13 @@ def guard_candidates(
 ) -> list[Candidate]:
     """``if <parameter> is None: <parameter> = <empty>`` at the top of the function."""
     del diagnosis
-    path, name = source.get("path"), source.get("name")
-    text = project.read_editable(path)
-    tree = parse(text) if text is not None else None
-    function = _function_defined_at(tree, source.get("function_line")) if tree else None
-    if text is None or path is None or function is None:
+    name = source.get("name")
+    editable = project.editable_source(source.get("path"))
+    line = source.get("function_line")
+    function = _function_defined_at(editable.tree, line) if editable is not None else None
+    if editable is None or function is None:
         return []
+    path, text = editable.path, editable.text
     at, anchor = _top_of_body(function)
     indent = line_indent(split_lines(text)[anchor - 1])
     return [
