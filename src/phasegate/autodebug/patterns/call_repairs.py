@@ -21,6 +21,7 @@ from phasegate.autodebug.patterns.base import (
     test_is_culprit,
 )
 from phasegate.autodebug.patterns.call_facts import call_facts, operand_facts
+from phasegate.autodebug.patterns.functions import parameter_names
 from phasegate.autodebug.source import (
     node_span,
     parse,
@@ -44,7 +45,6 @@ __all__ = [
     "keyword_candidates",
     "operand_candidates",
     "operands",
-    "parameter_names",
     "read_call_site",
     "without_item",
 ]
@@ -263,12 +263,6 @@ def _free_names(function: FunctionNode, module: ast.Module) -> list[str]:
     loaded = (n.id for n in ast.walk(function) if isinstance(n, ast.Name))
     reads = dict.fromkeys(name for name in loaded if name not in known)
     return [name for name in reads if not hasattr(builtins, name)]
-
-
-def parameter_names(args: ast.arguments) -> list[str]:
-    """The names of a function's (or lambda's) parameters, in the order they are written."""
-    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return [a.arg for a in [*named, args.vararg, args.kwarg] if a is not None]
 
 
 def _bound_inside(function: FunctionNode) -> set[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from phasegate.autodebug.patterns.functions import parameters
 from phasegate.autodebug.source import enclosing_function
 
 __all__ = ["in_target_names", "reads_before_set"]
@@ -78,16 +79,8 @@ def reads_before_set(body: str, function: _Function, line: int) -> bool:
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             first_set[node.id] = min(first_set.get(node.id, node.lineno), node.lineno)
-    parameters = _parameters(function)
-    return any(
-        name in first_set and name not in parameters and first_set[name] >= line for name in read
-    )
-
-
-def _parameters(function: _Function) -> set[str]:
-    args = function.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    return {a.arg for a in every if a is not None}
+    own = parameters(function)
+    return any(name in first_set and name not in own and first_set[name] >= line for name in read)
 
 
 def _assignments(function: _Function, before: int) -> dict[str, str]:
@@ -122,4 +115,4 @@ def _bound(function: _Function) -> set[str]:
         for node in ast.walk(function)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
-    return _parameters(function) | assigned
+    return parameters(function) | assigned

@@ -31,15 +31,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
-from phasegate.autodebug.patterns.guard_names import reads_before_set
-from phasegate.autodebug.patterns.none_guards import (
-    blocks_held,
+from phasegate.autodebug.patterns.functions import (
     first_statement,
-    guard_block,
-    guard_bodies,
+    is_none,
     parameter_defaults,
     parameters,
 )
+from phasegate.autodebug.patterns.guard_names import reads_before_set
+from phasegate.autodebug.patterns.none_guards import blocks_held, guard_block, guard_bodies
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -271,7 +270,7 @@ def _parameter_subjects(
     """The parameters read and not tested: one whose default is None likelier than the rest."""
     defaults = dict(parameter_defaults(function))
     return [
-        (name, 1.0 if _is_none(defaults.get(name)) else 0.6, None)
+        (name, 1.0 if is_none(defaults.get(name)) else 0.6, None)
         for name in sorted(parameters(function) - {"self", "cls"})
         if name in untested_reads
     ]
@@ -317,9 +316,9 @@ def _set_to_none(scope: ast.AST) -> list[ast.expr]:
     """The targets ``scope`` assigns None to."""
     found: list[ast.expr] = []
     for node in ast.walk(scope):
-        if isinstance(node, ast.Assign) and _is_none(node.value):
+        if isinstance(node, ast.Assign) and is_none(node.value):
             found += node.targets
-        elif isinstance(node, ast.AnnAssign) and _is_none(node.value):
+        elif isinstance(node, ast.AnnAssign) and is_none(node.value):
             found.append(node.target)
     return found
 
@@ -353,12 +352,8 @@ def _tests_attribute_of(node: ast.Compare, names: set[str]) -> bool:
         and isinstance(left.value, ast.Name)
         and left.value.id in names
         and any(isinstance(op, ast.Is) for op in node.ops)
-        and any(_is_none(c) for c in node.comparators)
+        and any(is_none(c) for c in node.comparators)
     )
-
-
-def _is_none(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
@@ -394,7 +389,7 @@ def _defaults_to_nones(call: ast.Call) -> bool:
         _called(call) in {"next", "get", "getattr", "pop"}
         and isinstance(fallback, ast.Tuple)
         and bool(fallback.elts)
-        and all(_is_none(element) for element in fallback.elts)
+        and all(is_none(element) for element in fallback.elts)
     )
 
 

@@ -33,11 +33,8 @@ from typing import TYPE_CHECKING
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
-from phasegate.autodebug.patterns.call_repairs import (
-    inserted_beside,
-    parameter_names,
-    without_item,
-)
+from phasegate.autodebug.patterns.call_repairs import inserted_beside, without_item
+from phasegate.autodebug.patterns.functions import parameter_names
 from phasegate.autodebug.source import (
     enclosing_function,
     node_span,

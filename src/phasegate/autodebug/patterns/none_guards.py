@@ -25,6 +25,13 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.functions import (
+    first_statement,
+    is_none,
+    own_nodes,
+    parameter_defaults,
+    parameters,
+)
 from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
 from phasegate.autodebug.source import (
     insert_lines,
@@ -36,15 +43,7 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = [
-    "blocks_held",
-    "first_statement",
-    "guard_block",
-    "guard_bodies",
-    "guard_synthesis",
-    "parameter_defaults",
-    "parameters",
-]
+__all__ = ["blocks_held", "guard_block", "guard_bodies", "guard_synthesis"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
@@ -135,7 +134,7 @@ def _assigns(function: _Function, name: str) -> bool:
     """Whether ``function`` itself (not a function nested in it) assigns ``name``."""
     return any(
         isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-        for node in _own_nodes(function)
+        for node in own_nodes(function.body)
     )
 
 
@@ -214,23 +213,6 @@ def _sets(statement: ast.stmt, subject: str) -> bool:
     elif isinstance(statement, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
         targets = [statement.target]
     return any(ast.unparse(node) == subject for t in targets for node in ast.walk(t))
-
-
-def parameters(function: _Function) -> set[str]:
-    args = function.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    return {a.arg for a in every if a is not None}
-
-
-def first_statement(function: _Function) -> ast.stmt:
-    """The first statement after the docstring (the docstring if it is all there is)."""
-    first = function.body[0]
-    docstring = (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
-    return function.body[1] if docstring and len(function.body) > 1 else first
 
 
 # -- what --------------------------------------------------------------------------------------
@@ -329,7 +311,7 @@ def _defaults_given(node: ast.AST, name: str) -> list[str]:
     return [
         ast.unparse(default)
         for arg, default in parameter_defaults(node)
-        if arg == name and not _is_none(default)
+        if arg == name and not is_none(default)
     ]
 
 
@@ -373,37 +355,9 @@ def _is_guard(node: ast.AST, subject: str) -> bool:
         and isinstance(node.test, ast.Compare)
         and len(node.test.ops) == 1
         and isinstance(node.test.ops[0], ast.Is)
-        and _is_none(node.test.comparators[0])
+        and is_none(node.test.comparators[0])
         and ast.unparse(node.test.left) == subject
     )
-
-
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def parameter_defaults(function: _Function) -> list[tuple[str, ast.expr]]:
-    args = function.args
-    plain = [*args.posonlyargs, *args.args]
-    pairs = list(
-        zip([a.arg for a in plain[len(plain) - len(args.defaults) :]], args.defaults, strict=True)
-    )
-    pairs += [
-        (a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
-    ]
-    return pairs
-
-
-def _own_nodes(function: _Function) -> list[ast.AST]:
-    """The nodes of ``function``, those of the functions and classes nested in it aside."""
-    found: list[ast.AST] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _only_reads(node: ast.expr, names: set[str]) -> bool:
@@ -436,7 +390,7 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     ``self._default``), which means the same at the top of the function as where it is; or
     the empty value of the kind they compute (``0`` where they return ``a - b``).
     """
-    returns = [node for node in _own_nodes(function) if isinstance(node, ast.Return)]
+    returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
     given = [node.value for node in returns if node.value is not None]
     found = _returned_alike(given, parameters(function))
     empties = dict.fromkeys(e for e in map(_empty_of, given) if e is not None)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypedDict
 
 from phasegate.autodebug.live import project_path, resolve_expr
+from phasegate.autodebug.patterns.functions import is_none, own_nodes, parameter_defaults
 from phasegate.autodebug.patterns.none_repairs import INPLACE_METHODS
 from phasegate.autodebug.source import enclosing_function, node_span
 
@@ -157,7 +158,7 @@ def _assigned_origin(
     """What the assignment that gave ``name`` its None assigned: None itself, a project
     function's result, an in-place method's result, or ``mapping.get(key)``."""
     value = assignment.value
-    if value is not None and _is_none_literal(value):
+    if value is not None and is_none(value):
         span = node_span(value, failure_lines(failure, frame))
         return {
             "how": "literal",
@@ -276,18 +277,6 @@ def _decorated_where_defined(
     return _decorated(failure, vars(source), alias.name, failure.tree(filename), depth + 1)
 
 
-def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
-    """The nodes of a function body, without those of nested functions and classes."""
-    found: list[ast.AST] = []
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
 def always_none(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> NoneOrigin:
     """Where a project function called here gets its None from, if it can return nothing else."""
     facts = _callee_facts(failure, frame, call.func)
@@ -323,11 +312,11 @@ def _only_none_returned(
 ) -> NoneOrigin:
     """The function's origin of None when it returns nothing else: no value at all, or a
     name it bound to an in-place method's result."""
-    nodes = _own_nodes(function.body)
+    nodes = own_nodes(function.body)
     if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
         return {}
     returns = [node for node in nodes if isinstance(node, ast.Return)]
-    values = [r.value for r in returns if r.value is not None and not _is_none_literal(r.value)]
+    values = [r.value for r in returns if r.value is not None and not is_none(r.value)]
     if not values:
         return _called("call", facts)
     return _inplace_result_returned(function, returns, values, facts["path"])
@@ -370,10 +359,6 @@ def _inplace_method(value: ast.expr | None) -> str | None:
     return None
 
 
-def _is_none_literal(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 def _get_origin(failure: LiveFailure, frame: LiveFrame, call: ast.Call) -> NoneOrigin:
     """``mapping.get(key)`` gave None; note the type the mapping's values have, if one."""
     span = node_span(call, failure_lines(failure, frame))
@@ -400,13 +385,7 @@ def failure_lines(failure: LiveFailure, frame: LiveFrame) -> list[str]:
 
 
 def _none_default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    args = function.args
-    plain = [*args.posonlyargs, *args.args]
-    pairs = list(zip(plain[len(plain) - len(args.defaults) :], args.defaults, strict=True))
-    pairs += [
-        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
-    ]
-    return any(a.arg == name and isinstance(d, ast.Constant) and d.value is None for a, d in pairs)
+    return any(arg == name and is_none(default) for arg, default in parameter_defaults(function))
 
 
 def _last_assignment(scope: ast.AST, name: str, before: int) -> ast.Assign | ast.AnnAssign | None:
@@ -473,6 +452,6 @@ def _sets_to_none(node: ast.AST, attribute: str) -> bool:
     """Whether ``node`` is ``<something>.<attribute> = None``."""
     return (
         isinstance(node, ast.Assign)
-        and _is_none_literal(node.value)
+        and is_none(node.value)
         and any(isinstance(t, ast.Attribute) and t.attr == attribute for t in node.targets)
     )

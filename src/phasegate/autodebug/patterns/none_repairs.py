@@ -14,6 +14,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.functions import first_statement, is_docstring
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
@@ -416,14 +417,8 @@ def guard_candidates(
 def _top_of_body(function: FunctionNode) -> tuple[int, int]:
     """``(line to insert at, line whose indentation to take)``: after the docstring, if any."""
     first = function.body[0]
-    has_doc = (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
-    anchor = function.body[1] if has_doc and len(function.body) > 1 else first
-    at = (first.end_lineno or first.lineno) + 1 if has_doc else first.lineno
-    return at, anchor.lineno
+    at = (first.end_lineno or first.lineno) + 1 if is_docstring(first) else first.lineno
+    return at, first_statement(function).lineno
 
 
 def get_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> list[Candidate]:

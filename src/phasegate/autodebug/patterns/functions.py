@@ -1,0 +1,82 @@
+"""What a function's syntax tree says about it, read alike by every pattern.
+
+Its parameters and their defaults, the nodes of its own scope (not those of the functions and
+classes nested in it), its first statement after the docstring, and whether a node is the
+literal ``None``. The repairs of a call, of a lost ``return`` and of a lost guard all read
+these; one copy keeps them counting the same way.
+
+Hand-written: :mod:`inspect` reads live functions, not syntax trees, and :mod:`ast` has no
+such helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = [
+    "first_statement",
+    "is_docstring",
+    "is_none",
+    "own_nodes",
+    "parameter_defaults",
+    "parameter_names",
+    "parameters",
+]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def parameter_names(args: ast.arguments) -> list[str]:
+    """The names of a function's (or lambda's) parameters, in the order they are written."""
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return [a.arg for a in [*named, args.vararg, args.kwarg] if a is not None]
+
+
+def parameters(function: _Function) -> set[str]:
+    """The names of ``function``'s parameters."""
+    return set(parameter_names(function.args))
+
+
+def parameter_defaults(function: _Function) -> list[tuple[str, ast.expr]]:
+    """``(parameter, default)`` of each parameter that has a default, in order."""
+    args = function.args
+    plain = [*args.posonlyargs, *args.args]
+    pairs = list(
+        zip([a.arg for a in plain[len(plain) - len(args.defaults) :]], args.defaults, strict=True)
+    )
+    pairs += [
+        (a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return pairs
+
+
+def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a function's body, those of the functions and classes nested in it aside."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def is_docstring(statement: ast.stmt) -> bool:
+    """Whether ``statement`` is a string on its own (a docstring, when it comes first)."""
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def first_statement(function: _Function) -> ast.stmt:
+    """The first statement after the docstring (the docstring if it is all there is)."""
+    first = function.body[0]
+    return function.body[1] if is_docstring(first) and len(function.body) > 1 else first
+
+
+def is_none(node: ast.AST | None) -> bool:
+    """Whether ``node`` is the literal ``None``."""
+    return isinstance(node, ast.Constant) and node.value is None
