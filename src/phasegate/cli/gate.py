@@ -99,21 +99,15 @@ def _list(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from phasegate.extensions import make_plugin_manager
-    from phasegate.gates.definition import load_gate
     from phasegate.gates.registry import CheckRegistry
     from phasegate.gates.runner import explain, plan_gate
+    from phasegate.gates.runner_factory import configured_gate
 
     loaded = _loaded()
     if args.name == RECORD_ONLY:
         print(f"{RECORD_ONLY}: records the run into report.json and evaluates no gate")
         return 0
-    gate, source = load_gate(
-        args.name,
-        loaded.project_root,
-        gate_paths=loaded.config.gate_paths,
-        overrides=loaded.config.checks,
-        overrides_file=loaded.source,
-    )
+    gate, source = configured_gate(loaded, args.name)
     registry = CheckRegistry(make_plugin_manager(loaded.config.plugins))
     plan = plan_gate(gate, source, registry, in_pull_request=args.pull_request)
     print(f"gate {gate.name} ({source.origin}: {source.path})")

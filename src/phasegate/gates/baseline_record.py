@@ -14,12 +14,11 @@ import pluggy
 
 from phasegate.config import LoadedConfig
 from phasegate.gates.baseline import BASELINE_CHECKS, build_baseline
-from phasegate.gates.definition import load_gate
 from phasegate.gates.newcode import NewCode
 from phasegate.gates.protocol import CheckContext, CheckError
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
-from phasegate.gates.runner_factory import configured_project
+from phasegate.gates.runner_factory import configured_gate, configured_project
 from phasegate.model.baseline import Baseline
 from phasegate.model.gate import BaseInfo, Finding
 from phasegate.store import Store
@@ -53,10 +52,7 @@ def measure_baseline(
     from phasegate.errors import UsageError
 
     settings = loaded.config
-    root = loaded.project_root
-    gate, source = load_gate(
-        gate_name, root, gate_paths=settings.gate_paths, overrides=settings.checks
-    )
+    gate, source = configured_gate(loaded, gate_name)
     plan = plan_gate(gate, source, CheckRegistry(extensions), in_pull_request=False)
     chosen = [check_id for check_id in plan if check_id in BASELINE_CHECKS]
     if not chosen:
@@ -79,4 +75,4 @@ def measure_baseline(
         except CheckError as exc:
             raise BaselineRecordError(check_id, exc) from exc
         findings[check_id] = list(measurement.findings)
-    return build_baseline(root, gate.name, findings)
+    return build_baseline(loaded.project_root, gate.name, findings)

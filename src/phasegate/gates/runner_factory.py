@@ -24,7 +24,7 @@ from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, ProgressEvent
 from phasegate.store import Store
 
-__all__ = ["configured_project", "in_pull_request", "make_runner"]
+__all__ = ["configured_gate", "configured_project", "in_pull_request", "make_runner"]
 
 
 def in_pull_request(environment: Mapping[str, str]) -> bool:
@@ -62,7 +62,7 @@ def make_runner(
     """
     settings = loaded.config
     root = loaded.project_root
-    gate, source = _gate(loaded, name, leave_out)
+    gate, source = configured_gate(loaded, name, leave_out=leave_out)
     context = CheckContext(
         project=configured_project(loaded, store),
         new_code=resolve_new_code(root, base or settings.base, environment),
@@ -87,10 +87,12 @@ def make_runner(
     )
 
 
-def _gate(
-    loaded: LoadedConfig, name: str, leave_out: Collection[str]
+def configured_gate(
+    loaded: LoadedConfig, name: str, *, leave_out: Collection[str] = ()
 ) -> tuple[GateDefinition, GateSource]:
-    """The gate ``name`` with the project's overrides, less the checks ``leave_out`` names."""
+    """The gate ``name`` as the settings shape it: found in the project's ``gate_paths`` or
+    bundled, with ``[tool.phasegate.checks]`` overrides (errors name the file they came from),
+    less the checks ``leave_out`` names."""
     settings = loaded.config
     gate, source = load_gate(
         name,

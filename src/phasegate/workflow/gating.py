@@ -20,10 +20,9 @@ import pluggy
 
 from phasegate.config import LoadedConfig
 from phasegate.environment import INSTANCE_ENV, PHASE_ENV
-from phasegate.gates.definition import load_gate
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import plan_gate
-from phasegate.gates.runner_factory import in_pull_request, make_runner
+from phasegate.gates.runner_factory import configured_gate, in_pull_request, make_runner
 from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.store import RUN_REPORT_FILE, Store
@@ -47,14 +46,7 @@ class GateOutcome:
 
 def has_session_checks(gate_name: str, loaded: LoadedConfig, registry: CheckRegistry) -> bool:
     """Whether the gate needs a test run."""
-    settings = loaded.config
-    gate, source = load_gate(
-        gate_name,
-        loaded.project_root,
-        gate_paths=settings.gate_paths,
-        overrides=settings.checks,
-        overrides_file=loaded.source,
-    )
+    gate, source = configured_gate(loaded, gate_name)
     plan = plan_gate(gate, source, registry, in_pull_request=in_pull_request(os.environ))
     return any(planned.check.kind == "session" for planned in plan.values())
 
