@@ -34,6 +34,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
 from phasegate.autodebug.patterns.call_repairs import inserted_beside, without_item
+from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import parameter_names
 from phasegate.autodebug.source import (
     enclosing_function,
@@ -346,22 +347,12 @@ def _pool(
     module_names = _module_names(tree)
     for counter in sites.values():
         for text in counter:
-            root = _root_name(text) if text not in pool else None
+            root = root_name(text) if text not in pool else None
             if root is not None and (
                 root in module_names or root in pool or hasattr(builtins, root)
             ):
                 pool[text] = None
     return pool
-
-
-def _root_name(text: str) -> str | None:
-    """The name an expression such as ``config.cache.key`` starts from (None if it is not a
-    name or a chain of attributes of one)."""
-    value = parse(text)
-    root = value.body[0].value if value and isinstance(value.body[0], ast.Expr) else None
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return root.id if isinstance(root, ast.Name) else None
 
 
 def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:

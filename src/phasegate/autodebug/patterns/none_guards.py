@@ -25,6 +25,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
     first_statement,
     is_none,
@@ -36,7 +37,6 @@ from phasegate.autodebug.patterns.guard_names import in_target_names, reads_befo
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
-    parse,
     split_lines,
 )
 
@@ -92,7 +92,8 @@ def _site(diagnosis: Diagnosis, project: Project) -> _Site | None:
     path, line = diagnosis.path, diagnosis.line
     subject = str(diagnosis.facts.get("expr") or "")
     source = project.editable_source(path)
-    if source is None or line is None or not _simple(subject):
+    # A guard tests a name or an attribute chain (``x``, ``self.items``).
+    if source is None or line is None or root_name(subject) is None:
         return None
     function = _binding_function(source.tree, line, subject)
     return _Site(source.path, source.text, function, subject, line) if function else None
@@ -101,15 +102,6 @@ def _site(diagnosis: Diagnosis, project: Project) -> _Site | None:
 def guard_block(subject: str, body: str, indent: str) -> list[str]:
     """The lines of ``if <subject> is None: <body>`` at ``indent``."""
     return [f"{indent}if {subject} is None:", *(f"{indent}    {b}" for b in body.split("\n"))]
-
-
-def _simple(subject: str) -> bool:
-    """A name or an attribute chain (``x``, ``self.items``): what a guard tests."""
-    tree = parse(subject)
-    node = tree.body[0].value if tree and tree.body and isinstance(tree.body[0], ast.Expr) else None
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 # -- where -------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.expressions import parsed_expression
 from phasegate.autodebug.patterns.functions import first_statement, is_docstring
 from phasegate.autodebug.source import (
     insert_lines,
@@ -426,15 +427,8 @@ def get_candidates(project: Project, source: NoneOrigin, empties: list[str]) -> 
     text = project.read_editable(path)
     if text is None or not span or path is None:
         return []
-    call = parse(segment(text, span))
-    if (
-        call is None
-        or not isinstance(call.body[0], ast.Expr)
-        or not isinstance(call.body[0].value, ast.Call)
-    ):
-        return []
-    node = call.body[0].value
-    if not isinstance(node.func, ast.Attribute):
+    node = parsed_expression(segment(text, span))
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return []
     mapping, key = ast.unparse(node.func.value), ast.unparse(node.args[0])
     options = [f"{mapping}.get({key}, {value})" for value in empties] + [f"{mapping}[{key}]"]
