@@ -38,7 +38,12 @@ from phasegate.autodebug.patterns.functions import (
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import reads_before_set
-from phasegate.autodebug.patterns.none_guards import blocks_held, guard_block, guard_bodies
+from phasegate.autodebug.patterns.none_guards import (
+    best_first,
+    blocks_held,
+    guard_block,
+    guard_bodies,
+)
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -467,11 +472,7 @@ def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple
     if value.setter is None:
         why = "returning unchanged what its result is made from"
         bodies += [(f"return {name}", 0.72, why) for name in _inputs(function, subject)]
-    bodies.sort(key=lambda item: -item[1])
-    unique: dict[str, tuple[str, float, str]] = {}
-    for entry in bodies:
-        unique.setdefault(entry[0], entry)
-    return list(unique.values())
+    return best_first(bodies)
 
 
 def _first_use(function: _Function, subject: str) -> ast.stmt | None:

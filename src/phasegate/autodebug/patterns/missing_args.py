@@ -27,7 +27,7 @@ import ast
 import builtins
 import inspect
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -245,8 +245,6 @@ def _keyword_only(
         return []
     missing = set(call_facts(diagnosis)["missing"])
     callee = call_facts(diagnosis)["callee"]["text"]
-    closing = (span[2], span[3] - 1, span[2], span[3] - 1)
-    separator = ", " if call.args or call.keywords else ""
     candidates = []
     for param in params:
         name, keyword_only = param["name"], param["kind"] == "KEYWORD_ONLY"
@@ -257,12 +255,21 @@ def _keyword_only(
             Candidate(
                 "add-argument",
                 f"pass `{name}={value}` to `{callee}()` at {path}:{span[0]}",
-                [FileEdit(path, replace_span(call_text, closing, f"{separator}{name}={value}"))],
+                [FileEdit(path, _keyword_added(call_text, call, span, f"{name}={value}"))],
                 (0.75 if keyword_only else 0.55) - (0 if value == name else 0.1) - 0.01 * rank,
             )
             for rank, value in enumerate(best[:2])
         ]
     return candidates
+
+
+def _keyword_added(
+    call_text: str, call: ast.Call, span: tuple[int, int, int, int], keyword: str
+) -> str:
+    """The text with ``keyword`` (``name=value``) passed last to ``call`` (at ``span``)."""
+    closing = (span[2], span[3] - 1, span[2], span[3] - 1)
+    separator = ", " if call.args or call.keywords else ""
+    return replace_span(call_text, closing, f"{separator}{keyword}")
 
 
 # -- evidence ------------------------------------------------------------------------------------
@@ -347,12 +354,15 @@ def _pool(
     module_names = _module_names(tree)
     for counter in sites.values():
         for text in counter:
-            root = root_name(text) if text not in pool else None
-            if root is not None and (
-                root in module_names or root in pool or hasattr(builtins, root)
-            ):
+            if text not in pool and _starts_from(text, module_names, pool):
                 pool[text] = None
     return pool
+
+
+def _starts_from(text: str, *scopes: Container[str]) -> bool:
+    """Whether the expression ``text`` starts from a name of ``scopes`` or a builtin."""
+    root = root_name(text)
+    return root is not None and (any(root in scope for scope in scopes) or hasattr(builtins, root))
 
 
 def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:

@@ -43,7 +43,7 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["blocks_held", "guard_block", "guard_bodies", "guard_synthesis"]
+__all__ = ["best_first", "blocks_held", "guard_block", "guard_bodies", "guard_synthesis"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
@@ -222,9 +222,15 @@ def guard_bodies(
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
+    return best_first(found)
+
+
+def best_first(bodies: list[tuple[str, float, str]]) -> list[tuple[str, float, str]]:
+    """``(body, score, why)`` by score, best first, each body once (at its best score; of
+    equal scores, the first given)."""
     unique: dict[str, tuple[str, float, str]] = {}
-    for body, score, why in sorted(found, key=lambda item: -item[1]):
-        unique.setdefault(body, (body, score, why))
+    for entry in sorted(bodies, key=lambda item: -item[1]):
+        unique.setdefault(entry[0], entry)
     return list(unique.values())
 
 
