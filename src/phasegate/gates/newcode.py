@@ -78,12 +78,8 @@ class NewCode:
 
     def touches(self, path: str, first: int, last: int) -> bool:
         """Whether any line from ``first`` to ``last`` of ``path`` is new code."""
-        if self.changed is None or path in self.whole_files:
-            return True
-        lines = self.changed.get(path)
-        if not lines:
-            return False
-        return any(first <= line <= last for line in lines)
+        lines = self.lines_of(path)
+        return lines is None or any(first <= line <= last for line in lines)
 
     def lines_of(self, path: str) -> frozenset[int] | None:
         """The new lines of ``path``; ``None`` means all of them."""
