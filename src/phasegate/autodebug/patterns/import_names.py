@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.patterns.imports import DefinedName, ImportNameFacts
     from phasegate.autodebug.project import Project
 
-__all__ = ["import_statement", "name_candidates", "rewrite_module"]
+__all__ = ["import_statement", "name_candidates", "relative_module", "rewrite_module"]
 
 
 def import_statement(
@@ -249,6 +249,11 @@ def _relative_to(module: str, package: str, level: int) -> str:
     """``module`` written relatively from ``package`` when the import was relative."""
     if not level or not package or module.split(".")[0] != package.split(".")[0]:
         return module
+    return relative_module(module, package)
+
+
+def relative_module(module: str, package: str) -> str:
+    """``module`` as a relative import from inside ``package`` writes it (``..b.c``)."""
     parts, own = module.split("."), package.split(".")
     common = 0
     while common < min(len(parts), len(own)) and parts[common] == own[common]:

@@ -130,16 +130,14 @@ class ImportPattern:
             _note_where_module_is(diagnosis, project)
         if diagnosis.kind == "cannot-import-name":
             return name_candidates(diagnosis, project)
-        path = diagnosis.path
-        text = project.read_editable(path)
-        statement, span = import_statement(text, diagnosis) if text is not None else (None, None)
-        if path is None or text is None or statement is None or span is None:
+        site = _failing_import(diagnosis, project)
+        if site is None:
             return []
         candidates: list[Candidate] = []
         if diagnosis.kind == "module-not-found":
-            candidates += _typo_candidates(text, path, statement, span, diagnosis, project)
+            candidates += _typo_candidates(*site, diagnosis, project)
         if diagnosis.kind in ("module-not-found", "relative-import"):
-            candidates += _relocation_candidates(text, path, statement, span, diagnosis, project)
+            candidates += _relocation_candidates(*site, diagnosis, project)
         return _best_per_edit(candidates)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
@@ -184,6 +182,18 @@ def _note_where_module_is(diagnosis: Diagnosis, project: Project) -> None:
     if module:
         facts["declared"] = _declared(module, project)
         facts["in_project"] = module.split(".")[0] in project.modules
+
+
+def _failing_import(
+    diagnosis: Diagnosis, project: Project
+) -> tuple[str, str, ast.Import | ast.ImportFrom, tuple[int, int, int, int]] | None:
+    """``(text, path, statement, span)`` of the failing import, in a file that may change."""
+    path = diagnosis.path
+    text = project.read_editable(path)
+    statement, span = import_statement(text, diagnosis) if text is not None else (None, None)
+    if path is None or text is None or statement is None or span is None:
+        return None
+    return text, path, statement, span
 
 
 def _best_per_edit(candidates: list[Candidate]) -> list[Candidate]:

@@ -28,6 +28,7 @@ from phasegate.autodebug.patterns.base import (
     short,
 )
 from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
+from phasegate.autodebug.patterns.import_names import relative_module
 from phasegate.autodebug.source import (
     binding,
     count_names,
@@ -344,15 +345,7 @@ def _module_as_written(text: str, path: str, module: str, project: Project) -> s
         return module
     if not relative and not _imports_own_package(tree, own[0]):
         relative = project.relative_imports  # nothing to go by in the file: the project's habit
-    return _relative_to(parts, own) if relative else module
-
-
-def _relative_to(parts: list[str], package: list[str]) -> str:
-    """The module ``parts`` as a relative import from inside ``package`` writes it."""
-    common = 0
-    while common < min(len(parts), len(package)) and parts[common] == package[common]:
-        common += 1
-    return "." * (len(package) - common + 1) + ".".join(parts[common:])
+    return relative_module(module, package) if relative else module
 
 
 def _as_imported(tree: ast.Module | None, module: str, package: str) -> tuple[str | None, bool]:
