@@ -134,9 +134,8 @@ def _overrides_loosened(was: Mapping[str, object], now: Mapping[str, object]) ->
 
 
 def _table(data: Mapping[str, object] | None) -> dict[str, object]:
-    tool = data.get("tool") if data is not None else None
-    table = tool.get("phasegate") if isinstance(tool, Mapping) else None
-    return dict(table) if isinstance(table, Mapping) else {}
+    """``[tool.phasegate]`` of a parsed ``pyproject.toml`` (empty without one)."""
+    return tomlfile.table_in(data or {}, "tool", "phasegate")
 
 
 def _strings(value: object) -> set[str]:
