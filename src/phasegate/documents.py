@@ -9,10 +9,12 @@ built and where they are read. Each mirrors one model of :mod:`phasegate.model.r
 stays the contract (``tests/test_documents.py`` holds every key here to the model's fields).
 
 This module imports nothing of phasegate, so the recorder, the plugin, the engines and the
-renderers all import it without a cycle.
+renderers all import it without a cycle. It is imported by every recorded run, so its
+annotations are evaluated as the classes are built (no ``from __future__ import annotations``):
+as strings, ``TypedDict`` compiles each into a ``ForwardRef``, and importing the module cost 9.0
+million instructions instead of 4.1 (callgrind, Python 3.11). A class is used in an annotation
+only after it is defined.
 """
-
-from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Literal, TypedDict
