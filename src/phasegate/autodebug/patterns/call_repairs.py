@@ -21,7 +21,7 @@ from phasegate.autodebug.patterns.base import (
     test_is_culprit,
 )
 from phasegate.autodebug.patterns.call_facts import call_facts, operand_facts
-from phasegate.autodebug.patterns.functions import parameter_names
+from phasegate.autodebug.patterns.functions import defined_at, parameter_names
 from phasegate.autodebug.source import (
     node_span,
     parse,
@@ -120,14 +120,7 @@ def find_def(text: str, callee: CalleeFacts) -> FunctionNode | None:
     tree = parse(text)
     if tree is None:
         return None
-    functions = (
-        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    )
-    return next((f for f in functions if callee["line"] in _def_lines(f)), None)
-
-
-def _def_lines(function: FunctionNode) -> list[int]:
-    return [function.lineno, *(d.lineno for d in function.decorator_list)]
+    return defined_at(tree, callee["line"])
 
 
 def _keyword_span(text: str, keyword: ast.keyword) -> tuple[int, int, int, int] | None:

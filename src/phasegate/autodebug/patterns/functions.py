@@ -1,9 +1,10 @@
 """What a function's syntax tree says about it, read alike by every pattern.
 
-Its parameters and their defaults, the nodes of its own scope (not those of the functions and
-classes nested in it), its first statement after the docstring, and whether a node is the
-literal ``None``. The repairs of a call, of a lost ``return`` and of a lost guard all read
-these; one copy keeps them counting the same way.
+The functions a module defines and the one defined at a line; a function's parameters and
+their defaults, the nodes of its own scope (not those of the functions and classes nested in
+it), its first statement after the docstring; whether a node is the literal ``None``. The
+repairs of a call, of a lost ``return`` and of a lost guard all read these; one copy keeps
+them counting the same way.
 
 Hand-written: :mod:`inspect` reads live functions, not syntax trees, and :mod:`ast` has no
 such helpers.
@@ -12,9 +13,12 @@ such helpers.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 __all__ = [
+    "defined_at",
     "first_statement",
+    "functions_in",
     "is_docstring",
     "is_none",
     "own_nodes",
@@ -24,6 +28,21 @@ __all__ = [
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def functions_in(tree: ast.AST) -> Iterator[_Function]:
+    """Every function defined in ``tree``, methods and nested ones too, in walk order."""
+    return (node for node in ast.walk(tree) if isinstance(node, _Function))
+
+
+def defined_at(tree: ast.AST, line: int | None) -> _Function | None:
+    """The function whose header (or one of whose decorators) is at ``line``."""
+    return next((f for f in functions_in(tree) if line in _start_lines(f)), None)
+
+
+def _start_lines(function: _Function) -> list[int]:
+    """The lines a function's definition starts on: its header's and its decorators'."""
+    return [function.lineno, *(d.lineno for d in function.decorator_list)]
 
 
 def parameter_names(args: ast.arguments) -> list[str]:

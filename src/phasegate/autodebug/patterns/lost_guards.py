@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.functions import (
     first_statement,
+    functions_in,
     is_none,
     parameter_defaults,
     parameters,
@@ -202,12 +203,7 @@ def _defined(project: Project, names: list[str]) -> list[tuple[str, int]]:
 def _functions_named(project: Project, relpath: str, names: list[str]) -> list[_Function]:
     text = project.read_editable(relpath)
     tree = parse(text) if text is not None and any(n in text for n in names) else None
-    nodes = ast.walk(tree) if tree is not None else ()
-    return [
-        n
-        for n in nodes
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in names
-    ]
+    return [n for n in functions_in(tree) if n.name in names] if tree is not None else []
 
 
 def _function_guards(
@@ -248,10 +244,7 @@ def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], 
 
 
 def _function_at(tree: ast.Module, line: int) -> _Function | None:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
-            return node
-    return None
+    return next((node for node in functions_in(tree) if node.lineno == line), None)
 
 
 # -- what may be None --------------------------------------------------------------------------

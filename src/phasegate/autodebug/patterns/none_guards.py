@@ -28,6 +28,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
     first_statement,
+    functions_in,
     is_none,
     own_nodes,
     parameter_defaults,
@@ -112,11 +113,7 @@ def _binding_function(tree: ast.Module, line: int, subject: str) -> _Function | 
     an assignment of its own), else the innermost one: a closure's free variable is guarded
     where it is bound, since assigning it in the closure would make it the closure's local."""
     root = subject.split(".")[0]
-    holding = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _spans(node, line)
-    ]
+    holding = [node for node in functions_in(tree) if _spans(node, line)]
     holding.sort(key=lambda node: -node.lineno)
     binding = (f for f in holding if root in parameters(f) or _assigns(f, root))
     return next(binding, holding[0] if holding else None)

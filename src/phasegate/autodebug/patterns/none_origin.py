@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypedDict
 
 from phasegate.autodebug.live import project_path, resolve_expr
-from phasegate.autodebug.patterns.functions import is_none, own_nodes, parameter_defaults
+from phasegate.autodebug.patterns.functions import (
+    functions_in,
+    is_none,
+    own_nodes,
+    parameter_defaults,
+)
 from phasegate.autodebug.patterns.none_repairs import INPLACE_METHODS
 from phasegate.autodebug.source import enclosing_function, node_span
 
@@ -293,13 +298,10 @@ def _defined(
     tree: ast.Module, name: str, line: int
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The function ``name`` whose code starts at ``line`` (its header, or a decorator)."""
-    functions = (
-        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    )
     return next(
         (
             node
-            for node in functions
+            for node in functions_in(tree)
             if node.name == name
             and node.lineno <= line <= (node.body[0].lineno if node.body else node.lineno)
         ),

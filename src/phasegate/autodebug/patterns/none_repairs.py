@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.expressions import parsed_expression
-from phasegate.autodebug.patterns.functions import first_statement, is_docstring
+from phasegate.autodebug.patterns.functions import defined_at, first_statement, is_docstring
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
@@ -134,7 +134,7 @@ def return_candidates(
     if found is None:
         return []
     path, text, tree = found
-    function = _function_defined_at(tree, source.get("line"))
+    function = defined_at(tree, source.get("line"))
     if function is None or isinstance(function.body[-1], (ast.Return, ast.Raise)):
         return []
     lines = split_lines(text)
@@ -145,16 +145,6 @@ def return_candidates(
         *_last_value_returned(text, lines, function, path),
         *_names_returned(text, lines, function, path, names),
     ]
-
-
-def _function_defined_at(tree: ast.Module, line: int | None) -> FunctionNode | None:
-    """The function whose header (or one of whose decorators) is at ``line``."""
-    functions = (
-        n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    )
-    return next(
-        (f for f in functions if line in [f.lineno, *(d.lineno for d in f.decorator_list)]), None
-    )
 
 
 def _returnable_names(function: FunctionNode, *, nested_first: bool) -> list[str]:
@@ -391,7 +381,7 @@ def guard_candidates(
     name = source.get("name")
     editable = project.editable_source(source.get("path"))
     line = source.get("function_line")
-    function = _function_defined_at(editable.tree, line) if editable is not None else None
+    function = defined_at(editable.tree, line) if editable is not None else None
     if editable is None or function is None:
         return []
     path, text = editable.path, editable.text
