@@ -55,9 +55,8 @@ def read_ruff_policy(root: Path, pyproject: Mapping[str, object]) -> RuffPolicy:
             except (OSError, UnicodeDecodeError, tomlfile.TOMLDecodeError):
                 return RuffPolicy()  # the lint check reports a configuration ruff cannot read
             return _policy(data, name)
-    tool = pyproject.get("tool")
-    ruff = tool.get("ruff") if isinstance(tool, Mapping) else None
-    if not isinstance(ruff, Mapping):
+    ruff = tomlfile.table_in(pyproject, "tool", "ruff")
+    if not ruff:
         return RuffPolicy()
     return _policy(ruff, "[tool.ruff] in pyproject.toml")
 

@@ -24,6 +24,7 @@ from phasegate.refine.loop import advance
 from phasegate.refine.metrics import metrics_file, task_metrics
 from phasegate.refine.router import decide
 from phasegate.store import AUTODEBUG_REPORT_FILE, REFINEMENT_FILE, Store
+from phasegate.tomlfile import table_in
 
 __all__ = [
     "RoundOutcome",
@@ -63,9 +64,7 @@ def loop_configured(pyproject: Mapping[str, object]) -> bool:
     Every judged run is recorded as a round; only a project that configured the loop (or a
     ``-v`` run) is shown the round and the router's next action after the table.
     """
-    tool = pyproject.get("tool")
-    phasegate = tool.get("phasegate") if isinstance(tool, Mapping) else None
-    return isinstance(phasegate, Mapping) and "refine" in phasegate
+    return "refine" in table_in(pyproject, "tool", "phasegate")
 
 
 def load_state(store: Store) -> RefinementState | None:
