@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.metadata
 import json
 import os
 import random
@@ -693,6 +694,10 @@ def main(args: Any) -> int:
     if missing:
         print(f"not cached: {', '.join(missing)}; run: python tests/realprojects.py fetch")
         return 2
+    lacking = missing_requirements(names)
+    if lacking:
+        print(f"not installed: {', '.join(lacking)}; run: python -m pip install -e '.[dev]'")
+        return 2
     setups = {name: setup(name) for name in names}
     chosen: list[Fault] = []
     for name in names:
@@ -743,6 +748,24 @@ def main(args: Any) -> int:
     if args.json:
         _save(args, (suites, suites_cpu), results)
     return 0
+
+
+def missing_requirements(names: Iterable[str]) -> list[str]:
+    """The distributions the suites of ``names`` import that this environment lacks.
+
+    Without them a suite fails before any test, and every fault of the project would be filed
+    against auto-debug.
+    """
+    wanted = {r: n for n in names for r in realprojects.PROJECTS[n].test_requires}
+    return [f"{r} (for {wanted[r]})" for r in sorted(wanted) if not _installed(r)]
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def _first_of_project(chosen: Sequence[Fault], name: str) -> int:

@@ -1,10 +1,11 @@
-"""The real-code benchmark's time yardstick: one plain run of a project's whole suite per fault."""
+"""The real-code benchmark's own parts: the whole-suite yardstick, seeds left out, requirements."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -146,3 +147,14 @@ def test_a_project_added_later_leaves_out_only_the_seeds_run_since(
     assert real_bench.seeds_before("late", "s2") == ()
     assert real_bench.seeds_before("new", "s4") == ()  # never run with a seen seed
     assert real_bench.seeds_before("old", "s4") == seen
+
+
+def test_a_suites_requirement_missing_from_this_environment_is_named(
+    real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = real_bench.realprojects.PROJECTS["marshmallow"]
+    lacking = replace(project, test_requires=("simplejson", "no-such-distribution-here"))
+    monkeypatch.setitem(real_bench.realprojects.PROJECTS, "marshmallow", lacking)
+    assert real_bench.missing_requirements(["marshmallow", "toolz"]) == [
+        "no-such-distribution-here (for marshmallow)"
+    ]
