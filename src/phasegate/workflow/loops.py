@@ -123,7 +123,7 @@ class LoopCommands:
 
         def act(m: Machine, current: WorkflowInstance, now: datetime) -> list[Emitted]:
             emitted = self.engine.facts.generate_tasks(current, definition, by, plan=pattern)
-            box.append(Generated(emitted[0].data["added"], emitted[0].data["existing"]))
+            box.append(Generated(_task_ids(emitted[0], "added"), _task_ids(emitted[0], "existing")))
             current.updated_at = now
             return emitted
 
@@ -215,3 +215,11 @@ def _plan_loop(inst: WorkflowInstance) -> PlanLoop:
 
 def _has_loop(spec: PhaseSpec, kind: str) -> bool:
     return spec.loop is not None and spec.loop.kind == kind
+
+
+def _task_ids(event: Emitted, key: str) -> list[str]:
+    """The task ids a ``tasks.generated`` event lists under ``key`` (its data is free-form)."""
+    ids = event.data.get(key)
+    if not isinstance(ids, list) or not all(isinstance(task, str) for task in ids):
+        raise TypeError(f"the {event.event} event's {key} is {ids!r}, not a list of task ids")
+    return ids
