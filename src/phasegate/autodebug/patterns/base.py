@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CulpritFacts",
     "Pattern",
+    "best_per_edit",
     "closeness",
     "culprit_sentence",
     "definition_is_misspelt",
@@ -71,6 +72,15 @@ class CulpritFacts(TypedDict):
 def short(exc_type: str) -> str:
     """``NameError`` for ``builtins.NameError`` and ``pkg.errors.Oops`` alike stays readable."""
     return exc_type.rpartition(".")[2]
+
+
+def best_per_edit(candidates: list[Candidate]) -> list[Candidate]:
+    """The best-scored candidate of each new text, the best first (of equal scores, the
+    first given)."""
+    unique: dict[str, Candidate] = {}
+    for candidate in sorted(candidates, key=lambda c: -c.score):
+        unique.setdefault(candidate.edits[0].text, candidate)
+    return list(unique.values())
 
 
 def closeness(distance: float, name: str) -> float:

@@ -23,6 +23,7 @@ from phasegate.autodebug.distance import closest
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import (
     CulpritFacts,
+    best_per_edit,
     closeness,
     culprit_sentence,
     diagnose,
@@ -138,7 +139,7 @@ class ImportPattern:
             candidates += _typo_candidates(*site, diagnosis, project)
         if diagnosis.kind in ("module-not-found", "relative-import"):
             candidates += _relocation_candidates(*site, diagnosis, project)
-        return _best_per_edit(candidates)
+        return best_per_edit(candidates)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
         facts = module_facts(diagnosis)
@@ -194,14 +195,6 @@ def _failing_import(
     if path is None or text is None or statement is None or span is None:
         return None
     return text, path, statement, span
-
-
-def _best_per_edit(candidates: list[Candidate]) -> list[Candidate]:
-    """The best-scored candidate of each new text, the best first."""
-    unique: dict[str, Candidate] = {}
-    for candidate in sorted(candidates, key=lambda c: -c.score):
-        unique.setdefault(candidate.edits[0].text, candidate)
-    return list(unique.values())
 
 
 def _import_kind(exc: ImportError, node: ast.AST | None) -> str:

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.base import best_per_edit
 from phasegate.autodebug.patterns.functions import (
     first_statement,
     functions_in,
@@ -98,10 +99,7 @@ def lost_guard_candidates(
     for rank, (path, line, score) in enumerate(_places(diagnosis, project, suspicious, seen_none)):
         weight = score * (1.0 - 0.02 * rank)
         candidates += _function_guards(project, path, line, weight, seen_none, expected)
-    unique: dict[str, Candidate] = {}
-    for candidate in sorted(candidates, key=lambda c: -c.score):
-        unique.setdefault(candidate.edits[0].text, candidate)
-    return list(unique.values())
+    return best_per_edit(candidates)
 
 
 def _places(
