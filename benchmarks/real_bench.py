@@ -645,15 +645,7 @@ def suite_lines(
     lines = [
         f"time per fault / one plain run of its project's whole suite, median of {len(timed)}:"
     ]
-    cpu = [
-        r.autodebug_run_cpu_s / suites_cpu[r.project]
-        for r in timed
-        if r.autodebug_run_cpu_s and suites_cpu.get(r.project)
-    ]
-    if cpu:
-        lines.append(
-            f"  CPU of the whole pytest --autodebug run: {_verdict(statistics.median(cpu))}"
-        )
+    lines += _cpu_line(timed, suites_cpu)
     wall = statistics.median(r.wall_s / suites[r.project] for r in timed)
     own = statistics.median(r.autodebug_s / suites[r.project] for r in timed)
     lines.append(f"  wall of the whole pytest --autodebug run: {_verdict(wall)}")
@@ -661,6 +653,18 @@ def suite_lines(
     figures = (_suite_figure(name, suites, suites_cpu) for name in sorted(suites))
     lines.append("  suites (wall, CPU): " + ", ".join(figures))
     return lines
+
+
+def _cpu_line(timed: Sequence[Result], suites_cpu: dict[str, float]) -> list[str]:
+    """The CPU ratio's line, if any fault and its project's suite had their CPU measured."""
+    cpu = [
+        r.autodebug_run_cpu_s / suites_cpu[r.project]
+        for r in timed
+        if r.autodebug_run_cpu_s and suites_cpu.get(r.project)
+    ]
+    if not cpu:
+        return []
+    return [f"  CPU of the whole pytest --autodebug run: {_verdict(statistics.median(cpu))}"]
 
 
 def _suite_figure(name: str, suites: dict[str, float], suites_cpu: dict[str, float]) -> str:
@@ -690,13 +694,9 @@ def time_suite(project: Setup, scratch: Path) -> tuple[float, float] | None:
 def main(args: Any) -> int:
     classes = args.only or list(CLASSES)
     names = args.projects or list(realprojects.PROJECTS)
-    missing = [n for n in names if realprojects.cached(realprojects.PROJECTS[n]) is None]
-    if missing:
-        print(f"not cached: {', '.join(missing)}; run: python tests/realprojects.py fetch")
-        return 2
-    lacking = missing_requirements(names)
-    if lacking:
-        print(f"not installed: {', '.join(lacking)}; run: python -m pip install -e '.[dev]'")
+    refusal = _refusal(names)
+    if refusal:
+        print(refusal)
         return 2
     setups = {name: setup(name) for name in names}
     chosen: list[Fault] = []
@@ -707,13 +707,7 @@ def main(args: Any) -> int:
             chosen += [f for f in found if f.half == args.half]
     if args.limit:
         chosen = chosen[: args.limit]
-    earlier = SEEN_SEEDS[: SEEN_SEEDS.index(args.seed)] if args.seed in SEEN_SEEDS else SEEN_SEEDS
-    named = ", ".join(repr(seed) for seed in earlier)
-    fresh = f" (every fault of {named} left out)" if earlier else ""
-    print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}", flush=True)
-    for name in sorted(FIRST_SEED.keys() & set(names)):
-        kept = ", ".join(seeds_before(name, args.seed)) or "none"
-        print(f"  {name} was first run with {FIRST_SEED[name]!r}: seeds left out for it: {kept}")
+    _print_sample(args, names, chosen)
     suites: dict[str, float] = {}
     suites_cpu: dict[str, float] = {}
     results: list[Result] = []
@@ -722,9 +716,7 @@ def main(args: Any) -> int:
         for number, fault in enumerate(chosen, start=1):
             if args.suites and number == _first_of_project(chosen, fault.project):
                 # Side by side: the suite just before its project's faults, as the load was.
-                timed = time_suite(setups[fault.project], Path(scratch))
-                if timed is not None:
-                    suites[fault.project], suites_cpu[fault.project] = timed
+                _time_suite_into(setups[fault.project], Path(scratch), suites, suites_cpu)
             result = run_fault(setups[fault.project], fault, Path(scratch))
             results.append(result)
             if args.json:  # as it goes, so that a long run stopped early keeps what it measured
@@ -748,6 +740,37 @@ def main(args: Any) -> int:
     if args.json:
         _save(args, (suites, suites_cpu), results)
     return 0
+
+
+def _refusal(names: Sequence[str]) -> str | None:
+    """Why the projects ``names`` cannot be run here, or ``None`` when they can."""
+    missing = [n for n in names if realprojects.cached(realprojects.PROJECTS[n]) is None]
+    if missing:
+        return f"not cached: {', '.join(missing)}; run: python tests/realprojects.py fetch"
+    lacking = missing_requirements(names)
+    if lacking:
+        return f"not installed: {', '.join(lacking)}; run: python -m pip install -e '.[dev]'"
+    return None
+
+
+def _print_sample(args: Any, names: Sequence[str], chosen: Sequence[Fault]) -> None:
+    """How many faults, of which seed, and which seen seeds each project's sample leaves out."""
+    earlier = SEEN_SEEDS[: SEEN_SEEDS.index(args.seed)] if args.seed in SEEN_SEEDS else SEEN_SEEDS
+    named = ", ".join(repr(seed) for seed in earlier)
+    fresh = f" (every fault of {named} left out)" if earlier else ""
+    print(f"{len(chosen)} faults in the {args.half} half; seed {args.seed!r}{fresh}", flush=True)
+    for name in sorted(FIRST_SEED.keys() & set(names)):
+        kept = ", ".join(seeds_before(name, args.seed)) or "none"
+        print(f"  {name} was first run with {FIRST_SEED[name]!r}: seeds left out for it: {kept}")
+
+
+def _time_suite_into(
+    project: Setup, scratch: Path, suites: dict[str, float], suites_cpu: dict[str, float]
+) -> None:
+    """Time the project's whole suite and file its wall and CPU, unless it did not pass."""
+    timed = time_suite(project, scratch)
+    if timed is not None:
+        suites[project.name], suites_cpu[project.name] = timed
 
 
 def missing_requirements(names: Iterable[str]) -> list[str]:
