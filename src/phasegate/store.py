@@ -55,6 +55,7 @@ __all__ = [
     "JsonlRead",
     "RejectedLine",
     "Store",
+    "first_error",
     "write_atomically",
 ]
 
@@ -277,7 +278,7 @@ class Store:
         try:
             return model_type.model_validate(data)
         except ValidationError as exc:
-            self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
+            self.move_aside(target, f"it does not match the schema ({first_error(exc)})")
             return None
 
     def vet(self, relpath: str | Path, model_type: type[BaseModel] | str | None = None) -> None:
@@ -328,7 +329,7 @@ class Store:
         try:
             model.model_validate(data)
         except ValidationError as exc:
-            self.move_aside(target, f"it does not match the schema ({_first_error(exc)})")
+            self.move_aside(target, f"it does not match the schema ({first_error(exc)})")
 
     def _as_written(self, relpath: str | Path, raw: bytes) -> bool:
         """Whether ``raw`` is what phasegate last wrote to ``relpath`` with ``keep_digest``.
@@ -466,7 +467,7 @@ class Store:
         try:
             return model_type.model_validate(data)
         except ValidationError as exc:
-            rejected.append(RejectedLine(number, text, _first_error(exc)))
+            rejected.append(RejectedLine(number, text, first_error(exc)))
             return None
 
     def _set_lines_aside(
@@ -531,7 +532,9 @@ def _lock_name(relpath: str | Path) -> str:
     return str(relpath).replace("/", "__").replace("\\", "__")
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError) -> str:
+    """The first problem of a file that does not match its model, as ``dotted.key: message``
+    (``top level`` for the document itself)."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "top level"
     return f"{where}: {first['msg']}"

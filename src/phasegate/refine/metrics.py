@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from phasegate.errors import UsageError
 from phasegate.model.metrics import MetricsComparison, MetricsSummary, TaskMetrics
 from phasegate.model.refine import LoopStatus, RefinementState, RoundRecord
+from phasegate.store import first_error
 
 __all__ = [
     "METRICS_DIR",
@@ -136,12 +137,7 @@ def _read_metrics(path: Path) -> TaskMetrics:
     try:
         return TaskMetrics.model_validate_json(path.read_bytes())
     except (OSError, ValidationError, ValueError) as exc:
-        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-        detail = (
-            f"{'.'.join(str(p) for p in first['loc']) or 'top level'}: {first['msg']}"
-            if first
-            else str(exc)
-        )
+        detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
         raise UsageError(f"{path} is not a phasegate task-metrics file: {detail}") from exc
 
 

@@ -24,7 +24,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.model.run import RunReport
-from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store
+from phasegate.store import REFINEMENT_FILE, RUN_REPORT_FILE, Store, first_error
 from phasegate.versioning import check_version
 
 __all__ = ["Bundle", "load_bundle", "read_artifact"]
@@ -81,11 +81,9 @@ def read_artifact(path: Path, model: type[M]) -> M:
         with _collector_paused():
             return model.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "top level"
         raise UsageError(
             f"{path} is not a valid {getattr(model, 'KIND', model.__name__)} file: "
-            f"{where}: {first['msg']}"
+            f"{first_error(exc)}"
         ) from exc
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from phasegate.errors import StoreError, UsageError
 from phasegate.model.workflow import InstanceState, WorkflowInstance
-from phasegate.store import Store
+from phasegate.store import Store, first_error
 from phasegate.versioning import check_version
 
 __all__ = [
@@ -162,7 +162,5 @@ def check_id(instance_id: str) -> str:
 
 def _why(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "top level"
-        return f"it does not match the schema ({where}: {first['msg']})"
+        return f"it does not match the schema ({first_error(exc)})"
     return f"it is not valid JSON ({exc})"
