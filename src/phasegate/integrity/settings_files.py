@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
+from phasegate.jsonvalues import is_number
 from phasegate.tomlfile import table_in
 
 __all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "joined", "read_settings"]
@@ -129,9 +130,7 @@ def _items(value: object) -> frozenset[str]:
 
 
 def _number(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
+    if is_number(value):
         return float(value)
     if isinstance(value, str):
         try:
