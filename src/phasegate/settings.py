@@ -59,9 +59,9 @@ def describe_errors(
     )
 
 
-#: What an annotation holds (a class, ``X | None``, ``dict[str, X]``): Python's types have no
-#: name for a type form yet (PEP 747's ``TypeForm``), so it is ``object``, read by ``typing``'s
-#: ``get_origin`` and ``get_args``.
+#: What an annotation holds (a class, ``X | None``, ``dict[str, X]``), read by ``typing``'s
+#: ``get_origin`` and ``get_args``. ``object`` rather than PEP 747's ``TypeForm``: ``get_args``
+#: hands back forms untyped, and here ``None`` means that no form was found.
 _TypeForm: TypeAlias = object
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import (
     JsonValue,
@@ -29,13 +29,15 @@ from phasegate.model.workflow import InstanceState, WorkflowInstance
 from phasegate.workflow.definition import FieldType
 
 if TYPE_CHECKING:
+    from typing_extensions import TypeForm
+
     from phasegate.workflow.machine import Emitted
 
 __all__ = ["mismatches", "put_outputs"]
 
-#: Each declared field type, as a type pydantic validates against (strictly). Deliberately
-#: ``Any``: these are type forms, which is what ``TypeAdapter`` takes.
-_TYPES: dict[str, Any] = {
+#: Each declared field type, as a type pydantic validates against (strictly): a type form
+#: (PEP 747), which is what ``TypeAdapter`` takes.
+_TYPES: dict[str, TypeForm[object]] = {
     "string": StrictStr,
     "integer": StrictInt,
     "number": StrictInt | StrictFloat,
@@ -47,7 +49,7 @@ _TYPES: dict[str, Any] = {
 
 
 @cache
-def _adapter(kind: str) -> TypeAdapter[Any]:
+def _adapter(kind: str) -> TypeAdapter[object]:
     return TypeAdapter(_TYPES[kind])
 
 
