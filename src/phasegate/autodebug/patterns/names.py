@@ -356,13 +356,19 @@ def _as_imported(tree: ast.Module | None, module: str, package: str) -> tuple[st
         [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)] if tree is not None else []
     )
     for node in imports:
-        if node.level == 0 and node.module == module:
-            return module, relative
-        if node.level:
-            relative = True
-            if _resolved(node, package) == module:
-                return "." * node.level + (node.module or ""), relative
+        relative = relative or node.level > 0
+        written = _written_by(node, module, package)
+        if written is not None:
+            return written, relative
     return None, relative
+
+
+def _written_by(node: ast.ImportFrom, module: str, package: str) -> str | None:
+    """``module`` as the ``from`` import ``node`` (of a file of ``package``) writes it, if it
+    imports from that module."""
+    if node.level == 0:
+        return module if node.module == module else None
+    return "." * node.level + (node.module or "") if _resolved(node, package) == module else None
 
 
 def _resolved(node: ast.ImportFrom, package: str) -> str:

@@ -387,9 +387,7 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     """
     returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
     given = [node.value for node in returns if node.value is not None]
-    found = _returned_alike(given, parameters(function))
-    empties = dict.fromkeys(e for e in map(_empty_of, given) if e is not None)
-    found += [(f"return {e}", 0.725, "the empty value of what it returns") for e in empties]
+    found = _returned_alike(given, parameters(function)) + _empty_returns(given)
     bare = len(returns) > len(given)
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
     none = ("return None", 0.72 if bare else 0.73, "returning None")
@@ -402,6 +400,12 @@ def _returned_alike(given: list[ast.expr], known: set[str]) -> list[tuple[str, f
     constants = [(f"return {ast.unparse(v)}", 0.74, why) for v in given if _is_constant(v)]
     readers = [v for v in given if not _is_constant(v) and _only_reads(v, known)]
     return constants + [(f"return {ast.unparse(v)}", 0.735, why) for v in readers]
+
+
+def _empty_returns(given: list[ast.expr]) -> list[tuple[str, float, str]]:
+    """``return`` of the empty value of the kind each of ``given`` computes, each once."""
+    empties = dict.fromkeys(e for e in map(_empty_of, given) if e is not None)
+    return [(f"return {e}", 0.725, "the empty value of what it returns") for e in empties]
 
 
 def _is_constant(node: ast.expr) -> bool:
