@@ -155,7 +155,7 @@ def _find(client: GitHubClient, number: int, author: str) -> int | None:
         found = _marked(comments, author, path)
         if found is not None:
             return found
-        if not comments or len(comments) < _PER_PAGE:
+        if len(comments) < _PER_PAGE:  # the last page (an empty one too)
             return None
         page += 1
 
