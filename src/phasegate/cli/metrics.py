@@ -88,13 +88,13 @@ def _number(value: float | None) -> str:
 
 
 def _summary_lines(summary: MetricsSummary) -> list[str]:
-    rounds = "n/a" if summary.mean_rounds is None else f"{summary.mean_rounds:.1f}"
     return [
         f"{summary.source}: {summary.tasks} loop(s), {summary.in_progress} in progress",
         f"  completed without intervention: {summary.completed_without_intervention} "
         f"({_pct(summary.completion_accuracy)} of the loops that ended), "
         f"escalated: {summary.escalated}",
-        f"  mean rounds: {rounds}, first-time pass rate: {_pct(summary.first_time_pass_rate)}",
+        f"  mean rounds: {_number(summary.mean_rounds)}, first-time pass rate: "
+        f"{_pct(summary.first_time_pass_rate)}",
         f"  errors met: {summary.errors_encountered}, resolved within the loop: "
         f"{summary.errors_auto_resolved} ({_pct(summary.debug_success_rate)})",
         f"  auto-debug candidates per error: {_number(summary.mean_debug_iterations)}, "
