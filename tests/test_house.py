@@ -7,7 +7,7 @@ under 3.5 per block (``radon cc -a``); fewer than 20 ``dict[str, Any]`` are left
 source, counted as text (a TypedDict where the keys are known; ``Mapping[str, object]``,
 narrowed where it is read, where they are not); and few lines of code use ``typing.Any`` at
 all, counted in the syntax tree (so not in comments, docstrings or imports), each where no
-type says more.
+type says more. And every module opens with a docstring that says what it is for.
 """
 
 from __future__ import annotations
@@ -129,4 +129,15 @@ def test_any_is_left_only_where_no_type_says_more() -> None:
         f"{found.total()} lines of src/ use Any, at most {MOST_ANY_LINES}: type the data (a "
         "TypedDict, a Protocol, object narrowed where read, a pydantic model, the library's own "
         f"type), or say in a comment why no type says more; in {where}"
+    )
+
+
+def test_every_module_says_what_it_is_for() -> None:
+    silent = [
+        path.relative_to(SOURCE.parent).as_posix()
+        for path in _sources()
+        if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert not silent, "modules of src/ without a docstring saying what they are for: " + (
+        ", ".join(silent)
     )
