@@ -77,7 +77,11 @@ SEEN_SEEDS = (
 #: The seed each project added later was first run with. The seeds of ``SEEN_SEEDS`` drawn
 #: before it never ran on that project, so none of its faults was seen and they leave none out.
 #: A project not named here has been in every seed.
-FIRST_SEED = {"click": "phasegate-real-faults-5", "marshmallow": "phasegate-real-faults-5"}
+FIRST_SEED = {
+    "click": "phasegate-real-faults-5",
+    "marshmallow": "phasegate-real-faults-5",
+    "boltons": "phasegate-real-faults-5",
+}
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150

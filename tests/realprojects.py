@@ -142,6 +142,16 @@ PROJECTS: dict[str, RealProject] = {
             notes="src layout; None guards on fields' defaults and options; tests use simplejson",
             tags=frozenset({"src"}),
         ),
+        RealProject(
+            name="boltons",
+            version="26.2.0",
+            filename="boltons-26.2.0.tar.gz",
+            sha256="d39cfd15c1a1c3bd4d705c82252fa9edb8e4f5e8cc039f8e39afac7b1b47e92c",
+            layout="flat",
+            packages=("boltons",),
+            notes="flat layout; many small utility modules, each with its own test module",
+            tags=frozenset({"flat"}),
+        ),
     )
 }
 
