@@ -187,10 +187,15 @@ def test_a_deleted_import_of_a_submodule_comes_back_from_its_package(
     [
         # isort's order: the import goes where isort puts it.
         ("import os\nimport sys\n", "import os\nimport sys\nimport warnings\n"),
-        # The file's own order: it joins its section's `import` statements, last of them.
+        # The file's own order: it joins its section's `import` statements, before the
+        # first of them that sorts after it, or last.
         (
             "import sys\nimport os\nfrom . import a\n",
             "import sys\nimport os\nimport warnings\nfrom . import a\n",
+        ),
+        (
+            "import zipfile\nimport os\nfrom . import a\n",
+            "import warnings\nimport zipfile\nimport os\nfrom . import a\n",
         ),
         # Its section's plain imports are in order, though the file is not: in order.
         (
@@ -203,6 +208,34 @@ def test_an_import_is_put_back_where_the_files_order_of_imports_says(
     before: str, after: str
 ) -> None:
     assert insert_import(f"{before}\n\nx = 1\n", "import warnings") == f"{after}\n\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "statement", "after"),
+    [
+        # The file is in no order as a whole (a first-party package sorts before a
+        # third-party one), but its first block is in isort's order by module alone.
+        (
+            "from collections import deque\nimport sys\n\nimport pluggy\n\nimport _proj.a\n",
+            "import abc",
+            "import abc\nfrom collections import deque\nimport sys\n\nimport pluggy\n\n"
+            "import _proj.a\n",
+        ),
+        # Its `from` imports are out of order: before the first of them that sorts after it.
+        (
+            "import itertools\nimport heapq\nfrom itertools import filterfalse\n"
+            "from collections.abc import Sequence\nfrom toolz.utils import no_default\n",
+            "from functools import partial",
+            "import itertools\nimport heapq\nfrom functools import partial\n"
+            "from itertools import filterfalse\nfrom collections.abc import Sequence\n"
+            "from toolz.utils import no_default\n",
+        ),
+    ],
+)
+def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(
+    before: str, statement: str, after: str
+) -> None:
+    assert insert_import(f"{before}\n\nx = 1\n", statement) == f"{after}\n\nx = 1\n"
 
 
 def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_it(

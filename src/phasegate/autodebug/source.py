@@ -333,16 +333,62 @@ def _leading_comments(lines: list[str]) -> int:
 
 
 def _line_in_own_order(header: list[ImportNode], new: ImportNode) -> int:
-    """An order of the file's own: the import joins its kind of import (``import`` or
-    ``from``) of its section, in order if those are in order, else last, as a person adds
-    one; when the file has none of its kind, where isort would put it."""
-    wanted = _import_key(new)
-    group = [stmt for stmt in header if _import_key(stmt)[:2] == wanted[:2]]
-    if not group:
+    """An order of the file's own: the import goes into the block of imports (imports with
+    no blank line between them) that holds its section, ordered as that block is ordered,
+    else with its kind of import (``import`` or ``from``) there; when no block holds its
+    section, where isort would put it."""
+    block = _own_block(header, new)
+    if block is None:
         return _line_in_order(header, _import_key, new)
-    if _sorted_by(group, _import_key):
-        return _line_in_order(group, _import_key, new)
-    return _line_after(group[-1])
+    for key in (_import_key, _plain_import_key):
+        if _sorted_by(block, key):
+            return _line_in_order(block, key, new)
+    return _line_in_own_kind(block, new)
+
+
+def _import_blocks(header: list[ImportNode]) -> list[list[ImportNode]]:
+    """The imports in runs of adjacent lines: isort's sections, as blank lines mark them."""
+    blocks: list[list[ImportNode]] = []
+    for stmt in header:
+        if blocks and stmt.lineno == _line_after(blocks[-1][-1]):
+            blocks[-1].append(stmt)
+        else:
+            blocks.append([stmt])
+    return blocks
+
+
+def _top_module(stmt: ImportNode) -> str:
+    """The top-level package an import reads, with the dots of a relative one."""
+    if isinstance(stmt, ast.ImportFrom):
+        return "." * stmt.level + (stmt.module or "").split(".")[0]
+    return stmt.names[0].name.split(".")[0]
+
+
+def _own_block(header: list[ImportNode], new: ImportNode) -> list[ImportNode] | None:
+    """The block ``new`` belongs in: of those holding its section, one that imports from
+    its top-level package (first party and third party share a section here), else the one
+    with most imports of its section; None when no block holds its section."""
+    section, top = _import_key(new)[0], _top_module(new)
+    held = [block for block in _import_blocks(header) if _count_in_section(block, section)]
+    return max(held, key=lambda block: _block_fit(block, section, top), default=None)
+
+
+def _block_fit(block: list[ImportNode], section: int, top: str) -> tuple[bool, int]:
+    """How well a block suits an import of ``top`` in ``section``: its package, then its size."""
+    return (top in {_top_module(stmt) for stmt in block}, _count_in_section(block, section))
+
+
+def _count_in_section(block: list[ImportNode], section: int) -> int:
+    return sum(_import_key(stmt)[0] == section for stmt in block)
+
+
+def _line_in_own_kind(block: list[ImportNode], new: ImportNode) -> int:
+    """In a block the file keeps in no order of isort's: before the first import of
+    ``new``'s kind and section that sorts after it (else after the last of them), where a
+    file out of order most often had it; with no import of its kind, as isort would."""
+    wanted = _import_key(new)[:2]
+    group = [stmt for stmt in block if _import_key(stmt)[:2] == wanted]
+    return _line_in_order(group or block, _import_key, new)
 
 
 def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.TokenInfo | None]]:
