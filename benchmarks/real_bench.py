@@ -380,7 +380,7 @@ def faults(
                     work = Path(tempfile.mkdtemp(prefix="phasegate-screen-"))
                     shutil.copytree(project.pristine, work / "p", symlinks=True)
                 cache[key] = _screen(project, work / "p", mutant, tests)
-                cache_file.write_text(json.dumps(cache))
+                _write_atomically(cache_file, json.dumps(cache))
             screened += 1
             if cache[key] == "caught":
                 lines.add((mutant.file, mutant.line))
