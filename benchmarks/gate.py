@@ -64,6 +64,14 @@ GATE = "twelve-check"
 from tests.real.test_real_projects import SUBSETS  # noqa: E402
 from tests.realprojects import PROJECTS, unpack  # noqa: E402
 
+sys.path.insert(0, str(REPO / "benchmarks"))
+from instructions import (  # noqa: E402
+    ProcessCount,
+    available,
+    count_processes,
+    process_path,
+)
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -305,7 +313,29 @@ def coverage_settings(root: Path) -> tuple[bool, bool]:
         os.chdir(here)
 
 
-def by_hand(subject: Subject, out: Path) -> dict[str, Callable[[], Timing]]:
+@dataclass(frozen=True)
+class Step:
+    """One command of a tool run by hand: extra environment, accepted exit codes, and where
+    its output goes (``out`` keeps what it printed; ``fresh`` is a folder removed first)."""
+
+    command: list[str]
+    env: dict[str, str] | None = None
+    ok: tuple[int, ...] = (0, 1)
+    out: Path | None = None
+    fresh: Path | None = None
+
+
+def run_steps(steps: list[Step], root: Path) -> Timing:
+    """A tool's steps one after another; their wall and CPU time added up."""
+    timings = []
+    for step in steps:
+        if step.fresh is not None:
+            shutil.rmtree(step.fresh, ignore_errors=True)
+        timings.append(timed(step.command, root, env=step.env, ok=step.ok, out=step.out))
+    return Timing(sum(t.wall for t in timings), sum(t.cpu for t in timings))
+
+
+def by_hand(subject: Subject, out: Path) -> dict[str, list[Step]]:
     """Each tool of the twelve-check gate as a person runs it; outputs are kept under ``out``."""
     root, env = subject.root, subject.env
     names = [package.name if package.is_dir() else package.stem for package in subject.packages]
@@ -320,60 +350,80 @@ def by_hand(subject: Subject, out: Path) -> dict[str, Callable[[], Timing]]:
 
     names_source, parallel = coverage_settings(root)
     source = [] if names_source else [f"--source={','.join(map(str, subject.packages))}"]
-
-    def tests() -> Timing:
-        # As the gate measures: the project's coverage settings, its packages as the source
-        # when they name none, and branches.
-        command = [PY, "-m", "coverage", "run", "--branch", *source, "-m", "pytest", "-q",
-                   "-p", "no:cacheprovider", *subject.pytest_args]  # fmt: skip
-        steps = [timed(command, root, env=env)]
-        if parallel:  # the data went to one file per process: combine them, as the docs say
-            steps.append(timed([PY, "-m", "coverage", "combine", "-q"], root))
-        steps.append(
-            timed([PY, "-m", "coverage", "json", "-q", "-o", str(out / "coverage.json")], root)
-        )
-        return Timing(sum(step.wall for step in steps), sum(step.cpu for step in steps))
-
-    def build() -> Timing:
-        shutil.rmtree(out / "dist", ignore_errors=True)
-        return timed(
-            [PY, "-m", "build", "--sdist", "--wheel", "--no-isolation", "--outdir",
-             str(out / "dist"), "."], root, ok=(0,),
-        )  # fmt: skip
-
-    def compileall() -> Timing:
-        # The bytecode goes to a folder of its own, so the test runs start from the same state.
-        shutil.rmtree(out / "pycache", ignore_errors=True)
-        return timed(
-            [PY, "-m", "compileall", "-q", "-f", *listed], root,
-            env={"PYTHONPYCACHEPREFIX": str(out / "pycache")}, out=out / "compileall.txt",
-        )  # fmt: skip
-
-    return {
-        "pytest+coverage": tests,
-        "ruff": lambda: timed(
-            [PY, "-m", "ruff", "check", "--output-format", "json", "--exit-zero", "."],
-            root,
-            out=out / "ruff.json",
-        ),
-        "bandit": lambda: timed(bandit, root, out=out / "bandit.json"),
-        "build": build,
-        "pip check": lambda: timed([PY, "-m", "pip", "check"], root, out=out / "pip.txt"),
-        "griffe": lambda: timed(
+    # As the gate measures: the project's coverage settings, its packages as the source when
+    # they name none, and branches; data in parallel files is combined, as the docs say.
+    tests = [
+        Step(
             [
                 PY,
                 "-m",
-                "griffe",
-                "dump",
-                *(f"-s{path}" for path in search),
-                "-o",
-                str(out / "api.json"),
-                *names,
+                "coverage",
+                "run",
+                "--branch",
+                *source,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *subject.pytest_args,
             ],
-            root,
+            env=env,
         ),
-        "compileall": compileall,
-        "git log": lambda: timed(["git", "log", "-1", "--format=%H %s"], root),
+        *([Step([PY, "-m", "coverage", "combine", "-q"])] if parallel else []),
+        Step([PY, "-m", "coverage", "json", "-q", "-o", str(out / "coverage.json")]),
+    ]
+    return {
+        "pytest+coverage": tests,
+        "ruff": [
+            Step(
+                [PY, "-m", "ruff", "check", "--output-format", "json", "--exit-zero", "."],
+                out=out / "ruff.json",
+            )
+        ],
+        "bandit": [Step(bandit, out=out / "bandit.json")],
+        "build": [
+            Step(
+                [
+                    PY,
+                    "-m",
+                    "build",
+                    "--sdist",
+                    "--wheel",
+                    "--no-isolation",
+                    "--outdir",
+                    str(out / "dist"),
+                    ".",
+                ],
+                ok=(0,),
+                fresh=out / "dist",
+            )
+        ],
+        "pip check": [Step([PY, "-m", "pip", "check"], out=out / "pip.txt")],
+        "griffe": [
+            Step(
+                [
+                    PY,
+                    "-m",
+                    "griffe",
+                    "dump",
+                    *(f"-s{path}" for path in search),
+                    "-o",
+                    str(out / "api.json"),
+                    *names,
+                ],
+            )
+        ],
+        # The bytecode goes to a folder of its own, so the test runs start from the same state.
+        "compileall": [
+            Step(
+                [PY, "-m", "compileall", "-q", "-f", *listed],
+                env={"PYTHONPYCACHEPREFIX": str(out / "pycache")},
+                out=out / "compileall.txt",
+                fresh=out / "pycache",
+            )
+        ],
+        "git log": [Step(["git", "log", "-1", "--format=%H %s"])],
     }
 
 
@@ -385,13 +435,15 @@ def clear_cache(root: Path) -> None:
     shutil.rmtree(root / ".phasegate" / "perf", ignore_errors=True)
 
 
+def gate_command(subject: Subject) -> list[str]:
+    return [PY, "-m", "pytest", "-q", f"--gate={GATE}", "-p", "no:cacheprovider",
+            *subject.pytest_args]  # fmt: skip
+
+
 def gate_pytest(subject: Subject, *, cold: bool, one_core: bool = False) -> Timing:
     if cold:
         clear_cache(subject.root)
-    return timed(
-        [PY, "-m", "pytest", "-q", f"--gate={GATE}", "-p", "no:cacheprovider",
-         *subject.pytest_args], subject.root, env=subject.env, one_core=one_core,
-    )  # fmt: skip
+    return timed(gate_command(subject), subject.root, env=subject.env, one_core=one_core)
 
 
 #: ``phasegate gate run``, which prints its own process's CPU seconds on stderr as it exits.
@@ -494,7 +546,9 @@ def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
     hand = by_hand(subject, out)
     own: list[float] = []
     variants: dict[str, Callable[[], dict[str, Timing]]] = {
-        "by hand": lambda: {f"tool {n}": run() for n, run in hand.items()},
+        "by hand": lambda: {
+            f"tool {n}": run_steps(steps, subject.root) for n, steps in hand.items()
+        },
         "pytest --gate": lambda: {
             "pytest --gate cold": gate_pytest(subject, cold=True),
             "pytest --gate warm": gate_pytest(subject, cold=False),
@@ -587,6 +641,85 @@ def side_by_side(figures: dict[str, Timing]) -> float:
     return twin.cpu / figures["fixed work alone"].cpu if twin else 1.0
 
 
+# -- instructions ------------------------------------------------------------------------------
+
+
+@dataclass
+class Counted:
+    """Instructions per process of the tools by hand and of one cold ``pytest --gate``.
+
+    Each process is named by its command and its ancestors' (``pytest/bandit``); processes of
+    the same name are added up.
+    """
+
+    tools: dict[str, dict[str, int]]
+    gate: dict[str, int]
+
+    @property
+    def by_hand(self) -> int:
+        return sum(sum(processes.values()) for processes in self.tools.values())
+
+    @property
+    def gate_total(self) -> int:
+        return sum(self.gate.values())
+
+
+def by_name(processes: list[ProcessCount]) -> dict[str, int]:
+    named: Counter[str] = Counter()
+    for process in processes:
+        named[process_path(process, processes)] += process.instructions
+    return dict(named)
+
+
+def count(subject: Subject, out: Path) -> Counted:
+    """Each tool by hand once, then one cold ``pytest --gate``, under callgrind.
+
+    The tools' outputs are kept under ``out`` and the gate's verdict is written, as in the
+    timed rounds, so the findings compare afterwards. A plain pytest run first writes the
+    bytecode of the project's modules and tests, so that neither side pays for compiling them
+    (the first counted run would, the others not).
+    """
+    plain_pytest(subject)
+    tools: dict[str, dict[str, int]] = {}
+    for tool, steps in by_hand(subject, out).items():
+        named: Counter[str] = Counter()
+        for step in steps:
+            if step.fresh is not None:
+                shutil.rmtree(step.fresh, ignore_errors=True)
+            processes, printed = count_processes(
+                step.command, subject.root, environment(step.env), ok=step.ok
+            )
+            if step.out is not None:
+                step.out.write_text(printed)
+            named.update(by_name(processes))
+        tools[tool] = dict(named)
+        print(f"  counted {tool}: {sum(named.values()):,}", flush=True)
+    clear_cache(subject.root)
+    processes, _printed = count_processes(
+        gate_command(subject), subject.root, environment(subject.env), ok=(0, 1)
+    )
+    print(f"  counted pytest --gate cold: {len(processes)} processes", flush=True)
+    return Counted(tools, by_name(processes))
+
+
+def report_counts(name: str, counted: Counted) -> float:
+    """Print the counts per tool and per process; return the gate's total / the tools'."""
+    print(f"\n== {name}: instructions (callgrind, one count each, millions) ==")
+    print("  tools by hand:")
+    for tool, processes in counted.tools.items():
+        print(f"    {tool:<80} {sum(processes.values()) / 1e6:>10,.1f}")
+        for process, instructions in sorted(processes.items(), key=lambda item: -item[1]):
+            print(f"      {process:<78} {instructions / 1e6:>10,.1f}")
+    print(f"    {'total':<80} {counted.by_hand / 1e6:>10,.1f}")
+    print("  pytest --gate cold, per process:")
+    for process, instructions in sorted(counted.gate.items(), key=lambda item: -item[1]):
+        print(f"    {process:<80} {instructions / 1e6:>10,.1f}")
+    print(f"    {'total':<80} {counted.gate_total / 1e6:>10,.1f}")
+    ratio = counted.gate_total / counted.by_hand
+    print(f"  instructions: pytest --gate cold / tools by hand  {ratio:.3f}  (target <= 0.9)")
+    return ratio
+
+
 # -- the findings ------------------------------------------------------------------------------
 
 
@@ -670,6 +803,16 @@ def real_subject(name: str, into: Path, suite: str) -> Subject:
     return Subject(name, root, [base / package for package in project.packages], args, env)
 
 
+def make_subject(name: str, folder: Path, lines: int, suite: str) -> Subject:
+    if name != "generated":
+        return real_subject(name, folder / "project", suite)
+    root = folder / "ledgerly"
+    root.mkdir()
+    written = generate_package(root, lines)
+    print(f"\ngenerated package: {written} lines")
+    return Subject(name, root, [root / "src" / "ledgerly"], [])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -678,30 +821,63 @@ def main() -> int:
     names = ["generated", *PROJECTS]
     measured = ["generated", "more-itertools", "python-dateutil", "attrs"]
     parser.add_argument("--only", nargs="+", choices=names, default=measured)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the instructions of every process under callgrind, instead of timing rounds",
+    )
     args = parser.parse_args()
+    if args.instructions and not available():
+        raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     load = os.getloadavg()[0]
     print(f"machine: {CORES} cores, load average {load:.1f}; python {sys.version.split()[0]}")
     equal = True
     summary: list[tuple[str, dict[str, Timing], dict[str, float], bool]] = []
+    counts: list[tuple[str, Counted, bool]] = []
     for name in args.only:
         with tempfile.TemporaryDirectory(prefix="phasegate-bench-") as tmp:
-            folder = Path(tmp)
-            if name == "generated":
-                root = folder / "ledgerly"
-                root.mkdir()
-                lines = generate_package(root, args.lines)
-                print(f"\ngenerated package: {lines} lines")
-                subject = Subject(name, root, [root / "src" / "ledgerly"], [])
-            else:
-                subject = real_subject(name, folder / "project", args.suite)
-            out = folder / "by-hand"
+            subject = make_subject(name, Path(tmp), args.lines, args.suite)
+            out = Path(tmp) / "by-hand"
             out.mkdir()
-            figures = measure(subject, args.rounds, out)
-            ratios = report(name, figures, args.rounds)
-            same = compare_findings(subject, out)
-            summary.append((name, figures, ratios, same))
+            if args.instructions:
+                counted = count(subject, out)
+                report_counts(name, counted)
+                same = compare_findings(subject, out)
+                counts.append((name, counted, same))
+            else:
+                figures = measure(subject, args.rounds, out)
+                ratios = report(name, figures, args.rounds)
+                same = compare_findings(subject, out)
+                summary.append((name, figures, ratios, same))
             equal = same and equal
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (at the start {load:.1f})")
+    if args.instructions:
+        print_count_table(counts)
+    else:
+        print_timing_table(summary)
+    print(f"findings equal on every project: {'yes' if equal else 'NO'}")
+    return 0 if equal else 1
+
+
+def print_count_table(counts: list[tuple[str, Counted, bool]]) -> None:
+    print("instructions, millions (callgrind, every process, one count each):")
+    print(
+        "| project | tools by hand | `pytest --gate` cold | of which the pytest process "
+        "| the static process and its tools | gate / by hand | findings |"
+    )
+    print("|---" * 7 + "|")
+    for name, counted, same in counts:
+        test_side = sum(n for path, n in counted.gate.items() if "/" not in path)
+        print(
+            f"| {name} | {counted.by_hand / 1e6:,.0f} | {counted.gate_total / 1e6:,.0f} "
+            f"| {test_side / 1e6:,.0f} | {(counted.gate_total - test_side) / 1e6:,.0f} "
+            f"| {counted.gate_total / counted.by_hand:.3f} | {'same' if same else 'DIFFERENT'} |"
+        )
+
+
+def print_timing_table(
+    summary: list[tuple[str, dict[str, Timing], dict[str, float], bool]],
+) -> None:
     print("wall s / CPU s, medians:")
     columns = ["by hand, one after another", "pytest --gate cold", "pytest --gate warm",
                "gate run cold", "gate run warm"]  # fmt: skip
@@ -721,8 +897,6 @@ def main() -> int:
             f"| {'same' if same else 'DIFFERENT'} | {r['one_core']:.3f} | {r['side_by_side']:.3f} "
             f"| {r['changed_wall']:.3f}, {r['changed_cpu']:.3f} |"
         )
-    print(f"findings equal on every project: {'yes' if equal else 'NO'}")
-    return 0 if equal else 1
 
 
 if __name__ == "__main__":
