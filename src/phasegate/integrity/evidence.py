@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
@@ -31,7 +31,7 @@ from phasegate.integrity.testcode import (
     is_test_file,
     read_module,
 )
-from phasegate.integrity.trick import Trick, listed
+from phasegate.integrity.trick import Trick, beyond, listed
 
 __all__ = ["evidence_tricks"]
 
@@ -329,7 +329,7 @@ def _widened(old: Approx, new: Approx) -> list[str]:
 def _skips(
     path: str, name: str, was: Sequence[SkipFeature], now: Sequence[SkipFeature]
 ) -> Iterable[Trick]:
-    for feature in _added_features(was, now):
+    for feature in beyond(was, now, key=attrgetter("kind")):
         yield _skip_trick(path, name, feature)
 
 
@@ -366,11 +366,11 @@ def _module_skips(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) ->
 def _added_module_skips(was: ModuleFacts | None, module: ModuleFacts) -> list[SkipFeature]:
     """The module's skips outside tests beyond the base's, on classes the base had."""
     if was is None:
-        return _added_features([], [f for f in module.module_skips if not f.owner])
+        return [f for f in module.module_skips if not f.owner]
     classes = {name.split("::")[0] for name in was.tests}
     # A mark on a test class the base did not have hides none of the base's evidence.
     now = [f for f in module.module_skips if not f.owner or f.owner in classes]
-    return _added_features(was.module_skips, now)
+    return beyond(was.module_skips, now, key=attrgetter("kind"))
 
 
 def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFacts]) -> list[Trick]:
@@ -462,15 +462,3 @@ def _added(was: Sequence[int], now: Sequence[int]) -> list[int]:
     """The last ``len(now) - len(was)`` lines of ``now``: the ones the change added."""
     extra = len(now) - len(was)
     return list(now[-extra:]) if extra > 0 else []
-
-
-def _added_features(was: Sequence[SkipFeature], now: Sequence[SkipFeature]) -> list[SkipFeature]:
-    """The features of ``now`` beyond those ``was`` had, kind by kind."""
-    budget = Counter(feature.kind for feature in was)
-    added: list[SkipFeature] = []
-    for feature in now:
-        if budget[feature.kind] > 0:
-            budget[feature.kind] -= 1
-        else:
-            added.append(feature)
-    return added

@@ -22,13 +22,13 @@ import dataclasses
 import io
 import re
 import tokenize
-from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 
 from phasegate.gates.parsed import ending_name
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.trick import Trick
+from phasegate.integrity.trick import Trick, beyond
 
 __all__ = ["DEFAULT_REASON_PATTERN", "Suppression", "SuppressionPolicy", "suppression_tricks"]
 
@@ -136,14 +136,8 @@ def _added_suppressions(sources: ChangedSources, path: str) -> list[Suppression]
     if now is None:
         return []
     was = sources.base_text(path)
-    before = Counter(s.key for s in find_suppressions(was, path)) if was is not None else Counter()
-    added: list[Suppression] = []
-    for suppression in find_suppressions(now, path):
-        if before[suppression.key] > 0:
-            before[suppression.key] -= 1
-        else:
-            added.append(suppression)
-    return added
+    before = find_suppressions(was, path) if was is not None else []
+    return beyond(before, find_suppressions(now, path), key=attrgetter("key"))
 
 
 def _unexplained(path: str, suppression: Suppression, missing: str) -> Trick:
