@@ -149,3 +149,39 @@ def test_a_module_that_collects_after_a_repair_is_not_fixed_while_one_of_its_tes
     report = engine.run(failed)
     assert [failure.outcome for failure in report.failures] == ["repaired", "escalated"]
     assert (tmp_path / "mod.py").read_text() == "x = 2\n"
+
+
+@pytest.mark.parametrize("covered", [False, True])
+def test_a_localization_that_ranks_nothing_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, covered: bool
+) -> None:
+    pytest.importorskip("coverage")
+    from phasegate.autodebug import engine as engine_module
+    from phasegate.autodebug.localize import Spectrum
+
+    (tmp_path / "mod.py").write_text("def f():\n    return 1\n")
+    nodeid = "tests/test_a.py::test_one"
+    diagnosis = Diagnosis("assertion", "assertion", "assert", "AssertionError", "1 == 2", "", 0)
+    tests = {nodeid} if covered else {"tests/test_a.py::test_other"}
+    spectrum = Spectrum(covered={("mod.py", "f", 1): tests}, outcomes={nodeid: "failed"})
+    monkeypatch.setattr(engine_module, "collect_spectrum", lambda *_args: spectrum)
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[],
+        runner=_Runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(),
+        mode="suggest",
+        baseline=Baseline({nodeid: "failed"}),
+        write=lambda _path, _text: None,
+    )
+    report = engine.run([FailedTest(nodeid, diagnosis)])
+    ranked_nothing = [w for w in report.warnings if "localization ranked no function" in w]
+    if covered:
+        assert report.failures[0].outcome == "localized"
+        assert not ranked_nothing
+    else:
+        assert report.failures[0].outcome == "escalated"
+        assert len(ranked_nothing) == 1
+        assert nodeid in ranked_nothing[0]

@@ -438,9 +438,14 @@ class Engine:
             self.warnings.append(f"localization could not run: {spectrum.error}")
             return
         for group, entry in tests_known:
-            entry.suspicious = rank_functions(
-                spectrum, [t for t in group.tests if "::" in t], top=self.settings.localize_top
-            )
+            failing = [t for t in group.tests if "::" in t]
+            entry.suspicious = rank_functions(spectrum, failing, top=self.settings.localize_top)
+            if not entry.suspicious:
+                self.warnings.append(
+                    f"{entry.id}: localization ranked no function: none of its failing tests "
+                    f"({', '.join(failing[:3])}) ran a project function in the re-run under "
+                    "coverage (did its -k, -m or paths leave them out?)"
+                )
 
     def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
         """Try guards put back in the suspicious functions; keep the first that passes."""
