@@ -66,8 +66,9 @@ def _team(workflow_world: WorkflowWorld, members: str) -> None:
 
 @given(parsers.parse('"{member}" is an expert in {phase}'))
 def _expert(workflow_world: WorkflowWorld, member: str, phase: str) -> None:
-    expertise = workflow_world.settings.setdefault("expertise", {})
-    expertise.setdefault(member, []).append(phase)
+    phases = workflow_world.table("expertise").setdefault(member, [])
+    assert isinstance(phases, list), phases
+    phases.append(phase)
     workflow_world.write_config()
 
 
@@ -94,8 +95,7 @@ def _retry_policy(workflow_world: WorkflowWorld, retries: int, delay: float) -> 
 
 @given(parsers.parse("spent retries {action}"))
 def _on_max_retries(workflow_world: WorkflowWorld, action: str) -> None:
-    retry = workflow_world.settings.setdefault("retry", {})
-    retry["on_max_retries"] = "escalate" if "escalate" in action else "fail"
+    workflow_world.table("retry")["on_max_retries"] = "escalate" if "escalate" in action else "fail"
     workflow_world.write_config()
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from phasegate import tomlfile
 from phasegate.config import load_config
@@ -61,9 +61,9 @@ class WorkflowWorld:
 
     root: Path
     now: datetime = field(default_factory=lambda: datetime(2030, 1, 1, 9, 0, tzinfo=timezone.utc))
-    #: ``[tool.phasegate.workflow]`` as the steps fill it in. Deliberately ``Any``: free-form
-    #: TOML whose nested tables and lists the steps build up in place.
-    settings: dict[str, Any] = field(default_factory=dict)
+    #: ``[tool.phasegate.workflow]`` as the steps fill it in: free-form TOML values, its nested
+    #: tables reached through :meth:`table`.
+    settings: dict[str, object] = field(default_factory=dict)
     observer: Observer = field(default_factory=Observer)
     result: AdvanceResult | None = None
     error: PhasegateError | None = None
@@ -100,6 +100,13 @@ class WorkflowWorld:
         text = "\n".join([*lines, "", *tables]) + "\n"
         tomlfile.loads(text)  # a broken scenario shows here, not as a confusing engine error
         (self.root / "pyproject.toml").write_text(text, encoding="utf-8")
+
+    def table(self, name: str) -> dict[str, object]:
+        """The nested table ``[tool.phasegate.workflow.<name>]`` of the settings, made empty if
+        the scenario has none yet, for a step to fill in."""
+        table = self.settings.setdefault(name, {})
+        assert isinstance(table, dict), f"the setting {name} is {table!r}, not a table"
+        return table
 
     def write(self, relpath: str, text: str) -> Path:
         """Write a file of the project."""
