@@ -29,6 +29,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
+from phasegate.jsonvalues import is_number
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tomlfile import table_in
@@ -157,7 +158,7 @@ class ComplexityCheck:
                 raise CheckError(f"radon mi printed {entry!r:.200} for {path}, not an object")
             _refuse(path, entry)
             value = entry.get("mi")
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if not is_number(value):
                 raise CheckError(f"radon mi gave {path} no maintainability index: {entry!r:.200}")
             indexes[path] = float(value)
         return indexes
