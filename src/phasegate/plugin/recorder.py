@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import pluggy
 import pytest
@@ -261,6 +261,17 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class _MarkedNode(Protocol):
+    """What :func:`_marker_names` reads of a pytest node, whose base class pytest does not
+    export: its own markers and its parent."""
+
+    @property
+    def own_markers(self) -> list[pytest.Mark]: ...
+
+    @property
+    def parent(self) -> _MarkedNode | None: ...
+
+
 def _marker_names(items: list[pytest.Item]) -> dict[str, Sequence[str]]:
     """The names of the markers on each item and its parents, as ``iter_markers`` sees them.
 
@@ -271,7 +282,7 @@ def _marker_names(items: list[pytest.Item]) -> dict[str, Sequence[str]]:
     inherited: dict[int, frozenset[str]] = {}
     shared: dict[int, tuple[str, ...]] = {}
 
-    def chain(node: Any) -> frozenset[str]:  # a pytest node (its base class is not public)
+    def chain(node: _MarkedNode | None) -> frozenset[str]:
         if node is None:
             return frozenset()
         known = inherited.get(id(node))
