@@ -230,6 +230,20 @@ def test_an_import_is_put_back_where_the_files_order_of_imports_says(
             "from itertools import filterfalse\nfrom collections.abc import Sequence\n"
             "from toolz.utils import no_default\n",
         ),
+        # A private standard-library module (`_thread`) sorts with the standard library.
+        (
+            "import _thread\nimport calendar\n# c\nfrom warnings import warn\n",
+            "from functools import wraps",
+            "import _thread\nimport calendar\n# c\nfrom functools import wraps\n"
+            "from warnings import warn\n",
+        ),
+        # Its block has no `from` import: before the first `from` import that sorts after it.
+        (
+            "import zlib\nimport calendar\n# c\nfrom warnings import warn\n",
+            "from functools import wraps",
+            "import zlib\nimport calendar\n# c\nfrom functools import wraps\n"
+            "from warnings import warn\n",
+        ),
     ],
 )
 def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(

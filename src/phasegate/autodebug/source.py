@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import sys
 import tokenize
 import warnings
 from collections.abc import Callable, Iterator
@@ -160,10 +161,12 @@ def _from_section(module: str, level: int) -> int:
 
 
 def _absolute_section(module: str) -> int:
-    """1 for a module of the standard library, 2 for any other absolute import."""
+    """1 for a module of the standard library (a private one too: ``_thread``), 2 for any
+    other absolute import."""
     from phasegate.autodebug.stdlib import is_stdlib_module
 
-    return 1 if is_stdlib_module(module.split(".")[0]) else 2
+    top = module.split(".")[0]
+    return 1 if top in sys.stdlib_module_names or is_stdlib_module(top) else 2
 
 
 def _plain_import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
@@ -334,16 +337,16 @@ def _leading_comments(lines: list[str]) -> int:
 
 def _line_in_own_order(header: list[ImportNode], new: ImportNode) -> int:
     """An order of the file's own: the import goes into the block of imports (imports with
-    no blank line between them) that holds its section, ordered as that block is ordered,
-    else with its kind of import (``import`` or ``from``) there; when no block holds its
-    section, where isort would put it."""
-    block = _own_block(header, new)
-    if block is None:
-        return _line_in_order(header, _import_key, new)
+    no blank line between them) that holds its section, ordered as that block is ordered;
+    else before the first import of its kind (``import`` or ``from``) and section that sorts
+    after it, in that block or else anywhere (else after the last of them), where a file
+    out of order most often had it; with none of its kind, where isort would put it."""
+    block = _own_block(header, new) or []
     for key in (_import_key, _plain_import_key):
-        if _sorted_by(block, key):
+        if block and _sorted_by(block, key):
             return _line_in_order(block, key, new)
-    return _line_in_own_kind(block, new)
+    group = _same_kind(block, new) or _same_kind(header, new)
+    return _line_in_order(group or header, _import_key, new)
 
 
 def _import_blocks(header: list[ImportNode]) -> list[list[ImportNode]]:
@@ -382,13 +385,10 @@ def _count_in_section(block: list[ImportNode], section: int) -> int:
     return sum(_import_key(stmt)[0] == section for stmt in block)
 
 
-def _line_in_own_kind(block: list[ImportNode], new: ImportNode) -> int:
-    """In a block the file keeps in no order of isort's: before the first import of
-    ``new``'s kind and section that sorts after it (else after the last of them), where a
-    file out of order most often had it; with no import of its kind, as isort would."""
+def _same_kind(imports: list[ImportNode], new: ImportNode) -> list[ImportNode]:
+    """Those of ``imports`` of ``new``'s section and kind (``import`` or ``from``)."""
     wanted = _import_key(new)[:2]
-    group = [stmt for stmt in block if _import_key(stmt)[:2] == wanted]
-    return _line_in_order(group or block, _import_key, new)
+    return [stmt for stmt in imports if _import_key(stmt)[:2] == wanted]
 
 
 def _name_tokens(text: str) -> Iterator[tuple[tokenize.TokenInfo, tokenize.TokenInfo | None]]:
