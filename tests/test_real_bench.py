@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -158,3 +159,31 @@ def test_a_suites_requirement_missing_from_this_environment_is_named(
     assert real_bench.missing_requirements(["marshmallow", "toolz"]) == [
         "no-such-distribution-here (for marshmallow)"
     ]
+
+
+def test_runs_read_together_keep_the_suites_cpu_and_older_files_without_it(
+    real_bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newer = {
+        "seed": "s",
+        "half": "report",
+        "suites": {"a": 10.0},
+        "suites_cpu": {"a": 5.0},
+        "results": [asdict(result(real_bench, "a", wall_s=15.0, autodebug_run_cpu_s=15.0))],
+    }
+    older = {
+        "seed": "s",
+        "half": "report",
+        "suites": {"b": 20.0},
+        "results": [asdict(result(real_bench, "b", wall_s=10.0, autodebug_run_cpu_s=60.0))],
+    }
+    older["results"][0]["fault"] = "b:other"
+    paths = [tmp_path / "newer.json", tmp_path / "older.json"]
+    for path, run in zip(paths, (newer, older), strict=True):
+        path.write_text(json.dumps(run))
+    assert real_bench.combined(paths) == 0
+    printed = capsys.readouterr().out
+    # the CPU ratio only where the suite's CPU is known (3.0); wall over both (1.5 and 0.5)
+    assert "  CPU of the whole pytest --autodebug run: 3.00 (target <= 2: MISSED)" in printed
+    assert "  wall of the whole pytest --autodebug run: 1.00 (target <= 2: met)" in printed
+    assert "  suites (wall, CPU): a 10.0s (5.0s CPU), b 20.0s" in printed
