@@ -1,15 +1,16 @@
-"""Numbers in plain data read from JSON, TOML or a literal: ``True`` is not one.
+"""Plain data read from JSON, TOML or a literal, narrowed where it is read.
 
 ``bool`` is a subclass of ``int`` in Python, so ``isinstance(True, int)`` holds, yet JSON's
-``true`` is no count, line or threshold. Every reader that narrows a value to a number asks
-here, so the rule is written once.
+``true`` is no count, line or threshold: every reader that narrows a value to a number asks
+:func:`is_int` or :func:`is_number`, so the rule is written once. :func:`value_at` reads one
+member of what should be a JSON object, whatever the document turned out to be.
 """
 
 from __future__ import annotations
 
 from typing import TypeGuard
 
-__all__ = ["is_int", "is_number"]
+__all__ = ["is_int", "is_number", "value_at"]
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -20,3 +21,8 @@ def is_int(value: object) -> TypeGuard[int]:
 def is_number(value: object) -> TypeGuard[int | float]:
     """Whether ``value`` is a number (an ``int`` or a ``float``, not a ``bool``)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def value_at(document: object, key: str) -> object:
+    """``document[key]`` when ``document`` is a JSON object (a ``dict``); else ``None``."""
+    return document.get(key) if isinstance(document, dict) else None

@@ -32,7 +32,7 @@ from phasegate.cli import Subcommands
 from phasegate.config import LoadedConfig, find_project_root, load_config
 from phasegate.errors import PhasegateError, UsageError
 from phasegate.extensions import make_plugin_manager
-from phasegate.jsonvalues import is_int
+from phasegate.jsonvalues import is_int, value_at
 from phasegate.report.bundle import Bundle, load_bundle
 from phasegate.report.diff import ReportDiff, diff_bundles
 from phasegate.report.formats import FormatRegistry, ReportContext, ReportFormat
@@ -419,7 +419,7 @@ def _pull_request_file(folder: Path, environment: dict[str, str] | os._Environ[s
     head = pull.get("head") or {}
     data = {
         "number": pull["number"],
-        "head_sha": head.get("sha") if isinstance(head, dict) else None,
+        "head_sha": value_at(head, "sha"),
     }
     write_atomically(folder / "pr.json", (json.dumps(data) + "\n").encode("utf-8"))
 
@@ -433,7 +433,7 @@ def _event_pull_request(event_path: str | None) -> dict[str, object] | None:
         event = json.loads(Path(event_path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    pull = event.get("pull_request") if isinstance(event, dict) else None
+    pull = value_at(event, "pull_request")
     if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
         return None
     return pull

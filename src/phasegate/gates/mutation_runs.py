@@ -43,6 +43,7 @@ from phasegate.autodebug.localize import (
 )
 from phasegate.autodebug.runner import CHILD_ENV
 from phasegate.failures import relative_path
+from phasegate.jsonvalues import value_at
 from phasegate.model.outcome import Outcome
 from phasegate.processes import GroupTimeout, run_in_group
 from phasegate.store import RUN_REPORT_FILE
@@ -295,7 +296,7 @@ def import_origins(names: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -
         found = json.loads(finished.stdout.decode("utf-8", errors="replace"))
     except ValueError:
         return dict.fromkeys(names, "")
-    return {name: _origin(found.get(name) if isinstance(found, dict) else None) for name in names}
+    return {name: _origin(value_at(found, name)) for name in names}
 
 
 def _origin(answer: object) -> str:

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from phasegate.gates.git import git_bytes, git_text
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
-from phasegate.jsonvalues import is_number
+from phasegate.jsonvalues import is_number, value_at
 from phasegate.model.run import Outcome, RunReport
 from phasegate.processes import Finished, GroupTimeout, run_in_group
 from phasegate.versioning import check_version
@@ -223,7 +223,7 @@ def _run_report(data: object, where: str) -> RunReport:
 
 
 def _perf_baseline(data: object, where: str) -> dict[str, float]:
-    measures = data.get("measures") if isinstance(data, dict) else None
+    measures = value_at(data, "measures")
     if not isinstance(measures, Mapping) or not all(
         isinstance(k, str) and _is_seconds(v) for k, v in measures.items()
     ):

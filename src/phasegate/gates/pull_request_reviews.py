@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from phasegate.errors import PhasegateError
+from phasegate.jsonvalues import value_at
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord, ReviewStatus
 from phasegate.report.comment import GitHubClient
 from phasegate.store import Store
@@ -73,8 +74,7 @@ def _record(review: object, number: int, path: str) -> ReviewRecord | None:
     if state in _SKIPPED:
         return None
     status = _STATES.get(state)
-    user = review.get("user")
-    login = user.get("login") if isinstance(user, dict) else None
+    login = value_at(review.get("user"), "login")
     commit, url, submitted = (
         review.get("commit_id"),
         review.get("html_url"),

@@ -23,7 +23,7 @@ from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, line_of
-from phasegate.jsonvalues import is_int, is_number
+from phasegate.jsonvalues import is_int, is_number, value_at
 
 __all__ = ["gate_tricks"]
 
@@ -195,7 +195,7 @@ def _severity_raised(check_id: str, was: Mapping[str, object], now: Mapping[str,
 
 
 def _severity(options: object) -> str | None:
-    value = options.get("severity") if isinstance(options, Mapping) else None
+    value = value_at(options, "severity")
     return value if isinstance(value, str) else None
 
 
@@ -305,7 +305,7 @@ def _accepted(text: str | None, path: str) -> int:
 
 
 def _baseline_entries(data: object, path: str) -> list[dict[str, object]]:
-    entries = data.get("entries") if isinstance(data, dict) else None
+    entries = value_at(data, "entries")
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise CheckError(f"{path} has no list of entries: it is not a phasegate baseline")
     return entries

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from phasegate.errors import PhasegateError
-from phasegate.jsonvalues import is_int
+from phasegate.jsonvalues import is_int, value_at
 from phasegate.report.limits import COMMENT_MAX_CHARS
 from phasegate.report.markdown import MARKER
 
@@ -133,7 +133,7 @@ def _refuse_body(body: str) -> None:
 def _require_head(client: GitHubClient, number: int, expected: str) -> None:
     """:class:`StaleHead` unless the pull request's head is still the commit reported on."""
     pull = client.request("GET", f"/repos/{client.repository}/pulls/{number}")
-    head = _field(_field(pull, "head"), "sha")
+    head = value_at(value_at(pull, "head"), "sha")
     if head != expected:
         raise StaleHead(
             f"pull request #{number}'s head is {head}, not {expected}, the commit "
@@ -163,20 +163,15 @@ def _find(client: GitHubClient, number: int, author: str) -> int | None:
 def _marked(comments: list[object], author: str, path: str) -> int | None:
     """The id of the first of ``comments`` that ``author`` wrote and phasegate's marker opens."""
     for comment in comments:
-        login = _field(_field(comment, "user"), "login")
-        if login == author and str(_field(comment, "body") or "").startswith(MARKER):
+        login = value_at(value_at(comment, "user"), "login")
+        if login == author and str(value_at(comment, "body") or "").startswith(MARKER):
             return _id_of(comment, f"GET {path}")
     return None
 
 
-def _field(value: object, key: str) -> object:
-    """``value[key]`` of a JSON object, or None when ``value`` is not one or lacks the key."""
-    return value.get(key) if isinstance(value, dict) else None
-
-
 def _id_of(comment: object, answered: str) -> int:
     """A comment's id; a CommentError when GitHub's answer holds none."""
-    found = _field(comment, "id")
+    found = value_at(comment, "id")
     if not is_int(found):
         raise CommentError(
             f"GitHub answered {answered} with a comment without an id: {comment!r:.200}"

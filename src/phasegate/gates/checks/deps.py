@@ -60,6 +60,7 @@ from phasegate.gates.installed import metadata_files
 from phasegate.gates.parsed import SyntaxTrees, ending_name
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
+from phasegate.jsonvalues import value_at
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.tomlfile import table_in
 
@@ -321,7 +322,7 @@ def _declared(ctx: CheckContext) -> tuple[set[NormalizedName], str]:
         for group in (project.get("optional-dependencies") or {}).values():
             texts.extend(group)
         return _names(texts, "pyproject.toml"), "pyproject.toml"
-    name = project.get("name") if isinstance(project, dict) else None
+    name = value_at(project, "name")
     for candidate in [name, *ctx.project.top_level_names]:
         requires = _installed_requires(candidate)
         if requires is not None:

@@ -40,7 +40,7 @@ from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
 from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
-from phasegate.jsonvalues import is_int
+from phasegate.jsonvalues import is_int, value_at
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tomlfile import table_in
@@ -318,7 +318,7 @@ def _bandit_json(
         ok_codes=(0, 1),  # 1: issues found
     )
     report = parse_json("bandit", run.stdout)
-    results = report.get("results") if isinstance(report, dict) else None
+    results = value_at(report, "results")
     if not isinstance(report, dict) or not isinstance(results, list):
         raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
     return report, results
