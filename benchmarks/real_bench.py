@@ -616,7 +616,7 @@ def table(
         print(
             f"median per fault: auto-debug's own time {own:.1f}s, the whole pytest --autodebug "
             f"run {wall:.1f}s; auto-debug's time / one plain run of the same tests: {ratio:.2f} "
-            "(target <= 2)"
+            "(the target is against the whole suite)"
         )
         cpu = [r.autodebug_run_cpu_s / r.reference_cpu_s for r in results if r.reference_cpu_s]
         if cpu:
