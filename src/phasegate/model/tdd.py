@@ -19,6 +19,7 @@ from phasegate.model.base import ArtifactModel, Model
 from phasegate.model.outcome import Outcome
 
 __all__ = [
+    "FINISHED_STATUSES",
     "AcceptEntry",
     "AcceptedFiles",
     "ComplexityFigures",
@@ -54,6 +55,8 @@ RequestedPhase = Literal["phase0", "red", "green", "refactor", "auto"]
 StatusCode = Literal["RC", "GC", "RTC", "RIC", "P0C", "TI", "TA"]
 ReviewStatus = Literal["approved", "changes_requested"]
 CycleStatus = Literal["red", "green", "refactored", "closed"]
+#: A cycle that passed green (and maybe a refactor) and that no later red has closed yet.
+FINISHED_STATUSES: frozenset[CycleStatus] = frozenset({"green", "refactored"})
 
 
 class _Part(Model):

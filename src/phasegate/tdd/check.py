@@ -34,6 +34,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.model.tdd import (
+    FINISHED_STATUSES,
     AcceptEntry,
     CycleState,
     LedgerLine,
@@ -314,7 +315,7 @@ def _integrity_breaches(entry: RunEntry) -> int:
 def _cycle_metrics(state: TddState, config: TddConfig) -> dict[str, MetricValue]:
     """How many cycles are red, await review (when ``require_review``), were never approved."""
     cycles = state.cycles.values()
-    unreviewed = sum(1 for cycle in cycles if cycle.status in ("green", "refactored"))
+    unreviewed = sum(1 for cycle in cycles if cycle.status in FINISHED_STATUSES)
     return {
         "open_red_cycles": sum(1 for cycle in cycles if cycle.status == "red"),
         "unreviewed_cycles": unreviewed if config.require_review else 0,
@@ -324,7 +325,7 @@ def _cycle_metrics(state: TddState, config: TddConfig) -> dict[str, MetricValue]
 
 def _unapproved(cycle: CycleState) -> bool:
     """A cycle that reached green and was never approved (closed by a red, or still open)."""
-    if cycle.status in ("green", "refactored"):
+    if cycle.status in FINISHED_STATUSES:
         return True
     approved = any(review.status == "approved" for review in cycle.reviews)
     return cycle.status == "closed" and cycle.green_run is not None and not approved

@@ -21,6 +21,7 @@ from phasegate import clock
 from phasegate.documents import RunDocument, TestRecordDocument
 from phasegate.errors import UsageError
 from phasegate.model.tdd import (
+    FINISHED_STATUSES,
     AcceptEntry,
     FailureClass,
     FileHashes,
@@ -172,7 +173,7 @@ class TddProject:
             if known is None:
                 names = ", ".join(state.cycles) or "none yet"
                 raise UsageError(f"no cycle named {cycle!r} in the ledger (cycles: {names})")
-            if known.status not in ("green", "refactored"):
+            if known.status not in FINISHED_STATUSES:
                 raise UsageError(
                     f"cycle {cycle} is {known.status}: a cycle is reviewed once it is green "
                     "(and before it closes)"

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from phasegate.model.outcome import Outcome
 from phasegate.model.tdd import (
+    FINISHED_STATUSES,
     AcceptedFiles,
     AcceptEntry,
     CycleState,
@@ -167,7 +168,7 @@ def _advance_cycle(cycle: CycleState, entry: RunEntry) -> None:
         cycle.status = "green"
         cycle.green_run = entry.run_id
         cycle.round = max(cycle.round, 1)
-    elif entry.phase == "refactor" and cycle.status in ("green", "refactored"):
+    elif entry.phase == "refactor" and cycle.status in FINISHED_STATUSES:
         cycle.status = "refactored"
 
 

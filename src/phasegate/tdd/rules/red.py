@@ -8,7 +8,7 @@ RC and TA (test adjusted).
 from __future__ import annotations
 
 from phasegate.model.outcome import Outcome
-from phasegate.model.tdd import FailureClass, TddState
+from phasegate.model.tdd import FINISHED_STATUSES, FailureClass, TddState
 from phasegate.tdd.rules.judgement import FAILING, Judgement, class_name, count, listed
 from phasegate.tdd.tree import changes
 
@@ -187,7 +187,7 @@ def _red_batch(j: Judgement, target: str, new_cycle: bool) -> None:
 
 def _close_finished(j: Judgement) -> None:
     """A new cycle closes the green ones, once they are reviewed when ``require_review``."""
-    finished = [c for c in j.state.cycles.values() if c.status in ("green", "refactored")]
+    finished = [c for c in j.state.cycles.values() if c.status in FINISHED_STATUSES]
     if not finished:
         return
     if j.config.require_review:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from phasegate.model.tdd import ComplexityFigures, FileHashes, GreenState
+from phasegate.model.tdd import FINISHED_STATUSES, ComplexityFigures, FileHashes, GreenState
 from phasegate.tdd.assertions import count_assertions
 from phasegate.tdd.rules.judgement import FAILING, Judgement, count, details, listed
 from phasegate.tdd.tree import changes
@@ -84,7 +84,7 @@ def _record_refactor(j: Judgement, green_files: FileHashes) -> None:
 
 def _refactor_cycles(j: Judgement) -> list[str]:
     name = j.facts.cycle
-    finished = [c.id for c in j.state.cycles.values() if c.status in ("green", "refactored")]
+    finished = [c.id for c in j.state.cycles.values() if c.status in FINISHED_STATUSES]
     if name is None:
         return finished
     if name not in finished:
