@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from phasegate.errors import ConfigError, UsageError
 from phasegate.extensions import make_plugin_manager
+from phasegate.gates import registry
 from phasegate.gates.registry import CheckRegistry
 
 PLUGIN_SOURCE = """
@@ -128,3 +130,10 @@ def test_a_plugin_returning_none_or_a_tuple_is_read(
     monkeypatch.delitem(sys.modules, "odd_checks")
     manager = make_plugin_manager([_plugin_returning(tmp_path, monkeypatch, "None")])
     assert "own" not in CheckRegistry(manager).ids()
+
+
+def test_mypy_is_shown_every_built_in_check_with_its_options_model() -> None:
+    source = Path(registry.__file__).read_text(encoding="utf-8")
+    proven = dict(re.findall(r"^    _(\w+): Check\[[\w.]+\] = \w+\.(\w+)\(\)$", source, re.M))
+    built_in = {check_id: where.partition(":")[2] for check_id, where in registry.BUILT_IN.items()}
+    assert proven == built_in
