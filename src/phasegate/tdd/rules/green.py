@@ -105,11 +105,10 @@ def _named_target(j: Judgement, name: str, red: list[CycleState]) -> list[CycleS
     cycle = j.state.cycles.get(name)
     if cycle is not None and cycle.status == "red":
         return [cycle]
-    what = "there is no such cycle" if cycle is None else f"it is {cycle.status}"
     red_ids = ", ".join(c.id for c in red) or "none"
     j.violate(
         "cycle-not-red",
-        f"cycle {name} cannot turn green: {what} (red cycles: {red_ids})",
+        f"cycle {name} cannot turn green: {j.named_cycle_status(name)} (red cycles: {red_ids})",
     )
     return []
 

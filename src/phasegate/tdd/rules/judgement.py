@@ -228,6 +228,11 @@ class Judgement:
     def red_cycles(self) -> list[CycleState]:
         return [cycle for cycle in self.state.cycles.values() if cycle.status == "red"]
 
+    def named_cycle_status(self, name: str) -> str:
+        """Why a cycle named with ``--tdd-cycle`` cannot be taken: it is missing, or its status."""
+        cycle = self.state.cycles.get(name)
+        return "there is no such cycle" if cycle is None else f"it is {cycle.status}"
+
     @staticmethod
     def tests_of(cycles: Iterable[CycleState]) -> set[str]:
         return {nodeid for cycle in cycles for nodeid in cycle.tests}

@@ -88,11 +88,9 @@ def _refactor_cycles(j: Judgement) -> list[str]:
     if name is None:
         return finished
     if name not in finished:
-        cycle = j.state.cycles.get(name)
-        what = "there is no such cycle" if cycle is None else f"it is {cycle.status}"
         j.violate(
             "cycle-not-green",
-            f"cycle {name} cannot be refactored: {what} (green cycles: "
+            f"cycle {name} cannot be refactored: {j.named_cycle_status(name)} (green cycles: "
             f"{', '.join(finished) or 'none'})",
         )
         return []
