@@ -154,7 +154,7 @@ def test_a_suites_requirement_missing_from_this_environment_is_named(
     real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = real_bench.realprojects.PROJECTS["marshmallow"]
-    lacking = replace(project, test_requires=("simplejson", "no-such-distribution-here"))
+    lacking = replace(project, test_requires=("pytest", "no-such-distribution-here"))
     monkeypatch.setitem(real_bench.realprojects.PROJECTS, "marshmallow", lacking)
     assert real_bench.missing_requirements(["marshmallow", "toolz"]) == [
         "no-such-distribution-here (for marshmallow)"
