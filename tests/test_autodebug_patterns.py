@@ -244,6 +244,13 @@ def test_an_import_is_put_back_where_the_files_order_of_imports_says(
             "import zlib\nimport calendar\n# c\nfrom functools import wraps\n"
             "from warnings import warn\n",
         ),
+        # One name per statement (isort's force_single_line): its own statement, by name.
+        (
+            "from .core import Argument\nfrom .core import Group\nfrom .utils import echo\n",
+            "from .core import Command",
+            "from .core import Argument\nfrom .core import Command\nfrom .core import Group\n"
+            "from .utils import echo\n",
+        ),
     ],
 )
 def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(

@@ -148,7 +148,10 @@ def _import_key(stmt: ast.Import | ast.ImportFrom) -> tuple[int, int, str]:
     library, other absolute imports, relative imports; ``import x`` before ``from x``."""
     if isinstance(stmt, ast.ImportFrom):
         module = stmt.module or ""
-        return (_from_section(module, stmt.level), 1, "." * stmt.level + module.lower())
+        # After the module, the first name: a file that imports one name per statement
+        # (isort's ``force_single_line``) keeps a module's statements in the names' order.
+        name = f"{'.' * stmt.level}{module} {stmt.names[0].name}".lower()
+        return (_from_section(module, stmt.level), 1, name)
     module = stmt.names[0].name
     return (_absolute_section(module), 0, module.lower())
 
@@ -282,7 +285,10 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 
 
 def _joinable_import(header: list[ImportNode], new: ast.ImportFrom) -> ast.ImportFrom | None:
-    """The ``from`` import of the same module ``new`` can join (not a ``*`` import)."""
+    """The ``from`` import of the same module ``new`` can join (not a ``*`` import); none
+    when the file imports one name per statement (two ``from`` imports of one module)."""
+    if _one_name_per_statement(header):
+        return None
     for stmt in header:
         if (
             isinstance(stmt, ast.ImportFrom)
@@ -291,6 +297,13 @@ def _joinable_import(header: list[ImportNode], new: ast.ImportFrom) -> ast.Impor
         ):
             return stmt
     return None
+
+
+def _one_name_per_statement(header: list[ImportNode]) -> bool:
+    """Whether the file imports from a module in two statements or more, as isort's
+    ``force_single_line`` writes them."""
+    modules = [(s.module, s.level) for s in header if isinstance(s, ast.ImportFrom)]
+    return len(modules) != len(set(modules))
 
 
 def _joined(text: str, lines: list[str], stmt: ast.ImportFrom, new: ast.ImportFrom) -> str | None:
