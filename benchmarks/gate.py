@@ -675,11 +675,12 @@ def count(subject: Subject, out: Path) -> Counted:
     """Each tool by hand once, then one cold ``pytest --gate``, under callgrind.
 
     The tools' outputs are kept under ``out`` and the gate's verdict is written, as in the
-    timed rounds, so the findings compare afterwards. A plain pytest run first writes the
-    bytecode of the project's modules and tests, so that neither side pays for compiling them
-    (the first counted run would, the others not).
+    timed rounds, so the findings compare afterwards. A plain pytest run and a cold gate first
+    write the bytecode of the project's modules and tests, and of phasegate's, so that no
+    counted run pays for compiling them (the first to import them would, the others not).
     """
     plain_pytest(subject)
+    gate_pytest(subject, cold=True)
     tools: dict[str, dict[str, int]] = {}
     for tool, steps in by_hand(subject, out).items():
         named: Counter[str] = Counter()
