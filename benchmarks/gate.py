@@ -34,7 +34,12 @@ Projects: a generated package (``--lines``, a test per module) and three real pr
 ``tests/realprojects.py`` (cached sdists, offline): more-itertools, python-dateutil, attrs,
 each with the fast test subset ``tests/real`` runs (``--suite full`` runs the whole suite).
 
-    python benchmarks/gate.py [--rounds 3] [--only NAME ...] [--suite subset|full]
+With ``--instructions`` it times nothing: it counts, under callgrind, the instructions of each
+tool by hand and of one cold ``pytest --gate`` once, per process (``benchmarks/instructions.py``),
+prints them per tool and per process with the ratio, and compares the findings as above. A
+count does not move with the machine's load; under callgrind a run takes about 50 times as long.
+
+    python benchmarks/gate.py [--rounds 3] [--only NAME ...] [--suite subset|full] [--instructions]
 """
 
 from __future__ import annotations
