@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 # pytester's in-process runs drop the modules a run imported once it ends; coverage.py's C
@@ -31,6 +34,25 @@ pytest_plugins = ["phasegate.bdd.steps"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = REPO_ROOT / "fixtures"
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as the module ``name``, with ``sys.path`` as it was before.
+
+    The benchmarks are scripts, not a package; a benchmark that puts its own folder on
+    ``sys.path`` to import its neighbours does not leave it there for the tests after it.
+    """
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    sys.modules[name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
 
 
 def git(root: Path, *args: str) -> str:

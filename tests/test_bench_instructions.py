@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import sys
 from pathlib import Path
@@ -10,19 +9,12 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def instructions() -> ModuleType:
-    path = REPO_ROOT / "benchmarks" / "instructions.py"
-    spec = importlib.util.spec_from_file_location("instructions", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["instructions"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("instructions")
 
 
 @pytest.mark.parametrize(

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def history() -> ModuleType:
-    path = REPO_ROOT / "benchmarks" / "integrity_history.py"
-    spec = importlib.util.spec_from_file_location("integrity_history", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["integrity_history"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("integrity_history")
 
 
 def make_sdist(folder: Path, name: str, files: dict[str, str]) -> Path:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
@@ -13,24 +11,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def real_bench() -> ModuleType:
     """``benchmarks/real_bench.py``, with ``sys.path`` as it was before it was loaded."""
-    path = REPO_ROOT / "benchmarks" / "real_bench.py"
-    spec = importlib.util.spec_from_file_location("real_bench", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    sys.modules["real_bench"] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
+    return load_benchmark("real_bench")
 
 
 def result(module: ModuleType, project: str, **figures: float) -> Any:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib.util
 import random
-import sys
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import load_benchmark
 
 SOURCE = '''\
 """A small module with something for every operator."""
@@ -45,14 +43,7 @@ def show(names):
 
 
 def load() -> ModuleType:
-    path = REPO_ROOT / "benchmarks" / "real_faults.py"
-    spec = importlib.util.spec_from_file_location("real_faults", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["real_faults"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("real_faults")
 
 
 @pytest.fixture(scope="module")
