@@ -1103,6 +1103,42 @@ def test_a_closures_free_variable_is_guarded_where_it_is_bound(
     assert restores(candidates[0], CLOSURE)
 
 
+WRAPPER = """\
+import io
+
+
+class Spooled:
+    def __init__(self):
+        self.buffer = io.StringIO("abcdef")
+
+    def truncate(self, size=None):
+        if size is None:
+            return self.buffer.truncate()
+        if size < 0:
+            raise ValueError(size)
+        self.buffer.seek(size)
+        self.buffer.truncate()
+"""
+
+
+def test_a_wrapper_given_no_value_hands_the_work_on_to_what_it_wraps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `truncate` calls `self.buffer.truncate()` itself: given no size, it returns that call.
+    faulty = WRAPPER.replace(
+        "        if size is None:\n            return self.buffer.truncate()\n", "", 1
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_wrap.py": faulty},
+        "import ng_wrap; ng_wrap.Spooled().truncate()",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], WRAPPER)
+    assert "handing the work on to what it wraps" in candidates[0].description
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

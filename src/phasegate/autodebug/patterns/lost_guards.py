@@ -46,6 +46,7 @@ from phasegate.autodebug.patterns.none_guards import (
     guard_block,
     guard_bodies,
 )
+from phasegate.autodebug.patterns.none_parameters import guarded_by_namesakes, passed_on
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -219,7 +220,7 @@ def _function_guards(
         return []
     text, tree = source.text, source.tree
     candidates: list[Candidate] = []
-    for subject, likelihood, setter in _subjects(tree, function):
+    for subject, likelihood, setter in _subjects(tree, function, project, path):
         boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
         value = _Value(path, text, function, subject, setter)
         candidates += _guards(project, value, expected, weight * likelihood * boost)
@@ -248,12 +249,15 @@ def _function_at(tree: ast.Module, line: int) -> _Function | None:
 # -- what may be None --------------------------------------------------------------------------
 
 
-def _subjects(tree: ast.Module, function: _Function) -> list[tuple[str, float, ast.stmt | None]]:
+def _subjects(
+    tree: ast.Module, function: _Function, project: Project, path: str
+) -> list[tuple[str, float, ast.stmt | None]]:
     """``(value, likelihood, statement that set it or None)`` of the values the function reads
     that may be None and that it no longer tests against None."""
     tested = _tested(function)
     read = {ast.unparse(node) for node in ast.walk(function) if _is_read(node)}
-    found = _parameter_subjects(function, read - tested)
+    likely = guarded_by_namesakes(project, path, function)
+    found = _parameter_subjects(function, read - tested - passed_on(tree, function), likely)
     found += [(a, 0.85, None) for a in sorted(_none_attributes(tree, function) & read - tested)]
     found += [(a, 0.8, None) for a in sorted(_guarded_elsewhere(tree, function) & read - tested)]
     found += [(name, 0.8, st) for st, name in _maybe_none_locals(function) if name not in tested]
@@ -261,12 +265,13 @@ def _subjects(tree: ast.Module, function: _Function) -> list[tuple[str, float, a
 
 
 def _parameter_subjects(
-    function: _Function, untested_reads: set[str]
+    function: _Function, untested_reads: set[str], likely: set[str]
 ) -> list[tuple[str, float, ast.stmt | None]]:
-    """The parameters read and not tested: one whose default is None likelier than the rest."""
+    """The parameters read and not tested: one whose default is None, or ``likely`` (its
+    namesakes guard it), likelier than the rest."""
     defaults = dict(parameter_defaults(function))
     return [
-        (name, 1.0 if is_none(defaults.get(name)) else 0.6, None)
+        (name, 1.0 if is_none(defaults.get(name)) or name in likely else 0.6, None)
         for name in sorted(parameters(function) - {"self", "cls"})
         if name in untested_reads
     ]

@@ -245,7 +245,33 @@ def _return_bodies(
     ]
     if function.name == "__get__" and subject != "self" and "self" in parameters(function):
         found.append(("return self", 0.79, "a descriptor read on its class gives itself"))
-    return found
+    return found + _delegations(function, subject)
+
+
+def _delegations(function: _Function, subject: str) -> list[tuple[str, float, str]]:
+    """``return`` of each call the function makes, as a statement of its own and without the
+    value, to a method of its own name on what it wraps (``self.buffer.truncate()`` in
+    ``truncate``): given no value, a wrapper hands the work on whole."""
+    why = "handing the work on to what it wraps, as it does without the value"
+    calls = [
+        node.value
+        for node in own_nodes(function.body)
+        if isinstance(node, ast.Expr) and _delegates(node.value, function.name, subject)
+    ]
+    return [(f"return {ast.unparse(call)}", 0.77, why) for call in calls]
+
+
+def _delegates(node: ast.expr, name: str, subject: str) -> bool:
+    """``<something>.<name>(...)``, a call that reads no ``subject``."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == name
+        and not any(
+            isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == subject
+            for n in ast.walk(node)
+        )
+    )
 
 
 def _empty_value_bodies(

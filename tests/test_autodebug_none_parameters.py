@@ -1,0 +1,141 @@
+"""Which parameters of a suspicious function a lost None guard may have tested."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
+from phasegate.autodebug.patterns.none_parameters import (
+    compared_with_none,
+    guarded_by_namesakes,
+    passed_on,
+)
+from phasegate.autodebug.project import Project, TestFiles
+from phasegate.model.autodebug import SuspiciousFunction
+
+FIELDS = """class Field:
+    def __init__(self, attribute=None, validate=None, required=False, name=None):
+        self.attribute = attribute
+        self.validate = validate
+        self.validators = self._normalize(validate)
+        self.hooks = self._normalize(processors=name)
+        self.required = required
+        self.label = name.upper() if required else ""
+
+    def _normalize(self, processors):
+        if processors is None:
+            return []
+        return list(processors)
+
+    def _serialize(self, value):
+        return value
+
+
+class Number(Field):
+    def _serialize(self, value):
+        if value is None:
+            return None
+        return int(value)
+
+
+class Text(Field):
+    def _serialize(self, value):
+        return str(value)
+"""
+
+
+def _function(tree: ast.Module, owner: str, name: str) -> ast.FunctionDef:
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner)
+    return next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _project(tmp_path: Path, text: str) -> Project:
+    (tmp_path / "fields.py").write_text(text)
+    (tmp_path / "tests").mkdir()
+    return Project(tmp_path, TestFiles(["tests/*"]))
+
+
+def test_what_a_function_compares_with_none() -> None:
+    tree = ast.parse(FIELDS)
+    assert compared_with_none(_function(tree, "Field", "_normalize")) == {"processors"}
+    assert compared_with_none(_function(tree, "Text", "_serialize")) == set()
+
+
+def test_a_parameter_only_stored_or_handed_to_a_function_that_guards_it_is_passed_on() -> None:
+    tree = ast.parse(FIELDS)
+    # attribute is stored whole; validate is stored and handed to _normalize, which tests
+    # its parameter; name is handed by keyword, but also read (name.upper()); required is
+    # read in a test (not a store), so it is used here.
+    assert passed_on(tree, _function(tree, "Field", "__init__")) == {"attribute", "validate"}
+    assert passed_on(tree, _function(tree, "Text", "_serialize")) == set()
+
+
+def test_a_parameter_passed_by_keyword_to_a_function_that_guards_it_is_passed_on() -> None:
+    text = FIELDS.replace('        self.label = name.upper() if required else ""\n', "")
+    tree = ast.parse(text)
+    assert "name" in passed_on(tree, _function(tree, "Field", "__init__"))
+    # Handed to a function that does not guard it: not passed on.
+    unguarded = text.replace("        if processors is None:\n            return []\n", "")
+    tree = ast.parse(unguarded)
+    assert passed_on(tree, _function(tree, "Field", "__init__")) == {"attribute", "required"}
+
+
+def test_a_parameter_an_override_of_the_same_method_guards_is_likely_none(
+    tmp_path: Path,
+) -> None:
+    project = _project(tmp_path, FIELDS)
+    tree = ast.parse(FIELDS)
+    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Text", "_serialize")) == {
+        "value"
+    }
+    # The guarding override itself is not its own namesake.
+    assert (
+        guarded_by_namesakes(project, "fields.py", _function(tree, "Number", "_serialize")) == set()
+    )
+    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Field", "__init__")) == set()
+
+
+def _suspect(text: str, owner: str, name: str, score: float) -> SuspiciousFunction:
+    line = _function(ast.parse(text), owner, name).lineno
+    return SuspiciousFunction(
+        path="fields.py",
+        function=f"{owner}.{name}",
+        line=line,
+        score=score,
+        failed_covering=1,
+        passed_covering=3,
+    )
+
+
+def test_the_guard_its_namesakes_have_comes_first_though_a_constructor_ranks_higher(
+    tmp_path: Path,
+) -> None:
+    """The None flows on (``str(None)`` is ``'None'``): the constructor every test runs ranks
+    above the override that lost its guard, but what it does with its None defaults is by
+    design, and the override's namesakes guard the value."""
+    project = _project(tmp_path, FIELDS)
+    diagnosis = Diagnosis(
+        "assertion",
+        "assertion",
+        "assertion",
+        "AssertionError",
+        "assert 'None' is None",
+        path="tests/test_fields.py",
+        line=3,
+    )
+    suspects = [
+        _suspect(FIELDS, "Field", "__init__", 0.21),
+        _suspect(FIELDS, "Text", "_serialize", 0.17),
+    ]
+    candidates = lost_guard_candidates(diagnosis, project, suspects)
+    first = candidates[0]
+    assert "`if value is None: return None` in `_serialize`" in first.description
+    assert first.edits[0].text == FIELDS.replace(
+        "    def _serialize(self, value):\n        return str(value)\n",
+        "    def _serialize(self, value):\n        if value is None:\n            return None\n"
+        "        return str(value)\n",
+    )
+    guarded = {c.description.split("`")[1] for c in candidates if "`__init__`" in c.description}
+    assert not any(g.startswith(("if attribute ", "if validate ")) for g in guarded)
