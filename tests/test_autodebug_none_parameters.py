@@ -43,6 +43,21 @@ class Number(Field):
 class Text(Field):
     def _serialize(self, value):
         return str(value)
+
+
+class Nested(Field):
+    def __init__(self, schema):
+        self.schema = schema.upper()
+
+    def _serialize(self, nested):
+        return self.schema.format(nested)
+
+
+class Tag:
+    def __init__(self, label):
+        if label is None:
+            label = ""
+        self.label = label
 """
 
 
@@ -94,7 +109,16 @@ def test_a_parameter_an_override_of_the_same_method_guards_is_likely_none(
     assert (
         guarded_by_namesakes(project, "fields.py", _function(tree, "Number", "_serialize")) == set()
     )
+    # An override that renamed the parameter: the one in the same place.
+    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Nested", "_serialize")) == {
+        "nested"
+    }
+    # Every class has an __init__: its namesakes say nothing (Tag's tests its `label`, in
+    # the place of Nested's `schema` and Field's `attribute`).
     assert guarded_by_namesakes(project, "fields.py", _function(tree, "Field", "__init__")) == set()
+    assert (
+        guarded_by_namesakes(project, "fields.py", _function(tree, "Nested", "__init__")) == set()
+    )
 
 
 def _suspect(text: str, owner: str, name: str, score: float) -> SuspiciousFunction:

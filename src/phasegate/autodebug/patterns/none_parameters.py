@@ -41,16 +41,33 @@ def compared_with_none(function: _Function) -> set[str]:
 
 
 def guarded_by_namesakes(project: Project, path: str, function: _Function) -> set[str]:
-    """The parameters of ``function`` that another function of its name in the project has
-    too and compares with None."""
+    """The parameters of ``function`` that another function of its name in the project
+    compares with None: by name, or in the same place (an override may rename it). Every
+    class has its ``__init__``: a special method's namesakes say nothing."""
+    if function.name.startswith("__"):
+        return set()
     names = parameters(function) - {"self", "cls"}
     found: set[str] = set()
     for relpath, tree in project.parsed_naming(function.name, project.source_files):
         for other in functions_in(tree):
             if other.name != function.name or (relpath, other.lineno) == (path, function.lineno):
                 continue
-            found |= names & parameters(other) & compared_with_none(other)
+            guarded = compared_with_none(other)
+            found |= names & parameters(other) & guarded
+            found |= {mine for mine, theirs in _in_place(function, other) if theirs in guarded}
     return found
+
+
+def _in_place(function: _Function, other: _Function) -> list[tuple[str, str]]:
+    """``(parameter of function, parameter of other)`` in the same place, ``self``/``cls``
+    not counted."""
+    return list(zip(_positional(function), _positional(other), strict=False))
+
+
+def _positional(function: _Function) -> list[str]:
+    """The names of ``function``'s positional parameters, ``self``/``cls`` not counted."""
+    named = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    return [name for name in named if name not in {"self", "cls"}]
 
 
 def passed_on(tree: ast.Module, function: _Function) -> set[str]:
@@ -108,7 +125,6 @@ def _lands_guarded(function: _Function, landing: int | str) -> bool:
     if isinstance(landing, str):
         name: str | None = landing
     else:
-        positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
-        positional = [n for n in positional if n not in {"self", "cls"}]
+        positional = _positional(function)
         name = positional[landing] if landing < len(positional) else None
     return name is not None and name in compared_with_none(function)
