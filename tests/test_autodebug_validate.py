@@ -14,6 +14,7 @@ from phasegate.autodebug.validate import (
     Baseline,
     judge,
     one_run_suffices,
+    renamed_outcomes,
     target_selection,
     validate,
 )
@@ -266,3 +267,36 @@ def test_a_pending_baseline_is_taken_on_the_original_files_when_a_re_run_shows_a
     assert runner.selections == [None, None]
     assert baseline.pending is None
     assert (tmp_path / "mod.py").read_text() == "x = length\n"
+
+
+def test_a_test_whose_parameter_id_changes_between_runs_is_judged_under_its_new_id() -> None:
+    # marshmallow parametrizes with the time of day: the re-run names the same tests anew
+    before = Baseline(
+        {
+            "tests/test_d.py::test_when[11:20:49]": "failed",
+            "tests/test_d.py::test_when[12:00:00]": "passed",
+            "tests/test_d.py::test_fixed": "failed",
+        }
+    )
+    targets = ["tests/test_d.py::test_when[11:20:49]", "tests/test_d.py::test_fixed"]
+    renamed = {
+        "tests/test_d.py::test_when[11:21:07]": "passed",
+        "tests/test_d.py::test_fixed": "passed",
+    }
+    passing = {**renamed, "tests/test_d.py::test_when[12:00:18]": "passed"}
+    assert judge(run(passing), targets, before, stage="targets").passed
+    one_fails = {**renamed, "tests/test_d.py::test_when[12:00:18]": "failed"}
+    stage = judge(run(one_fails), targets, before, stage="targets")
+    assert stage.still_failing == ["tests/test_d.py::test_when[11:20:49]"]
+    assert stage.new_failures == ["tests/test_d.py::test_when[12:00:00]"]
+    one_vanished = judge(run(renamed), targets, before, stage="targets")
+    assert one_vanished.still_failing == ["tests/test_d.py::test_when[11:20:49]"]
+    assert one_vanished.new_failures == ["tests/test_d.py::test_when[12:00:00]"]
+
+
+def test_only_parametrized_tests_of_the_same_function_stand_for_a_vanished_id() -> None:
+    known = ["t.py::test_x[a]", "t.py::test_y", "t.py::test_z[b]"]
+    outcomes = {"t.py::test_x[c]": "passed", "t.py::test_y2": "passed", "t.py::test_w[d]": "passed"}
+    assert renamed_outcomes(outcomes, known) == {**outcomes, "t.py::test_x[a]": "passed"}
+    skipped = {"t.py::test_x[c]": "skipped"}
+    assert renamed_outcomes(skipped, known) == skipped

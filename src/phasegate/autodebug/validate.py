@@ -10,6 +10,11 @@ two stages, each in a fresh subprocess (:mod:`~phasegate.autodebug.runner`):
    new collection error. When the original run named nothing outside the targets' modules,
    the targets stage was that run, and is judged again as the whole.
 
+A parametrized test whose parameter id changes from run to run (one made from the time of
+day) reports under a new id: a test the re-run does not report under its old id takes the
+outcome of its function's tests under ids unknown before, when they are as many and all
+passed (:func:`renamed_outcomes`); otherwise it has no result and fails its stage.
+
 When the run is small (at most :data:`SMALL_RUN` tests) or the targets' modules hold at least
 half of its tests, the targets stage would cost nearly what the whole run costs (a re-run's
 time is mostly pytest's start-up), so the whole run is run once and judged as both stages.
@@ -41,6 +46,7 @@ __all__ = [
     "failure_key",
     "judge",
     "one_run_suffices",
+    "renamed_outcomes",
     "reproduces",
     "target_passes",
     "target_selection",
@@ -135,6 +141,37 @@ def _module(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def _function(nodeid: str) -> str | None:
+    """A parametrized test's id without its parameters (``t.py::test_x[1-a]`` is
+    ``t.py::test_x``); None for a test that is not parametrized."""
+    function, bracket, _ = nodeid.partition("[")
+    return function if bracket and "::" in function else None
+
+
+def _by_function(nodeids: Iterable[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for nodeid in nodeids:
+        function = _function(nodeid)
+        if function is not None:
+            grouped.setdefault(function, []).append(nodeid)
+    return grouped
+
+
+def renamed_outcomes(outcomes: Mapping[str, str], known: Iterable[str]) -> dict[str, str]:
+    """``outcomes`` with a ``passed`` for each parametrized test of ``known`` it does not
+    report, when the same function's tests it reports under ids ``known`` lacks are as many and
+    all passed: the same tests under parameter ids that change from run to run."""
+    known = set(known)
+    missing = _by_function(nodeid for nodeid in known if nodeid not in outcomes)
+    new = _by_function(nodeid for nodeid in outcomes if nodeid not in known)
+    merged = dict(outcomes)
+    for function, old_ids in missing.items():
+        now = new.get(function, [])
+        if len(now) == len(old_ids) and all(outcomes[n] == "passed" for n in now):
+            merged.update(dict.fromkeys(old_ids, "passed"))
+    return merged
+
+
 def target_passes(
     outcomes: Mapping[str, str], collection_errors: Collection[str], target: str
 ) -> bool:
@@ -177,8 +214,10 @@ def judge(
         return ValidationStage(
             stage=stage, passed=False, detail=run.error, duration_s=run.duration_s
         )
-    still = [t for t in targets if not target_passes(run.outcomes, run.collection_errors, t)]
-    new = _newly_failing(run, baseline, modules)
+    targets = list(targets)
+    outcomes = renamed_outcomes(run.outcomes, [*baseline.outcomes, *targets])
+    still = [t for t in targets if not target_passes(outcomes, run.collection_errors, t)]
+    new = _newly_failing(run, outcomes, baseline, modules)
     return ValidationStage(
         stage=stage,
         passed=not still and not new,
@@ -190,16 +229,19 @@ def judge(
     )
 
 
-def _newly_failing(run: RunResult, baseline: Baseline, modules: set[str] | None) -> list[str]:
-    """Tests (of ``modules``, if given) that passed before and do not now, then the
-    collectors that newly fail to collect."""
+def _newly_failing(
+    run: RunResult, outcomes: Mapping[str, str], baseline: Baseline, modules: set[str] | None
+) -> list[str]:
+    """Tests (of ``modules``, if given) that passed before and do not now (in ``outcomes``,
+    the run's as :func:`renamed_outcomes` reads them), then the collectors that newly fail to
+    collect."""
     broken = sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
     failing = [
         nodeid
         for nodeid, outcome in baseline.outcomes.items()
         if outcome in OK_OUTCOMES
         and (modules is None or _module(nodeid) in modules)
-        and run.outcomes.get(nodeid, "missing") not in OK_OUTCOMES
+        and outcomes.get(nodeid, "missing") not in OK_OUTCOMES
         and _module(nodeid) not in broken  # its module's collection error says it all
     ]
     return failing + broken
@@ -284,7 +326,8 @@ def reproduces(
     run = runner.run(_plan(targets, runner, baseline, root).first_run)
     if run.error is not None:
         return run.error
-    return not all(target_passes(run.outcomes, run.collection_errors, t) for t in targets)
+    outcomes = renamed_outcomes(run.outcomes, [*baseline.outcomes, *targets])
+    return not all(target_passes(outcomes, run.collection_errors, t) for t in targets)
 
 
 def validate(
