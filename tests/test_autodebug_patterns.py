@@ -1222,3 +1222,54 @@ def test_an_assertion_that_can_be_false_for_other_reasons_stays_an_assertion(
         monkeypatch,
     )
     assert (diagnosis.error_class, candidates) == ("assertion", [])
+
+
+# -- an exception the test caught and kept -----------------------------------------------------
+
+RUNNER = """
+class Result:
+    def __init__(self, output, exception):
+        self.output = output
+        self.exception = exception
+
+
+def invoke(command):
+    try:
+        return Result(command(), None)
+    except Exception as error:
+        return Result("", error)
+
+
+def greet():
+    greeting = "hello"
+    return greeting.upper()
+"""
+
+
+def test_a_failed_assertion_is_diagnosed_by_the_exception_the_test_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a runner (click's CliRunner) catches what the command raised; the test asserts output
+    faulty = RUNNER.replace("greeting.upper()", "greeting.uper()")
+    test = "from hc_cli import greet, invoke\n\ndef check():\n    result = invoke(greet)\n"
+    test += "    assert result.output == 'HELLO'\n"
+    files = {"hc_cli.py": faulty, "hc_tests/test_hc.py": test}
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, files, "from hc_tests.test_hc import check; check()", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.facts["name"]) == ("attribute", "uper")
+    assert (diagnosis.path, diagnosis.facts["held_by_test"]) == ("hc_cli.py", "result.exception")
+    assert restores(candidates[0], RUNNER)
+
+
+def test_an_exception_the_test_made_itself_does_not_replace_its_assertion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test = "def check():\n    try:\n        'a'.uper()\n    except AttributeError as error:\n"
+    test += "        kept = error\n    made = NameError('x')\n    assert kept is made\n"
+    files = {"hc_cli.py": RUNNER, "hc_tests/test_own.py": test}
+    diagnosis = classify_in(
+        tmp_path, files, "from hc_tests.test_own import check; check()", monkeypatch
+    )
+    assert diagnosis.error_class == "assertion"
+    assert "held_by_test" not in diagnosis.facts

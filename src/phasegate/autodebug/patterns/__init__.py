@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.held import held_exceptions
 from phasegate.autodebug.live import LiveFailure, cpython_suggestion
 from phasegate.autodebug.patterns.assertion import AssertionPattern, OtherPattern
 from phasegate.autodebug.patterns.attributes import AttributePattern
@@ -53,6 +54,8 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
 )
 
 _FALLBACK = OtherPattern()
+#: Classes a held exception is not diagnosed as: they say no more than the assertion.
+_NOT_HELD = frozenset({"assertion", "other"})
 
 
 def classify_exception(
@@ -64,7 +67,9 @@ def classify_exception(
     diagnosis's facts (``pattern_errors``) so it can be reported.
     """
     failure = LiveFailure.capture(exc, root)
-    diagnosis, errors = _first_diagnosis(failure, patterns)
+    diagnosis, errors = _held_diagnosis(failure, patterns)
+    if diagnosis is None:
+        diagnosis, errors = _first_diagnosis(failure, patterns)
     if diagnosis is None:
         diagnosis = _FALLBACK.classify(failure) or Diagnosis(
             "other", "other", "other", type(exc).__name__, str(exc)
@@ -74,6 +79,22 @@ def classify_exception(
     if diagnosis.cpython_suggestion is None:
         diagnosis.cpython_suggestion = cpython_suggestion(exc)
     return diagnosis
+
+
+def _held_diagnosis(
+    failure: LiveFailure, patterns: Sequence[Pattern]
+) -> tuple[Diagnosis | None, list[str]]:
+    """For a failed assertion, the diagnosis of the first exception the test holds
+    (:mod:`~phasegate.autodebug.held`) that a pattern other than the assertion's recognises,
+    with where the test kept it (``held_by_test``)."""
+    if not isinstance(failure.exc, AssertionError):
+        return None, []
+    for where, exc in held_exceptions(failure):
+        diagnosis, errors = _first_diagnosis(LiveFailure.capture(exc, failure.root), patterns)
+        if diagnosis is not None and diagnosis.error_class not in _NOT_HELD:
+            diagnosis.facts["held_by_test"] = where
+            return diagnosis, errors
+    return None, []
 
 
 def _first_diagnosis(

@@ -1,0 +1,60 @@
+"""The exceptions a failing test holds: raised by the code, caught, and kept to be asserted on.
+
+A test of a command-line tool runs it through a runner that catches what the command raises
+and keeps it (click's ``CliRunner`` returns a result whose ``exception`` is the
+``NameError`` the command raised); the test then fails on an assertion about the output or
+the exit code. The assertion only says that something went wrong; the kept exception says
+what. It is found among the names of the test's frames: an exception object itself, or one
+kept in an object's own attributes (its instance ``__dict__``, read without calling a
+property). Only an exception that was raised (it has a traceback) through a frame of a
+project file that is not the test's own counts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from types import GetSetDescriptorType
+
+from phasegate.autodebug.live import LiveFailure, LiveFrame
+
+__all__ = ["held_exceptions"]
+
+
+def held_exceptions(failure: LiveFailure) -> list[tuple[str, BaseException]]:
+    """``(where, exception)`` for each exception the failing test's frames hold (``where``:
+    ``result.exception``, ``error``), innermost frame first, raised through the project's code."""
+    return [
+        (where, exc)
+        for frame in reversed(failure.frames)
+        if frame.path is not None
+        for where, exc in _kept_in(frame)
+        if exc is not failure.exc and _raised_in_project(exc, failure, frame)
+    ]
+
+
+def _kept_in(frame: LiveFrame) -> Iterator[tuple[str, BaseException]]:
+    """The exceptions among a frame's names and their values' own attributes."""
+    for name, value in list(frame.frame.f_locals.items()):
+        if isinstance(value, BaseException):
+            yield name, value
+            continue
+        for attribute, kept in _own_attributes(value).items():
+            if isinstance(kept, BaseException):
+                yield f"{name}.{attribute}", kept
+
+
+def _own_attributes(value: object) -> dict[str, object]:
+    """``value``'s instance ``__dict__``, read through the class's own slot for it (never a
+    ``__dict__`` a class defines as a property)."""
+    slot = inspect.getattr_static(value, "__dict__", None)
+    if not isinstance(slot, GetSetDescriptorType):
+        return {}
+    data = slot.__get__(value)
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def _raised_in_project(exc: BaseException, failure: LiveFailure, holder: LiveFrame) -> bool:
+    """Whether ``exc`` was raised through a project file other than the holding frame's."""
+    held = LiveFailure.capture(exc, failure.root)
+    return any(frame.path is not None and frame.path != holder.path for frame in held.frames)
