@@ -926,6 +926,21 @@ def test_calls_that_do_not_fit(
             "merge_with(sum, {})",
         ),
         (
+            # `leftkey = getter(leftkey)` beside it: this statement's own name goes in, not the
+            # `key` the loop below binds (unbound here) nor the other key
+            "statement_rebinds_its_name",
+            "def getter(index):\n    return lambda x: x[index]\n\n\n"
+            "def join(leftkey, leftseq, rightkey, rightseq):\n"
+            "    if not callable(leftkey):\n        leftkey = getter(leftkey)\n"
+            "    if not callable(rightkey):\n        rightkey = getter(rightkey)\n"
+            "    found = []\n    for item in rightseq:\n        key = rightkey(item)\n"
+            "        found += [(left, item) for left in leftseq if leftkey(left) == key]\n"
+            "    return found\n",
+            "rightkey = getter(rightkey)",
+            "rightkey = getter()",
+            "join(0, [(1, 'a')], 1, [('b', 1)])",
+        ),
+        (
             "lambda_enclosing",
             "def wrap(inner, cache, key):\n    return inner(cache, key)\n\n\n"
             "def make(cache, key):\n    return lambda inner: wrap(inner, cache, key)\n",

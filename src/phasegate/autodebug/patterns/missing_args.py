@@ -9,7 +9,10 @@ every value that could fill it:
   (:func:`visible_values`);
 * the arguments the project's other calls of the same function pass at that place; where
   those calls pass the function they are made in (``_get_factory(merge, kwargs)`` inside
-  ``merge``), the function the failing call is made in is what they pass.
+  ``merge``), the function the failing call is made in is what they pass; where they pass
+  the name their statement assigns the result to (``leftkey = getter(leftkey)``, even beside
+  the failing call), the name the failing call's statement assigns, if it is bound there
+  (``rightkey = getter()`` becomes ``getter(rightkey)``).
 
 A pair (place, value) is scored by how well the value fits the parameter it would fill: the
 same name or the same words (``key`` for ``key``, ``cache_key`` for ``key``), the variable of
@@ -58,6 +61,7 @@ _SELF_ATTRIBUTES = 40
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 #: What :func:`_call_sites` records for a call that passes the function it is made in.
 _CALLER = "<the calling function>"
+_TARGET = "<the name the call's statement assigns>"
 
 
 # -- where the test ran -----------------------------------------------------------------------
@@ -135,8 +139,11 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
         return candidates
     facts = call_facts(diagnosis)
     callee = facts["callee"]["text"]
+    bound = {entry["name"] for entry in facts["scope"]}
+    target = _assigned_names(tree).get((call.lineno, call.col_offset))
     sites = _as_caller(
-        _call_sites(project, callee.rpartition(".")[2], path, call), _top_function(tree, call)
+        _call_sites(project, callee.rpartition(".")[2], path, call),
+        {_CALLER: _top_function(tree, call), _TARGET: target if target in bound else None},
     )
     pool = _pool(diagnosis, tree, sites)
     scored = _scored_places(call, facts, pool, sites, _loop_variables(tree, call))
@@ -283,12 +290,13 @@ def _call_sites(
     if not name:
         return found
     own = _own_lines(project, path, failing)
+    failing_place = (failing.lineno, failing.col_offset)
     for relpath, tree in project.parsed_naming(name, project.python_files):
-        calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) == name)
-        for call in calls:
-            if relpath == path and own[0] <= call.lineno <= own[1]:
-                continue  # calls beside it pass other values, or it would not need two
-            _count_arguments(found, call, _top_function(tree, call))
+        for place, values in _calls_of(tree, name):
+            beside = relpath == path and own[0] <= place[0] <= own[1]
+            if not (beside and place == failing_place):
+                # calls beside it pass other values, or it would not need two: their shape counts
+                _count(found, values, only=_TARGET if beside else None)
     return found
 
 
@@ -301,14 +309,46 @@ def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[int, int
     return (failing.lineno, failing.end_lineno or failing.lineno)
 
 
-def _count_arguments(found: dict[int, Counter[str]], call: ast.Call, caller: str | None) -> None:
-    """Count what ``call`` passes at each position, up to a ``*args``; the function the call
-    is made in (``caller``), passed as itself, counts as :data:`_CALLER`."""
-    for position, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            break
-        passes_itself = isinstance(arg, ast.Name) and arg.id == caller
-        found.setdefault(position, Counter())[_CALLER if passes_itself else ast.unparse(arg)] += 1
+def _calls_of(tree: ast.Module, name: str) -> Iterator[tuple[tuple[int, int], list[str]]]:
+    """Each call of ``name`` in ``tree``: its place (line, column) and what it passes."""
+    assigned = _assigned_names(tree)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and _called(call) == name:
+            place = (call.lineno, call.col_offset)
+            yield place, _site_values(call, _top_function(tree, call), assigned.get(place))
+
+
+def _site_values(call: ast.Call, caller: str | None, target: str | None) -> list[str]:
+    """What ``call`` passes at each position, up to a ``*args``: the function the call is made
+    in (``caller``) as :data:`_CALLER`, the name its statement assigns (``target``) as
+    :data:`_TARGET`, any other argument as its text."""
+    starred = [i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)]
+    return [_site_value(arg, caller, target) for arg in call.args[: min(starred, default=None)]]
+
+
+def _site_value(arg: ast.expr, caller: str | None, target: str | None) -> str:
+    if not isinstance(arg, ast.Name):
+        return ast.unparse(arg)
+    return {caller: _CALLER, target: _TARGET}.get(arg.id, arg.id)
+
+
+def _count(found: dict[int, Counter[str]], values: list[str], only: str | None) -> None:
+    """Count ``values`` at their positions (only the value ``only``, if given)."""
+    for position, value in enumerate(values):
+        if only is None or value == only:
+            found.setdefault(position, Counter())[value] += 1
+
+
+def _assigned_names(tree: ast.Module) -> dict[tuple[int, int], str]:
+    """The name a statement ``name = f(...)`` assigns, by the place of its call."""
+    return {
+        (node.value.lineno, node.value.col_offset): node.targets[0].id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+    }
 
 
 def _top_function(tree: ast.Module, call: ast.Call) -> str | None:
@@ -318,17 +358,19 @@ def _top_function(tree: ast.Module, call: ast.Call) -> str | None:
     return function.name if function is not None and function in tree.body else None
 
 
-def _as_caller(sites: dict[int, Counter[str]], caller: str | None) -> dict[int, Counter[str]]:
-    """The call sites with "the function the call is made in" read as ``caller``: the name
-    the failing call would pass where the others pass their own function."""
+def _as_caller(
+    sites: dict[int, Counter[str]], meaning: dict[str, str | None]
+) -> dict[int, Counter[str]]:
+    """The call sites with :data:`_CALLER` and :data:`_TARGET` read as the failing call's
+    (``meaning``): the name it would pass where the others pass their own function, or the
+    name their statement assigns. One the failing call has not (None) is left out."""
     translated: dict[int, Counter[str]] = {}
     for position, counter in sites.items():
         translated[position] = Counter()
         for text, count in counter.items():
-            if text != _CALLER:
-                translated[position][text] += count
-            elif caller is not None:
-                translated[position][caller] += count
+            value = meaning.get(text, text)
+            if value is not None:
+                translated[position][value] += count
     return translated
 
 
