@@ -401,6 +401,46 @@ def test_a_misspelt_private_attribute_is_spelt_as_written_not_as_mangled(
     assert restores(candidates[0], original)
 
 
+@pytest.mark.parametrize(
+    ("name", "original", "code"),
+    [
+        (
+            "class",
+            "class Box:\n    def __init__(self):\n        self.data = {'a': 1}\n"
+            "        self.size = 3\n\n    def __getattr__(self, name):\n        try:\n"
+            "            return self.data[name]\n        except KeyError:\n"
+            "            raise AttributeError(name) from None\n\n"
+            "    def grow(self):\n        return self.size + 1\n",
+            "Box().grow()",
+        ),
+        (
+            "module",
+            "import sys\n\n\ndef function():\n    return 1\n\n\n"
+            "def __getattr__(name):\n    raise AttributeError(name)\n\n\n"
+            "def call():\n    return sys.modules[__name__].function()\n",
+            "call()",
+        ),
+    ],
+)
+def test_an_attribute_a_getattr_refuses_is_respelt_where_it_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, original: str, code: str
+) -> None:
+    # the error is raised in `__getattr__`; the access to respell is in the frame out from it
+    module = f"at_getattr_{name}"
+    wrong = "self.sizee + 1" if name == "class" else "].fucntion()"
+    right = "self.size + 1" if name == "class" else "].function()"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {f"{module}.py": original.replace(right, wrong)},
+        f"import {module}; {module}.{code}",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "attribute"
+    assert diagnosis.line == original[: original.index(right)].count("\n") + 1
+    assert candidates[0].kind == "typo"
+    assert restores(candidates[0], original)
+
+
 CART = """
 class Cart:
     def __init__(self):

@@ -1,8 +1,10 @@
 """``AttributeError`` on an object that is not None: a misspelt attribute or method.
 
-The live exception carries the object and the name (``exc.obj``, ``exc.name``), so the
-attributes it really has are listed with ``dir()`` and where each comes from: the instance's
-own ``__dict__``, a class in its MRO (with the method's file and line), or a module.
+The live exception carries the object and the name (``exc.obj``, ``exc.name``; CPython sets
+them on what a ``__getattr__`` raises too, and the access is then looked for in the frames out
+from it), so the attributes it really has are listed with ``dir()`` and where each comes from:
+the instance's own ``__dict__``, a class in its MRO (with the method's file and line), or a
+module.
 Candidates: spell the access like the attribute that exists, or rename a misspelt definition
 (``def totl`` when callers ask for ``total``), the only choice when the access is in a test.
 An ``AttributeError`` on None belongs to :mod:`~phasegate.autodebug.patterns.nones`.
@@ -30,7 +32,7 @@ from phasegate.autodebug.patterns.base import (
 from phasegate.autodebug.source import count_names, rename_names, replace_span, segment
 
 if TYPE_CHECKING:
-    from phasegate.autodebug.live import LiveFailure
+    from phasegate.autodebug.live import LiveFailure, LiveFrame
     from phasegate.autodebug.project import Project
 
 __all__ = ["AttributeFacts", "AttributeMatch", "AttributePattern", "attribute_facts"]
@@ -81,9 +83,7 @@ class AttributePattern:
         obj = getattr(exc, "obj", _MISSING)
         if not isinstance(name, str) or obj is _MISSING or obj is None:
             return None
-        frame = failure.innermost
-        found = failure.node_at(frame, (ast.Attribute,)) if frame is not None else None
-        node, prefix = _as_written(found, name)
+        frame, node, prefix = _access(failure, name)
         facts = _attribute_facts(obj, name, prefix, failure)
         return diagnose(self, failure, frame, kind="typo", facts=facts, node=node)
 
@@ -121,6 +121,19 @@ class AttributePattern:
         if candidate.kind == "rename-definition":
             return f"{head}; `{other}` ({described}) looks like its misspelt definition: rename it"
         return f"{head}; did you mean `{other}` ({described})?"
+
+
+def _access(failure: LiveFailure, name: str) -> tuple[LiveFrame | None, ast.Attribute | None, str]:
+    """The frame that asked for ``name``, the attribute as written there and its mangling
+    prefix: the innermost frame, or, when it does not write the attribute (a ``__getattr__``
+    raised the error), the nearest project frame out from it that does."""
+    innermost = failure.innermost
+    outer = [f for f in reversed(failure.frames[:-1]) if f.path is not None]
+    for frame in [innermost, *outer] if innermost is not None else []:
+        node, prefix = _as_written(failure.node_at(frame, (ast.Attribute,)), name)
+        if node is not None:
+            return frame, node, prefix
+    return innermost, None, ""
 
 
 def _as_written(node: ast.AST | None, name: str) -> tuple[ast.Attribute | None, str]:
