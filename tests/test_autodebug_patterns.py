@@ -1194,6 +1194,123 @@ def test_a_wrapper_given_no_value_hands_the_work_on_to_what_it_wraps(
     assert "handing the work on to what it wraps" in candidates[0].description
 
 
+LAYERED = """\
+class Field:
+    def _serialize(self, value):
+        if value is None:
+            return None
+        return str(value)
+
+
+class Number(Field):
+    def _format(self, value):
+        return int(value)
+
+    def _serialize(self, value):
+        if value is None:
+            return None
+        return self._format(value)
+"""
+
+
+def test_a_none_handed_down_as_a_parameter_is_guarded_in_the_caller_its_namesakes_guard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `value` fails in `_format`, but came in as `_serialize`'s parameter, which the other
+    # `_serialize` guards: the guard goes back there, not in `_format`.
+    faulty = LAYERED.replace(
+        "        if value is None:\n            return None\n        return self._format",
+        "        return self._format",
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_layer.py": faulty},
+        "import ng_layer; ng_layer.Number()._serialize(None)",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], LAYERED)
+    # The guard where it failed is still proposed, after it.
+    assert any("in `_format`" in c.description for c in candidates[1:])
+
+
+SENTINEL = """\
+_UNSET = object()
+LIMIT = 100
+
+
+class Reader:
+    def __init__(self, limit=None):
+        self.limit = limit
+
+    def read(self, size=_UNSET):
+        if size is _UNSET:
+            size = self.limit
+        if size is None:
+            size = LIMIT
+        return list(range(size + 1))
+
+    def peek(self, size=None):
+        if size is None:
+            size = LIMIT
+        return size
+"""
+
+
+def test_a_guard_goes_after_the_branch_that_last_set_the_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `size` is last set inside `if size is _UNSET:`: the guard goes after that branch, not
+    # at the top, where the value it sets would still be replaced by `self.limit`.
+    faulty = SENTINEL.replace(
+        "        if size is None:\n            size = LIMIT\n        return list",
+        "        return list",
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_sentinel.py": faulty},
+        "import ng_sentinel; ng_sentinel.Reader().read()",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], SENTINEL)
+
+
+AUGMENTED = """\
+import os
+
+
+def augment(path, suffix="", ext=None, base=None, dpath=None):
+    orig_dpath, fname = os.path.split(path)
+    orig_base, orig_ext = os.path.splitext(fname)
+    if dpath is None:
+        dpath = orig_dpath
+    if ext is None:
+        ext = orig_ext
+    if base is None:
+        base = orig_base
+    return os.path.join(dpath, "".join((base, suffix, ext)))
+"""
+
+
+def test_a_none_joined_is_guarded_as_the_function_guards_its_other_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `"".join((base, suffix, ext))` with `ext` None: "sequence item 2"; the function's own
+    # guards (`dpath = orig_dpath`, `base = orig_base`) say what `ext` is given.
+    faulty = AUGMENTED.replace("    if ext is None:\n        ext = orig_ext\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_aug.py": faulty},
+        "import ng_aug; ng_aug.augment('a/b.txt', suffix='_1')",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("none", "none-argument")
+    assert diagnosis.facts["expr"] == "ext"
+    assert restores(candidates[0], AUGMENTED)
+    assert "as the function guards its other values" in candidates[0].description
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

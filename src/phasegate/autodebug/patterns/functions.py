@@ -25,6 +25,7 @@ __all__ = [
     "parameter_defaults",
     "parameter_names",
     "parameters",
+    "parents_of",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -99,3 +100,8 @@ def first_statement(function: _Function) -> ast.stmt:
 def is_none(node: ast.AST | None) -> bool:
     """Whether ``node`` is the literal ``None``."""
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def parents_of(tree: ast.AST) -> dict[int, ast.AST]:
+    """``{id(node): its parent}`` for every node under ``tree``."""
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

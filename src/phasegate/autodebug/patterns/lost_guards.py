@@ -46,7 +46,11 @@ from phasegate.autodebug.patterns.none_guards import (
     guard_block,
     guard_bodies,
 )
-from phasegate.autodebug.patterns.none_parameters import guarded_by_namesakes, passed_on
+from phasegate.autodebug.patterns.none_parameters import (
+    compared_with_none,
+    guarded_by_namesakes,
+    passed_on,
+)
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -59,7 +63,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
     from phasegate.model.autodebug import SuspiciousFunction
 
-__all__ = ["expected_exception", "lost_guard_candidates"]
+__all__ = ["caller_guards", "expected_exception", "lost_guard_candidates"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: The suspicious functions looked into, best first.
@@ -101,6 +105,36 @@ def lost_guard_candidates(
         weight = score * (1.0 - 0.02 * rank)
         candidates += _function_guards(project, path, line, weight, seen_none, expected)
     return best_per_edit(candidates)
+
+
+def caller_guards(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+    """Guards of a parameter that was None in a caller's frame, in that caller: a None handed
+    down from parameter to parameter came in there, and its guard may have been lost there
+    rather than where it failed (the None failed as a parameter there)."""
+    failing = set(_raised_in(diagnosis, project))
+    seen_none = _seen_none(diagnosis, project)
+    expr = diagnosis.facts.get("expr")
+    if not any(expr in seen_none.get(place, ()) for place in failing):
+        return []
+    callers = [(place, names) for place, names in seen_none.items() if place not in failing]
+    return [
+        c for (path, line), names in callers for c in _caller_guards(project, path, line, names)
+    ]
+
+
+def _caller_guards(project: Project, path: str, line: int, names: set[str]) -> list[Candidate]:
+    """The guards of the caller defined at ``path:line`` for its parameters seen None that it
+    does not test; likelier where its namesakes guard them."""
+    source = project.editable_source(path)
+    function = _function_at(source.tree, line) if source is not None else None
+    if source is None or function is None:
+        return []
+    likely = guarded_by_namesakes(project, path, function)
+    candidates: list[Candidate] = []
+    for name in sorted(names - _tested(function)):
+        value = _Value(path, source.text, function, name, None)
+        candidates += _guards(project, value, None, 1.02 if name in likely else 0.9)
+    return candidates
 
 
 def _places(
@@ -283,13 +317,9 @@ def _is_read(node: ast.AST) -> bool:
 
 def _tested(function: _Function) -> set[str]:
     """What the function compares with None, or tests for truth (``if x:``, ``x or y``)."""
-    found: set[str] = set()
+    found = compared_with_none(function)
     for node in ast.walk(function):
-        if isinstance(node, ast.Compare) and any(
-            isinstance(c, ast.Constant) and c.value is None for c in node.comparators
-        ):
-            found.add(ast.unparse(node.left))
-        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             found.update(_truth_tested(node.test))
         elif isinstance(node, ast.BoolOp):
             found.update(ast.unparse(value) for value in node.values)
@@ -364,18 +394,21 @@ def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
 
 
 def _maybe_none_names(statement: ast.stmt) -> list[str]:
-    if not (
-        isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.value, ast.Call)
-    ):
+    """``m`` of ``m = re.match(...)``; each name of ``k, v = next(it, (None, None))``."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return []
     target, call = statement.targets[0], statement.value
+    if not isinstance(call, ast.Call):
+        return []
     if isinstance(target, ast.Name):
         return [target.id] if _called(call) in _MAYBE_NONE_CALLS else []
-    if isinstance(target, ast.Tuple) and _defaults_to_nones(call):
-        return [element.id for element in target.elts if isinstance(element, ast.Name)]
-    return []
+    return _names_of_tuple(target) if _defaults_to_nones(call) else []
+
+
+def _names_of_tuple(target: ast.expr) -> list[str]:
+    """The names a tuple target binds (``k, v``)."""
+    elements = target.elts if isinstance(target, ast.Tuple) else []
+    return [element.id for element in elements if isinstance(element, ast.Name)]
 
 
 def _called(call: ast.Call) -> str:
@@ -438,11 +471,7 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
     inside the blocks that statement is in; the latter first for an attribute of a parameter,
     which the function may only use on one path."""
     function, subject, setter = value.function, value.subject, value.setter
-    if setter is not None:
-        places = [((setter.end_lineno or setter.lineno) + 1, setter.lineno, "")]
-    else:
-        top = first_statement(function).lineno
-        places = [(top, top, "")]
+    places = [_after_setter(value)]
     at = places[0][0]
     use = _first_use(function, subject)
     if use is None or use.lineno == at or (setter is not None and use.lineno < at):
@@ -453,13 +482,19 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
     return [*places, before_use]
 
 
+def _after_setter(value: _Value) -> tuple[int, int, str]:
+    """Right after the statement that set the value, or at the top of the function."""
+    setter = value.setter
+    if setter is not None:
+        return (setter.end_lineno or setter.lineno) + 1, setter.lineno, ""
+    top = first_statement(value.function).lineno
+    return top, top, ""
+
+
 def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple[str, float, str]]:
     """``(body, likelihood, why)`` of the guard's bodies, likeliest first, each once."""
     function, subject = value.function, value.subject
-    bodies: list[tuple[str, float, str]] = []
-    if expected is not None:
-        why = f"the test waits for {expected}"
-        bodies += [(body, 0.95, why) for body in _raises(value.text, function, expected)]
+    bodies = _raising_expected(value, expected)
     # The project's own guard of this value raising what the test waits for is the likeliest.
     line = value.setter.lineno + 1 if value.setter is not None else first_statement(function).lineno
     for body, score, why in guard_bodies(project, value.path, function, subject, line, []):
@@ -469,6 +504,14 @@ def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple
         why = "returning unchanged what its result is made from"
         bodies += [(f"return {name}", 0.72, why) for name in _inputs(function, subject)]
     return best_first(bodies)
+
+
+def _raising_expected(value: _Value, expected: str | None) -> list[tuple[str, float, str]]:
+    """``raise`` of the exception the test waits for, if it waits for one."""
+    if expected is None:
+        return []
+    why = f"the test waits for {expected}"
+    return [(body, 0.95, why) for body in _raises(value.text, value.function, expected)]
 
 
 def _first_use(function: _Function, subject: str) -> ast.stmt | None:
@@ -514,12 +557,18 @@ def _raises(text: str, function: _Function, expected: str) -> list[str]:
     """``raise`` statements of ``expected``: as the function raises it, then as the file
     does, then bare."""
     tree = parse(text)
-    found: list[str] = []
-    for scope in (function, tree):
-        for node in ast.walk(scope) if scope is not None else ():
-            if isinstance(node, ast.Raise) and node.exc is not None:
-                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                if ast.unparse(raised).rpartition(".")[2] == expected:
-                    found.append(ast.unparse(node))
-    found.append(f"raise {expected}")
-    return list(dict.fromkeys(found))
+    scopes = [function, tree] if tree is not None else [function]
+    found = [
+        ast.unparse(node)
+        for scope in scopes
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Raise) and _raised_name(node) == expected
+    ]
+    return list(dict.fromkeys([*found, f"raise {expected}"]))
+
+
+def _raised_name(node: ast.Raise) -> str | None:
+    """The last part of the name of the exception ``raise`` raises (``ValueError`` of
+    ``raise errors.ValueError("x")``); None for a bare ``raise``."""
+    raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return ast.unparse(raised).rpartition(".")[2] if raised is not None else None

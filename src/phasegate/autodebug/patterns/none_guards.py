@@ -21,6 +21,7 @@ right is decided by the tests; a guard is never placed in a test file.
 from __future__ import annotations
 
 import ast
+import copy
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -139,17 +140,39 @@ def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int
     elif subject.split(".")[0] in parameters(function):
         first = first_statement(function)
         places.append((first.lineno, first.lineno))
-    failing = chain[-1] if chain else None
-    if failing is not None and all(at != failing.lineno for at, _ in places):
-        places.append((failing.lineno, failing.lineno))
-    return places
+    places += _beside_guard(chain, subject, line)
+    if chain:
+        places.append((chain[-1].lineno, chain[-1].lineno))
+    return _first_of_each(places)
+
+
+def _first_of_each(places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The places in order, each line to insert at once (with its first anchor)."""
+    found: dict[int, int] = {}
+    for at, anchor in places:
+        found.setdefault(at, anchor)
+    return list(found.items())
+
+
+def _beside_guard(chain: list[ast.stmt], subject: str, line: int) -> list[tuple[int, int]]:
+    """Right after the first guard of another value before ``line``, in the blocks around it:
+    a function that guards its values one after another kept this one among them."""
+    guard = next(
+        (s for s in chain if s.lineno < line and _guarded_name(s) not in (None, subject)), None
+    )
+    return [((guard.end_lineno or guard.lineno) + 1, guard.lineno)] if guard is not None else []
 
 
 def _setter(function: _Function, subject: str, line: int) -> ast.stmt | None:
-    """The statement that last set ``subject`` before ``line``, in the blocks around it."""
+    """The statement that last set ``subject`` before ``line``, in the blocks around it: an
+    ``if``, ``with`` or ``try`` before it counts when it sets it inside (``if maxsize is
+    _UNSET: maxsize = self.maxsize``), one holding ``line`` does not."""
     setter = None
     for statement in _statements_around(function, line):
-        if statement.lineno < line and _sets(statement, subject):
+        before = statement.lineno < line and not (
+            isinstance(statement, _BRANCHES) and _spans(statement, line)
+        )
+        if before and _sets(statement, subject):
             setter = statement
     return setter
 
@@ -195,7 +218,14 @@ def blocks_held(statement: ast.stmt) -> list[list[ast.stmt]]:
     return inner + [handler.body for handler in getattr(statement, "handlers", [])]
 
 
+#: The compound statements whose blocks run in the function's own scope, and not in a loop.
+_BRANCHES = (ast.If, ast.With, ast.AsyncWith, ast.Try)
+
+
 def _sets(statement: ast.stmt, subject: str) -> bool:
+    """Whether ``statement`` sets ``subject``, in the blocks of a branch too."""
+    if isinstance(statement, _BRANCHES):
+        return any(_sets(inner, subject) for block in blocks_held(statement) for inner in block)
     targets: list[ast.expr] = []
     if isinstance(statement, ast.Assign):
         targets = statement.targets
@@ -216,6 +246,7 @@ def guard_bodies(
     parameter = setter is None and subject.split(".")[0] in parameters(function)
     found = [
         *_bodies_elsewhere(project, path, function, subject, setter),
+        *_analogous_bodies(function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
@@ -323,6 +354,52 @@ def _elsewhere(
             if "." not in subject:
                 defaults.update(_defaults_given(node, subject))
     return templates, defaults
+
+
+def _analogous_bodies(function: _Function, subject: str) -> list[tuple[str, float, str]]:
+    """The function's guards of its other names, in this one's: ``if dpath is None: dpath =
+    orig_dpath`` gives ``ext = orig_ext`` for ``ext`` when the function binds ``orig_ext``."""
+    if "." in subject:
+        return []
+    bound = _bound(function)
+    bodies = [_renamed(body, name, subject, bound) for name, body in _guards_of_names(function)]
+    why = "as the function guards its other values"
+    return [(body, 0.88, why) for body in bodies if body is not None and body != subject]
+
+
+def _bound(function: _Function) -> set[str]:
+    """The names the function binds: its parameters and what it assigns."""
+    stored = [n for n in own_nodes(function.body) if isinstance(n, ast.Name)]
+    return parameters(function) | {n.id for n in stored if isinstance(n.ctx, ast.Store)}
+
+
+def _guards_of_names(function: _Function) -> list[tuple[str, ast.stmt]]:
+    """``(x, the statement)`` of each ``if x is None: <one statement>`` of the function."""
+    guards = [node for node in own_nodes(function.body) if _guarded_name(node)]
+    return [
+        (_guarded_name(node) or "", node.body[0]) for node in guards if isinstance(node, ast.If)
+    ]
+
+
+def _guarded_name(node: ast.AST) -> str | None:
+    """``x`` of ``if x is None: <one statement>``."""
+    if not isinstance(node, ast.If) or len(node.body) != 1:
+        return None
+    name = getattr(getattr(node.test, "left", None), "id", None)
+    return name if isinstance(name, str) and _is_guard(node, name) else None
+
+
+def _renamed(statement: ast.stmt, old: str, new: str, bound: set[str]) -> str | None:
+    """``statement`` with ``old`` in each name made ``new``, when it then names something
+    else bound (``orig_dpath`` made ``orig_ext``); else None."""
+    copied = copy.deepcopy(statement)
+    names = [n for n in ast.walk(copied) if isinstance(n, ast.Name) and old in n.id]
+    others = {n.id.replace(old, new) for n in names if n.id != old}
+    if not others or not others <= bound:
+        return None
+    for name in names:
+        name.id = name.id.replace(old, new)
+    return ast.unparse(copied)
 
 
 def _defaults_given(node: ast.AST, name: str) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.patterns.functions import functions_in, parameters
+from phasegate.autodebug.patterns.functions import functions_in, parameters, parents_of
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -44,18 +44,25 @@ def guarded_by_namesakes(project: Project, path: str, function: _Function) -> se
     """The parameters of ``function`` that another function of its name in the project
     compares with None: by name, or in the same place (an override may rename it). Every
     class has its ``__init__``: a special method's namesakes say nothing."""
-    if function.name.startswith("__"):
-        return set()
     names = parameters(function) - {"self", "cls"}
     found: set[str] = set()
-    for relpath, tree in project.parsed_naming(function.name, project.source_files):
-        for other in functions_in(tree):
-            if other.name != function.name or (relpath, other.lineno) == (path, function.lineno):
-                continue
-            guarded = compared_with_none(other)
-            found |= names & parameters(other) & guarded
-            found |= {mine for mine, theirs in _in_place(function, other) if theirs in guarded}
+    for other in _namesakes(project, path, function):
+        guarded = compared_with_none(other)
+        found |= names & parameters(other) & guarded
+        found |= {mine for mine, theirs in _in_place(function, other) if theirs in guarded}
     return found
+
+
+def _namesakes(project: Project, path: str, function: _Function) -> list[_Function]:
+    """The other functions of the project named as ``function`` is, unless it is special."""
+    if function.name.startswith("__"):
+        return []
+    return [
+        other
+        for relpath, tree in project.parsed_naming(function.name, project.source_files)
+        for other in functions_in(tree)
+        if other.name == function.name and (relpath, other.lineno) != (path, function.lineno)
+    ]
 
 
 def _in_place(function: _Function, other: _Function) -> list[tuple[str, str]]:
@@ -73,18 +80,21 @@ def _positional(function: _Function) -> list[str]:
 def passed_on(tree: ast.Module, function: _Function) -> set[str]:
     """The parameters of ``function`` whose every read stores them whole in an attribute or
     hands them to a function of ``tree`` that compares the matching parameter with None."""
-    walked = ast.walk(function)
-    parents = {id(child): node for node in walked for child in ast.iter_child_nodes(node)}
-    reads: dict[str, list[ast.Name]] = {name: [] for name in parameters(function)}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in reads:
-            reads[node.id].append(node)
+    parents = parents_of(function)
     guarding = _guarding_functions(tree)
-    return {
-        name
-        for name, nodes in reads.items()
-        if nodes and all(_handed_on(node, parents, guarding) for node in nodes)
-    }
+    reads = _parameter_reads(function)
+    handed_on = {name for name, nodes in reads.items() if nodes}
+    return {n for n in handed_on if all(_handed_on(r, parents, guarding) for r in reads[n])}
+
+
+def _parameter_reads(function: _Function) -> dict[str, list[ast.Name]]:
+    """``{parameter: each read of it}``."""
+    reads: dict[str, list[ast.Name]] = {name: [] for name in parameters(function)}
+    names = [node for node in ast.walk(function) if isinstance(node, ast.Name)]
+    for node in names:
+        if isinstance(node.ctx, ast.Load) and node.id in reads:
+            reads[node.id].append(node)
+    return reads
 
 
 def _guarding_functions(tree: ast.Module) -> _Guarding:
@@ -103,15 +113,21 @@ def _handed_on(node: ast.Name, parents: dict[int, ast.AST], guarding: _Guarding)
     parent = parents.get(id(node))
     if isinstance(parent, ast.Assign):
         return parent.value is node and all(isinstance(t, ast.Attribute) for t in parent.targets)
+    call, landing = _landing(node, parent, parents)
+    targets = guarding.get(_called_name(call), []) if call is not None else []
+    return any(_lands_guarded(f, landing) for f in targets)
+
+
+def _landing(
+    node: ast.Name, parent: ast.AST | None, parents: dict[int, ast.AST]
+) -> tuple[ast.Call | None, int | str]:
+    """The call ``node`` is given to and where: its keyword, or its position."""
     if isinstance(parent, ast.keyword) and parent.arg is not None:
         call = parents.get(id(parent))
-        landing: int | str = parent.arg
-    elif isinstance(parent, ast.Call) and node in parent.args:
-        call, landing = parent, parent.args.index(node)
-    else:
-        return False
-    targets = guarding.get(_called_name(call), []) if isinstance(call, ast.Call) else []
-    return any(_lands_guarded(f, landing) for f in targets)
+        return (call if isinstance(call, ast.Call) else None), parent.arg
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return parent, parent.args.index(node)
+    return None, 0
 
 
 def _called_name(call: ast.Call) -> str:

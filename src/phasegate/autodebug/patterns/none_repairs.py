@@ -89,6 +89,8 @@ _EMPTY_OF_METHODS = (
     (_SET_METHODS, "set()"),
     (_STR_METHODS, '""'),
 )
+#: The empty value of a None passed to a function that takes one kind only.
+_EMPTIES_OF_CALL = {"str.join": ('""',)}
 _EMPTIES_OF_KIND = {
     "none-subscripted": ("{}", "[]"),
     "none-iterated": ("[]", '""', "{}"),
@@ -110,7 +112,7 @@ def empty_values(kind: str, usage: str | None) -> list[str]:
         return next(([empty] for methods, empty in _EMPTY_OF_METHODS if usage in methods), [])
     if kind == "none-operand":
         return list(_EMPTIES_OF_OPERATOR.get(usage or "", ("0",)))
-    return list(_EMPTIES_OF_KIND.get(kind, ()))
+    return list(_EMPTIES_OF_CALL.get(usage or "", _EMPTIES_OF_KIND.get(kind, ())))
 
 
 def typed(values: list[str], value_type: str | None) -> list[str]:

@@ -21,12 +21,16 @@ and guards the code lost are synthesized in :mod:`.none_guards`.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import resolve_expr
+from phasegate.autodebug.patterns.assertion import none_parameters
 from phasegate.autodebug.patterns.base import diagnose, short
+from phasegate.autodebug.patterns.functions import parents_of
+from phasegate.autodebug.patterns.lost_guards import caller_guards
 from phasegate.autodebug.patterns.none_guards import guard_synthesis
 from phasegate.autodebug.patterns.none_origin import always_none, origin
 from phasegate.autodebug.patterns.none_repairs import (
@@ -54,6 +58,7 @@ class NoneFacts(TypedDict, total=False):
     expr: str
     usage: str | None
     source: NoneOrigin
+    none_parameters: list[dict[str, str | int]]
 
 
 def none_facts(diagnosis: Diagnosis) -> NoneFacts:
@@ -98,6 +103,7 @@ class NonePattern:
             "expr": ast.unparse(expr),
             "usage": usage,
             "source": origin(failure, frame, expr),
+            "none_parameters": none_parameters(failure),
         }
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
 
@@ -138,7 +144,7 @@ class NonePattern:
             # used would hide it, so it comes after the repairs of the origin.
             for guard in guards:
                 guard.score *= 0.8
-        return [*candidates, *guards]
+        return [*candidates, *guards, *caller_guards(diagnosis, project)]
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
         facts = none_facts(diagnosis)
@@ -251,10 +257,6 @@ def _unittest_equality_sides(call: ast.AST | None) -> list[ast.expr] | None:
     return None
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
 def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> bool | None:
     """True/False when the value is known, None when it cannot be found without running code."""
     ok, value = resolve_expr(failure, frame, node)
@@ -293,11 +295,12 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
         if isinstance(node, ast.Attribute) and node.attr == failure.exc.name:
             return "attribute-of-none", node.value, failure.exc.name
         return None
-    for reader in (_none_called, _none_subscripted, _none_operand, _none_container, _none_ordered):
+    readers = (_none_joined, _none_called, _none_subscripted, _none_operand, _none_container)
+    for reader in (*readers, _none_ordered):
         found = reader(span, node)
         if found is not None:
             return found
-    return _none_iterable(span, _parents(tree).get(id(node)), node)
+    return _none_iterable(span, parents_of(tree).get(id(node)), node)
 
 
 def _loop_over_none(span: _FailingSpan) -> NoneUse | None:
@@ -318,6 +321,28 @@ def _none_called(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
     if argument is None:
         return None
     return "none-argument", argument, ast.unparse(node.func)
+
+
+#: ``str.join``'s message for a None among the strings it joins.
+_JOINED_NONE = re.compile(r"^sequence item (\d+): expected str instance, NoneType found")
+
+
+def _none_joined(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """``"".join((a, b))`` with ``b`` None: the item the message counts, of the literal."""
+    found = _JOINED_NONE.match(str(span.failure.exc))
+    items = _joined_items(node)
+    index = int(found.group(1)) if found is not None else len(items)
+    return ("none-argument", items[index], "str.join") if index < len(items) else None
+
+
+def _joined_items(node: ast.expr) -> list[ast.expr]:
+    """The items of a tuple or list literal joined by ``<s>.join(...)``; none when one is
+    starred (the message counts the items, not the literal's elements)."""
+    args = node.args if isinstance(node, ast.Call) else []
+    given = args[0] if len(args) == 1 else None
+    items = given.elts if isinstance(given, (ast.Tuple, ast.List)) else []
+    joins = getattr(getattr(node, "func", None), "attr", None) == "join"
+    return items if joins and not any(isinstance(i, ast.Starred) for i in items) else []
 
 
 def _none_subscripted(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
