@@ -273,3 +273,43 @@ def test_an_assertion_raised_by_unittest_keeps_where_the_test_was(
     assert diagnosis.pattern == "assertion"
     assert expected_exception(diagnosis) == "TypeError"
     assert diagnosis.facts["project_frame"] == {"path": "waits.py", "line": 6}
+
+
+SHOWN = """class Box:
+    def __init__(self, label=None):
+        self.label = label
+
+    def __repr__(self, prefix=None):
+        return f"Box({prefix}{self.label!r})"
+
+
+def shown(box, width=None):
+    if width is None:
+        width = 8
+    return str(box.label).ljust(width)
+"""
+
+
+def test_a_repr_pytest_ran_to_show_a_failed_assertion_is_not_guarded(tmp_path: Path) -> None:
+    """pytest runs ``__repr__`` to show the values of a failed assertion, so only in failing
+    tests: the ranking puts it first, but a lost guard is looked for in the next suspect."""
+    faulty = _deleted(SHOWN, "    if width is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert 1 == 2")
+    tree = ast.parse(faulty)
+    line = next(n.lineno for n in ast.walk(tree) if getattr(n, "name", None) == "__repr__")
+    shown_repr = SuspiciousFunction(
+        path="reg.py",
+        function="Box.__repr__",
+        line=line,
+        score=1.0,
+        failed_covering=1,
+        passed_covering=0,
+    )
+    candidates = lost_guard_candidates(
+        diagnosis, project, [shown_repr, _suspect(faulty, "shown", 0.3)]
+    )
+    assert candidates
+    assert not any("`__repr__`" in c.description for c in candidates)
+    assert "`if width is None:" in candidates[0].description
+    assert "in `shown`" in candidates[0].description

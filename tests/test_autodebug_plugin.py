@@ -150,6 +150,33 @@ def test_a_none_that_flows_on_to_a_wrong_value_gets_its_lost_guard_back(
 
 
 @pytest.mark.slow
+def test_a_second_failure_the_first_ones_lost_guard_fixed_is_said_so(
+    pytester: pytest.Pytester,
+) -> None:
+    # Two assertions meet the same None that flows on: the guard kept for the first makes the
+    # second pass too; it is fixed by that repair, not flaky.
+    code = "def label(name, prefix=None):\n    if prefix is None:\n        prefix = 'item'\n"
+    code += "    return f'{prefix}-{name}'\n\n\ndef tag(name, prefix='item'):\n"
+    code += "    return prefix + name\n"
+    tests = (
+        "from labels import label\n\n\ndef test_label():\n"
+        "    assert label('a') == 'item-a'\n\n\ndef test_named():\n"
+        "    assert label('a', 'x') == 'x-a'\n\n\ndef test_upper():\n"
+        "    assert label('b').upper() == 'ITEM-B'\n"
+    )
+    faulty = code.replace("    if prefix is None:\n        prefix = 'item'\n", "")
+    make_project(pytester, {"src/labels.py": faulty, "tests/test_labels.py": tests})
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    assert (pytester.path / "src/labels.py").read_text() == code
+    first, second = read(pytester)["failures"]
+    assert first["outcome"] == "repaired"
+    assert second["outcome"] == "fixed-by-another-repair"
+    assert "the tests pass since an earlier repair of this run" in second["explanation"]
+    assert "flaky" not in second["explanation"]
+    result.stdout.fnmatch_lines(["*1 repaired*1 fixed by another repair*"])
+
+
+@pytest.mark.slow
 def test_a_flaky_failure_gets_no_lost_guard(pytester: pytest.Pytester) -> None:
     # The test fails the first time only (as a timing test does on a loaded machine). A
     # guard of `prefix` changes nothing where the test passes, so it would "pass" its re-run:

@@ -449,6 +449,10 @@ class Engine:
 
     def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
         """Try guards put back in the suspicious functions; keep the first that passes."""
+        if self._fixed_already(group):  # a guard kept for an earlier failure of this run
+            entry.outcome = "fixed-by-another-repair"
+            entry.explanation += "; the tests pass since an earlier repair of this run"
+            return
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
         candidates = self._usable(proposed)

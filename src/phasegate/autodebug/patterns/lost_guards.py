@@ -143,10 +143,11 @@ def _places(
     suspicious: Sequence[SuspiciousFunction],
     seen_none: dict[tuple[str, int], set[str]],
 ) -> list[tuple[str, int, float]]:
-    """``(path, line of the def, score)`` of the functions looked into: the top suspects, then
+    """``(path, line of the def, score)`` of the functions looked into: the top suspects (but a
+    ``__repr__``), then
     the function the failure was raised in, then those a parameter was seen None in; the
     latter two as suspicious as the best suspect."""
-    places = [(s.path, s.line, s.score) for s in suspicious if project.editable(s.path)]
+    places = [(s.path, s.line, s.score) for s in suspicious if _may_have_lost_one(s, project)]
     places = places[:_FUNCTIONS]
     best = max((score for _, _, score in places), default=1.0)
     raised_in = _raised_in(diagnosis, project)
@@ -155,6 +156,12 @@ def _places(
         if all((path, line) != (known, at) for known, at, _ in places):
             places.append((path, line, best))
     return places
+
+
+def _may_have_lost_one(suspect: SuspiciousFunction, project: Project) -> bool:
+    """Whether a suspect is worth a guard: one auto-debug may edit, and not a ``__repr__``,
+    which pytest runs to show the values of a failed assertion, so in failing tests only."""
+    return project.editable(suspect.path) and not suspect.function.endswith("__repr__")
 
 
 def _raised_in(diagnosis: Diagnosis, project: Project) -> list[tuple[str, int]]:

@@ -472,13 +472,14 @@ def _co_set(function: _Function, subject: str, line: int) -> list[str]:
     found: list[str] = []
     for statement in _statements_around(function, line):
         if isinstance(statement, ast.Assign) and _sets(statement, subject):
-            found = [
-                node.id
-                for target in statement.targets
-                for node in ast.walk(target)
-                if isinstance(node, ast.Name) and node.id != subject
-            ]
+            found = [name for name in _names_set(statement) if name != subject]
     return found
+
+
+def _names_set(statement: ast.Assign) -> list[str]:
+    """The names an assignment sets (``spec`` and ``rv`` of ``spec, rv = f()``)."""
+    targets = [node for target in statement.targets for node in ast.walk(target)]
+    return [node.id for node in targets if isinstance(node, ast.Name)]
 
 
 def _early_returns(function: _Function) -> list[tuple[str, float, str]]:

@@ -93,12 +93,9 @@ class NonePattern:
         if not _may_be_none(exc):
             return None
         found = _none_expression(failure, frame) if frame is not None else None
-        if found is None:
-            if isinstance(exc, AttributeError) or "'NoneType'" in str(exc):
-                return diagnose(self, failure, frame, kind="none-other", facts={})
-            return None
+        if found is None or frame is None:
+            return self._unplaced(failure)
         kind, expr, usage = found
-        assert frame is not None  # _none_expression needs one
         facts: NoneFacts = {
             "expr": ast.unparse(expr),
             "usage": usage,
@@ -106,6 +103,14 @@ class NonePattern:
             "none_parameters": none_parameters(failure),
         }
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
+
+    def _unplaced(self, failure: LiveFailure) -> Diagnosis | None:
+        """A None the failing span does not show: ``none-other``, when the exception says
+        the value was None."""
+        exc = failure.exc
+        if isinstance(exc, AttributeError) or "'NoneType'" in str(exc):
+            return diagnose(self, failure, failure.project_frame, kind="none-other", facts={})
+        return None
 
     def _compared(self, failure: LiveFailure) -> Diagnosis | None:
         """``assert f(x) == value`` (or ``self.assertEqual(f(x), value)``) where ``f`` can only
