@@ -89,7 +89,11 @@ class Timing:
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PHASEGATE_", "GITHUB_"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine
+    outer = env.get("PYTHONPATH")
     env.update(extra or {})
+    if extra and "PYTHONPATH" in extra and outer:
+        # a project's src/ goes first; the caller's (a commit's phasegate under test) stays
+        env["PYTHONPATH"] = os.pathsep.join([extra["PYTHONPATH"], outer])
     return env
 
 
@@ -802,7 +806,7 @@ def real_subject(name: str, into: Path, suite: str) -> Subject:
     project = PROJECTS[name]
     base = root / "src" if project.layout == "src" else root
     env = {"PYTHONPATH": str(root / "src")} if project.layout == "src" else {}
-    args = list(SUBSETS[name]) if suite == "subset" else []
+    args = list(SUBSETS.get(name, [])) if suite == "subset" else []
     # dateutil marks xfail tests with pytest-cov's no_cover marker; without pytest-cov that is
     # an unknown marker, which its warnings filter turns into an error.
     args += ["-W", "ignore::pytest.PytestUnknownMarkWarning"]
