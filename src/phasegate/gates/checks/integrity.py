@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -23,20 +23,14 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
 from phasegate.gates.git import git_toplevel
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.integrity.configuration import configuration_tricks
-from phasegate.integrity.evidence import evidence_tricks
-from phasegate.integrity.gatechanges import gate_tricks
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.suppressions import (
-    DEFAULT_REASON_PATTERN,
-    SuppressionPolicy,
-    suppression_tricks,
-)
-from phasegate.integrity.tddledger import ledger_tricks
-from phasegate.integrity.trick import Family, Trick
+from phasegate.integrity.suppressions import DEFAULT_REASON_PATTERN
+from phasegate.integrity.trick import Family
 from phasegate.model.gate import BaseInfo, Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
-from phasegate.tdd.ledger import LEDGER_FILE
+
+if TYPE_CHECKING:
+    from phasegate.integrity.trick import Trick
 
 __all__ = ["IntegrityCheck", "IntegrityOptions"]
 
@@ -144,6 +138,13 @@ def _without_base(base: BaseInfo, options: IntegrityOptions) -> Measurement:
 
 def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSources) -> list[Trick]:
     """Every trick of every family in the changed files."""
+    # The families are imported only to judge a change: planning the gate, and a run without
+    # a base (the check is skipped), need none of them.
+    from phasegate.integrity.configuration import configuration_tricks
+    from phasegate.integrity.evidence import evidence_tricks
+    from phasegate.integrity.gatechanges import gate_tricks
+    from phasegate.integrity.suppressions import SuppressionPolicy, suppression_tricks
+
     collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
     return [
         *evidence_tricks(sources, frozenset(ctx.project.top_level_names), collected),
@@ -159,6 +160,9 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
 
 def _ledger_tricks(ctx: CheckContext, sources: ChangedSources) -> list[Trick]:
     """The TDD ledger rewritten, when the artifacts folder is inside the project."""
+    from phasegate.integrity.tddledger import ledger_tricks
+    from phasegate.tdd.ledger import LEDGER_FILE
+
     ledger = ctx.project.relative(ctx.store.root / LEDGER_FILE)
     if ledger.startswith("../") or Path(ledger).is_absolute():
         return []

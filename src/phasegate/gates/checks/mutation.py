@@ -31,18 +31,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
 from phasegate.gates.mutants import Mutant, choose_mutants, generate_mutants
-from phasegate.gates.mutation_runner import MutantResult, MutationRunner
 from phasegate.gates.newcode import changed_package_files
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
+
+if TYPE_CHECKING:
+    from phasegate.gates.mutation_runner import MutantResult
 
 __all__ = ["MutationCheck", "MutationOptions"]
 
@@ -116,6 +118,10 @@ class MutationCheck:
         chosen = choose_mutants(
             candidates, per_line=options.per_line, budget=options.budget, seed=options.seed
         )
+        # Imported here: planning the gate and a run without mutants need none of the runner
+        # (and of the localization it ranks tests with).
+        from phasegate.gates.mutation_runner import MutationRunner
+
         runner = MutationRunner(
             ctx.project,
             ctx.session.run,
