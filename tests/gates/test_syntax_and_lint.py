@@ -152,3 +152,74 @@ def test_lint_without_ruff_is_an_error_with_the_install_command(
     assert "ruff is not installed" in caught.value.reason
     assert caught.value.fix is not None
     assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix
+
+
+def test_lint_runs_the_binary_ruffs_own_module_would_exec(tmp_path: Path) -> None:
+    import ruff
+
+    from phasegate.gates.tools import module_binary
+
+    assert module_binary("ruff", "find_ruff_bin", tmp_path) == [ruff.find_ruff_bin()]
+
+
+@pytest.mark.parametrize("where", ["the children's PYTHONPATH", "the folder it runs in"])
+def test_another_ruff_module_for_the_children_keeps_python_m_ruff(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates.tools import module_binary
+
+    project, modules = tmp_path / "project", tmp_path / "modules"
+    folder = project if where == "the folder it runs in" else modules
+    (folder / "ruff").mkdir(parents=True)
+    (folder / "ruff" / "__init__.py").write_text("")
+    (folder / "ruff" / "__main__.py").write_text("print('not ruff')\n")
+    monkeypatch.setenv("PYTHONPATH", str(modules))
+    assert module_binary("ruff", "find_ruff_bin", project) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        ("def find():\n    raise FileNotFoundError('no binary')\n", False),
+        ("def find():\n    return '/nowhere/at/all'\n", False),
+        ("def find():\n    return None\n", False),
+        ("def other():\n    return __file__\n", False),
+        ("def find():\n    return __file__\n", True),
+    ],
+)
+def test_a_binary_is_used_only_when_the_modules_finder_names_a_file(
+    body: str, found: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates.tools import module_binary
+
+    name = f"finder_under_test_{tmp_path.name.replace('-', '_')}"  # one module per case
+    (tmp_path / f"{name}.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program = module_binary(name, "find", tmp_path / "elsewhere")
+    assert program == ([str(tmp_path / f"{name}.py")] if found else None)
+    assert module_binary("no_such_module_anywhere", "find", tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    "script", ["import sys\nsys.exit(3)\n", "print('not json')\n", "pass\n", "print('{}')\n"]
+)
+def test_a_ruff_binary_that_misbehaves_is_an_error(
+    script: str,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from phasegate.gates.checks import lint
+    from phasegate.gates.protocol import CheckError
+
+    binary = tmp_path / "fake-ruff"
+    binary.write_text(f"#!{sys.executable}\n{script}")
+    binary.chmod(0o755)
+    monkeypatch.setattr(lint, "module_binary", lambda *_args: [str(binary)])
+    write_files(CLEAN)
+    with pytest.raises(CheckError) as caught:
+        LintCheck().measure(make_context(), NoOptions())
+    assert "ruff" in caught.value.reason

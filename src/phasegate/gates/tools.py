@@ -14,9 +14,12 @@ shape it does not know (:func:`expect`).
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +31,15 @@ from phasegate.gates.protocol import CheckError
 from phasegate.model.gate import ToolInfo
 from phasegate.processes import GroupTimeout, run_in_group
 
-__all__ = ["INSTALL_HINT", "ToolRun", "expect", "parse_json", "require_tool", "run_tool"]
+__all__ = [
+    "INSTALL_HINT",
+    "ToolRun",
+    "expect",
+    "module_binary",
+    "parse_json",
+    "require_tool",
+    "run_tool",
+]
 
 #: The extra that installs every tool behind the built-in checks.
 INSTALL_HINT = "pip install 'pytest-phasegate[gate]'"
@@ -68,9 +79,14 @@ def run_tool(
     timeout_s: float,
     ok_codes: Sequence[int] = (0,),
     stdin: str | None = None,
+    program: Sequence[str] | None = None,
 ) -> ToolRun:
-    """Run ``python -m module args``; an exit code outside ``ok_codes`` is a CheckError."""
-    command = [sys.executable, "-m", module, *args]
+    """Run ``python -m module args``; an exit code outside ``ok_codes`` is a CheckError.
+
+    ``program`` runs instead of ``python -m module`` when the module is only a way to start it
+    (ruff's module execs ruff's binary, see :func:`module_binary`).
+    """
+    command = [*(program or [sys.executable, "-m", module]), *args]
     try:
         finished = run_in_group(
             command,
@@ -98,6 +114,27 @@ def run_tool(
             fix=f"run `{_shown(command)}` in the project to see the whole output",
         )
     return run
+
+
+def module_binary(module: str, finder: str, cwd: Path) -> list[str] | None:
+    """The binary ``python -m module`` would exec, found by the module's own function
+    ``finder``; None when a child in ``cwd`` would import another ``module`` than this process
+    would (the children's ``PYTHONPATH`` or ``cwd`` holds one), or no binary is found.
+
+    A tool such as ruff ships a binary and a module whose only job is to find it and exec it:
+    starting Python for that costs as much as a small project's whole lint. Asking the same
+    module where its binary is runs the same tool without that start.
+    """
+    own = importlib.util.find_spec(module)
+    child_path = [str(cwd), *os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
+    theirs = importlib.machinery.PathFinder.find_spec(module, [p for p in child_path if p])
+    if own is None or theirs is None or own.origin != theirs.origin:
+        return None
+    try:
+        found = getattr(importlib.import_module(module), finder)()
+    except (ImportError, AttributeError, OSError):
+        return None
+    return [found] if isinstance(found, str) and os.path.isfile(found) else None
 
 
 def parse_json(module: str, text: str) -> object:

@@ -2,7 +2,8 @@
 
 ruff runs in the project folder, so the project's own ruff configuration (rules, ignores,
 excludes: ``--force-exclude`` keeps excluded files out even though they are named) decides
-what counts.
+what counts. ruff runs as its binary, found where ``python -m ruff`` would find it
+(:func:`~phasegate.gates.tools.module_binary`), which saves starting Python only to exec it.
 
 ruff always prints a JSON list (``[]`` when it found nothing); empty output, another document
 or a finding without its code, file, place and message is an error, never a clean result.
@@ -17,7 +18,14 @@ from typing import ClassVar, Literal, TypedDict
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
-from phasegate.gates.tools import ToolRun, expect, parse_json, require_tool, run_tool
+from phasegate.gates.tools import (
+    ToolRun,
+    expect,
+    module_binary,
+    parse_json,
+    require_tool,
+    run_tool,
+)
 from phasegate.jsonvalues import is_int
 from phasegate.model.gate import Finding, Severity, ToolInfo
 
@@ -113,6 +121,7 @@ def _run_ruff(ctx: CheckContext, files: Sequence[Path]) -> ToolRun:
         ],
         cwd=ctx.project.root,
         timeout_s=ctx.timeout_s,
+        program=module_binary("ruff", "find_ruff_bin", ctx.project.root),
     )
 
 
