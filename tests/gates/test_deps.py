@@ -209,6 +209,55 @@ def test_a_distribution_without_a_name_is_named_by_its_folder_or_skipped(tmp_pat
     assert [problem for problem in named if problem != line] == skipped
 
 
+def test_requirements_are_read_as_importlib_reads_them_each_metadata_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    listed = site / "listed-1.0.dist-info"
+    listed.mkdir(parents=True)
+    (listed / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: listed\nVersion: 1.0\nRequires-Dist: one>=1\n"
+        'Requires-Dist: two ; extra == "fancy"\n'
+    )
+    egg = site / "legacy-2.0.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: legacy\nVersion: 2.0\n")
+    (egg / "requires.txt").write_text(
+        "first>=1\n\n[fancy]\nsecond\n\n[:python_version < '3']\nold\n"
+    )
+    bare = site / "bare-1.0.dist-info"
+    bare.mkdir()
+    (bare / "METADATA").write_text("Metadata-Version: 2.1\nName: bare\nVersion: 1.0\n")
+    expected = {
+        dist.metadata["Name"]: tuple(dist.requires or ())
+        for dist in importlib.metadata.distributions(path=[str(site)])
+    }
+    parsed: list[str] = []
+    real = importlib.metadata.PathDistribution.metadata.fget
+    assert real is not None
+    monkeypatch.setattr(
+        importlib.metadata.PathDistribution,
+        "metadata",
+        property(lambda dist: parsed.append(str(dist._path)) or real(dist)),
+    )
+    found = installed_distributions([str(site)])
+    assert {dist.name: dist.requires for dist in found} == expected
+    assert expected["legacy"] == (
+        "first>=1",
+        'second; extra == "fancy"',
+        "old; python_version < '3'",
+    )
+    assert expected["bare"] == ()
+    assert expected["listed"] == ("one>=1", 'two ; extra == "fancy"')
+    # Each metadata read once; only requires.txt's conversion is left to importlib (again).
+    assert sorted(Path(folder).name for folder in parsed) == [
+        "bare-1.0.dist-info",
+        "legacy-2.0.egg-info",
+        "legacy-2.0.egg-info",
+        "listed-1.0.dist-info",
+    ]
+
+
 def broken_site(folder: Path) -> Path:
     """A folder of installed distributions with every kind of problem pip check reports."""
     distributions = {

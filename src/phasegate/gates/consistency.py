@@ -92,10 +92,22 @@ def _installed(
     return Installed(
         name=str(raw),
         version=str(metadata.get("Version", "") if metadata is not None else ""),
-        requires=tuple(dist.requires or ()),
+        requires=_requires(dist, metadata),
         wheel_tags=_wheel_tags(dist),
         location=location,
     )
+
+
+def _requires(dist: importlib.metadata.Distribution, metadata: Message | None) -> tuple[str, ...]:
+    """``dist.requires``, from the metadata read already: ``Distribution.requires`` reads and
+    parses the metadata again, which only an egg-info ``requires.txt`` needs (it is read when
+    the metadata lists no ``Requires-Dist``)."""
+    listed = metadata.get_all("Requires-Dist") if metadata is not None else None
+    if listed:
+        return tuple(str(line) for line in listed)
+    if dist.read_text("requires.txt") is None:
+        return ()
+    return tuple(dist.requires or ())
 
 
 def _folder_name(dist: importlib.metadata.Distribution) -> str | None:
