@@ -104,7 +104,7 @@ def _requires(dist: importlib.metadata.Distribution, metadata: Message | None) -
     the metadata lists no ``Requires-Dist``)."""
     listed = metadata.get_all("Requires-Dist") if metadata is not None else None
     if listed:
-        return tuple(str(line) for line in listed)
+        return tuple(listed)
     if dist.read_text("requires.txt") is None:
         return ()
     return tuple(dist.requires or ())

@@ -125,16 +125,28 @@ def module_binary(module: str, finder: str, cwd: Path) -> list[str] | None:
     starting Python for that costs as much as a small project's whole lint. Asking the same
     module where its binary is runs the same tool without that start.
     """
-    own = importlib.util.find_spec(module)
-    child_path = [str(cwd), *os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
-    theirs = importlib.machinery.PathFinder.find_spec(module, [p for p in child_path if p])
-    if own is None or theirs is None or own.origin != theirs.origin:
+    if not _children_import_ours(module, cwd):
         return None
+    found = _found_file(module, finder)
+    return [found] if found else None
+
+
+def _children_import_ours(module: str, cwd: Path) -> bool:
+    """Whether ``python -m module`` in ``cwd`` would import the ``module`` this process would."""
+    own = importlib.util.find_spec(module)
+    children = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    searched = [str(cwd), *filter(None, children), *sys.path]
+    theirs = importlib.machinery.PathFinder.find_spec(module, searched)
+    return own is not None and theirs is not None and own.origin == theirs.origin
+
+
+def _found_file(module: str, finder: str) -> str | None:
+    """The file ``module.finder()`` names; None when it fails or names no file."""
     try:
         found = getattr(importlib.import_module(module), finder)()
     except (ImportError, AttributeError, OSError):
         return None
-    return [found] if isinstance(found, str) and os.path.isfile(found) else None
+    return found if isinstance(found, str) and os.path.isfile(found) else None
 
 
 def parse_json(module: str, text: str) -> object:
