@@ -58,14 +58,17 @@ def cache_key(
     }
     hasher.update(canonical_json(header).encode())
     for path in sorted(inputs):
-        try:
-            content = path.read_bytes()
-        except OSError:
-            content = b"<unreadable>"
-        name = path.relative_to(root).as_posix() if root in path.parents else str(path)
-        hasher.update(f"\0{name}\0{len(content)}\0".encode())
-        hasher.update(hashlib.sha256(content).digest())
+        digest = content_digest(path) or "<unreadable>"
+        hasher.update(f"\0{_input_name(path, root)}\0{digest}".encode())
     return hasher.hexdigest()
+
+
+def _input_name(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it is inside it, else as it is."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 class CheckCache:
