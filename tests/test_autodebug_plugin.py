@@ -177,6 +177,38 @@ def test_a_second_failure_the_first_ones_lost_guard_fixed_is_said_so(
 
 
 @pytest.mark.slow
+def test_an_other_failure_a_none_repair_fixed_stays_fixed_by_it(pytester: pytest.Pytester) -> None:
+    # `Strict` raises its own error on the None that `Field.serialize` no longer stops (as
+    # `Text.serialize` does): the guard put back there for the `int(None)` failure fixes it
+    # too, and localization leaves it so.
+    code = (
+        "class Field:\n    def serialize(self, value):\n        if value is None:\n"
+        "            return None\n        return self.format(value)\n\n"
+        "    def format(self, value):\n        return int(value)\n\n\n"
+        "class Text:\n    def serialize(self, value):\n        if value is None:\n"
+        "            return None\n        return str(value)\n\n\n"
+        "class Strict(Field):\n    def format(self, value):\n"
+        "        if not isinstance(value, int):\n            raise LookupError('no number')\n"
+        "        return value\n"
+    )
+    tests = (
+        "from fields import Field, Strict\n\n\ndef test_field():\n"
+        "    assert Field().serialize(None) is None\n\n\ndef test_strict():\n"
+        "    assert Strict().serialize(None) is None\n\n\ndef test_value():\n"
+        "    assert Strict().serialize(2) == 2\n"
+    )
+    faulty = code.replace("        if value is None:\n            return None\n", "", 1)
+    make_project(pytester, {"src/fields.py": faulty, "tests/test_fields.py": tests})
+    pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    assert (pytester.path / "src/fields.py").read_text() == code
+    first, second = read(pytester)["failures"]
+    assert first["outcome"] == "repaired"
+    assert second["outcome"] == "fixed-by-another-repair"
+    assert second["explanation"].count("the tests pass since an earlier repair") == 1
+    assert "flaky" not in second["explanation"]
+
+
+@pytest.mark.slow
 def test_a_flaky_failure_gets_no_lost_guard(pytester: pytest.Pytester) -> None:
     # The test fails the first time only (as a timing test does on a loaded machine). A
     # guard of `prefix` changes nothing where the test passes, so it would "pass" its re-run:

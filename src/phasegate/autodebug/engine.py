@@ -61,6 +61,8 @@ __all__ = ["DIFF_FOLDER", "Engine", "FailedTest", "remap_line", "unified_diff"]
 #: Diffs are written under this folder of the artifacts folder.
 DIFF_FOLDER = "autodebug"
 _UNREPAIRED = ("assertion", "other")
+#: Outcomes localization leaves as they are: nothing was tried, or a repair fixed it already.
+_SETTLED = ("not-attempted", "fixed-by-another-repair")
 
 
 @dataclass
@@ -489,7 +491,7 @@ class Engine:
     @staticmethod
     def _settle_unrepaired(wanted: list[tuple[_Group, AutodebugFailure]]) -> None:
         for _group, entry in wanted:
-            if entry.error_class not in _UNREPAIRED or entry.outcome == "not-attempted":
+            if entry.error_class not in _UNREPAIRED or entry.outcome in _SETTLED:
                 continue
             if entry.suspicious:
                 entry.outcome = "localized"
