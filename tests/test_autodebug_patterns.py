@@ -981,6 +981,16 @@ def test_calls_that_do_not_fit(
             "join(0, [(1, 'a')], 1, [('b', 1)])",
         ),
         (
+            # no other call passes it: the value is one of `self`'s attributes, read live
+            "self_attribute_in_scope",
+            "def clip(value, limit):\n    return min(value, limit)\n\n\n"
+            "class Meter:\n    def __init__(self, limit):\n        self.limit = limit\n\n"
+            "    def low(self, value):\n        return clip(value, self.limit)\n",
+            "return clip(value, self.limit)",
+            "return clip(value)",
+            "Meter(3).low(5)",
+        ),
+        (
             "lambda_enclosing",
             "def wrap(inner, cache, key):\n    return inner(cache, key)\n\n\n"
             "def make(cache, key):\n    return lambda inner: wrap(inner, cache, key)\n",

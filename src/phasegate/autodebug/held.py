@@ -12,11 +12,9 @@ project file that is not the test's own counts.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterator
-from types import GetSetDescriptorType
 
-from phasegate.autodebug.live import LiveFailure, LiveFrame
+from phasegate.autodebug.live import LiveFailure, LiveFrame, instance_dict
 
 __all__ = ["held_exceptions"]
 
@@ -39,19 +37,9 @@ def _kept_in(frame: LiveFrame) -> Iterator[tuple[str, BaseException]]:
         if isinstance(value, BaseException):
             yield name, value
             continue
-        for attribute, kept in _own_attributes(value).items():
+        for attribute, kept in instance_dict(value).items():
             if isinstance(kept, BaseException):
                 yield f"{name}.{attribute}", kept
-
-
-def _own_attributes(value: object) -> dict[str, object]:
-    """``value``'s instance ``__dict__``, read through the class's own slot for it (never a
-    ``__dict__`` a class defines as a property)."""
-    slot = inspect.getattr_static(value, "__dict__", None)
-    if not isinstance(slot, GetSetDescriptorType):
-        return {}
-    data = slot.__get__(value)
-    return dict(data) if isinstance(data, dict) else {}
 
 
 def _raised_in_project(exc: BaseException, failure: LiveFailure, holder: LiveFrame) -> bool:

@@ -22,7 +22,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, MethodType, TracebackType
+from types import FrameType, GetSetDescriptorType, MethodType, TracebackType
 
 from phasegate.autodebug.source import node_span
 
@@ -31,6 +31,7 @@ __all__ = [
     "LiveFailure",
     "LiveFrame",
     "cpython_suggestion",
+    "instance_dict",
     "project_path",
     "resolve_expr",
 ]
@@ -226,6 +227,16 @@ def _as_accessed(base: object, value: object) -> object:
         # A builtin method (list.append): bind it, as attribute access would.
         return value.__get__(base, type(base))
     return value
+
+
+def instance_dict(value: object) -> dict[str, object]:
+    """A copy of ``value``'s own ``__dict__``, read through the slot its class has for it (never
+    a ``__dict__`` a class defines as a property); empty for an object without one."""
+    slot = inspect.getattr_static(value, "__dict__", None)
+    if not isinstance(slot, GetSetDescriptorType):
+        return {}
+    data = slot.__get__(value)
+    return dict(data) if isinstance(data, dict) else {}
 
 
 def _getattr_static(base: object, name: str) -> object:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.distance import closest
-from phasegate.autodebug.live import project_path
+from phasegate.autodebug.live import instance_dict, project_path
 from phasegate.autodebug.patterns.base import (
     CulpritFacts,
     closeness,
@@ -273,7 +273,7 @@ def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list
         names = [n for n in dir(obj) if not n.startswith("__")]
     except Exception:  # noqa: BLE001 - a broken __dir__ means there is nothing to suggest
         return []
-    own = _instance_dict(obj) if kind_of == "instance" else {}
+    own = instance_dict(obj) if kind_of == "instance" else {}
     found: list[AttributeMatch] = []
     for match in closest(name, names)[:6]:
         origin, filename = _origin(obj, match.name, kind_of, own)
@@ -286,14 +286,6 @@ def _matches(obj: object, name: str, kind_of: str, failure: LiveFailure) -> list
             }
         )
     return found
-
-
-def _instance_dict(obj: object) -> dict[str, object]:
-    try:
-        data = inspect.getattr_static(obj, "__dict__")
-    except AttributeError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _origin(obj: object, name: str, kind_of: str, own: dict[str, object]) -> tuple[str, str | None]:

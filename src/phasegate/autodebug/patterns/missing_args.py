@@ -6,7 +6,7 @@ every value that could fill it:
 
 * the names in scope where the call is made: the frame's locals (a comprehension's or lambda's
   enclosing function's too) and ``self``'s attributes, read where the test ran
-  (:func:`visible_values`);
+  (:func:`visible_values`), unless the call is of a method of ``self``, which reads them itself;
 * the arguments the project's other calls of the same function pass at that place; where
   those calls pass the function they are made in (``_get_factory(merge, kwargs)`` inside
   ``merge``), the function the failing call is made in is what they pass; where they pass
@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 from collections import Counter
 from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.live import instance_dict
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
 from phasegate.autodebug.patterns.call_repairs import inserted_beside, without_item
@@ -98,12 +98,7 @@ def _visible_locals(failure: LiveFailure, frame: LiveFrame) -> dict[str, object]
 def _self_attributes(owner: object, qualname: str) -> list[ScopeValue]:
     """``self.<attribute>`` for each attribute in ``owner``'s ``__dict__`` (the first 40), as
     code in ``qualname`` writes it."""
-    try:
-        attributes = inspect.getattr_static(owner, "__dict__") if owner is not None else {}
-    except AttributeError:
-        return []
-    if not isinstance(attributes, dict):
-        return []
+    attributes = instance_dict(owner) if owner is not None else {}
     found: list[ScopeValue] = []
     for name, value in sorted(attributes.items())[:_SELF_ATTRIBUTES]:
         written = _as_written(str(name), qualname)
@@ -387,8 +382,12 @@ def _pool(
 ) -> dict[str, str | None]:
     """Every value that could be passed: the names in scope, and what other calls pass that
     the call's place can name too."""
+    # A method of `self` reads `self`'s attributes itself: they are not what it is passed.
+    own_method = call_facts(diagnosis)["callee"]["text"].startswith("self.")
     pool: dict[str, str | None] = {
-        entry["name"]: entry["type"] for entry in call_facts(diagnosis)["scope"]
+        entry["name"]: entry["type"]
+        for entry in call_facts(diagnosis)["scope"]
+        if not (own_method and entry["name"].startswith("self."))
     }
     # A lambda only sees the enclosing names it still reads: the one left out is not among them.
     for name in _enclosing_names(tree, diagnosis.line):
