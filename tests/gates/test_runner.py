@@ -262,3 +262,51 @@ def test_third_party_checks_cannot_take_a_built_in_id() -> None:
     manager.register(Plugin(), name="clash")
     with pytest.raises(UsageError, match="registers the check 'lint', but that id is taken"):
         CheckRegistry(manager)
+
+
+class OtherCheck(FakeCheck):
+    id: ClassVar[str] = "other"
+
+
+class TwoCheckRegistry(CheckRegistry):
+    def __init__(self, *checks: Any) -> None:
+        super().__init__()
+        self._checks = {check.id: check for check in checks}
+
+    def get(self, check_id: str) -> Any:
+        from phasegate.gates.registry import RegisteredCheck
+
+        return RegisteredCheck(self._checks[check_id], "test")
+
+
+def test_a_run_reads_each_input_once_and_the_next_run_reads_it_again(
+    make_context: MakeContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import cache as cache_module
+
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    read: list[Path] = []
+    real = cache_module.content_digest
+    monkeypatch.setattr(
+        cache_module, "content_digest", lambda path: read.append(path) or real(path)
+    )
+    one = FakeCheck(lambda: measured(0), inputs=[source])
+    other = OtherCheck(lambda: measured(0), inputs=[source])
+    context = make_context()
+    runner = GateRunner(
+        GateDefinition(name="g", checks={"fake": CheckSpec(), "other": CheckSpec()}),
+        GateSource("g", Path("g.toml"), "file"),
+        TwoCheckRegistry(one, other),
+        context,
+        cache=CheckCache(context.store),
+    )
+    runner.start()
+    runner.finish(None)
+    assert read == [source]  # both checks' keys, one read
+    source.write_text("x = 2\n")
+    runner.start()
+    verdict = runner.finish(None)
+    assert read == [source, source]  # a new run reads it again, and sees the change
+    assert (one.calls, other.calls) == (2, 2)
+    assert not any(check.cached for check in verdict.checks)

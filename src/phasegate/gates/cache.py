@@ -18,7 +18,8 @@ afresh. Only the current files' names are looked up: no path is read from the fi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -30,7 +31,7 @@ from phasegate.model.base import ArtifactModel, Model
 from phasegate.model.gate import ToolInfo
 from phasegate.store import Store
 
-__all__ = ["CheckCache", "FileResults", "cache_key", "content_digest"]
+__all__ = ["CheckCache", "ContentDigests", "FileResults", "cache_key", "content_digest"]
 
 
 class _Entry(ArtifactModel):
@@ -46,8 +47,10 @@ def cache_key(
     new_code: str,
     root: Path,
     inputs: Sequence[Path],
+    digest: Callable[[Path], str | None] | None = None,
 ) -> str:
-    """The content key of one check's measurement."""
+    """The content key of one check's measurement; ``digest`` gives each input's content
+    digest (default: :func:`content_digest`, the file read now)."""
     hasher = hashlib.sha256()
     header = {
         "phasegate": __version__,
@@ -58,8 +61,8 @@ def cache_key(
     }
     hasher.update(canonical_json(header).encode())
     for path in sorted(inputs):
-        digest = content_digest(path) or "<unreadable>"
-        hasher.update(f"\0{_input_name(path, root)}\0{digest}".encode())
+        content = (digest or content_digest)(path) or "<unreadable>"
+        hasher.update(f"\0{_input_name(path, root)}\0{content}".encode())
     return hasher.hexdigest()
 
 
@@ -99,6 +102,25 @@ def content_digest(path: Path) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+class ContentDigests:
+    """Each file's :func:`content_digest`, read once for the cache keys of one run.
+
+    The checks of a gate hash many of the same files for their keys (the package's sources
+    for syntax, lint, deps, docs and the build): the run reads and hashes each once. A new run
+    takes a new instance, so it reads the files again.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[Path, str | None] = {}
+        self._lock = threading.Lock()  # the checks run in threads
+
+    def __call__(self, path: Path) -> str | None:
+        with self._lock:
+            if path not in self._known:
+                self._known[path] = content_digest(path)
+            return self._known[path]
 
 
 class _FileEntry(Model):

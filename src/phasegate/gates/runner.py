@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from phasegate import clock
 from phasegate.errors import UsageError
 from phasegate.gates.baseline import BASELINE_CHECKS, DEFAULT_BASELINE, AcceptedFindings
-from phasegate.gates.cache import CheckCache, cache_key
+from phasegate.gates.cache import CheckCache, ContentDigests, cache_key
 from phasegate.gates.definition import CheckSpec, GateDefinition, GateSource
 from phasegate.gates.evaluation import Judgement, error_result, judge, requirement_of, verdict_of
 from phasegate.gates.newcode import changed_package_files
@@ -122,6 +122,8 @@ class GateRunner:
         self._static_process: StaticChecksProcess | None = None
         self._started_at = clock.utc_now()
         self._wants_contexts: bool | None = None
+        #: The input files' digests for the cache keys, read once a run.
+        self._digests = ContentDigests()
 
     @property
     def project(self) -> GateProject:
@@ -170,6 +172,7 @@ class GateRunner:
     def start(self, static_process: StaticChecksProcess | None = None) -> None:
         """Start every static check in the background: in threads, or in ``static_process``."""
         self._started_at = clock.utc_now()
+        self._digests = ContentDigests()
         pool = self._pool = ThreadPoolExecutor(
             max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
         )
@@ -183,6 +186,7 @@ class GateRunner:
 
     def run_static(self) -> dict[str, Judgement]:
         """Run only the static checks, here, and return their judgements."""
+        self._digests = ContentDigests()
         pool = self._pool = ThreadPoolExecutor(
             max_workers=max(1, len(self.plan)), thread_name_prefix="phasegate-check"
         )
@@ -373,6 +377,7 @@ class GateRunner:
             new_code=context.new_code.digest(),
             root=context.project.root,
             inputs=inputs,
+            digest=self._digests,
         )
 
     def _collect(self, check_id: str, planned: PlannedCheck) -> Judgement:
