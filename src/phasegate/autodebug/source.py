@@ -31,6 +31,7 @@ __all__ = [
     "replace_span",
     "segment",
     "split_lines",
+    "top_level_names",
 ]
 
 Span = tuple[int, int, int, int]  # line, col, end_line, end_col
@@ -477,6 +478,21 @@ def rename_names(
     for token in reversed(hits):
         text = replace_span(text, (*token.start, *token.end), new)
     return text
+
+
+def top_level_names(body: list[ast.stmt]) -> set[str]:
+    """The names the statements of a module's or a class's body bind at its own level:
+    defined, imported, or assigned to a plain name."""
+    names: set[str] = set()
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def enclosing_function(

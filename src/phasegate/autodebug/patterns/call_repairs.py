@@ -29,6 +29,7 @@ from phasegate.autodebug.source import (
     replace_span,
     segment,
     split_lines,
+    top_level_names,
 )
 
 if TYPE_CHECKING:
@@ -274,15 +275,8 @@ def _bound_inside(function: FunctionNode) -> set[str]:
 
 def _module_names(module: ast.Module) -> set[str]:
     """The names a module binds: assigned anywhere, defined or imported at its top."""
-    names = {
-        n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-    for stmt in module.body:
-        if isinstance(stmt, _DEFINITIONS):
-            names.add(stmt.name)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-    return names
+    stored = (n for n in ast.walk(module) if isinstance(n, ast.Name))
+    return top_level_names(module.body) | {n.id for n in stored if isinstance(n.ctx, ast.Store)}
 
 
 def inserted_beside(

@@ -45,6 +45,7 @@ from phasegate.autodebug.source import (
     parse,
     replace_span,
     split_lines,
+    top_level_names,
 )
 
 if TYPE_CHECKING:
@@ -392,7 +393,7 @@ def _pool(
     # A lambda only sees the enclosing names it still reads: the one left out is not among them.
     for name in _enclosing_names(tree, diagnosis.line):
         pool.setdefault(name, None)
-    module_names = _module_names(tree)
+    module_names = top_level_names(tree.body)
     for counter in sites.values():
         for text in counter:
             if text not in pool and _starts_from(text, module_names, pool):
@@ -432,19 +433,6 @@ def _functions_around(
             node.lineno <= line <= (node.end_lineno or node.lineno)
         ):
             yield node
-
-
-def _module_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
 
 
 def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
