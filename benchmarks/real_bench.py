@@ -23,7 +23,8 @@
    Each result is filed as in the hand-written corpus's benchmark: ``correct`` (every source
    file has the original's syntax tree), ``plausible`` (kept; the fault's tests and the whole
    suite pass, but the code differs), ``wrong-kept``, ``escalated`` (the tree is then checked
-   byte for byte), ``not-triggered``.
+   byte for byte), ``timed-out`` (the ``pytest --autodebug`` run was stopped at the
+   30-minute limit of one run), ``not-triggered`` (it ended without a failure in its report).
 
 Tune on ``--half dev``; report ``--half report``. The report half prints no per-fault
 explanations unless ``--verbose``, so that tuning never reads them. ``--seed`` draws a fresh
@@ -83,7 +84,9 @@ FIRST_SEED = {
     "marshmallow": "phasegate-real-faults-5",
     "boltons": "phasegate-real-faults-5",
 }
-OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "not-triggered")
+OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "timed-out", "not-triggered")
+#: The limit of one pytest run of the benchmark, in seconds.
+RUN_LIMIT_S = 1800
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150
 #: Mutants screened per project and class before giving up on finding more.
@@ -139,7 +142,7 @@ class Setup:
     coverage: dict[str, dict[int, list[int]]]
 
     def run(
-        self, root: Path, args: Sequence[str], *, timeout: float = 1800
+        self, root: Path, args: Sequence[str], *, timeout: float = RUN_LIMIT_S
     ) -> tuple[int | None, float, str]:
         """``python -m pytest ARGS`` in ``root``: exit status (None on timeout), seconds, tail."""
         started = time.perf_counter()
@@ -528,14 +531,16 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
     (root / mutant.file).write_text(mutant.text, encoding="utf-8")
     before = _hashes(root)
     cpu = _children_cpu()
-    _, wall, _ = project.run(root, ["--autodebug=apply", *fault.tests])
+    autodebug_status, wall, _ = project.run(root, ["--autodebug=apply", *fault.tests])
     autodebug_cpu = _children_cpu() - cpu
     report_path = root / ".phasegate" / "autodebug.json"
     report = json.loads(report_path.read_text()) if report_path.is_file() else {"failures": []}
     after = _hashes(root)
     touched = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
     repaired = [f for f in report["failures"] if f["outcome"] == "repaired"]
-    if not report["failures"]:
+    if autodebug_status is None:  # stopped at the limit: any report is not the whole run's
+        outcome = "timed-out"
+    elif not report["failures"]:
         outcome = "not-triggered"
     elif not repaired:
         outcome = "escalated"
@@ -579,7 +584,8 @@ def _row(name: str, results: list[Result]) -> str:
     ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
     return (
         f"{name:<10} {len(results):>6} {counts['correct']:>8} {share:>5} {counts['plausible']:>9} "
-        f"{counts['escalated']:>9} {counts['wrong-kept']:>10} {counts['not-triggered']:>13} "
+        f"{counts['escalated']:>9} {counts['wrong-kept']:>10} {counts['timed-out']:>9} "
+        f"{counts['not-triggered']:>13} "
         f"{sum(r.tests_modified for r in results):>9} {ratio:>12}"
     )
 
@@ -592,7 +598,8 @@ def table(
 ) -> None:
     print(
         f"{'class':<10} {'faults':>6} {'correct':>8} {'%':>5} {'plausible':>9} {'escalated':>9} "
-        f"{'wrong-kept':>10} {'not-triggered':>13} {'tests mod':>9} {'x selection':>12}"
+        f"{'wrong-kept':>10} {'timed-out':>9} {'not-triggered':>13} {'tests mod':>9} "
+        f"{'x selection':>12}"
     )
     for name in classes:
         print(_row(name, [r for r in results if r.error_class == name]))
@@ -607,6 +614,8 @@ def table(
             verdict = "met" if share >= target else "MISSED"
             print(f"  {name}: {share:.0f}% correct (target {target}% for {label}: {verdict})")
     print(f"wrong repairs kept: {sum(r.outcome == 'wrong-kept' for r in results)} (must be 0)")
+    stopped = sum(r.outcome == "timed-out" for r in results)
+    print(f"runs stopped at the {RUN_LIMIT_S // 60}-minute limit (timed-out): {stopped}")
     print(f"test files modified: {sum(r.tests_modified for r in results)} (must be 0)")
     changed = sum(r.tree_changed_unkept for r in results)
     print(f"trees changed although nothing was kept: {changed} (must be 0)")

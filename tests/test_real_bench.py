@@ -174,3 +174,52 @@ def test_runs_read_together_keep_the_suites_cpu_and_older_files_without_it(
     assert "  CPU of the whole pytest --autodebug run: 3.00 (target <= 2: MISSED)" in printed
     assert "  wall of the whole pytest --autodebug run: 1.00 (target <= 2: met)" in printed
     assert "  suites (wall, CPU): a 10.0s (5.0s CPU), b 20.0s" in printed
+
+
+class _FakeRun:
+    """A project's ``run``: the plain run passes; the auto-debug run ends as ``ending`` says."""
+
+    def __init__(self, ending: int | None) -> None:
+        self.ending = ending
+
+    def __call__(
+        self, root: Path, args: list[str], *, timeout: float = 1800
+    ) -> tuple[int | None, float, str]:
+        if "--autodebug=apply" not in args:
+            return 0, 0.5, "1 passed"
+        if self.ending is None:
+            return None, timeout, "timeout"
+        return self.ending, 1.0, "1 failed"
+
+
+@pytest.mark.parametrize(("ending", "outcome"), [(None, "timed-out"), (1, "not-triggered")])
+def test_a_run_stopped_at_the_limit_is_timed_out_not_untriggered(
+    real_bench: ModuleType, tmp_path: Path, ending: int | None, outcome: str
+) -> None:
+    pristine = tmp_path / "pristine"
+    pristine.mkdir()
+    (pristine / "lib.py").write_text("def f():\n    return 1\n")
+    project = setup_of(real_bench, pristine)
+    project.run = _FakeRun(ending)
+    mutant = real_bench.Mutant(
+        "lib.py:1", "none", "drop-return", "lib.py", 2, "def f():\n    pass\n", "", (1, 2)
+    )
+    fault = real_bench.Fault("tiny", mutant, ["test_lib.py::test_f"], "dev")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    # neither run wrote an auto-debug report: only the limit tells the two apart
+    assert real_bench.run_fault(project, fault, scratch).outcome == outcome
+
+
+def test_the_table_counts_timed_out_runs_apart_and_reads_results_from_before_them(
+    real_bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stopped = replace(result(real_bench, "a"), fault="a:stopped", outcome="timed-out")
+    unseen = replace(result(real_bench, "a"), fault="a:unseen", outcome="not-triggered")
+    real_bench.table([stopped, unseen], ["none"], {})
+    printed = capsys.readouterr().out.splitlines()
+    header = printed[0].split()
+    row = dict(zip(header, printed[1].split(), strict=False))
+    assert row["timed-out"] == "1"
+    assert row["not-triggered"] == "1"
+    assert "runs stopped at the 30-minute limit (timed-out): 1" in printed
