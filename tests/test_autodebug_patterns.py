@@ -1444,6 +1444,24 @@ def test_a_failed_assertion_is_diagnosed_by_the_exception_the_test_kept(
     assert restores(candidates[0], RUNNER)
 
 
+def test_a_class_among_the_tests_names_is_read_as_holding_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a class's own __dict__ slot cannot read the class: looking through it crashed the diagnosis
+    faulty = RUNNER.replace("greeting.upper()", "greeting.uper()")
+    test = "from hc_cli import Result, greet, invoke\n\ndef check():\n    kind = ValueError\n"
+    test += "    shape = Result\n    result = invoke(greet)\n    assert result.output == 'HELLO'\n"
+    files = {"hc_cli.py": faulty, "hc_tests/test_kinds.py": test}
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, files, "from hc_tests.test_kinds import check; check()", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.facts["held_by_test"]) == (
+        "attribute",
+        "result.exception",
+    )
+    assert restores(candidates[0], RUNNER)
+
+
 def test_an_exception_the_test_made_itself_does_not_replace_its_assertion(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -231,8 +231,12 @@ def _as_accessed(base: object, value: object) -> object:
 
 def instance_dict(value: object) -> dict[str, object]:
     """A copy of ``value``'s own ``__dict__``, read through the slot its class has for it (never
-    a ``__dict__`` a class defines as a property); empty for an object without one."""
-    slot = inspect.getattr_static(value, "__dict__", None)
+    a ``__dict__`` a class defines as a property); empty for an object without one.
+
+    The slot is looked up on the classes of ``type(value)`` alone: for a class (a test's
+    ``kind = ValueError``), ``inspect.getattr_static`` would find the slot its instances use,
+    which cannot read the class itself."""
+    slot = next((vars(k)["__dict__"] for k in type(value).__mro__ if "__dict__" in vars(k)), None)
     if not isinstance(slot, GetSetDescriptorType):
         return {}
     data = slot.__get__(value)
