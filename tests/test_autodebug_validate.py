@@ -295,8 +295,24 @@ def test_a_test_whose_parameter_id_changes_between_runs_is_judged_under_its_new_
 
 
 def test_only_parametrized_tests_of_the_same_function_stand_for_a_vanished_id() -> None:
-    known = ["t.py::test_x[a]", "t.py::test_y", "t.py::test_z[b]"]
-    outcomes = {"t.py::test_x[c]": "passed", "t.py::test_y2": "passed", "t.py::test_w[d]": "passed"}
-    assert renamed_outcomes(outcomes, known) == {**outcomes, "t.py::test_x[a]": "passed"}
-    skipped = {"t.py::test_x[c]": "skipped"}
+    known = ["t.py::test_x[a1]", "t.py::test_y", "t.py::test_z[b1]"]
+    outcomes = {
+        "t.py::test_x[a2]": "passed",
+        "t.py::test_y2": "passed",
+        "t.py::test_w[b1]": "passed",
+    }
+    assert renamed_outcomes(outcomes, known) == {**outcomes, "t.py::test_x[a1]": "passed"}
+    skipped = {"t.py::test_x[a2]": "skipped"}
     assert renamed_outcomes(skipped, known) == skipped
+
+
+def test_a_repair_that_changes_what_a_test_is_parametrized_over_renames_nothing() -> None:
+    # [yaml] became [yml]: the same count, all passing, but not the same test under a new id
+    known = ["t.py::test_fmt[json]", "t.py::test_fmt[yaml]", "t.py::test_fmt[toml]"]
+    outcomes = dict.fromkeys(
+        ["t.py::test_fmt[json]", "t.py::test_fmt[yml]", "t.py::test_fmt[toml]"], "passed"
+    )
+    assert renamed_outcomes(outcomes, known) == outcomes
+    before = Baseline(dict.fromkeys(known, "passed"))
+    stage = judge(run(outcomes), [], before, stage="suite")
+    assert stage.new_failures == ["t.py::test_fmt[yaml]"]

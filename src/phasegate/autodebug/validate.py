@@ -12,8 +12,10 @@ two stages, each in a fresh subprocess (:mod:`~phasegate.autodebug.runner`):
 
 A parametrized test whose parameter id changes from run to run (one made from the time of
 day) reports under a new id: a test the re-run does not report under its old id takes the
-outcome of its function's tests under ids unknown before, when they are as many and all
-passed (:func:`renamed_outcomes`); otherwise it has no result and fails its stage.
+outcome of its function's tests under ids unknown before that differ from it in their digits
+alone, when they are as many and all passed (:func:`renamed_outcomes`); otherwise it has no
+result and fails its stage. A repair that changes the data a test is parametrized over
+(``[yaml]`` become ``[yml]``) renames no test: the tests it took away have no result.
 
 When the run is small (at most :data:`SMALL_RUN` tests) or the targets' modules hold at least
 half of its tests, the targets stage would cost nearly what the whole run costs (a re-run's
@@ -26,6 +28,7 @@ before" is the :class:`Baseline`: the run being debugged, updated after each kep
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,29 +144,33 @@ def _module(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def _function(nodeid: str) -> str | None:
-    """A parametrized test's id without its parameters (``t.py::test_x[1-a]`` is
-    ``t.py::test_x``); None for a test that is not parametrized."""
-    function, bracket, _ = nodeid.partition("[")
-    return function if bracket and "::" in function else None
+def _digitless(nodeid: str) -> str | None:
+    """A parametrized test's id with each number of its parameters' id masked
+    (``t.py::test_x[11:20:49]`` is ``t.py::test_x[#:#:#]``); None for a test that is not
+    parametrized."""
+    function, bracket, parameters = nodeid.partition("[")
+    if not bracket or "::" not in function:
+        return None
+    return f"{function}[{re.sub(r'[0-9]+', '#', parameters)}"
 
 
-def _by_function(nodeids: Iterable[str]) -> dict[str, list[str]]:
+def _by_digitless(nodeids: Iterable[str]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {}
     for nodeid in nodeids:
-        function = _function(nodeid)
-        if function is not None:
-            grouped.setdefault(function, []).append(nodeid)
+        masked = _digitless(nodeid)
+        if masked is not None:
+            grouped.setdefault(masked, []).append(nodeid)
     return grouped
 
 
 def renamed_outcomes(outcomes: Mapping[str, str], known: Iterable[str]) -> dict[str, str]:
     """``outcomes`` with a ``passed`` for each parametrized test of ``known`` it does not
-    report, when the same function's tests it reports under ids ``known`` lacks are as many and
-    all passed: the same tests under parameter ids that change from run to run."""
+    report, when the same function's tests it reports under ids ``known`` lacks, that differ
+    from those in their digits alone, are as many and all passed: the same tests under
+    parameter ids that change from run to run (the time of day)."""
     known = set(known)
-    missing = _by_function(nodeid for nodeid in known if nodeid not in outcomes)
-    new = _by_function(nodeid for nodeid in outcomes if nodeid not in known)
+    missing = _by_digitless(nodeid for nodeid in known if nodeid not in outcomes)
+    new = _by_digitless(nodeid for nodeid in outcomes if nodeid not in known)
     merged = dict(outcomes)
     for function, old_ids in missing.items():
         now = new.get(function, [])
