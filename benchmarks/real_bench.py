@@ -24,7 +24,9 @@
    file has the original's syntax tree), ``plausible`` (kept; the fault's tests and the whole
    suite pass, but the code differs), ``wrong-kept``, ``escalated`` (the tree is then checked
    byte for byte), ``timed-out`` (the ``pytest --autodebug`` run was stopped at the
-   30-minute limit of one run), ``not-triggered`` (it ended without a failure in its report).
+   30-minute limit of one run: Ctrl-C, and a kill a minute later if it has not ended; a
+   killed run's tree is not counted as changed by auto-debug), ``not-triggered`` (it ended
+   without a failure in its report).
 
 Tune on ``--half dev``; report ``--half report``. The report half prints no per-fault
 explanations unless ``--verbose``, so that tuning never reads them. ``--seed`` draws a fresh
@@ -45,6 +47,7 @@ import os
 import random
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -88,6 +91,8 @@ FIRST_SEED = {
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "timed-out", "not-triggered")
 #: The limit of one pytest run of the benchmark, in seconds.
 RUN_LIMIT_S = 1800
+#: Seconds a run stopped at the limit has to end after its Ctrl-C before it is killed.
+INTERRUPT_GRACE_S = 60
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
 MAX_SELECTED = 150
 #: Mutants screened per project and class before giving up on finding more.
@@ -145,24 +150,27 @@ class Setup:
     def run(
         self, root: Path, args: Sequence[str], *, timeout: float = RUN_LIMIT_S
     ) -> tuple[int | None, float, str]:
-        """``python -m pytest ARGS`` in ``root``: exit status (None on timeout), seconds, tail."""
+        """``python -m pytest ARGS`` in ``root``: exit status, seconds, the output's last line;
+        at the limit, None and ``interrupted`` (it ended on Ctrl-C) or ``killed``."""
         started = time.perf_counter()
+        # A session of its own, as auto-debug's re-runs have: where the kernel shares CPU
+        # between sessions (autogroups), a run in the benchmark's busy session would be
+        # slowed by the benchmark's other work, and the re-runs would look faster.
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-q", *args],
+            cwd=root,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
-            # A session of its own, as auto-debug's re-runs have: where the kernel shares CPU
-            # between sessions (autogroups), a run in the benchmark's busy session would be
-            # slowed by the benchmark's other work, and the re-runs would look faster.
-            done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", *args],
-                cwd=root,
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-                start_new_session=True,
-            )
+            stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            return None, time.perf_counter() - started, "timeout"
+            tail = "killed" if _interrupt(process) else "interrupted"
+            return None, time.perf_counter() - started, tail
+        done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
         lines = (done.stdout + done.stderr).strip().splitlines() or [""]
         status = done.returncode
         if status == 4 and any(line.startswith("ERROR: found no collectors") for line in lines):
@@ -279,6 +287,21 @@ def setup(name: str, log: Any = log_now) -> Setup:
 
 
 # -- which tests a fault needs ----------------------------------------------------------------
+
+
+def _interrupt(process: subprocess.Popen[str]) -> bool:
+    """Stop a run at the limit as a user would, with Ctrl-C (SIGINT to its session), so that
+    auto-debug stops its re-runs and puts back the candidate it was trying; a run that has
+    not ended :data:`INTERRUPT_GRACE_S` later is killed (True), and the tree it leaves is the
+    benchmark's doing, not auto-debug's."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.communicate(timeout=INTERRUPT_GRACE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return True
+    return False
 
 
 def _fold(nodeid: str) -> str:
@@ -532,7 +555,7 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
     (root / mutant.file).write_text(mutant.text, encoding="utf-8")
     before = _hashes(root)
     cpu = _children_cpu()
-    autodebug_status, wall, _ = project.run(root, ["--autodebug=apply", *fault.tests])
+    autodebug_status, wall, tail = project.run(root, ["--autodebug=apply", *fault.tests])
     autodebug_cpu = _children_cpu() - cpu
     report_path = root / ".phasegate" / "autodebug.json"
     report = json.loads(report_path.read_text()) if report_path.is_file() else {"failures": []}
@@ -566,7 +589,7 @@ def run_fault(project: Setup, fault: Fault, scratch: Path) -> Result:
         autodebug_run_cpu_s=round(autodebug_cpu, 2),
         reference_cpu_s=round(reference_cpu, 2),
         tests_modified=sum(1 for p in touched if _is_test(p)),
-        tree_changed_unkept=not repaired and bool(touched),
+        tree_changed_unkept=not repaired and bool(touched) and tail != "killed",
         failures=len(report["failures"]),
         candidates_tried=int(report.get("counts", {}).get("candidates_tried", 0)),
         description=mutant.description,

@@ -223,3 +223,34 @@ def test_the_table_counts_timed_out_runs_apart_and_reads_results_from_before_the
     assert row["timed-out"] == "1"
     assert row["not-triggered"] == "1"
     assert "runs stopped at the 30-minute limit (timed-out): 1" in printed
+
+
+SLEEPER = """
+import signal
+import time
+
+
+def test_sleeps():
+    {ignore}
+    time.sleep(60)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("ignore", "tail"),
+    [("pass", "interrupted"), ("signal.signal(signal.SIGINT, signal.SIG_IGN)", "killed")],
+)
+def test_a_run_at_the_limit_gets_ctrl_c_and_is_killed_only_if_it_will_not_end(
+    real_bench: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ignore: str,
+    tail: str,
+) -> None:
+    (tmp_path / "test_sleeper.py").write_text(SLEEPER.format(ignore=ignore))
+    monkeypatch.setattr(real_bench, "INTERRUPT_GRACE_S", 2)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    project = real_bench.Setup("sleeper", tmp_path, tmp_path, env, [], {})
+    status, _, said = project.run(tmp_path, ["-p", "no:cacheprovider"], timeout=5)
+    assert (status, said) == (None, tail)
