@@ -267,17 +267,7 @@ class Engine:
     def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
         started = clock.perf_counter()
         befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
-        diff = "".join(
-            unified_diff(edit.path, befores[edit.path], edit.text) for edit in candidate.edits
-        )
-        base = {
-            "rank": rank,
-            "kind": candidate.kind,
-            "description": candidate.description,
-            "score": round(candidate.score, 4),
-            "files": candidate.paths,
-            "diff": diff,
-        }
+        base = _described(rank, candidate, befores)
         try:
             verdict = validate(
                 candidate,
@@ -395,11 +385,7 @@ class Engine:
     # -- localization -----------------------------------------------------------------------
 
     def _localize(self, groups: list[_Group], entries: list[AutodebugFailure]) -> None:
-        wanted = [
-            (group, entry)
-            for group, entry in zip(groups, entries, strict=True)
-            if entry.outcome == "escalated" or entry.error_class in _UNREPAIRED
-        ]
+        wanted = _unrepaired(groups, entries)
         tests_known = [(g, e) for g, e in wanted if any("::" in t for t in g.tests)]
         if self._localizes(tests_known, entries):
             self._rank_suspects(tests_known)
@@ -525,6 +511,34 @@ def _key(group: _Group) -> str:
     """The failure of a group as re-runs report it (a test failing on the same message as
     the group's own has not moved on to another cause)."""
     return failure_key(group.diagnosis.exc_type, group.diagnosis.message)
+
+
+def _described(rank: int, candidate: Candidate, befores: dict[str, str]) -> dict[str, object]:
+    """What an attempt records of its candidate, whatever the tests say of it: its rank, kind,
+    description, score, files, and the diff from the files as they were (``befores``)."""
+    diff = "".join(
+        unified_diff(edit.path, befores[edit.path], edit.text) for edit in candidate.edits
+    )
+    return {
+        "rank": rank,
+        "kind": candidate.kind,
+        "description": candidate.description,
+        "score": round(candidate.score, 4),
+        "files": candidate.paths,
+        "diff": diff,
+    }
+
+
+def _unrepaired(
+    groups: list[_Group], entries: list[AutodebugFailure]
+) -> list[tuple[_Group, AutodebugFailure]]:
+    """The failures localization is for: those escalated, and those of the classes no pattern
+    repairs (an assertion, another exception)."""
+    return [
+        (group, entry)
+        for group, entry in zip(groups, entries, strict=True)
+        if entry.outcome == "escalated" or entry.error_class in _UNREPAIRED
+    ]
 
 
 def _group(failed: Sequence[FailedTest]) -> list[_Group]:

@@ -216,14 +216,10 @@ def _renamed_definition(
         span is None and _contract_holds(diagnosis, project, defined_in, text, other)
     ):
         return []
-    asked = count_names(text, name, role=role)
-    if use_text is not None and defined_in != diagnosis.path:
-        asked += count_names(use_text, name, role=role)
     # The access is in a test (or the tests and the code's usage say so): the
     # definition is the typo.
-    prefer = span is None or definition_is_misspelt(
-        project, name, other, asked_uses=asked, definitions=count_names(text, other, role=role)
-    )
+    elsewhere = use_text if defined_in != diagnosis.path else None
+    prefer = span is None or _definition_misspelt(project, (name, other), text, elsewhere, role)
     return [
         Candidate(
             "rename-definition",
@@ -233,6 +229,23 @@ def _renamed_definition(
             {"name": name, "replacement": other, "origin": match["origin"]},
         )
     ]
+
+
+def _definition_misspelt(
+    project: Project,
+    names: tuple[str, str],
+    definition_text: str,
+    access_text: str | None,
+    role: Literal["name", "attribute"],
+) -> bool:
+    """Whether the definition of ``other`` is likelier the typo than the uses of ``name``
+    (``names``), counted in the defining file and in the failing access's, if it is another."""
+    name, other = names
+    asked = count_names(definition_text, name, role=role)
+    if access_text is not None:
+        asked += count_names(access_text, name, role=role)
+    definitions = count_names(definition_text, other, role=role)
+    return definition_is_misspelt(project, name, other, asked_uses=asked, definitions=definitions)
 
 
 def _contract_holds(
