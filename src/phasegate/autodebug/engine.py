@@ -244,9 +244,9 @@ class Engine:
         """Whether ``candidate`` edits only editable files, changes them, and reads no name
         nothing binds."""
         edits = candidate.edits
-        if not edits or not all(self.project.editable(e.path) for e in edits):
+        if not all(self.project.editable(e.path) for e in edits):
             return False  # never offered: test files and files outside the project
-        if all(self.project.read(e.path) == e.text for e in edits):
+        if all(self.project.read(e.path) == e.text for e in edits):  # none at all is no change
             return False
         # One that reads an unbound name could only fail on a NameError: not worth a re-run.
         return not any(self._reads_unbound(e.path, e.text) for e in edits)
