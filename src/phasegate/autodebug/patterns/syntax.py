@@ -257,13 +257,20 @@ def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     here = lines[line - 1][col : col + 1] if diagnosis.col is not None else ""
     if here in _CLOSERS:
         yield from _unmatched_closer(lines, line, col, here)
-    openers = _unbalanced_openers(text, line)
-    if here in _OPENERS and (line, col, here) not in openers:
-        openers.insert(0, (line, col, here))
+    openers = _open_at_error(text, line, col, here)
     for open_line, _open_col, opener in openers[:2]:
         yield from _closed_at_line_ends(lines, open_line, opener, line)
     for open_line, _open_col, opener in openers[:1]:
         yield from _closed_after_tokens(text, lines, open_line, opener, line)
+
+
+def _open_at_error(text: str, line: int, col: int, here: str) -> list[tuple[int, int, str]]:
+    """The brackets left open up to the error's line, innermost first, after the opener the
+    error points at (``here``, if it is one) when they do not hold it already."""
+    openers = _unbalanced_openers(text, line)
+    if here in _OPENERS and (line, col, here) not in openers:
+        openers.insert(0, (line, col, here))
+    return openers
 
 
 def _closed_after_tokens(
