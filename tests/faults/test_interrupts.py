@@ -48,6 +48,13 @@ def _wait_for(path: Path, process: subprocess.Popen[bytes], within_s: float = 12
         time.sleep(0.1)
 
 
+def _ctrl_c_as_a_terminal_sends_it() -> None:
+    """In the child, before it starts: Ctrl-C's default disposition. A process started in the
+    background by a shell without job control ignores SIGINT, and its children inherit that
+    (Python then installs no handler), so a test run started so would wait in vain."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_autodebug_exits_2_with_one_line_and_restores(
     tmp_path: Path, tried: Tried
@@ -66,6 +73,7 @@ def test_ctrl_c_during_autodebug_exits_2_with_one_line_and_restores(
         env={**os.environ, "MARKER": str(marker)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        preexec_fn=_ctrl_c_as_a_terminal_sends_it,
     )
     with tried("processes", "Ctrl-C while auto-debug tries a candidate"):
         _wait_for(marker, process)
@@ -101,6 +109,7 @@ def test_ctrl_c_during_gate_run_stops_pytest_and_exits_2(tmp_path: Path, tried: 
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        preexec_fn=_ctrl_c_as_a_terminal_sends_it,
     )
     with tried("processes", "Ctrl-C during `phasegate gate run`"):
         _wait_for(marker, process)
