@@ -164,6 +164,7 @@ class Setup:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=_ctrl_c_default,
         )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
@@ -287,6 +288,13 @@ def setup(name: str, log: Any = log_now) -> Setup:
 
 
 # -- which tests a fault needs ----------------------------------------------------------------
+
+
+def _ctrl_c_default() -> None:
+    """In a run's process, before it starts: Ctrl-C's default disposition, which a benchmark
+    started in the background by a shell without job control would otherwise pass on as
+    ignored, so that :func:`_interrupt`'s Ctrl-C always reaches the run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _interrupt(process: subprocess.Popen[str]) -> bool:
