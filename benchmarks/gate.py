@@ -807,6 +807,8 @@ def real_subject(name: str, into: Path, suite: str) -> Subject:
     base = root / "src" if project.layout == "src" else root
     env = {"PYTHONPATH": str(root / "src")} if project.layout == "src" else {}
     args = list(SUBSETS.get(name, [])) if suite == "subset" else []
+    if suite == "subset" and not args:
+        print(f"{name}: no fast subset of its tests is named; its whole suite runs")
     # dateutil marks xfail tests with pytest-cov's no_cover marker; without pytest-cov that is
     # an unknown marker, which its warnings filter turns into an error.
     args += ["-W", "ignore::pytest.PytestUnknownMarkWarning"]
