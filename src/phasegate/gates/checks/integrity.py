@@ -139,7 +139,8 @@ def _without_base(base: BaseInfo, options: IntegrityOptions) -> Measurement:
 def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSources) -> list[Trick]:
     """Every trick of every family in the changed files."""
     # The families are imported only to judge a change: planning the gate, and a run without
-    # a base (the check is skipped), need none of them.
+    # a base (the check is skipped), need none of them (but the suppressions module, whose
+    # default reason pattern the options name, which is loaded with them anyway).
     from phasegate.integrity.configuration import configuration_tricks
     from phasegate.integrity.evidence import evidence_tricks
     from phasegate.integrity.gatechanges import gate_tricks
