@@ -33,6 +33,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
+from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
@@ -436,13 +437,15 @@ class Engine:
                 )
 
     def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
-        """Try guards put back in the suspicious functions; keep the first that passes."""
+        """Try guards put back in the suspicious functions, and the attributes of ``self``
+        nothing defines there respelt; keep the first that passes."""
         if self._fixed_already(group):  # a guard kept for an earlier failure of this run
             entry.outcome = "fixed-by-another-repair"
             entry.explanation += "; the tests pass since an earlier repair of this run"
             return
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
+        proposed += unknown_attribute_candidates(self.project, entry.suspicious)
         candidates = self._usable(proposed)
         if candidates and not self._fails_again(group, entry):
             candidates = []
@@ -450,10 +453,12 @@ class Engine:
         entry.attempts.extend(attempts)
         if kept is not None:
             entry.outcome = "repaired"
-            entry.explanation = (
-                f"{short(group.diagnosis.exc_type)}: a None flows on where a guard was lost; "
-                f"{kept.description}"
+            why = (
+                "an attribute nothing defines is read, and its error caught"
+                if kept.kind == "typo"
+                else "a None flows on where a guard was lost"
             )
+            entry.explanation = f"{short(group.diagnosis.exc_type)}: {why}; {kept.description}"
             entry.repair = self._write_repair(entry.id, kept, attempts[-1].diff)
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
