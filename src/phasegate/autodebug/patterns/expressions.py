@@ -1,5 +1,6 @@
 """An expression written as text (a diagnosis's ``expr``, a value in scope, a span of code)
-read back as syntax: the expression itself, and the name an attribute chain starts from.
+read back as syntax: the expression itself, and the name an attribute chain starts from; and
+the name a call calls.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import ast
 
 from phasegate.autodebug.source import parse
 
-__all__ = ["parsed_expression", "root_name"]
+__all__ = ["called_name", "parsed_expression", "root_name"]
 
 
 def parsed_expression(text: str) -> ast.expr | None:
@@ -25,3 +26,10 @@ def root_name(text: str) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def called_name(call: ast.Call) -> str:
+    """The name a call calls: ``f`` of ``f(x)`` and of ``obj.f(x)``; empty for anything else
+    (``f()(x)``, ``fs[0](x)``)."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.base import best_per_edit
+from phasegate.autodebug.patterns.expressions import called_name
 from phasegate.autodebug.patterns.functions import (
     first_statement,
     functions_in,
@@ -143,10 +144,9 @@ def _places(
     suspicious: Sequence[SuspiciousFunction],
     seen_none: dict[tuple[str, int], set[str]],
 ) -> list[tuple[str, int, float]]:
-    """``(path, line of the def, score)`` of the functions looked into: the top suspects (but a
-    ``__repr__``), then
-    the function the failure was raised in, then those a parameter was seen None in; the
-    latter two as suspicious as the best suspect."""
+    """``(path, line of the def, score)`` of the functions looked into: the top suspects
+    (except a ``__repr__``), then the function the failure was raised in, then those a
+    parameter was seen None in; the latter two as suspicious as the best suspect."""
     places = [(s.path, s.line, s.score) for s in suspicious if _may_have_lost_one(s, project)]
     places = places[:_FUNCTIONS]
     best = max((score for _, _, score in places), default=1.0)
@@ -209,7 +209,7 @@ def _waited_on(node: ast.AST) -> list[str]:
     if isinstance(node, ast.With):
         return _called_in_raises_block(node)
     if isinstance(node, ast.Call) and _waits(node):
-        given = node.args[2 if _called(node) == "assertRaisesRegex" else 1 :][:1]
+        given = node.args[2 if called_name(node) == "assertRaisesRegex" else 1 :][:1]
         return [ast.unparse(arg).rpartition(".")[2] for arg in given]
     return []
 
@@ -217,7 +217,7 @@ def _waited_on(node: ast.AST) -> list[str]:
 def _called_in_raises_block(node: ast.With) -> list[str]:
     if not any(_waits(item.context_expr) for item in node.items):
         return []
-    return [_called(c) for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
+    return [called_name(c) for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
 
 
 def _holds(node: ast.AST, line: int) -> bool:
@@ -227,7 +227,7 @@ def _holds(node: ast.AST, line: int) -> bool:
 
 def _waits(node: ast.expr) -> bool:
     """``pytest.raises(...)``, ``self.assertRaises(...)`` or ``self.assertRaisesRegex(...)``."""
-    return isinstance(node, ast.Call) and _called(node) in _WAITING_CALLS
+    return isinstance(node, ast.Call) and called_name(node) in _WAITING_CALLS
 
 
 def _defined(project: Project, names: list[str]) -> list[tuple[str, int]]:
@@ -408,7 +408,7 @@ def _maybe_none_names(statement: ast.stmt) -> list[str]:
     if not isinstance(call, ast.Call):
         return []
     if isinstance(target, ast.Name):
-        return [target.id] if _called(call) in _MAYBE_NONE_CALLS else []
+        return [target.id] if called_name(call) in _MAYBE_NONE_CALLS else []
     return _names_of_tuple(target) if _defaults_to_nones(call) else []
 
 
@@ -418,16 +418,11 @@ def _names_of_tuple(target: ast.expr) -> list[str]:
     return [element.id for element in elements if isinstance(element, ast.Name)]
 
 
-def _called(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
 def _defaults_to_nones(call: ast.Call) -> bool:
     """``next(it, (None, None))``: a call whose fallback is a tuple of Nones."""
     fallback = call.args[-1] if call.args else None
     return (
-        _called(call) in {"next", "get", "getattr", "pop"}
+        called_name(call) in {"next", "get", "getattr", "pop"}
         and isinstance(fallback, ast.Tuple)
         and bool(fallback.elts)
         and all(is_none(element) for element in fallback.elts)

@@ -37,7 +37,7 @@ from phasegate.autodebug.live import instance_dict
 from phasegate.autodebug.patterns.argument_fit import alignment, fit
 from phasegate.autodebug.patterns.call_facts import call_facts
 from phasegate.autodebug.patterns.call_repairs import inserted_beside, without_item
-from phasegate.autodebug.patterns.expressions import root_name
+from phasegate.autodebug.patterns.expressions import called_name, root_name
 from phasegate.autodebug.patterns.functions import parameter_names
 from phasegate.autodebug.source import (
     enclosing_function,
@@ -309,7 +309,7 @@ def _calls_of(tree: ast.Module, name: str) -> Iterator[tuple[tuple[int, int], li
     """Each call of ``name`` in ``tree``: its place (line, column) and what it passes."""
     assigned = _assigned_names(tree)
     for call in ast.walk(tree):
-        if isinstance(call, ast.Call) and _called(call) == name:
+        if isinstance(call, ast.Call) and called_name(call) == name:
             place = (call.lineno, call.col_offset)
             yield place, _site_values(call, _top_function(tree, call), assigned.get(place))
 
@@ -368,14 +368,6 @@ def _as_caller(
             if value is not None:
                 translated[position][value] += count
     return translated
-
-
-def _called(call: ast.Call) -> str | None:
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr
-    return None
 
 
 def _pool(

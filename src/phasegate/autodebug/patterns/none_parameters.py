@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from phasegate.autodebug.patterns.expressions import called_name
 from phasegate.autodebug.patterns.functions import functions_in, parameters, parents_of
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def _handed_on(node: ast.Name, parents: dict[int, ast.AST], guarding: _Guarding)
     if isinstance(parent, ast.Assign):
         return parent.value is node and all(isinstance(t, ast.Attribute) for t in parent.targets)
     call, landing = _landing(node, parent, parents)
-    targets = guarding.get(_called_name(call), []) if call is not None else []
+    targets = guarding.get(called_name(call), []) if call is not None else []
     return any(_lands_guarded(f, landing) for f in targets)
 
 
@@ -128,11 +129,6 @@ def _landing(
     if isinstance(parent, ast.Call) and node in parent.args:
         return parent, parent.args.index(node)
     return None, 0
-
-
-def _called_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def _lands_guarded(function: _Function, landing: int | str) -> bool:
