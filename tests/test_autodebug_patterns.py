@@ -1462,6 +1462,50 @@ def test_a_class_among_the_tests_names_is_read_as_holding_nothing(
     assert restores(candidates[0], RUNNER)
 
 
+DEPRECATING = """
+import warnings
+
+
+def __getattr__(name):
+    if name == "old":
+        warnings.warn("old is deprecated", DeprecationWarning, stacklevel=2)
+        return 1
+    raise AttributeError(name)
+"""
+
+
+def test_a_did_not_warn_is_diagnosed_by_the_exception_that_left_the_warns_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest.warns fails "DID NOT WARN" while handling the code's AttributeError (its context)
+    faulty = DEPRECATING.replace("warnings.warn(", "warnings.wran(")
+    test = "import pytest\nimport hw_old\n\ndef check():\n"
+    test += "    with pytest.warns(DeprecationWarning):\n        hw_old.old\n"
+    files = {"hw_old.py": faulty, "hw_tests/test_hw.py": test}
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, files, "from hw_tests.test_hw import check; check()", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.facts["name"]) == ("attribute", "wran")
+    assert (diagnosis.path, diagnosis.facts["held_by_test"]) == (
+        "hw_old.py",
+        "raised while handling",
+    )
+    assert restores(candidates[0], DEPRECATING)
+
+
+def test_a_failure_raised_while_handling_the_tests_own_exception_stays_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test = "import pytest\n\ndef check():\n    with pytest.warns(DeprecationWarning):\n"
+    test += "        'a'.uper()\n"
+    files = {"hw_old.py": DEPRECATING, "hw_tests/test_own.py": test}
+    diagnosis = classify_in(
+        tmp_path, files, "from hw_tests.test_own import check; check()", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.path) == ("other", "hw_tests/test_own.py")
+    assert "held_by_test" not in diagnosis.facts
+
+
 def test_an_exception_the_test_made_itself_does_not_replace_its_assertion(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,11 @@ what. It is found among the names of the test's frames: an exception object itse
 kept in an object's own attributes (its instance ``__dict__``, read without calling a
 property). Only an exception that was raised (it has a traceback) through a frame of a
 project file that is not the test's own counts.
+
+A test's own failure can also be raised while the code's exception was being handled: a
+``pytest.warns`` or ``pytest.raises`` block that the code left by raising ends in "DID NOT
+WARN", whose implicit context (``__context__``) is the code's exception. That context counts
+as held too (``where``: ``raised while handling``), after the exceptions the frames keep.
 """
 
 from __future__ import annotations
@@ -22,13 +27,24 @@ __all__ = ["held_exceptions"]
 def held_exceptions(failure: LiveFailure) -> list[tuple[str, BaseException]]:
     """``(where, exception)`` for each exception the failing test's frames hold (``where``:
     ``result.exception``, ``error``), innermost frame first, raised through the project's code."""
-    return [
+    kept = [
         (where, exc)
         for frame in reversed(failure.frames)
         if frame.path is not None
         for where, exc in _kept_in(frame)
         if exc is not failure.exc and _raised_in_project(exc, failure, frame)
     ]
+    return kept + _handled_while(failure)
+
+
+def _handled_while(failure: LiveFailure) -> list[tuple[str, BaseException]]:
+    """The exception the failure was raised while handling, when the project raised it
+    through a file other than the test's."""
+    test = next((frame for frame in failure.frames if frame.path is not None), None)
+    context = failure.exc.__context__
+    if test is None or context is None or not _raised_in_project(context, failure, test):
+        return []
+    return [("raised while handling", context)]
 
 
 def _kept_in(frame: LiveFrame) -> Iterator[tuple[str, BaseException]]:

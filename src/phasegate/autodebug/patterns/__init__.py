@@ -84,10 +84,11 @@ def classify_exception(
 def _held_diagnosis(
     failure: LiveFailure, patterns: Sequence[Pattern]
 ) -> tuple[Diagnosis | None, list[str]]:
-    """For a failed assertion, the diagnosis of the first exception the test holds
-    (:mod:`~phasegate.autodebug.held`) that a pattern other than the assertion's recognises,
-    with where the test kept it (``held_by_test``)."""
-    if not isinstance(failure.exc, AssertionError):
+    """For a failed assertion (or pytest's own failure, ``pytest.fail``'s "DID NOT WARN"), the
+    diagnosis of the first exception the test holds (:mod:`~phasegate.autodebug.held`) that a
+    pattern other than the assertion's recognises, with where the test kept it
+    (``held_by_test``)."""
+    if not _test_verdict(failure.exc):
         return None, []
     for where, exc in held_exceptions(failure):
         diagnosis, errors = _first_diagnosis(LiveFailure.capture(exc, failure.root), patterns)
@@ -95,6 +96,12 @@ def _held_diagnosis(
             diagnosis.facts["held_by_test"] = where
             return diagnosis, errors
     return None, []
+
+
+def _test_verdict(exc: BaseException) -> bool:
+    """Whether ``exc`` is the test's verdict rather than the code's error: an assertion, or an
+    exception that is not an ``Exception`` (``pytest.fail``'s, ``SystemExit``)."""
+    return isinstance(exc, AssertionError) or not isinstance(exc, Exception)
 
 
 def _first_diagnosis(
