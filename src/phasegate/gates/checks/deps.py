@@ -18,7 +18,10 @@ Two measurements:
   written to work without the module) are left out. Import names become distributions through
   ``importlib.metadata.packages_distributions()``; a declared distribution that installs no
   module of its own (a meta-package such as ``griffe``, which installs ``griffelib``) counts
-  its own requirements as declared. An import that no installed distribution provides and no
+  its own requirements as declared (judged on the distribution of that name that
+  ``importlib.metadata`` finds first, whose requirements are the ones counted). Only the
+  imported modules are looked up (:mod:`phasegate.gates.module_providers`), with the standard
+  library's rule, not the whole mapping. An import that no installed distribution provides and no
   declared name matches is a finding too, saying it is not installed.
 
 The standard library is that of every Python the project supports, not only the one running
@@ -39,7 +42,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -57,6 +60,7 @@ from phasegate.gates.consistency import (
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
+from phasegate.gates.module_providers import ModuleProviders
 from phasegate.gates.parsed import SyntaxTrees, ending_name
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
@@ -118,9 +122,10 @@ class DepsCheck:
         """Run pip check, then compare the package's imports with its declared dependencies."""
         pip_findings = self._pip_check(ctx)
         declared, source = _declared(ctx)
-        provided = importlib.metadata.packages_distributions()
-        accepted = _with_meta_requirements(declared, provided)
-        found = self._undeclared(ctx, provided, accepted, source)
+        imports = _third_party_imports_of(ctx)
+        providers = ModuleProviders({imported.module for imported in imports})
+        accepted = _with_meta_requirements(declared, providers)
+        found = self._undeclared(ctx, imports, providers, accepted, source)
         undeclared = {module for module, _finding in found}
         new_undeclared = {module for module, finding in found if finding.new}
         findings = [*pip_findings, *(finding for _module, finding in found)]
@@ -135,18 +140,16 @@ class DepsCheck:
     @staticmethod
     def _undeclared(
         ctx: CheckContext,
-        provided: Mapping[str, list[str]],
+        imports: list[Import],
+        providers: ModuleProviders,
         accepted: set[NormalizedName],
         source: str,
     ) -> list[tuple[str, Finding]]:
         """Each import of a third-party module the project does not declare, with its module."""
-        requires_python = table_in(ctx.project.pyproject, "project").get("requires-python")
-        stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
         found: list[tuple[str, Finding]] = []
-        for imported in third_party_imports(
-            ctx.project.source_files, ctx.project.top_level_names, stdlib, trees=ctx.project.trees
-        ):
-            problem = _problem(imported.module, provided, accepted, source)
+        for imported in imports:
+            distributions = providers.distributions(imported.module)
+            problem = _problem(imported.module, distributions, accepted, source)
             if problem is not None:
                 finding = locate(
                     ctx.project,
@@ -216,6 +219,17 @@ def _refuse_unrecognized(run: ToolRun, lines: list[str], problems: list[str]) ->
             f"{(run.stderr.strip() or run.stdout.strip())[-500:] or '(no output)'}",
             fix="run `python -m pip check` in the project's environment",
         )
+
+
+def _third_party_imports_of(ctx: CheckContext) -> list[Import]:
+    """The package's imports of modules from neither the standard library nor the project."""
+    requires_python = table_in(ctx.project.pyproject, "project").get("requires-python")
+    stdlib = standard_library(requires_python if isinstance(requires_python, str) else None)
+    return list(
+        third_party_imports(
+            ctx.project.source_files, ctx.project.top_level_names, stdlib, trees=ctx.project.trees
+        )
+    )
 
 
 def standard_library(requires_python: str | None) -> frozenset[str]:
@@ -361,13 +375,13 @@ def _names(texts: Iterable[str], where: str) -> set[NormalizedName]:
 
 
 def _with_meta_requirements(
-    declared: set[NormalizedName], provided: Mapping[str, list[str]]
+    declared: set[NormalizedName], providers: ModuleProviders
 ) -> set[NormalizedName]:
     """Declared names, plus the requirements of declared meta-packages (they install no module)."""
-    providing = {canonicalize_name(dist) for dists in provided.values() for dist in dists}
     accepted = set(declared)
-    for name in declared - providing:
-        accepted.update(_unconditional_requirements(name))
+    for name in declared:
+        if not providers.installs_modules(name):
+            accepted.update(_unconditional_requirements(name))
     return accepted
 
 
@@ -390,11 +404,10 @@ def _unconditional_requirements(name: str) -> set[NormalizedName]:
 
 def _problem(
     module: str,
-    provided: Mapping[str, list[str]],
+    distributions: list[str],
     accepted: set[NormalizedName],
     source: str,
 ) -> str | None:
-    distributions = provided.get(module, [])
     if any(canonicalize_name(dist) in accepted for dist in distributions):
         return None
     if not distributions:
