@@ -20,6 +20,9 @@ Isolation (option ``isolation``): ``never`` builds in this environment (``--no-i
 needs the package index); ``auto``, the default, builds without isolation when every build
 requirement is already installed here, and with isolation otherwise (also when the backend
 asks for more than ``[build-system].requires`` names and that is missing here).
+
+``packaging`` is imported where the check measures: planning a gate imports every check's
+module, in the pytest process too, which has no use for it.
 """
 
 from __future__ import annotations
@@ -34,14 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import (
-    InvalidSdistFilename,
-    InvalidWheelFilename,
-    canonicalize_name,
-    parse_sdist_filename,
-    parse_wheel_filename,
-)
 from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
@@ -56,6 +51,7 @@ from phasegate.tomlfile import table_in
 
 if TYPE_CHECKING:
     from packaging.metadata import Metadata
+    from packaging.requirements import Requirement
 
 __all__ = ["BuildCheck", "BuildOptions", "unmet_requirements"]
 
@@ -249,6 +245,8 @@ def _diagnose(
 
 def unmet_requirements(requires: Iterable[str]) -> list[str]:
     """The requirements (PEP 508 strings) this environment does not satisfy."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     unmet: list[str] = []
     for text in requires:
         try:
@@ -263,6 +261,8 @@ def unmet_requirements(requires: Iterable[str]) -> list[str]:
 
 def _satisfied(requirement: Requirement, *, seen: set[str], extra: str = "") -> bool:
     """Whether the requirement (needed for ``extra`` of its parent) is installed here."""
+    from packaging.utils import canonicalize_name
+
     if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
         return True
     name = canonicalize_name(requirement.name)
@@ -277,6 +277,8 @@ def _satisfied(requirement: Requirement, *, seen: set[str], extra: str = "") -> 
 
 def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
     """Whether what the extra ``name[extra]`` adds is installed here."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     key = f"{name}[{extra}]"
     if key in seen:
         return True
@@ -367,6 +369,14 @@ def _inspect(path: Path, reader: Callable[[Path], str], outcome: _Outcome) -> Me
 def _check_file_name(path: Path, metadata: Metadata, outcome: _Outcome) -> None:
     """A problem in the outcome unless the file's name is valid and says the metadata's
     name and version."""
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        canonicalize_name,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
     try:
         if path.suffix == ".whl":
             name, version, _build_tag, _tags = parse_wheel_filename(path.name)
@@ -385,6 +395,8 @@ def _check_file_name(path: Path, metadata: Metadata, outcome: _Outcome) -> None:
 
 
 def _compare(outcome: _Outcome) -> None:
+    from packaging.utils import canonicalize_name
+
     sdist, wheel = outcome.sdist, outcome.wheel
     if sdist is None or wheel is None:
         return

@@ -35,6 +35,9 @@ is a finding: the check errs on the side of failing, never of passing.
 When ``pyproject.toml`` has no static ``[project].dependencies`` (a ``setup.py`` project, or
 ``dynamic = ["dependencies"]``), the declared dependencies are read from the installed
 metadata of the project; a project that is neither is an error: there is nothing to compare.
+
+``packaging`` and pip check's rules are imported where the check measures: planning a gate
+imports every check's module, in the pytest process too, which has no use for them.
 """
 
 from __future__ import annotations
@@ -45,22 +48,11 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import NormalizedName, canonicalize_name
-from packaging.version import InvalidVersion, Version
-
-from phasegate.gates.consistency import (
-    broken_requirements,
-    installed_distributions,
-    legacy_installs,
-)
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.installed import metadata_files
-from phasegate.gates.module_providers import ModuleProviders
 from phasegate.gates.parsed import SyntaxTrees, ending_name
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec, NoOptions
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
@@ -68,13 +60,19 @@ from phasegate.jsonvalues import value_at
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.tomlfile import table_in
 
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+    from packaging.utils import NormalizedName
+
+    from phasegate.gates.module_providers import ModuleProviders
+
 __all__ = ["DepsCheck", "Import", "standard_library", "third_party_imports"]
 
 _PIP_CLEAN = "No broken requirements found."
 #: The pip release from which pip check also reports installed wheels this Python cannot use.
-_PIP_CHECKS_WHEELS = Version("24.1")
+_PIP_CHECKS_WHEELS = "24.1"
 #: The first pip that names a distribution without a ``Name`` by its ``.dist-info`` folder.
-_PIP_NAMES_UNNAMED = Version("24.2")
+_PIP_NAMES_UNNAMED = "24.2"
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
@@ -120,6 +118,8 @@ class DepsCheck:
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
         """Run pip check, then compare the package's imports with its declared dependencies."""
+        from phasegate.gates.module_providers import ModuleProviders
+
         pip_findings = self._pip_check(ctx)
         declared, source = _declared(ctx)
         imports = _third_party_imports_of(ctx)
@@ -165,6 +165,14 @@ class DepsCheck:
 
     @staticmethod
     def _pip_check(ctx: CheckContext) -> list[Finding]:
+        from packaging.version import InvalidVersion, Version
+
+        from phasegate.gates.consistency import (
+            broken_requirements,
+            installed_distributions,
+            legacy_installs,
+        )
+
         try:
             pip = Version(require_tool("pip", "pip").version)
         except InvalidVersion:
@@ -173,8 +181,8 @@ class DepsCheck:
             problems = _pip_check_process(ctx)
         else:
             problems = broken_requirements(
-                installed_distributions(unnamed_from_folder=pip >= _PIP_NAMES_UNNAMED),
-                unsupported_wheels=pip >= _PIP_CHECKS_WHEELS,
+                installed_distributions(unnamed_from_folder=pip >= Version(_PIP_NAMES_UNNAMED)),
+                unsupported_wheels=pip >= Version(_PIP_CHECKS_WHEELS),
             )
         return [
             locate(
@@ -248,6 +256,8 @@ def standard_library(requires_python: str | None) -> frozenset[str]:
 
 def _supported_pythons(requires_python: str | None) -> SpecifierSet:
     """``requires-python`` as a specifier (without one: this Python and later)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     running = f">={sys.version_info[0]}.{sys.version_info[1]}"
     try:
         return SpecifierSet(requires_python or running)
@@ -362,6 +372,9 @@ def _installed_requires(candidate: object) -> list[str] | None:
 
 
 def _names(texts: Iterable[str], where: str) -> set[NormalizedName]:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     names: set[NormalizedName] = set()
     for text in texts:
         try:
@@ -387,6 +400,9 @@ def _with_meta_requirements(
 
 def _unconditional_requirements(name: str) -> set[NormalizedName]:
     """What the installed distribution ``name`` always requires (nothing if not installed)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     try:
         texts = importlib.metadata.requires(name) or []
     except importlib.metadata.PackageNotFoundError:
@@ -408,6 +424,8 @@ def _problem(
     accepted: set[NormalizedName],
     source: str,
 ) -> str | None:
+    from packaging.utils import canonicalize_name
+
     if any(canonicalize_name(dist) in accepted for dist in distributions):
         return None
     if not distributions:
