@@ -155,11 +155,12 @@ def test_lint_without_ruff_is_an_error_with_the_install_command(
 
 
 def test_lint_runs_the_binary_ruffs_own_module_would_exec(tmp_path: Path) -> None:
-    import ruff
+    import ruff.__main__
 
     from phasegate.gates.tools import module_binary
 
-    assert module_binary("ruff", "find_ruff_bin", tmp_path) == [ruff.find_ruff_bin()]
+    # Looked up in the __main__ python -m ruff runs, which has it in every ruff from 0.6 on.
+    assert module_binary("ruff", "find_ruff_bin", tmp_path) == [ruff.__main__.find_ruff_bin()]
 
 
 @pytest.mark.parametrize("where", ["the children's PYTHONPATH", "the folder it runs in"])
@@ -193,10 +194,12 @@ def test_a_binary_is_used_only_when_the_modules_finder_names_a_file(
     from phasegate.gates.tools import module_binary
 
     name = f"finder_under_test_{tmp_path.name.replace('-', '_')}"  # one module per case
-    (tmp_path / f"{name}.py").write_text(body)
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "__init__.py").write_text("")  # as in ruff 0.6: only __main__ has it
+    (tmp_path / name / "__main__.py").write_text(body)
     monkeypatch.syspath_prepend(str(tmp_path))
     program = module_binary(name, "find", tmp_path / "elsewhere")
-    assert program == ([str(tmp_path / f"{name}.py")] if found else None)
+    assert program == ([str(tmp_path / name / "__main__.py")] if found else None)
     assert module_binary("no_such_module_anywhere", "find", tmp_path) is None
 
 

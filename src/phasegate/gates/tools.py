@@ -117,9 +117,10 @@ def run_tool(
 
 
 def module_binary(module: str, finder: str, cwd: Path) -> list[str] | None:
-    """The binary ``python -m module`` would exec, found by the module's own function
-    ``finder``; None when a child in ``cwd`` would import another ``module`` than this process
-    would (the children's ``PYTHONPATH`` or ``cwd`` holds one), or no binary is found.
+    """The binary ``python -m module`` would exec, found by the function ``finder`` of the
+    module's ``__main__`` (imported, not run); None when a child in ``cwd`` would import another
+    ``module`` than this process would (the children's ``PYTHONPATH`` or ``cwd`` holds one), or
+    no binary is found.
 
     A tool such as ruff ships a binary and a module whose only job is to find it and exec it:
     starting Python for that costs as much as a small project's whole lint. Asking the same
@@ -141,9 +142,13 @@ def _children_import_ours(module: str, cwd: Path) -> bool:
 
 
 def _found_file(module: str, finder: str) -> str | None:
-    """The file ``module.finder()`` names; None when it fails or names no file."""
+    """The file ``module.__main__.finder()`` names; None when it fails or names no file.
+
+    The ``__main__`` is what ``python -m module`` runs: ruff's has had ``find_ruff_bin`` since
+    before 0.6, where the package itself exports it only in later releases.
+    """
     try:
-        found = getattr(importlib.import_module(module), finder)()
+        found = getattr(importlib.import_module(f"{module}.__main__"), finder)()
     except (ImportError, AttributeError, OSError):
         return None
     return found if isinstance(found, str) and os.path.isfile(found) else None
