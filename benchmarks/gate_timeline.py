@@ -1,0 +1,257 @@
+"""Where the wall time of one cold ``pytest --gate=twelve-check`` goes: a timeline per project.
+
+For each project of ``benchmarks/gate.py`` (the same copies, test subsets and environment) it
+runs the tools by hand once, each timed alone (the longest of them is the machine's limit's
+first term), then ``--runs`` cold gates, each with three probes that change nothing the gate
+judges:
+
+* a ``sitecustomize`` on ``PYTHONPATH`` that logs every Python process's start (its kernel
+  start time, so the interpreter's own start counts) and exit (its own CPU seconds, at
+  ``atexit`` or ``os._exit``: what comes after, the interpreter's teardown, shows as the gap
+  to the moment this script reaps the pytest process);
+* a pytest plugin (``-p``) that logs when the configuration starts, the collection ends, the
+  tests end, and the session's end starts and ends, and wraps, once the session ends, coverage.py's
+  analysis (``coverage_run._figures``) and the wait for the static checks' process;
+* ``PHASEGATE_PROGRESS_FILE``, whose check events (the static process's checks: bandit, the
+  build, ruff, ...) are timestamped as they arrive by a thread of this script (every 5 ms).
+
+It prints each run's timeline from the pytest process's start, then the stretches in which the
+pytest process ran with nothing of the static side beside it (the second core idle unless the
+tests themselves use it): before the static checks' process started and after it ended. No
+figure here is asserted anywhere; it is a tool for finding the serial stretches.
+
+    python benchmarks/gate_timeline.py [--runs 2] [--only NAME ...] [--lines N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gate import (
+    CORES,
+    Subject,
+    by_hand,
+    clear_cache,
+    gate_command,
+    make_subject,
+    run_steps,
+    timed,
+)
+
+#: Logged by every Python process: its start (kernel start time) and its exit.
+SITECUSTOMIZE = """\
+import atexit, json, os, resource, time
+_LOG = os.environ.get("PHASEGATE_TIMELINE_LOG")
+def _write(record):
+    with open(_LOG, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\\n")
+def _started():
+    ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])
+    since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+    return time.time() - since_boot + ticks / os.sysconf("SC_CLK_TCK")
+def _argv():
+    return open("/proc/self/cmdline", "rb").read().decode(errors="replace").split("\\0")[:-1]
+def _exit():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    _write({"t": time.time(), "pid": os.getpid(), "what": "exit",
+            "cpu": usage.ru_utime + usage.ru_stime})
+def _exit_now(code, _original=os._exit):
+    _exit()
+    _original(code)
+if _LOG:
+    _write({"t": _started(), "pid": os.getpid(), "ppid": os.getppid(), "what": "start",
+            "argv": _argv()})
+    atexit.register(_exit)
+    os._exit = _exit_now  # a process that ends without the interpreter's teardown
+"""
+
+#: The pytest process's hooks, coverage.py's analysis and the wait for the static checks.
+PLUGIN = """\
+import functools, json, os, time
+import pytest
+_LOG = os.environ["PHASEGATE_TIMELINE_LOG"]
+def mark(what):
+    with open(_LOG, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"t": time.time(), "pid": os.getpid(), "what": what}) + "\\n")
+def wrap(owner, name, what):
+    original = getattr(owner, name)
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        mark(what + " starts")
+        try:
+            return original(*args, **kwargs)
+        finally:
+            mark(what + " ends")
+    setattr(owner, name, wrapper)
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    mark("pytest configures")
+def pytest_collection_finish(session):
+    mark("collection ends")
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    yield
+    mark("tests end")
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_sessionfinish(session):
+    from phasegate.gates import coverage_run, static_process
+    wrap(coverage_run, "_figures", "coverage analysis (pytest process)")
+    wrap(static_process.StaticChecksProcess, "judgements", "waiting for the static process")
+    mark("session end starts")
+    yield
+    mark("session end ends (verdict written)")
+"""
+
+
+class Tail(threading.Thread):
+    """Timestamps each line appended to the progress file as it arrives."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(daemon=True)
+        self.path = path
+        self.lines: list[tuple[float, str]] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        offset = 0
+        while True:
+            stop = self.stopping.is_set()
+            if self.path.exists():
+                with open(self.path, encoding="utf-8") as handle:
+                    handle.seek(offset)
+                    text = handle.read()
+                complete = text[: text.rfind("\n") + 1]
+                offset += len(complete.encode("utf-8"))
+                now = time.time()
+                self.lines += [(now, line) for line in complete.splitlines()]
+            if stop:
+                return
+            time.sleep(0.005)
+
+
+def process_name(argv: list[str]) -> str:
+    """A short name for a Python process by its command line."""
+    words = [word for word in argv[1:] if not word.startswith("-") or word == "-m"]
+    if "-m" in words and words.index("-m") + 1 < len(words):
+        return words[words.index("-m") + 1]
+    return Path(words[0]).name if words else "python"
+
+
+def one_run(subject: Subject, probes: Path, index: int) -> list[tuple[float, str]]:
+    """One cold gate with the probes; its events as (seconds from the pytest start, what)."""
+    log = probes / f"timeline-{index}.jsonl"
+    progress = probes / f"progress-{index}.jsonl"
+    env = dict(subject.env)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(probes), *([subject.env["PYTHONPATH"]] if "PYTHONPATH" in subject.env else [])]
+    )
+    # gate.environment() keeps the caller's PYTHONPATH after the subject's.
+    env["PHASEGATE_TIMELINE_LOG"] = str(log)
+    env["PHASEGATE_PROGRESS_FILE"] = str(progress)
+    clear_cache(subject.root)
+    tail = Tail(progress)
+    tail.start()
+    started = time.time()
+    timing = timed([*gate_command(subject), "-p", "phasegate_timeline_plugin"], subject.root,
+                   env=env)  # fmt: skip
+    ended = time.time()
+    tail.stopping.set()
+    tail.join()
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    names = {r["pid"]: process_name(r["argv"]) for r in records if r["what"] == "start"}
+    events = []
+    for record in records:
+        name = names.get(record["pid"], str(record["pid"]))
+        if record["what"] == "start":
+            events.append((record["t"], f"{name} starts (pid {record['pid']})"))
+        elif record["what"] == "exit":
+            events.append((record["t"], f"{name} exits, {record['cpu']:.2f} s CPU of its own"))
+        else:
+            events.append((record["t"], record["what"]))
+    for moment, line in tail.lines:
+        event = json.loads(line)
+        if "check" in event:
+            events.append((moment, f"check {event['check']} {event['state']}"))
+    origin = started
+    events.append((started, "this script starts pytest"))
+    events.append((ended, f"pytest reaped: {timing.wall:.2f} s wall, {timing.cpu:.2f} s CPU "
+                   "with children"))  # fmt: skip
+    return sorted((t - origin, what) for t, what in events)
+
+
+def serial_stretches(events: list[tuple[float, str]]) -> dict[str, float]:
+    """Wall seconds of the pytest process alone: before the static process, after it."""
+
+    def first(prefix: str) -> float:
+        return next(t for t, what in events if what.startswith(prefix))
+
+    static_start = first("phasegate.gates.static_process starts")
+    static_end = first("phasegate.gates.static_process exits")
+    pytest_end = first("pytest reaped")
+    figures = {
+        "before the static checks' process starts": static_start,
+        "after the static checks' process exits": max(0.0, pytest_end - static_end),
+    }
+    analysis = [t for t, what in events if what.startswith("coverage analysis (pytest")]
+    if len(analysis) >= 2:
+        figures["coverage analysis in the pytest process"] = analysis[-1] - analysis[0]
+        figures["of it after the static process exits"] = max(
+            0.0, analysis[-1] - max(analysis[0], static_end)
+        )
+    figures["tests end to pytest reaped"] = pytest_end - first("tests end")
+    figures["pytest's atexit to pytest reaped"] = pytest_end - first("pytest exits")
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--lines", type=int, default=20_000)
+    parser.add_argument("--suite", choices=("subset", "full"), default="subset")
+    names = ["generated", "more-itertools", "python-dateutil", "attrs"]
+    parser.add_argument("--only", nargs="+", choices=names, default=names)
+    args = parser.parse_args()
+    for name in args.only:
+        with tempfile.TemporaryDirectory(prefix="phasegate-timeline-") as folder:
+            work = Path(folder)
+            subject = make_subject(name, work, args.lines, args.suite)
+            probes = work / "probes"
+            probes.mkdir()
+            (probes / "sitecustomize.py").write_text(SITECUSTOMIZE)
+            (probes / "phasegate_timeline_plugin.py").write_text(PLUGIN)
+            out = work / "by-hand"
+            out.mkdir()
+            tools = {tool: run_steps(steps, subject.root) for tool, steps in
+                     by_hand(subject, out).items()}  # fmt: skip
+            longest = max(tools, key=lambda tool: tools[tool].wall)
+            cpu = sum(t.cpu for t in tools.values())
+            limit = max(tools[longest].wall, cpu / CORES)
+            print(f"\n== {name}: tools by hand, each alone (wall s / CPU s) ==")
+            for tool, timing in tools.items():
+                print(f"  {tool:<18} {timing.wall:7.2f} {timing.cpu:7.2f}")
+            print(f"  longest: {longest} {tools[longest].wall:.2f} s; CPU / {CORES} cores "
+                  f"{cpu / CORES:.2f} s; limit {limit:.2f} s")  # fmt: skip
+            for index in range(args.runs):
+                events = one_run(subject, probes, index)
+                print(f"\n-- {name}, cold gate {index + 1}: seconds from the pytest start --")
+                for moment, what in events:
+                    print(f"  {moment:7.3f}  {what}")
+                print("  serial stretches (wall s):")
+                for what, seconds in serial_stretches(events).items():
+                    print(f"    {what:<45} {seconds:6.3f}")
+                print(
+                    f"  wall / limit: {events[-1][0] / limit:.2f} (load {os.getloadavg()[0]:.1f})"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
