@@ -141,3 +141,34 @@ def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
     started.clear()
     pytester.runpytest("--gate=record", "-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert started == []
+
+
+@pytest.mark.slow
+def test_the_child_exits_at_once_with_its_output_flushed_and_its_tools_killed(
+    tmp_path: Path,
+) -> None:
+    # The tool shares the child's stdout: were it left running, the pipe would stay open and
+    # the run below would wait for it until its timeout.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from phasegate.processes import start_in_group\n"
+        "from phasegate.gates.static_process import exit_at_once\n"
+        "sleep = [sys.executable, '-c', 'import time; time.sleep(60)']\n"
+        "tool = start_in_group(sleep, cwd=Path.cwd(), stdout=None, stderr=None)\n"
+        "sys.stdout.write('written before the exit')\n"
+        "exit_at_once(3)\n"
+        "print('never')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (3, "written before the exit")
