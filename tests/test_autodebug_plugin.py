@@ -209,6 +209,40 @@ def test_an_other_failure_a_none_repair_fixed_stays_fixed_by_it(pytester: pytest
 
 
 @pytest.mark.slow
+def test_a_guard_at_one_use_of_a_none_others_still_fail_on_is_withdrawn(
+    pytester: pytest.Pytester,
+) -> None:
+    # The loop in `__init__` lost its guard: every attribute not given is None. `describe`'s
+    # own test passes with a guard at its use, but `area` still fails on the same None: the
+    # guard is no repair of the fault, and the tree is left as it was.
+    code = (
+        "class Box:\n    defaults = {'width': lambda: 1, 'label': str}\n\n"
+        "    def __init__(self, **given):\n"
+        "        for name, factory in self.defaults.items():\n"
+        "            value = given.pop(name, None)\n"
+        "            if value is None:\n                value = factory()\n"
+        "            setattr(self, name, value)\n\n"
+        "    def area(self):\n        return self.width * 2\n\n\n"
+        "def describe(label):\n    return label.upper()\n"
+    )
+    tests = (
+        "from boxes import Box, describe\n\n\ndef test_area():\n"
+        "    assert Box().area() == 2\n\n\ndef test_describe():\n"
+        "    assert describe(Box().label) == ''\n"
+    )
+    faulty = code.replace("            if value is None:\n                value = factory()\n", "")
+    make_project(pytester, {"src/boxes.py": faulty, "tests/test_boxes.py": tests})
+    pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    assert (pytester.path / "src/boxes.py").read_text() == faulty
+    report = read(pytester)
+    assert [f["outcome"] for f in report["failures"]] == ["escalated", "escalated"]
+    guarded = next(f for f in report["failures"] if "describe" in f["tests"][0])
+    assert guarded["repair"] is None
+    assert "withdrawn" in guarded["escalation"]["reason"]
+    assert not list((pytester.path / ".phasegate" / "autodebug").glob("*.diff"))
+
+
+@pytest.mark.slow
 def test_a_flaky_failure_gets_no_lost_guard(pytester: pytest.Pytester) -> None:
     # The test fails the first time only (as a timing test does on a loaded machine). A
     # guard of `prefix` changes nothing where the test passes, so it would "pass" its re-run:

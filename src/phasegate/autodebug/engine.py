@@ -7,8 +7,9 @@ were seen:
    name nothing binds, :mod:`.unbound`, is dropped: it could only fail on a ``NameError``);
 2. at most ``max_iterations`` of them, best first, are validated
    (:func:`~phasegate.autodebug.validate.validate`);
-3. the first that passes is kept: written as a diff, and in apply mode left in the tree (the
-   whole-suite run it passed becomes the new baseline, so later repairs are judged on top);
+3. the first that passes is kept: its diff is written, and in apply mode it is left in the
+   tree (the whole-suite run it passed becomes the new baseline, so later repairs are judged
+   on top);
 4. otherwise the failure is escalated, with every attempt and why it was rejected.
 
 Failures without a repair (assertions, exceptions no pattern covers, escalations) are then
@@ -18,6 +19,9 @@ ranking suspects most, guards are put back (:mod:`.patterns.lost_guards`) and va
 any candidate is; one that passes repairs the failure. A guard changes nothing where the value
 is not None, so the failure is first re-run as it is: one that passes then is flaky, and no
 guard is tried for it.
+
+Last, a None guard kept at one use of a None while a None failure of the same file is left
+unrepaired is withdrawn (:mod:`.partial_repairs`), and the kept repairs' diffs are written.
 """
 
 from __future__ import annotations
@@ -29,8 +33,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from phasegate import clock
-from phasegate.autodebug.diagnosis import Candidate, Diagnosis
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
+from phasegate.autodebug.partial_repairs import (
+    KeptRepair,
+    escalate_fixed_by,
+    partial_guards,
+    unrepaired_nones,
+    withdraw,
+)
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
@@ -133,6 +144,9 @@ class Engine:
         self._changed: dict[str, list[tuple[str, str]]] = {}
         self._causes: dict[str, _Group] = {}
         self._unbound_before: dict[tuple[str, str], set[str] | None] = {}
+        self._kept: list[KeptRepair] = []
+        #: For each failure fixed by another repair, the repairs kept when it was seen so.
+        self._fixed_by: dict[str, list[str]] = {}
 
     def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
         """Work on every failure and return the report (diffs are written on the way)."""
@@ -150,6 +164,8 @@ class Engine:
                 continue
             entries.append(self._work_on(entry_id, group))
         self._localize(groups, entries)
+        self._withdraw_partial_guards(entries)
+        self._write_diffs(entries)
         finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
@@ -172,7 +188,7 @@ class Engine:
         diagnosis = group.diagnosis
         if self._fixed_already(group):
             entry = self._entry(entry_id, group, "fixed-by-another-repair", None, [], 0.0)
-            entry.explanation += "; the tests pass since an earlier repair of this run"
+            self._fixed_by_earlier(entry)
             return entry
         self._remap(diagnosis)
         pattern = self.patterns.get(diagnosis.pattern)
@@ -181,7 +197,7 @@ class Engine:
         elapsed = clock.perf_counter() - started
         if kept is not None:
             entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
-            entry.repair = self._write_repair(entry_id, kept, attempts[-1].diff)
+            entry.repair = self._repair(entry_id, kept, attempts[-1].diff)
             return entry
         entry = self._entry(
             entry_id, group, "escalated", candidates[0] if candidates else None, attempts, elapsed
@@ -194,13 +210,26 @@ class Engine:
         )
         return entry
 
-    def _write_repair(self, entry_id: str, candidate: Candidate, diff: str) -> Repair:
-        """Write a kept candidate's diff, and the repair that names it."""
-        diff_file = f"{DIFF_FOLDER}/{entry_id}.diff"
-        self.write(diff_file, diff)
+    def _repair(self, entry_id: str, candidate: Candidate, diff: str) -> Repair:
+        """The repair of a kept candidate, and the file its diff is written to at the end."""
         return Repair(
-            files=candidate.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
+            files=candidate.paths,
+            diff=diff,
+            diff_file=f"{DIFF_FOLDER}/{entry_id}.diff",
+            applied=self.mode == "apply",
         )
+
+    def _write_diffs(self, entries: list[AutodebugFailure]) -> None:
+        """Write the diff of each repair the run keeps."""
+        for entry in entries:
+            if entry.repair is not None:
+                self.write(entry.repair.diff_file, entry.repair.diff)
+
+    def _fixed_by_earlier(self, entry: AutodebugFailure) -> None:
+        """Say that an earlier repair of this run fixed ``entry``'s tests, and which were kept."""
+        entry.outcome = "fixed-by-another-repair"
+        entry.explanation += "; the tests pass since an earlier repair of this run"
+        self._fixed_by[entry.id] = [repair.entry_id for repair in self._kept]
 
     def _first_kept(
         self, entry_id: str, what: str, candidates: list[Candidate], group: _Group
@@ -211,8 +240,10 @@ class Engine:
             self.progress(
                 f"{entry_id}: trying {what}{rank}/{len(candidates)}: {candidate.description}"
             )
-            attempts.append(self._attempt(rank, candidate, group))
+            befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
+            attempts.append(self._attempt(rank, candidate, group, befores))
             if attempts[-1].status == "kept":
+                self._kept.append(KeptRepair(entry_id, candidate, befores))
                 return attempts, candidate
         return attempts, None
 
@@ -265,9 +296,10 @@ class Engine:
         new = unbound_names(text, path)
         return new is not None and bool(new - old)
 
-    def _attempt(self, rank: int, candidate: Candidate, group: _Group) -> CandidateAttempt:
+    def _attempt(
+        self, rank: int, candidate: Candidate, group: _Group, befores: dict[str, str]
+    ) -> CandidateAttempt:
         started = clock.perf_counter()
-        befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
         base = _described(rank, candidate, befores)
         try:
             verdict = validate(
@@ -440,8 +472,7 @@ class Engine:
         """Try guards put back in the suspicious functions, and the attributes of ``self``
         nothing defines there respelt; keep the first that passes."""
         if self._fixed_already(group):  # a guard kept for an earlier failure of this run
-            entry.outcome = "fixed-by-another-repair"
-            entry.explanation += "; the tests pass since an earlier repair of this run"
+            self._fixed_by_earlier(entry)
             return
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
@@ -459,7 +490,7 @@ class Engine:
                 else "a None flows on where a guard was lost"
             )
             entry.explanation = f"{short(group.diagnosis.exc_type)}: {why}; {kept.description}"
-            entry.repair = self._write_repair(entry.id, kept, attempts[-1].diff)
+            entry.repair = self._repair(entry.id, kept, attempts[-1].diff)
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
     def _fails_again(self, group: _Group, entry: AutodebugFailure) -> bool:
@@ -494,6 +525,35 @@ class Engine:
                     "could be ranked as suspicious",
                     tried=0,
                 )
+
+    # -- partial repairs --------------------------------------------------------------------
+
+    def _withdraw_partial_guards(self, entries: list[AutodebugFailure]) -> None:
+        """Withdraw the None guards kept where the run still fails on None
+        (:mod:`.partial_repairs`), and escalate what passed only with them."""
+        unrepaired = unrepaired_nones(entries)
+        by_id = {entry.id: entry for entry in entries}
+        withdrawn: list[str] = []
+        for repair in partial_guards(self._kept, unrepaired):
+            if self.mode == "apply" and not self._put_back(repair):
+                continue
+            withdraw(by_id[repair.entry_id], repair, unrepaired)
+            withdrawn.append(repair.entry_id)
+        escalate_fixed_by(entries, self._fixed_by, withdrawn)
+
+    def _put_back(self, repair: KeptRepair) -> bool:
+        """Put back the files a kept repair rewrote, if they still hold what it wrote (a
+        warning says when they do not: a later repair rewrote them too)."""
+        if any(self.project.read(edit.path) != edit.text for edit in repair.candidate.edits):
+            self.warnings.append(
+                f"{repair.entry_id}: its guard could not be withdrawn: a later repair rewrote "
+                f"{', '.join(repair.candidate.paths)}"
+            )
+            return False
+        originals = [FileEdit(path, text) for path, text in repair.befores.items()]
+        with self.workspace.trial(originals) as trial:
+            trial.keep()
+        return True
 
     def _index_backend(self) -> str | None:
         cached = self.project.__dict__.get("index")

@@ -1,0 +1,101 @@
+"""Guards kept at the uses of a None while the run still fails on that None: withdrawn.
+
+A None that comes from one place (an attribute a loop in ``__init__`` sets for every object,
+a function's return) fails each test where it is read, each at its own use. A guard at one
+use makes that use's tests pass and nothing else fail, so validation keeps it; yet the None
+is still made where it was, and the other uses still fail. Such a partial repair hides the
+fault it was meant to mend behind a tree that looks repaired: worse than none.
+
+Which Nones come from one place cannot be read from one failure, so the run's failures are
+taken together: the None failures of one file count as one None. At the end of the run, when
+a None failure of a file is left unrepaired (escalated or localized), every ``none-guard``
+kept in that file is withdrawn, last kept first, and its failure escalated with the reason;
+a failure whose tests passed only once a withdrawn guard was in place is escalated too. The
+engine puts the files back (:class:`~phasegate.autodebug.engine.Engine`). A repair at the
+None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
+the None comes from, not one of its uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from phasegate.autodebug.diagnosis import Candidate
+from phasegate.model.autodebug import AutodebugFailure, Escalation
+
+__all__ = ["KeptRepair", "escalate_fixed_by", "partial_guards", "unrepaired_nones", "withdraw"]
+
+#: The outcomes of a failure the run leaves failing.
+_LEFT = ("escalated", "localized")
+
+
+@dataclass(frozen=True)
+class KeptRepair:
+    """A candidate validation kept for failure ``entry_id``, and its files before it."""
+
+    entry_id: str
+    candidate: Candidate
+    befores: dict[str, str]
+
+
+def unrepaired_nones(entries: Iterable[AutodebugFailure]) -> dict[str, list[str]]:
+    """The files where a None failure is left unrepaired, each with those failures' ids."""
+    left: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.error_class == "none" and entry.outcome in _LEFT and entry.path is not None:
+            left.setdefault(entry.path, []).append(entry.id)
+    return left
+
+
+def partial_guards(
+    kept: Sequence[KeptRepair], unrepaired: Mapping[str, list[str]]
+) -> list[KeptRepair]:
+    """The None guards kept in a file whose None failures are not all repaired, last kept
+    first (so that each is undone on the text it left)."""
+    return [
+        repair
+        for repair in reversed(kept)
+        if repair.candidate.kind == "none-guard"
+        and any(path in unrepaired for path in repair.candidate.paths)
+    ]
+
+
+def withdraw(
+    entry: AutodebugFailure, repair: KeptRepair, unrepaired: Mapping[str, list[str]]
+) -> None:
+    """Turn the repaired ``entry`` into an escalation that says why its guard was withdrawn."""
+    still = [
+        f"{', '.join(unrepaired[path])} in {path}"
+        for path in repair.candidate.paths
+        if path in unrepaired
+    ]
+    why = (
+        f"the repair ({repair.candidate.description}) passed this failure's tests, but the run "
+        f"still fails on None at other uses ({'; '.join(still)}): a guard at one use leaves the "
+        "None where it is made, so it was withdrawn"
+    )
+    kept = entry.attempts[-1]  # the attempts stop at the one kept
+    kept.status = "rejected"
+    kept.reason = f"{kept.reason}; withdrawn at the end of the run"
+    entry.outcome = "escalated"
+    entry.repair = None
+    entry.explanation += " (withdrawn: other uses of the None still fail)"
+    entry.escalation = Escalation(reason=why, tried=len(entry.attempts))
+
+
+def escalate_fixed_by(
+    entries: Iterable[AutodebugFailure],
+    fixed_by: Mapping[str, list[str]],
+    withdrawn: Sequence[str],
+) -> None:
+    """Escalate each failure said fixed by another repair when one of the repairs kept before
+    it (``fixed_by``) was withdrawn: its tests passed with that repair, not without."""
+    for entry in entries:
+        gone = set(fixed_by.get(entry.id, ())) & set(withdrawn)
+        if gone:  # only a failure fixed by another repair is in ``fixed_by``
+            entry.outcome = "escalated"
+            entry.escalation = Escalation(
+                reason=f"its tests passed once {', '.join(sorted(gone))} was kept, then withdrawn",
+                tried=len(entry.attempts),
+            )

@@ -1,0 +1,100 @@
+"""Guards kept at one use of a None while other uses still fail: which are withdrawn, and how
+the report says so."""
+
+from __future__ import annotations
+
+from phasegate.autodebug.diagnosis import Candidate, FileEdit
+from phasegate.autodebug.partial_repairs import (
+    KeptRepair,
+    escalate_fixed_by,
+    partial_guards,
+    unrepaired_nones,
+    withdraw,
+)
+from phasegate.model.autodebug import AutodebugFailure, CandidateAttempt, Repair
+
+
+def _failure(
+    entry_id: str, outcome: str, path: str = "pkg/box.py", cls: str = "none"
+) -> AutodebugFailure:
+    return AutodebugFailure(
+        id=entry_id,
+        error_class=cls,
+        pattern=cls,
+        kind="none-operand",
+        tests=[f"tests/test_box.py::test_{entry_id}"],
+        exc_type="TypeError",
+        message="unsupported operand",
+        path=path,
+        line=3,
+        explanation="TypeError: `width` is None",
+        outcome=outcome,  # type: ignore[arg-type]
+    )
+
+
+def _kept(entry_id: str, kind: str = "none-guard", path: str = "pkg/box.py") -> KeptRepair:
+    candidate = Candidate(kind, f"put back a guard for {entry_id}", [FileEdit(path, "new\n")], 1.0)
+    return KeptRepair(entry_id, candidate, {path: "old\n"})
+
+
+def test_only_none_failures_left_failing_count_as_unrepaired() -> None:
+    entries = [
+        _failure("01", "escalated"),
+        _failure("02", "localized"),
+        _failure("03", "repaired"),
+        _failure("04", "escalated", cls="name"),
+        _failure("05", "escalated", path="pkg/other.py"),
+    ]
+    assert unrepaired_nones(entries) == {"pkg/box.py": ["01", "02"], "pkg/other.py": ["05"]}
+
+
+def test_guards_in_a_file_still_failing_on_none_are_withdrawn_last_first() -> None:
+    kept = [
+        _kept("01"),
+        _kept("02", kind="missing-return"),  # a repair at the origin stays
+        _kept("03", path="pkg/elsewhere.py"),  # no None failure is left in that file
+        _kept("04"),
+    ]
+    partial = partial_guards(kept, {"pkg/box.py": ["05"]})
+    assert [repair.entry_id for repair in partial] == ["04", "01"]
+
+
+def test_nothing_is_withdrawn_when_every_none_failure_is_repaired() -> None:
+    assert partial_guards([_kept("01"), _kept("02")], {}) == []
+
+
+def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_others() -> None:
+    entry = _failure("02", "repaired")
+    entry.repair = Repair(
+        files=["pkg/box.py"], diff="-", diff_file="autodebug/02.diff", applied=True
+    )
+    entry.attempts = [
+        CandidateAttempt(
+            rank=1,
+            kind="none-guard",
+            description="a guard",
+            score=1.0,
+            files=["pkg/box.py"],
+            diff="-",
+            status="kept",
+            reason="the failing tests pass",
+        )
+    ]
+    withdraw(entry, _kept("02"), {"pkg/box.py": ["01", "04"]})
+    assert entry.outcome == "escalated"
+    assert entry.repair is None
+    assert entry.attempts[0].status == "rejected"
+    assert "withdrawn" in entry.attempts[0].reason
+    assert entry.escalation is not None
+    assert "01, 04 in pkg/box.py" in entry.escalation.reason
+    assert entry.escalation.tried == 1
+
+
+def test_a_failure_fixed_only_by_a_withdrawn_guard_is_escalated_too() -> None:
+    by_withdrawn = _failure("03", "fixed-by-another-repair")
+    by_other = _failure("04", "fixed-by-another-repair")
+    escalate_fixed_by([by_withdrawn, by_other], {"03": ["01", "02"], "04": ["01"]}, ["02"])
+    assert by_withdrawn.outcome == "escalated"
+    assert by_withdrawn.escalation is not None
+    assert "02" in by_withdrawn.escalation.reason
+    assert by_other.outcome == "fixed-by-another-repair"
