@@ -624,6 +624,28 @@ def test_a_misspelt_keyword_at_the_call(tmp_path: Path, monkeypatch: pytest.Monk
     )
 
 
+STREAMS = """
+def open_stream(stream, encoding, errors, force_writable=False):
+    return (stream, encoding or "utf-8", errors, force_writable)
+
+
+def open_writer(stream, encoding=None, errors=None, force_writable=False):
+    return open_stream(stream, encoding, errors, force_writable=force_writable)
+"""
+
+
+def test_a_misspelt_keyword_beside_none_arguments_is_no_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the call passes None for `encoding`: the None pattern must not claim a call misfit
+    faulty = STREAMS.replace("force_writable=force_writable", "force_wwritable=force_writable")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {"ty_w.py": faulty}, "import ty_w; ty_w.open_writer('s')", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("type", "unexpected-keyword")
+    assert restores(candidates[0], STREAMS)
+
+
 def test_a_parameter_the_body_uses_but_nothing_binds_is_added(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -42,6 +42,7 @@ from phasegate.autodebug.patterns.none_repairs import (
     return_candidates,
     typed,
 )
+from phasegate.autodebug.patterns.typeerrors import misfit_call
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
@@ -90,7 +91,7 @@ class NonePattern:
         frame = failure.project_frame
         if isinstance(exc, AssertionError):
             return self._compared(failure)
-        if not _may_be_none(exc):
+        if not _may_be_none(exc) or misfit_call(failure):
             return None
         found = _none_expression(failure, frame) if frame is not None else None
         if found is None or frame is None:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure, LiveFrame
     from phasegate.autodebug.project import Project
 
-__all__ = ["TypePattern"]
+__all__ = ["TypePattern", "misfit_call"]
 
 _OPS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -65,12 +65,10 @@ class TypePattern:
         frame = failure.project_frame
         if frame is None:
             return diagnose(self, failure, None, kind="other", facts={})
-        call = failure.node_at(frame, (ast.Call,))
-        if isinstance(call, ast.Call) and _is_failing(failure, frame, call):
-            found = _call_facts(failure, frame, call)
-            if found is not None:
-                kind, facts = found
-                return diagnose(self, failure, frame, kind=kind, facts=facts, node=call)
+        misfit = _misfit(failure, frame)
+        if misfit is not None:
+            call, (kind, facts) = misfit
+            return diagnose(self, failure, frame, kind=kind, facts=facts, node=call)
         operation = failure.node_at(frame, (ast.BinOp, ast.AugAssign))
         if isinstance(operation, (ast.BinOp, ast.AugAssign)):
             operands = _operand_facts(failure, frame, operation)
@@ -132,6 +130,24 @@ def _head(diagnosis: Diagnosis) -> str:
 _POSITIONAL_KINDS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _VARIADIC_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def misfit_call(failure: LiveFailure) -> bool:
+    """Whether the innermost project frame failed on a call that does not fit its callee's
+    signature: a ``TypeError`` no None value explains, whatever the arguments hold."""
+    frame = failure.project_frame
+    return frame is not None and _misfit(failure, frame) is not None
+
+
+def _misfit(
+    failure: LiveFailure, frame: LiveFrame
+) -> tuple[ast.Call, tuple[str, CallFacts]] | None:
+    """The call the frame was making, with the kind and facts of its misfit, if it has one."""
+    call = failure.node_at(frame, (ast.Call,))
+    if not isinstance(call, ast.Call) or not _is_failing(failure, frame, call):
+        return None
+    found = _call_facts(failure, frame, call)
+    return (call, found) if found is not None else None
 
 
 def _call_facts(
