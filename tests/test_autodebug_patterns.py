@@ -39,6 +39,33 @@ def test_a_misspelt_name_is_replaced_by_the_local_it_meant(
     assert diagnosis.cpython_suggestion == "length"
 
 
+PRIMED = """
+from functools import wraps
+
+
+def primed(func):
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        next(gen)
+        return gen
+
+    return wrapper
+"""
+
+
+def test_a_misspelt_closure_name_is_replaced_by_the_enclosing_functions_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `fnc` was the wrapper's only use of `func`: the cell is gone, the source still says it
+    faulty = PRIMED.replace("gen = func(", "gen = fnc(")
+    code = "import nm_c\n@nm_c.primed\ndef tally():\n    yield 1\ntally()\n"
+    diagnosis, candidates, _ = diagnose(tmp_path, {"nm_c.py": faulty}, code, monkeypatch)
+    assert (diagnosis.error_class, diagnosis.path) == ("name", "nm_c.py")
+    assert diagnosis.facts["matches"][0] == {"name": "func", "scope": "enclosing", "distance": 1}
+    assert restores(candidates[0], PRIMED)
+
+
 def test_a_misspelt_definition_is_renamed_when_the_tests_spell_it_otherwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

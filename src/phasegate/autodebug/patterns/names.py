@@ -27,6 +27,7 @@ from phasegate.autodebug.patterns.base import (
     lines_apart,
     short,
 )
+from phasegate.autodebug.patterns.functions import own_nodes, parameters, parents_of
 from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
 from phasegate.autodebug.patterns.import_names import relative_module
 from phasegate.autodebug.source import (
@@ -204,10 +205,36 @@ def _scopes(failure: LiveFailure, frame: LiveFrame) -> list[tuple[str, set[str]]
         local_names |= {*outer.frame.f_locals, *outer.frame.f_code.co_varnames}
     return [
         ("local", local_names),
-        ("enclosing", set(code.co_freevars)),
+        ("enclosing", {*code.co_freevars, *_around_bindings(failure, frame)}),
         ("global", set(frame.frame.f_globals)),
         ("builtin", set(frame.frame.f_builtins)),
     ]
+
+
+def _around_bindings(failure: LiveFailure, frame: LiveFrame) -> set[str]:
+    """The parameters and assigned names of the functions around the frame's function, read
+    from the source: a nested function reads them as closure cells, but one whose only use of
+    such a name was misspelt no longer has the cell (``co_freevars`` leaves it out)."""
+    tree = failure.tree(frame.filename)
+    own = enclosing_function(tree, frame.line) if tree is not None else None
+    if tree is None or own is None:
+        return set()
+    parents = parents_of(tree)
+    names: set[str] = set()
+    node = parents.get(id(own))
+    while node is not None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names |= _bound_in(node)
+        node = parents.get(id(node))
+    return names
+
+
+def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function binds in its own scope: its parameters and assigned names."""
+    stored = own_nodes(function.body)
+    return parameters(function) | {
+        node.id for node in stored if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
 
 
 def _name_matches(missing: str, scopes: list[tuple[str, set[str]]]) -> list[NameMatch]:
