@@ -1293,6 +1293,35 @@ def test_a_none_handed_down_as_a_parameter_is_guarded_in_the_caller_its_namesake
     assert any("in `_format`" in c.description for c in candidates[1:])
 
 
+LAYERED_WITH_CONTEXT = LAYERED.replace(
+    "    def _serialize(self, value):\n        if value is None:\n            return None\n"
+    "        return self._format(value)\n",
+    "    def _serialize(self, value, context=None):\n        if value is None:\n"
+    "            return None\n        number = self._format(value)\n"
+    "        return number, len(context)\n",
+)
+
+
+def test_a_callers_parameter_seen_none_but_not_handed_down_gets_no_guard_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `Number._serialize`'s `context` is None as well, but the call it was running hands on
+    # only `value`: `context` is not the None that failed, so no guard of it is offered.
+    faulty = LAYERED_WITH_CONTEXT.replace(
+        "        if value is None:\n            return None\n        number =", "        number ="
+    )
+    assert faulty.count("if value is None") == 1
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_context.py": faulty},
+        "import ng_context; ng_context.Number()._serialize(None)",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], LAYERED_WITH_CONTEXT)
+    assert not any("if context is None" in c.description for c in candidates)
+
+
 SENTINEL = """\
 _UNSET = object()
 LIMIT = 100

@@ -19,7 +19,7 @@ import ast
 from phasegate.autodebug.patterns.functions import parameters
 from phasegate.autodebug.source import enclosing_function
 
-__all__ = ["in_target_names", "reads_before_set"]
+__all__ = ["in_target_names", "names_read", "reads_before_set"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -49,7 +49,7 @@ def _renames(body: list[ast.stmt], theirs: dict[str, str], target: _Function) ->
     of the same shape."""
     ours_bound = _bound(target)
     ours_by_shape = _locals_by_shape(target)
-    borrowed = [name for name in _names_read(body) if name not in ours_bound and name in theirs]
+    borrowed = [name for name in names_read(body) if name not in ours_bound and name in theirs]
     return {name: ours_by_shape[theirs[name]] for name in borrowed if theirs[name] in ours_by_shape}
 
 
@@ -61,7 +61,7 @@ def _locals_by_shape(function: _Function) -> dict[str, str]:
     return by_shape
 
 
-def _names_read(statements: list[ast.stmt]) -> list[str]:
+def names_read(statements: list[ast.stmt]) -> list[str]:
     """The names ``statements`` read, in the order they are walked."""
     return [
         node.id
@@ -74,7 +74,7 @@ def _names_read(statements: list[ast.stmt]) -> list[str]:
 def reads_before_set(body: str, function: _Function, line: int) -> bool:
     """Whether ``body``, put before line ``line`` of ``function``, reads a local the function
     sets only further down (it would fail on an ``UnboundLocalError``)."""
-    read = set(_names_read(ast.parse(body).body))
+    read = set(names_read(ast.parse(body).body))
     first_set: dict[str, int] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):

@@ -40,7 +40,7 @@ from phasegate.autodebug.patterns.functions import (
     parameter_defaults,
     parameters,
 )
-from phasegate.autodebug.patterns.guard_names import reads_before_set
+from phasegate.autodebug.patterns.guard_names import names_read, reads_before_set
 from phasegate.autodebug.patterns.none_guards import (
     best_first,
     blocks_held,
@@ -111,13 +111,16 @@ def lost_guard_candidates(
 def caller_guards(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
     """Guards of a parameter that was None in a caller's frame, in that caller: a None handed
     down from parameter to parameter came in there, and its guard may have been lost there
-    rather than where it failed (the None failed as a parameter there)."""
+    rather than where it failed (the None failed as a parameter there). Only a parameter the
+    call the caller was running reads: one seen None there but not handed down is not the
+    None that failed."""
     failing = set(_raised_in(diagnosis, project))
     seen_none = _seen_none(diagnosis, project)
     expr = diagnosis.facts.get("expr")
     if not any(expr in seen_none.get(place, ()) for place in failing):
         return []
-    callers = [(place, names) for place, names in seen_none.items() if place not in failing]
+    handed_down = _handed_down(diagnosis, project)
+    callers = [(place, names) for place, names in handed_down.items() if place not in failing]
     return [
         c for (path, line), names in callers for c in _caller_guards(project, path, line, names)
     ]
@@ -268,9 +271,18 @@ def _function_guards(
     return candidates
 
 
-def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
-    """``{(path, line of the def): parameters seen None}`` from the live frames."""
-    found: dict[tuple[str, int], set[str]] = {}
+class _SeenNone(NamedTuple):
+    """A parameter seen None in a live frame: its file, function, and the line running."""
+
+    path: str
+    function: _Function
+    line: int
+    name: str
+
+
+def _seen_none_frames(diagnosis: Diagnosis, project: Project) -> list[_SeenNone]:
+    """The parameters seen None in the live frames of editable files, innermost first."""
+    found: list[_SeenNone] = []
     entries = diagnosis.facts.get("none_parameters")
     for entry in entries if isinstance(entries, list) else []:
         path, line, name = entry.get("path"), entry.get("line"), entry.get("name")
@@ -279,8 +291,36 @@ def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], 
             continue
         function = enclosing_function(source.tree, line)
         if function is not None:
-            found.setdefault((str(path), function.lineno), set()).add(name)
+            found.append(_SeenNone(str(path), function, line, name))
     return found
+
+
+def _seen_none(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
+    """``{(path, line of the def): parameters seen None}`` from the live frames."""
+    found: dict[tuple[str, int], set[str]] = {}
+    for seen in _seen_none_frames(diagnosis, project):
+        found.setdefault((seen.path, seen.function.lineno), set()).add(seen.name)
+    return found
+
+
+def _handed_down(diagnosis: Diagnosis, project: Project) -> dict[tuple[str, int], set[str]]:
+    """Like :func:`_seen_none`, but only the parameters the statement the frame was running
+    (the call the None went down by) reads."""
+    found: dict[tuple[str, int], set[str]] = {}
+    for seen in _seen_none_frames(diagnosis, project):
+        if seen.name in _read_at(seen.function, seen.line):
+            found.setdefault((seen.path, seen.function.lineno), set()).add(seen.name)
+    return found
+
+
+def _read_at(function: _Function, line: int) -> list[str]:
+    """The names the innermost statement of ``function`` running at ``line`` reads."""
+    running = [
+        stmt
+        for stmt in ast.walk(function)
+        if isinstance(stmt, ast.stmt) and stmt.lineno <= line <= (stmt.end_lineno or line)
+    ]
+    return names_read([min(running, key=lambda stmt: (stmt.end_lineno or line) - stmt.lineno)])
 
 
 def _function_at(tree: ast.Module, line: int) -> _Function | None:
