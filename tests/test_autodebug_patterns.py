@@ -1322,6 +1322,40 @@ def test_a_callers_parameter_seen_none_but_not_handed_down_gets_no_guard_there(
     assert not any("if context is None" in c.description for c in candidates)
 
 
+LISTED = """\
+class Field:
+    def _serialize(self, value):
+        if value is None:
+            return None
+        return str(value)
+
+
+class List(Field):
+    def _serialize(self, value):
+        if value is None:
+            return None
+        return [str(each) for each in value]
+"""
+
+
+def test_a_none_a_comprehension_iterates_is_found_and_its_guard_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python places the failure to iterate a comprehension's first iterable at the whole
+    # comprehension, in the enclosing frame: the None is what it iterates over.
+    faulty = LISTED.replace(
+        "        if value is None:\n            return None\n        return [", "        return ["
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_listed.py": faulty},
+        "import ng_listed; ng_listed.List()._serialize(None)",
+        monkeypatch,
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-iterated", "value")
+    assert restores(candidates[0], LISTED)
+
+
 SENTINEL = """\
 _UNSET = object()
 LIMIT = 100

@@ -302,7 +302,7 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
             return "attribute-of-none", node.value, failure.exc.name
         return None
     readers = (_none_joined, _none_called, _none_subscripted, _none_operand, _none_container)
-    for reader in (*readers, _none_ordered):
+    for reader in (*readers, _none_ordered, _none_comprehended):
         found = reader(span, node)
         if found is not None:
             return found
@@ -410,6 +410,14 @@ def _none_iterable(span: _FailingSpan, parent: ast.AST | None, node: ast.expr) -
         and (span.is_none(node) or span.says_none)
     ):
         return "none-iterated", node, None
+    return None
+
+
+def _none_comprehended(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """None as what a comprehension iterates over first: evaluated in the enclosing frame,
+    whose failing span is then the whole comprehension."""
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return _none_iterable(span, node.generators[0], node.generators[0].iter)
     return None
 
 
