@@ -1356,6 +1356,35 @@ def test_a_none_a_comprehension_iterates_is_found_and_its_guard_put_back(
     assert restores(candidates[0], LISTED)
 
 
+LOADER = """\
+class Loader:
+    def __init__(self, partial=()):
+        self.partial = partial
+
+    def load(self, data, partial=None):
+        if partial is None:
+            partial = self.partial
+        return tuple(partial) + tuple(data)
+"""
+
+
+def test_a_methods_parameter_its_class_keeps_on_self_is_given_that_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `partial=None` means "the loader's own `partial`": the class sets `self.partial`, so
+    # the lost guard gives it that, before any empty value.
+    faulty = LOADER.replace("        if partial is None:\n            partial = self.partial\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_loader.py": faulty},
+        "import ng_loader; ng_loader.Loader().load('ab')",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], LOADER)
+    assert "the instance's own setting of that name" in candidates[0].description
+
+
 SENTINEL = """\
 _UNSET = object()
 LIMIT = 100

@@ -11,7 +11,9 @@ the code does elsewhere:
   constant, or an expression of what is known at the top: ``return self``, ``return value``),
   or of nothing;
 * **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
-  default, or the empty value the use calls for (``[]`` before ``.append``).
+  default, or the empty value the use calls for (``[]`` before ``.append``);
+* **the instance's own setting**: ``partial = self.partial`` for a method's parameter whose
+  class sets ``self.partial`` (:mod:`.own_settings`).
 
 Each goes right after the statement that last set the value (or at the top of the function,
 after its docstring, for a parameter), and right before the failing statement. Which guard is
@@ -36,6 +38,7 @@ from phasegate.autodebug.patterns.functions import (
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
+from phasegate.autodebug.patterns.own_settings import own_setting_bodies
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
@@ -247,6 +250,7 @@ def guard_bodies(
     found = [
         *_bodies_elsewhere(project, path, function, subject, setter),
         *_analogous_bodies(function, subject),
+        *own_setting_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
