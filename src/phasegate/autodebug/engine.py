@@ -44,6 +44,7 @@ from phasegate.autodebug.partial_repairs import (
 )
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
+from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
 from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
@@ -75,6 +76,11 @@ DIFF_FOLDER = "autodebug"
 _UNREPAIRED = ("assertion", "other")
 #: Outcomes localization leaves as they are: nothing was tried, or a repair fixed it already.
 _SETTLED = ("not-attempted", "fixed-by-another-repair")
+#: Why a candidate kept for a localized failure repairs it, by its kind (else a None guard).
+_WHY_KEPT = {
+    "typo": "an attribute nothing defines is read, and its error caught",
+    "missing-import": "a name nothing binds is read, and its error caught",
+}
 
 
 @dataclass
@@ -477,6 +483,7 @@ class Engine:
         started = clock.perf_counter()
         proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
         proposed += unknown_attribute_candidates(self.project, entry.suspicious)
+        proposed += unbound_import_candidates(self.project, entry.suspicious)
         candidates = self._usable(proposed)
         if candidates and not self._fails_again(group, entry):
             candidates = []
@@ -484,11 +491,7 @@ class Engine:
         entry.attempts.extend(attempts)
         if kept is not None:
             entry.outcome = "repaired"
-            why = (
-                "an attribute nothing defines is read, and its error caught"
-                if kept.kind == "typo"
-                else "a None flows on where a guard was lost"
-            )
+            why = _WHY_KEPT.get(kept.kind, "a None flows on where a guard was lost")
             entry.explanation = f"{short(group.diagnosis.exc_type)}: {why}; {kept.description}"
             entry.repair = self._repair(entry.id, kept, attempts[-1].diff)
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
