@@ -185,3 +185,57 @@ def test_a_localization_that_ranks_nothing_says_so(
         assert report.failures[0].outcome == "escalated"
         assert len(ranked_nothing) == 1
         assert nodeid in ranked_nothing[0]
+
+
+class _GuardAtFirstUse:
+    """A None pattern that guards the use on line 1 of ``mod.py`` and knows nothing else."""
+
+    name = "none"
+    error_class = "none"
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        if diagnosis.line != 1:
+            return []
+        edit = FileEdit("mod.py", "x = 1 if w is None else w\n")
+        return [Candidate("none-guard", "put back a guard", [edit], 0.9)]
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "TypeError: `w` is None"
+
+
+@pytest.mark.parametrize("mode", ["apply", "suggest"])
+def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
+    tmp_path: Path, mode: str
+) -> None:
+    (tmp_path / "mod.py").write_text("x = w\n")
+    first = Diagnosis("none", "none", "none-operand", "TypeError", "unsupported", "mod.py", 1)
+    second = Diagnosis("none", "none", "none-iterated", "TypeError", "not iterable", "mod.py", 5)
+    failed = [FailedTest("tests/test_a.py::test_one", first)]
+    failed.append(FailedTest("tests/test_a.py::test_two", second))
+    after = RunResult(
+        outcomes={"tests/test_a.py::test_one": "passed", "tests/test_a.py::test_two": "failed"},
+        failures={"tests/test_a.py::test_two": "TypeError: not iterable"},
+    )
+    written: list[str] = []
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_GuardAtFirstUse()],
+        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode=mode,  # type: ignore[arg-type]
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda path, _text: written.append(path),
+    )
+    report = engine.run(failed)
+    assert [f.outcome for f in report.failures] == ["escalated", "escalated"]
+    assert report.failures[0].attempts[0].status == "rejected"
+    assert report.failures[0].escalation is not None
+    assert "02-none in mod.py" in report.failures[0].escalation.reason
+    assert (tmp_path / "mod.py").read_text() == "x = w\n"
+    assert written == []  # no diff of a withdrawn repair
+    assert not (tmp_path / "journal.json").exists()
