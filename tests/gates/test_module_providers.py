@@ -39,6 +39,8 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # A second distribution claiming gamma: the mapping lists both, in sys.path order.
     _dist_info(folder, "twin-1.0", "Twin", {"top_level.txt": "gamma\n"})
     _dist_info(folder, "meta-1.0", "meta", {"RECORD": "meta-1.0.dist-info/METADATA,,\n"})
+    # An empty top_level.txt declares nothing: the rule reads the files instead.
+    _dist_info(folder, "blank-1.0", "blank", {"top_level.txt": "\n", "RECORD": "delta.py,,\n"})
     egg = folder / "egged-1.0.egg-info"
     egg.mkdir()
     (egg / "PKG-INFO").write_text("Metadata-Version: 1.2\nName: egged\nVersion: 1.0\n")
@@ -47,7 +49,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-NAMES = ["alpha", "beta", "gamma", "solo", "unrelated", "egged", "setup", "absent_module"]
+NAMES = ["alpha", "beta", "gamma", "solo", "unrelated", "egged", "setup", "delta", "absent_module"]
 
 
 def _whole_for(names: Iterable[str]) -> dict[str, list[str]]:
@@ -61,6 +63,7 @@ def test_the_answers_are_the_standard_librarys_mapping_for_the_names_asked(site:
     assert providers.distributions("gamma")[:2] == ["recorded", "Twin"]
     assert providers.distributions("alpha")[0] == "Declared.Top"
     assert providers.distributions("egged")[0] == "egged"
+    assert providers.distributions("delta")[0] == "blank"
     assert providers.distributions("absent_module") == []
 
 

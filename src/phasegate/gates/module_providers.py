@@ -97,9 +97,9 @@ def _providers(wanted: set[str], modules_of: _ModulesOf) -> dict[str, list[str]]
 
 def _may_provide(dist: importlib.metadata.Distribution, wanted: set[str]) -> bool:
     """False only when the distribution cannot provide a wanted module by the rule: each name
-    the rule gives is in its ``top_level.txt`` or part of a path its ``RECORD`` lists."""
-    record = dist.read_text("RECORD")
-    if not record:
+    the rule gives is in its ``top_level.txt`` or, without one, part of a path its ``RECORD``
+    lists."""
+    listed = (dist.read_text("top_level.txt") or "").strip() or dist.read_text("RECORD")
+    if not listed:
         return True  # an egg-info install: its file list is read another way
-    listed = (dist.read_text("top_level.txt") or "") + record
     return any(name in listed for name in wanted)
