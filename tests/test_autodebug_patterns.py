@@ -1385,6 +1385,38 @@ def test_a_methods_parameter_its_class_keeps_on_self_is_given_that_setting(
     assert "the instance's own setting of that name" in candidates[0].description
 
 
+KEPT_DEFAULT = """\
+def painter(color="plain"):
+    default_color = color
+
+    def paint(text, color=None):
+        if color is None:
+            return default_color + text
+        return color + text
+
+    return paint
+"""
+
+
+def test_a_default_kept_under_its_own_name_takes_the_place_of_the_lost_guards_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The enclosing function kept the default as `default_color`: the guard returns what the
+    # function's other return gives, with that name for `color`.
+    faulty = KEPT_DEFAULT.replace(
+        "        if color is None:\n            return default_color + text\n", ""
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_kept_default.py": faulty},
+        "import ng_kept_default; ng_kept_default.painter()('x')",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert restores(candidates[0], KEPT_DEFAULT)
+    assert "the default kept as `default_color`" in candidates[0].description
+
+
 SENTINEL = """\
 _UNSET = object()
 LIMIT = 100

@@ -56,8 +56,7 @@ def partial_guards(
     return [
         repair
         for repair in reversed(kept)
-        if repair.candidate.kind == "none-guard"
-        and any(path in unrepaired for path in repair.candidate.paths)
+        if repair.candidate.kind == "none-guard" and set(repair.candidate.paths) & unrepaired.keys()
     ]
 
 

@@ -12,8 +12,9 @@ the code does elsewhere:
   or of nothing;
 * **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
   default, or the empty value the use calls for (``[]`` before ``.append``);
-* **the instance's own setting**: ``partial = self.partial`` for a method's parameter whose
-  class sets ``self.partial`` (:mod:`.own_settings`).
+* **the default kept elsewhere**: ``partial = self.partial`` for a method's parameter whose
+  class sets ``self.partial``; the function's other returns with ``default_color`` for
+  ``color`` where the code names that default (:mod:`.own_settings`).
 
 Each goes right after the statement that last set the value (or at the top of the function,
 after its docstring, for a parameter), and right before the failing statement. Which guard is
@@ -38,7 +39,7 @@ from phasegate.autodebug.patterns.functions import (
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import in_target_names, reads_before_set
-from phasegate.autodebug.patterns.own_settings import own_setting_bodies
+from phasegate.autodebug.patterns.own_settings import default_name_bodies, own_setting_bodies
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
@@ -251,6 +252,7 @@ def guard_bodies(
         *_bodies_elsewhere(project, path, function, subject, setter),
         *_analogous_bodies(function, subject),
         *own_setting_bodies(project, path, function, subject),
+        *default_name_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]

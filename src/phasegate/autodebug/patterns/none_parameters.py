@@ -19,7 +19,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.expressions import called_name
-from phasegate.autodebug.patterns.functions import functions_in, parameters, parents_of
+from phasegate.autodebug.patterns.functions import functions_in, is_none, parameters, parents_of
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -36,8 +36,7 @@ def compared_with_none(function: _Function) -> set[str]:
     return {
         ast.unparse(node.left)
         for node in ast.walk(function)
-        if isinstance(node, ast.Compare)
-        and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
+        if isinstance(node, ast.Compare) and any(is_none(c) for c in node.comparators)
     }
 
 

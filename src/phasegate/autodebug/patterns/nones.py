@@ -29,7 +29,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.live import resolve_expr
 from phasegate.autodebug.patterns.assertion import none_parameters
 from phasegate.autodebug.patterns.base import diagnose, short
-from phasegate.autodebug.patterns.functions import parents_of
+from phasegate.autodebug.patterns.functions import is_none, parents_of
 from phasegate.autodebug.patterns.lost_guards import caller_guards
 from phasegate.autodebug.patterns.none_guards import guard_synthesis
 from phasegate.autodebug.patterns.none_origin import always_none, origin
@@ -125,7 +125,7 @@ class NonePattern:
         if found is None:
             return None
         frame, sides = found
-        if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
+        if any(is_none(side) for side in sides):
             return None
         for side in sides:
             if isinstance(side, ast.Call):

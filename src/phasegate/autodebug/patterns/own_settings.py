@@ -1,24 +1,28 @@
-"""A method's parameter whose None means "the instance's own setting of that name".
+"""A parameter whose None means "the default kept elsewhere": on the instance, or in a name.
 
 A method that takes ``catch_exceptions=None`` or ``partial=None`` while its class keeps
 ``self.catch_exceptions`` or ``self.partial`` (set in ``__init__`` from the constructor's
 argument) usually starts with ``if partial is None: partial = self.partial``: the call may
-override the setting, and None leaves it. When that guard is lost, nothing else in the
-function says so; the class does. This module reads that from the syntax of the method's
-class: no library answers "which attributes does this class set on ``self``".
+override the setting, and None leaves it. A function nested in another often reads the
+default the enclosing one kept as ``default_color`` (or ``color_default``): ``if color is
+None: return not default_color`` beside ``return not color``. When such a guard is lost,
+nothing else in the function says so; the class, or the scope around it, does. This module
+reads that from the syntax: no library answers "which attributes does this class set on
+``self``".
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.patterns.functions import parameter_names
+from phasegate.autodebug.patterns.functions import own_nodes, parameter_names
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["own_setting_bodies"]
+__all__ = ["default_name_bodies", "own_setting_bodies"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -46,11 +50,8 @@ def _class_of(project: Project, path: str, function: _Function) -> ast.ClassDef 
 
 def _defines(cls: ast.ClassDef, function: _Function) -> bool:
     """Whether ``function`` (by name and line) is one of the methods in ``cls``'s body."""
-    return any(
-        isinstance(stmt, type(function))
-        and (stmt.name, stmt.lineno) == (function.name, function.lineno)
-        for stmt in cls.body
-    )
+    place = (function.name, function.lineno)
+    return any((getattr(stmt, "name", None), stmt.lineno) == place for stmt in cls.body)
 
 
 def _set_on_self(cls: ast.ClassDef) -> set[str]:
@@ -63,3 +64,48 @@ def _set_on_self(cls: ast.ClassDef) -> set[str]:
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     }
+
+
+def default_name_bodies(
+    project: Project, path: str, function: _Function, subject: str
+) -> list[tuple[str, float, str]]:
+    """For a parameter ``x`` when the file binds ``default_x`` (or ``x_default``): the
+    function's other returns of ``x`` with that name in its place, then ``x = default_x``."""
+    source = project.editable_source(path)
+    if source is None or subject not in parameter_names(function.args):
+        return []
+    found: list[tuple[str, float, str]] = []
+    for name in sorted(_defaults_named(source.tree, subject)):
+        why = f"the default kept as `{name}`"
+        found += [
+            (_renamed(ret, subject, name), 0.84, why) for ret in _returns_of(function, subject)
+        ]
+        found.append((f"{subject} = {name}", 0.83, why))
+    return found
+
+
+def _defaults_named(tree: ast.Module, subject: str) -> set[str]:
+    """``default_<subject>`` and ``<subject>_default`` where the file names them (one not
+    bound where the guard goes is dropped before it is tried, as any candidate reading a name
+    nothing binds)."""
+    wanted = {f"default_{subject}", f"{subject}_default"}
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} & wanted
+
+
+def _returns_of(function: _Function, subject: str) -> list[ast.Return]:
+    """The function's own ``return`` statements whose value reads ``subject``."""
+    returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
+    return [ret for ret in returns if subject in _names_in(ret)]
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+
+
+def _renamed(statement: ast.stmt, old: str, new: str) -> str:
+    """``statement`` with the name ``old`` made ``new``."""
+    copied = copy.deepcopy(statement)
+    for node in ast.walk(copied):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = new
+    return ast.unparse(copied)
