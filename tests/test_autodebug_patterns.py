@@ -1040,6 +1040,17 @@ def test_calls_that_do_not_fit(
             "Meter(3).low(5)",
         ),
         (
+            # `anns` is closer to `annot` by name, but the loop reads `type` nowhere else
+            "loop_variable_read_nowhere_else",
+            "def is_class_var(annot):\n    return str(annot).startswith('typing.ClassVar')\n\n\n"
+            "def collect(anns):\n    names = []\n    for attr_name, type in anns.items():\n"
+            "        if is_class_var(type):\n            continue\n"
+            "        names.append(attr_name)\n    return names\n",
+            "if is_class_var(type):",
+            "if is_class_var():",
+            "collect({'x': int})",
+        ),
+        (
             "lambda_enclosing",
             "def wrap(inner, cache, key):\n    return inner(cache, key)\n\n\n"
             "def make(cache, key):\n    return lambda inner: wrap(inner, cache, key)\n",

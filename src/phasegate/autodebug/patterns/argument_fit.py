@@ -17,6 +17,8 @@ from phasegate.autodebug.context_index import split_identifier
 from phasegate.autodebug.distance import max_distance, osa_distance
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from phasegate.autodebug.patterns.call_facts import ParameterFacts
 
 __all__ = ["alignment", "fit"]
@@ -44,14 +46,14 @@ def fit(
     kind: str | None,
     param: ParameterFacts,
     sites: Counter[str],
-    loops: set[str],
+    loops: Mapping[str, float],
     passed: list[str],
 ) -> float:
-    """How well ``value`` fits the parameter ``param`` (about -1.1 to 2.5)."""
+    """How well ``value`` fits the parameter ``param`` (about -1.1 to 2.9); ``loops`` gives
+    the variables of the loops around the call their weight."""
     word = _last_word(value)
     score = _similarity(word, str(param["name"]).strip("_"))
-    if value in loops:
-        score += 0.35
+    score += loops.get(value, 0.0)
     if sites:
         score += 0.8 * sites[value] / sum(sites.values())
     score += _type_fit(kind, param)

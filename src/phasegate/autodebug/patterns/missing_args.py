@@ -58,6 +58,8 @@ __all__ = ["missing_candidates", "visible_values"]
 
 #: Values proposed per failure: the tests decide among the best few.
 _KEPT = 6
+#: A loop variable's weight as the left-out argument, by whether its loop reads it elsewhere.
+_LOOP_WEIGHT = {True: 0.35, False: 0.8}
 _SELF_ATTRIBUTES = 40
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 #: What :func:`_call_sites` records for a call that passes the function it is made in.
@@ -153,7 +155,7 @@ def _scored_places(
     facts: CallFacts,
     pool: dict[str, str | None],
     sites: dict[int, Counter[str]],
-    loops: set[str],
+    loops: dict[str, float],
 ) -> list[tuple[float, int, str]]:
     """Every (score, position, value) the left-out argument could be, the best first: each
     value of the pool at each place up to the first parameter passed by keyword."""
@@ -253,7 +255,7 @@ def _keyword_only(
         name, keyword_only = param["name"], param["kind"] == "KEYWORD_ONLY"
         if name not in missing or (not keyword_only and name not in pool):
             continue
-        best = sorted(pool, key=lambda value: -fit(value, pool[value], param, Counter(), set(), []))
+        best = sorted(pool, key=lambda value: -fit(value, pool[value], param, Counter(), {}, []))
         candidates += [
             Candidate(
                 "add-argument",
@@ -427,8 +429,9 @@ def _functions_around(
             yield node
 
 
-def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
-    """The variables of the loops and comprehensions the call is inside."""
+def _loop_variables(tree: ast.Module, call: ast.Call) -> dict[str, float]:
+    """The variables of the loops and comprehensions the call is inside, with their weight: one
+    that nothing in its loop reads weighs more (the left-out argument was its one use)."""
     where = (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
 
     def holds(nodes: list[ast.AST]) -> bool:
@@ -439,7 +442,7 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
             for child in ast.walk(node)
         )
 
-    names: set[str] = set()
+    names: dict[str, float] = {}
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor)):
             inside = holds(list(node.body))
@@ -450,8 +453,15 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> set[str]:
         else:
             continue
         if inside:
-            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            names.update(_loop_weights(node, target))
     return names
+
+
+def _loop_weights(loop: ast.AST, target: ast.AST) -> dict[str, float]:
+    """The weight of each variable ``target`` binds: more for one nothing in ``loop`` reads."""
+    read = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    bound = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return {name: _LOOP_WEIGHT[name in read] for name in bound}
 
 
 def _inserted(text: str, lines: list[str], call: ast.Call, position: int, value: str) -> str | None:
