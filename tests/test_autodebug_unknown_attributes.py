@@ -77,3 +77,10 @@ def test_an_attribute_that_may_be_defined_is_left_alone(
 ) -> None:
     project, suspects = _suspects(tmp_path, text, "__name__")
     assert unknown_attribute_candidates(project, suspects) == [], why
+
+
+def test_a_static_methods_first_parameter_is_no_self(tmp_path: Path) -> None:
+    # `item.fucns` reads the argument's attribute: the class's own names say nothing of it
+    text = COMPOSE + "\n    @staticmethod\n    def names_of(item):\n        return item.fucns\n"
+    project, suspects = _suspects(tmp_path, text, "names_of")
+    assert unknown_attribute_candidates(project, suspects) == []

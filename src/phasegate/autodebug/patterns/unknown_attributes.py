@@ -90,9 +90,10 @@ def _respelling(
 def _self_reads(
     method: ast.FunctionDef | ast.AsyncFunctionDef,
 ) -> Iterator[tuple[ast.Attribute, str]]:
-    """``self.<name>`` read in the method, by the name of its first parameter."""
+    """``self.<name>`` read in the method, by the name of its first parameter (a static
+    method has no ``self``)."""
     params = method.args.posonlyargs + method.args.args
-    if not params:
+    if not params or _is_static(method):
         return
     self_name = params[0].arg
     for node in ast.walk(method):
@@ -103,6 +104,11 @@ def _self_reads(
             and node.value.id == self_name
         ):
             yield node, node.attr
+
+
+def _is_static(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``@staticmethod`` decorates the method."""
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
 
 
 def _known_to_class_of(
