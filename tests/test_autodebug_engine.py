@@ -239,3 +239,59 @@ def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
     assert (tmp_path / "mod.py").read_text() == "x = w\n"
     assert written == []  # no diff of a withdrawn repair
     assert not (tmp_path / "journal.json").exists()
+
+
+class _RunsInTurn:
+    """A runner whose re-runs report ``results`` in turn (the last one from then on)."""
+
+    def __init__(self, results: list[RunResult], scratch: Path) -> None:
+        self.results = results
+        self.base_args: list[str] = ["tests/test_a.py"]
+        self.cwd = scratch
+        self.scratch = scratch
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        return self.results.pop(0) if len(self.results) > 1 else self.results[0]
+
+
+def test_a_localized_failure_a_guard_kept_after_it_fixed_is_said_fixed_by_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first failure's own guard fails; the second's, kept after it, makes both pass: the
+    # first is fixed by that repair, not left localized.
+    pytest.importorskip("coverage")
+    from phasegate.autodebug import engine as engine_module
+    from phasegate.autodebug.localize import Spectrum
+
+    (tmp_path / "mod.py").write_text("def f(x=None):\n    return x\n")
+    one, two = "tests/test_a.py::test_one", "tests/test_a.py::test_two"
+    first = Diagnosis("assertion", "assertion", "assert", "AssertionError", "1 == 2", "", 0)
+    second = Diagnosis("other", "other", "other", "ValueError", "bad", "", 0)
+    spectrum = Spectrum(covered={("mod.py", "f", 1): {one, two}}, outcomes={one: "failed"})
+    monkeypatch.setattr(engine_module, "collect_spectrum", lambda *_args: spectrum)
+    guards = iter(["def f(x=None):\n    return x or 0\n", "def f(x=None):\n    return x or 1\n"])
+    monkeypatch.setattr(
+        engine_module,
+        "lost_guard_candidates",
+        lambda *_args: [Candidate("none-guard", "a guard", [FileEdit("mod.py", next(guards))], 1)],
+    )
+    failing = RunResult(
+        outcomes={one: "failed", two: "failed"},
+        failures={one: "AssertionError: 1 == 2", two: "ValueError: bad"},
+    )
+    passing = RunResult(outcomes={one: "passed", two: "passed"})
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[],
+        # each failure: re-run unchanged, then its guard (the first's fails, the second's passes)
+        runner=_RunsInTurn([failing, failing, failing, passing], tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(),
+        mode="apply",
+        baseline=Baseline({one: "failed", two: "failed"}),
+        write=lambda _path, _text: None,
+    )
+    report = engine.run([FailedTest(one, first), FailedTest(two, second)])
+    assert [f.outcome for f in report.failures] == ["fixed-by-another-repair", "repaired"]
+    assert (tmp_path / "mod.py").read_text() == "def f(x=None):\n    return x or 1\n"

@@ -232,7 +232,7 @@ class Engine:
                 self.write(entry.repair.diff_file, entry.repair.diff)
 
     def _fixed_by_earlier(self, entry: AutodebugFailure) -> None:
-        """Say that an earlier repair of this run fixed ``entry``'s tests, and which were kept."""
+        """Say that another repair of this run fixed ``entry``'s tests, and which were kept."""
         entry.outcome = "fixed-by-another-repair"
         entry.explanation += "; the tests pass since an earlier repair of this run"
         self._fixed_by[entry.id] = [repair.entry_id for repair in self._kept]
@@ -432,6 +432,14 @@ class Engine:
         for group, entry in wanted:
             if entry.outcome == "localized":  # only a failure with suspects is localized
                 self._put_back_lost_guard(group, entry)
+        self._settle_fixed_later(wanted)
+
+    def _settle_fixed_later(self, wanted: list[tuple[_Group, AutodebugFailure]]) -> None:
+        """A failure left localized whose tests pass since a guard kept after it was tried (in
+        apply mode) is fixed by that repair, not left failing."""
+        for group, entry in wanted:
+            if entry.outcome == "localized" and self._fixed_already(group):
+                self._fixed_by_earlier(entry)
 
     def _localizes(
         self,
