@@ -10,8 +10,9 @@ judges:
   ``atexit`` or ``os._exit``: what comes after, the interpreter's teardown, shows as the gap
   to the moment this script reaps the pytest process);
 * a pytest plugin (``-p``) that logs when the configuration starts, the collection ends, the
-  tests end, and the session's end starts and ends, and wraps, once the session ends, coverage.py's
-  analysis (``coverage_run._figures``) and the wait for the static checks' process;
+  tests end, and the session's end starts and ends, and wraps, once the session ends, the
+  coverage data's saving and analysis (``CoverageRun.report``) and the wait for the static
+  checks' process;
 * ``PHASEGATE_PROGRESS_FILE``, whose check events (the static process's checks: bandit, the
   build, ruff, ...) are timestamped as they arrive by a thread of this script (every 5 ms).
 
@@ -20,7 +21,7 @@ pytest process ran with nothing of the static side beside it (the second core id
 tests themselves use it): before the static checks' process started and after it ended. No
 figure here is asserted anywhere; it is a tool for finding the serial stretches.
 
-    python benchmarks/gate_timeline.py [--runs 2] [--only NAME ...] [--lines N]
+    python benchmarks/gate_timeline.py [--runs 2] [--only NAME ...] [--lines N] [--against SRC]
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import threading
@@ -103,7 +105,7 @@ def pytest_runtestloop(session):
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_sessionfinish(session):
     from phasegate.gates import coverage_run, static_process
-    wrap(coverage_run, "_figures", "coverage analysis (pytest process)")
+    wrap(coverage_run.CoverageRun, "report", "coverage analysis (pytest process)")
     wrap(static_process.StaticChecksProcess, "judgements", "waiting for the static process")
     mark("session end starts")
     yield
@@ -145,13 +147,22 @@ def process_name(argv: list[str]) -> str:
     return Path(words[0]).name if words else "python"
 
 
-def one_run(subject: Subject, probes: Path, index: int) -> list[tuple[float, str]]:
-    """One cold gate with the probes; its events as (seconds from the pytest start, what)."""
+def one_run(
+    subject: Subject, probes: Path, index: int, phasegate_src: str | None = None
+) -> list[tuple[float, str]]:
+    """One cold gate with the probes (and phasegate from ``phasegate_src``, when given); its
+    events as (seconds from the pytest start, what)."""
     log = probes / f"timeline-{index}.jsonl"
     progress = probes / f"progress-{index}.jsonl"
+    for path in (log, progress):
+        path.unlink(missing_ok=True)  # the other variant's run of the same index
     env = dict(subject.env)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(probes), *([subject.env["PYTHONPATH"]] if "PYTHONPATH" in subject.env else [])]
+        [
+            str(probes),
+            *([subject.env["PYTHONPATH"]] if "PYTHONPATH" in subject.env else []),
+            *([phasegate_src] if phasegate_src else []),
+        ]
     )
     # gate.environment() keeps the caller's PYTHONPATH after the subject's.
     env["PHASEGATE_TIMELINE_LOG"] = str(log)
@@ -218,39 +229,63 @@ def main() -> int:
     parser.add_argument("--suite", choices=("subset", "full"), default="subset")
     names = ["generated", "more-itertools", "python-dateutil", "attrs"]
     parser.add_argument("--only", nargs="+", choices=names, default=names)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="the src folder of another phasegate (a git archive's): its cold gates alternate "
+        "with this checkout's, and the paired wall ratios are printed",
+    )
     args = parser.parse_args()
     for name in args.only:
         with tempfile.TemporaryDirectory(prefix="phasegate-timeline-") as folder:
-            work = Path(folder)
-            subject = make_subject(name, work, args.lines, args.suite)
-            probes = work / "probes"
-            probes.mkdir()
-            (probes / "sitecustomize.py").write_text(SITECUSTOMIZE)
-            (probes / "phasegate_timeline_plugin.py").write_text(PLUGIN)
-            out = work / "by-hand"
-            out.mkdir()
-            tools = {tool: run_steps(steps, subject.root) for tool, steps in
-                     by_hand(subject, out).items()}  # fmt: skip
-            longest = max(tools, key=lambda tool: tools[tool].wall)
-            cpu = sum(t.cpu for t in tools.values())
-            limit = max(tools[longest].wall, cpu / CORES)
-            print(f"\n== {name}: tools by hand, each alone (wall s / CPU s) ==")
-            for tool, timing in tools.items():
-                print(f"  {tool:<18} {timing.wall:7.2f} {timing.cpu:7.2f}")
-            print(f"  longest: {longest} {tools[longest].wall:.2f} s; CPU / {CORES} cores "
-                  f"{cpu / CORES:.2f} s; limit {limit:.2f} s")  # fmt: skip
-            for index in range(args.runs):
-                events = one_run(subject, probes, index)
-                print(f"\n-- {name}, cold gate {index + 1}: seconds from the pytest start --")
-                for moment, what in events:
-                    print(f"  {moment:7.3f}  {what}")
-                print("  serial stretches (wall s):")
-                for what, seconds in serial_stretches(events).items():
-                    print(f"    {what:<45} {seconds:6.3f}")
-                print(
-                    f"  wall / limit: {events[-1][0] / limit:.2f} (load {os.getloadavg()[0]:.1f})"
-                )
+            measure_project(name, Path(folder), args)
     return 0
+
+
+def measure_project(name: str, work: Path, args: argparse.Namespace) -> None:
+    """The tools by hand once, then the cold gates, each with its timeline."""
+    subject = make_subject(name, work, args.lines, args.suite)
+    probes = work / "probes"
+    probes.mkdir()
+    (probes / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    (probes / "phasegate_timeline_plugin.py").write_text(PLUGIN)
+    out = work / "by-hand"
+    out.mkdir()
+    tools = {tool: run_steps(steps, subject.root) for tool, steps in
+             by_hand(subject, out).items()}  # fmt: skip
+    longest = max(tools, key=lambda tool: tools[tool].wall)
+    cpu = sum(t.cpu for t in tools.values())
+    limit = max(tools[longest].wall, cpu / CORES)
+    print(f"\n== {name}: tools by hand, each alone (wall s / CPU s) ==")
+    for tool, timing in tools.items():
+        print(f"  {tool:<18} {timing.wall:7.2f} {timing.cpu:7.2f}")
+    print(f"  longest: {longest} {tools[longest].wall:.2f} s; CPU / {CORES} cores "
+          f"{cpu / CORES:.2f} s; limit {limit:.2f} s")  # fmt: skip
+    variants: dict[str, str | None] = {"this checkout": None}
+    if args.against is not None:
+        variants[str(args.against)] = str(args.against.resolve())
+    walls: dict[str, list[float]] = {variant: [] for variant in variants}
+    for index in range(args.runs):
+        order = list(variants) if index % 2 == 0 else list(reversed(variants))
+        for variant in order:
+            events = one_run(subject, probes, index, variants[variant])
+            walls[variant].append(events[-1][0])
+            print(f"\n-- {name}, {variant}, cold gate {index + 1}: seconds from its start --")
+            for moment, what in events:
+                print(f"  {moment:7.3f}  {what}")
+            print("  serial stretches (wall s):")
+            for what, seconds in serial_stretches(events).items():
+                print(f"    {what:<45} {seconds:6.3f}")
+            load = os.getloadavg()[0]
+            print(f"  wall / limit: {events[-1][0] / limit:.2f} (load average {load:.1f})")
+    print(f"\n== {name}: cold gate wall, median of {args.runs} (limit {limit:.2f} s) ==")
+    for variant, values in walls.items():
+        print(f"  {variant}: {statistics.median(values):.2f} s, wall / limit "
+              f"{statistics.median(values) / limit:.2f}")  # fmt: skip
+    if args.against is not None:
+        ours, theirs = walls.values()
+        paired = statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
+        print(f"  this checkout / {args.against}, paired median: {paired:.3f}")
 
 
 if __name__ == "__main__":
