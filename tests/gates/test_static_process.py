@@ -172,3 +172,14 @@ def test_the_child_exits_at_once_with_its_output_flushed_and_its_tools_killed(
         check=False,
     )
     assert (done.returncode, done.stdout) == (3, "written before the exit")
+
+
+@pytest.mark.slow
+def test_the_child_is_asked_for_coverage_only_while_it_runs(write_files: WriteFiles) -> None:
+    root = project(write_files)
+    process = process_for(root)
+    assert process.ask('{"files": []}') is False  # not started
+    process.start()
+    process.wait_until_ended()  # no request: closing its input lets it end
+    assert process.ask('{"files": []}') is False  # ended
+    assert set(process.judgements()) == {"syntax", "lint"}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, TypedDict
@@ -32,6 +32,10 @@ from phasegate.optional import require
 
 if TYPE_CHECKING:
     import coverage
+    from coverage.plugin import FileReporter
+    from coverage.results import Analysis
+
+    from phasegate.gates.coverage_share import ShareHelper
 
 __all__ = [
     "COVERAGE_DATA",
@@ -163,8 +167,12 @@ class CoverageRun:
         other.loads(payload)
         self._cov.get_data().update(other)
 
-    def report(self, *, data_path: Path | None = None) -> CoverageFigures:
-        """The figures of this measurement (and its data saved to ``data_path``).
+    def report(
+        self, *, data_path: Path | None = None, helper: ShareHelper | None = None
+    ) -> CoverageFigures:
+        """The figures of this measurement (and its data saved to ``data_path``), analysed
+        with ``helper`` taking part of the files when there is one
+        (:mod:`phasegate.gates.coverage_share`).
 
         File names in the figures are relative to the project root.
         """
@@ -177,7 +185,14 @@ class CoverageRun:
                 saved = self._coverage_module.CoverageData(basename=str(data_path))
                 saved.update(self._cov.get_data())
                 saved.write()
-            figures = _figures(self._cov, self._coverage_module, self.root)
+            if helper is not None and data_path is not None and _here_at(self.root):
+                from phasegate.gates.coverage_share import shared_figures
+
+                figures = shared_figures(
+                    self._cov, self._coverage_module, self.root, data_path, helper
+                )
+            else:
+                figures = _figures(self._cov, self._coverage_module, self.root)
         figures[NOTES_KEY] = list(dict.fromkeys(self.notes))
         return figures
 
@@ -208,6 +223,23 @@ def read_data_file(root: Path, data_file: Path | None) -> CoverageFigures:
 def _figures(cov: coverage.Coverage, module: ModuleType, root: Path) -> CoverageFigures:
     """Per file, the executed, missing and excluded lines and the executed and missing
     branches, with the totals, in the shape of coverage.py's JSON report."""
+    with prepared(cov, module) as analyses:
+        has_arcs = bool(cov.get_data().has_arcs())
+        entries = [
+            # coverage.py names files relative to the current folder; the checks want the root.
+            (relative_path(Path(reporter.filename).resolve(), root), *_entry(analysis, has_arcs))
+            for reporter, analysis in analyses(None)
+        ]
+    return figures_of(cov, module, entries)
+
+
+Analyses = Callable[[Sequence[str] | None], Iterable[tuple["FileReporter", "Analysis"]]]
+
+
+@contextlib.contextmanager
+def prepared(cov: coverage.Coverage, module: ModuleType) -> Iterator[Analyses]:
+    """``cov``'s data mapped as its reports map it (``[paths]``), and coverage.py's iterator
+    over the analyses of the files it reports (of the files named, or of all measured)."""
     try:
         from coverage.report_core import get_analysis_to_report
 
@@ -219,37 +251,83 @@ def _figures(cov: coverage.Coverage, module: ModuleType, root: Path) -> Coverage
         ) from exc
     cov.set_option("report:ignore_errors", True)  # a file that no longer parses is left out
     prepare()
-    has_arcs = bool(cov.get_data().has_arcs())
-    files: dict[str, FileFigures] = {}
-    totals: CoverageTotals = {
-        "num_statements": 0,
-        "covered_lines": 0,
-        "num_branches": 0,
-        "covered_branches": 0,
-    }
+
+    def analyses(files: Sequence[str] | None) -> Iterable[tuple[FileReporter, Analysis]]:
+        return get_analysis_to_report(cov, list(files) if files is not None else None)
+
     try:
-        for reporter, analysis in get_analysis_to_report(cov, None):
-            entry: FileFigures = {
-                "executed_lines": sorted(analysis.executed),
-                "missing_lines": sorted(analysis.missing),
-                "excluded_lines": sorted(analysis.excluded),
-            }
-            numbers = analysis.numbers
-            totals["num_statements"] += numbers.n_statements
-            totals["covered_lines"] += numbers.n_executed
-            if has_arcs:
-                entry["executed_branches"] = _arcs(analysis.executed_branch_arcs())
-                entry["missing_branches"] = _arcs(analysis.missing_branch_arcs())
-                totals["num_branches"] += numbers.n_branches
-                totals["covered_branches"] += numbers.n_executed_branches
-            # coverage.py names files relative to the current folder; the checks want the root.
-            files[relative_path(Path(reporter.filename).resolve(), root)] = entry
+        yield analyses
     except module.exceptions.NoDataError as exc:
         raise MeasurementError(f"coverage.py measured no code: {exc}") from exc
-    if not has_arcs:
-        del totals["num_branches"], totals["covered_branches"]
+
+
+def _entry(analysis: Analysis, has_arcs: bool) -> tuple[FileFigures, tuple[int, int, int, int]]:
+    """One analysis as a file's entry of the JSON report, with its four counts."""
+    entry: FileFigures = {
+        "executed_lines": sorted(analysis.executed),
+        "missing_lines": sorted(analysis.missing),
+        "excluded_lines": sorted(analysis.excluded),
+    }
+    numbers = analysis.numbers
+    if has_arcs:
+        entry["executed_branches"] = _arcs(analysis.executed_branch_arcs())
+        entry["missing_branches"] = _arcs(analysis.missing_branch_arcs())
+    counts = (
+        numbers.n_statements,
+        numbers.n_executed,
+        numbers.n_branches if has_arcs else 0,
+        numbers.n_executed_branches if has_arcs else 0,
+    )
+    return entry, counts
+
+
+def file_analysis(
+    cov: coverage.Coverage, module: ModuleType, analyses: Analyses, name: str
+) -> tuple[FileFigures, tuple[int, int, int, int]] | None:
+    """One measured file's entry and counts (``analyses`` from :func:`prepared`); None when
+    coverage.py's reports leave it out (its report settings omit it, or it no longer parses)."""
+    try:
+        found = list(analyses([name]))
+    except module.exceptions.NoDataError:
+        return None  # the report settings leave it out
+    return _entry(found[0][1], bool(cov.get_data().has_arcs())) if found else None
+
+
+def figures_of(
+    cov: coverage.Coverage,
+    module: ModuleType,
+    entries: Sequence[tuple[str, FileFigures, Sequence[int]]],
+) -> CoverageFigures:
+    """The figures document of the files' entries, with their totals."""
+    has_arcs = bool(cov.get_data().has_arcs())
+    totals: CoverageTotals = {
+        "num_statements": sum(entry[2][0] for entry in entries),
+        "covered_lines": sum(entry[2][1] for entry in entries),
+    }
+    if has_arcs:
+        totals["num_branches"] = sum(entry[2][2] for entry in entries)
+        totals["covered_branches"] = sum(entry[2][3] for entry in entries)
+    files = {relpath: figures for relpath, figures, _counts in entries}
     meta: CoverageMeta = {"version": module.__version__, "branch_coverage": has_arcs}
     return {"meta": meta, "files": files, "totals": totals}
+
+
+def open_data(module: ModuleType, root: Path, data_file: Path) -> coverage.Coverage:
+    """A coverage.py with the project's settings and the data saved in ``data_file``."""
+    cov: coverage.Coverage = module.Coverage(
+        data_file=str(data_file), config_file=_config_file(root)
+    )
+    cov.load()
+    return cov
+
+
+def _here_at(root: Path) -> bool:
+    """Whether this process works in ``root``, as the static checks' process does (file names
+    relative to the current folder mean the same there)."""
+    try:
+        return Path.cwd().resolve() == root.resolve()
+    except OSError:
+        return False
 
 
 def _arcs(branch_arcs: dict[int, list[int]]) -> list[list[int]]:

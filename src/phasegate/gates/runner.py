@@ -160,6 +160,12 @@ class GateRunner:
         return sorted({*new_code.changed, *new_code.whole_files})
 
     @property
+    def static_process(self) -> StaticChecksProcess | None:
+        """The process running the static checks, once started (it may take part of the
+        coverage analysis, :mod:`phasegate.gates.coverage_share`)."""
+        return self._static_process
+
+    @property
     def static_checks(self) -> list[str]:
         """The ids of the gate's static checks."""
         return [c for c, p in self.plan.items() if p.check.kind == "static"]

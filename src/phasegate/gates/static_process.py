@@ -15,6 +15,13 @@ set once the parent knows the gate's longest timeout (:meth:`StaticChecksProcess
 A child that crashes, exits without its results, or outlives the longest check's timeout
 gives every static check an ``error``: the gate still fails closed.
 
+Once its checks have ended, the child takes part of coverage.py's per-file analysis at the end
+of the tests (:mod:`phasegate.gates.coverage_share`), on the core its checks no longer use: it
+waits for one request on its standard input (the name of a file holding it), and ends once it
+has served it or the parent has closed that input (the parent does when it asks for the
+judgements, or stops the child). While its checks still run, the pytest process analyses
+alone.
+
 Stopping the child stops everything it started: it is asked first (SIGTERM, on which it kills
 the process groups of the tools and git commands still running, see
 :mod:`phasegate.processes`), then its own process group is killed.
@@ -120,34 +127,59 @@ class StaticChecksProcess:
             command += ["--artifacts", str(self._artifacts_dir)]
         if self._base:
             command += ["--base", self._base]
+        command.append("--share-coverage")
         self._started = clock.monotonic()
         with open(self._log, "wb") as log:
             self._process = start_in_group(
                 command,
                 cwd=self._root,
+                stdin=subprocess.PIPE,  # a request to analyse part of the coverage, or nothing
                 stdout=subprocess.DEVNULL,
                 stderr=log.fileno(),
                 env=helper_environment(),  # not measured by the project's coverage settings
             )
 
-    def judgements(self) -> dict[str, Judgement]:
-        """Wait for the child; raise :class:`CheckError` when it gave no usable results."""
+    def ask(self, request: str) -> bool:
+        """Hand the child a request to analyse part of the measured files (JSON,
+        :mod:`phasegate.gates.coverage_share`), which it serves once its checks have ended;
+        False when it no longer runs to take it."""
+        process = self._process
+        if process is None or process.stdin is None or process.poll() is not None:
+            return False
+        try:
+            path = Path(self._folder.name if self._folder else ".") / "coverage-request.json"
+            path.write_text(request, encoding="utf-8")  # the pipe takes only its name
+            process.stdin.write(str(path).encode("utf-8") + b"\n")
+            process.stdin.close()
+        except OSError:  # it ended meanwhile
+            return False
+        return True
+
+    def wait_until_ended(self) -> None:
+        """Let the child go (no request, if none was made) and wait for it; raise
+        :class:`CheckError` when it does not end within its time (it is then stopped)."""
         process = self._process
         if process is None:
             raise CheckError("the static checks were never started")
+        self._let_go()
         remaining = max(0.0, self._started + self._timeout_s - clock.monotonic())
         try:
-            returncode = process.wait(timeout=remaining)
+            process.wait(timeout=remaining)
         except subprocess.TimeoutExpired:
             self.terminate()
             raise CheckError(
                 f"the static checks did not finish within {self._timeout_s:g}s",
                 fix="raise check_timeout_s, or timeout_s of the slow check",
             ) from None
+
+    def judgements(self) -> dict[str, Judgement]:
+        """Wait for the child; raise :class:`CheckError` when it gave no usable results."""
+        self.wait_until_ended()
         try:
             entries = _JUDGEMENTS.validate_json(self._out.read_bytes())
         except (OSError, ValueError) as exc:
             tail = self._stderr_tail()
+            returncode = self._process.returncode if self._process else None
             raise CheckError(
                 f"the process running the static checks exited with status {returncode} "
                 f"without its results: {tail or exc}",
@@ -162,12 +194,20 @@ class StaticChecksProcess:
     def terminate(self) -> None:
         """Stop the child and everything it started, if it still runs (an interrupted run)."""
         process = self._process
+        self._let_go()
         if process is not None and process.poll() is None:
             process.terminate()  # the child kills its tools' process groups, then exits
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=_STOP_GRACE_S)
             kill_group(process)
         self._cleanup()
+
+    def _let_go(self) -> None:
+        """Close the child's input: it asks nothing more and may end once its checks did."""
+        process = self._process
+        if process is not None and process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
 
     def _cleanup(self) -> None:
         if self._folder is not None:
@@ -190,6 +230,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--artifacts", type=Path, help="default: the settings' artifacts_dir")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base")
+    parser.add_argument(
+        "--share-coverage",
+        action="store_true",
+        help="read one request on stdin to analyse part of the coverage, then end",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
 
@@ -221,7 +266,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     store_out = Store(args.out.parent)
     store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
+    if args.share_coverage:
+        _serve_coverage_share()
     return 0
+
+
+def _serve_coverage_share() -> None:
+    """Once the checks have ended (their core is free), wait for the parent's request to
+    analyse part of the measured files (:mod:`phasegate.gates.coverage_share`) and serve it;
+    end at once when the parent closes our input without one."""
+    line = sys.stdin.readline().strip()
+    if line:
+        from phasegate.gates.coverage_share import serve
+
+        serve(Path(line).read_text(encoding="utf-8"))
 
 
 def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:

@@ -186,7 +186,10 @@ class GateSession:
         artifacts folder (and each changed line's tests, when the gate wants them)."""
         for payload in self._worker_coverage:
             run.merge(payload)
-        figures = run.report(data_path=self._recorder.store.path(COVERAGE_DATA))
+        figures = run.report(
+            data_path=self._recorder.store.path(COVERAGE_DATA),
+            helper=self._runner.static_process,
+        )
         if self._runner.wants_test_contexts:
             self._line_contexts = run.contexts(self._runner.changed_files())
         return figures
