@@ -44,8 +44,13 @@ def test_only_none_failures_left_failing_count_as_unrepaired() -> None:
         _failure("03", "repaired"),
         _failure("04", "escalated", cls="name"),
         _failure("05", "escalated", path="pkg/other.py"),
+        _failure("06", "not-attempted"),  # beyond max_failures: left failing too
+        _failure("07", "fixed-by-another-repair"),
     ]
-    assert unrepaired_nones(entries) == {"pkg/box.py": ["01", "02"], "pkg/other.py": ["05"]}
+    assert unrepaired_nones(entries) == {
+        "pkg/box.py": ["01", "02", "06"],
+        "pkg/other.py": ["05"],
+    }
 
 
 def test_guards_in_a_file_still_failing_on_none_are_withdrawn_last_first() -> None:

@@ -8,8 +8,9 @@ fault it was meant to mend behind a tree that looks repaired: worse than none.
 
 Which Nones come from one place cannot be read from one failure, so the run's failures are
 taken together: the None failures of one file count as one None. At the end of the run, when
-a None failure of a file is left unrepaired (escalated or localized), every ``none-guard``
-kept in that file is withdrawn, last kept first, and its failure escalated with the reason;
+a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
+``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
+its failure escalated with the reason;
 a failure whose tests passed only once a withdrawn guard was in place is escalated too. The
 engine puts the files back (:class:`~phasegate.autodebug.engine.Engine`). A repair at the
 None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
@@ -27,7 +28,7 @@ from phasegate.model.autodebug import AutodebugFailure, Escalation
 __all__ = ["KeptRepair", "escalate_fixed_by", "partial_guards", "unrepaired_nones", "withdraw"]
 
 #: The outcomes of a failure the run leaves failing.
-_LEFT = ("escalated", "localized")
+_LEFT = ("escalated", "localized", "not-attempted")
 
 
 @dataclass(frozen=True)
