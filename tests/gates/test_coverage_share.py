@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import coverage
 import pytest
 
+from phasegate.gates import static_process
 from phasegate.gates.coverage_run import CoverageFigures, MeasurementError, open_data
 from phasegate.gates.coverage_share import ShareRequest, serve, shared_figures
+from phasegate.processes import start_in_group
 
 MODULE = """\
 def sign_{n}(value):
@@ -276,6 +279,57 @@ class _ClaimingLast:
         loaded = json.loads(request)
         (Path(loaded["claims"]) / str(len(loaded["files"]) - 1)).touch()
         return self.helper.ask(request)
+
+    def wait_until_ended(self) -> None:
+        self.helper.wait_until_ended()
+
+
+#: The static checks' child as ``main`` runs it: judgements written, then one request served.
+CHILD_SERVES = (
+    "import sys\nfrom pathlib import Path\nfrom phasegate.gates.coverage_share import serve\n"
+    "Path(sys.argv[1]).write_text('[]')\nserve(Path(input()).read_text())\n"
+)
+
+
+@pytest.mark.slow
+def test_the_static_process_serves_a_share_asked_after_its_checks_limit_has_passed(
+    measured: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def start(command: list[str], **options: object) -> object:
+        out = command[command.index("--out") + 1]
+        return start_in_group([sys.executable, "-c", CHILD_SERVES, out], **options)  # type: ignore[arg-type]
+
+    root, data = measured
+    monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
+    monkeypatch.setattr(static_process, "start_in_group", start)
+    process = static_process.StaticChecksProcess(
+        root=root, gate="g.toml", artifacts_dir=None, base=None, timeout_s=0.0
+    )
+    process.start()  # its limit has passed once it started; the tests end after that
+    appeared(process._out)
+    figures = shared(root, data, _ServedFirst(process))
+    assert_coverage_pys_own(figures, coverage_json(root, data))
+    assert process.judgements() == {}
+
+
+def appeared(path: Path) -> None:
+    for _ in range(600):
+        if path.exists():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path.name} was not written within 30s")
+
+
+class _ServedFirst:
+    """A helper process that serves the request before the parent claims any file."""
+
+    def __init__(self, helper: static_process.StaticChecksProcess) -> None:
+        self.helper = helper
+
+    def ask(self, request: str) -> bool:
+        asked = self.helper.ask(request)
+        appeared(Path(json.loads(request)["out"]))
+        return asked
 
     def wait_until_ended(self) -> None:
         self.helper.wait_until_ended()

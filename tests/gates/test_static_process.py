@@ -183,3 +183,66 @@ def test_the_child_is_asked_for_coverage_only_while_it_runs(write_files: WriteFi
     process.wait_until_ended()  # no request: closing its input lets it end
     assert process.ask('{"files": []}') is False  # ended
     assert set(process.judgements()) == {"syntax", "lint"}
+
+
+def child_running(code: str) -> Callable[..., object]:
+    """A stand-in for the child's start: ``code`` runs with the judgements' path as argv[1]."""
+    import sys
+
+    from phasegate.processes import start_in_group
+
+    def start(command: list[str], **options: object) -> object:
+        out = command[command.index("--out") + 1]
+        return start_in_group([sys.executable, "-c", code, out], **options)  # type: ignore[arg-type]
+
+    return start
+
+
+def written(process: StaticChecksProcess) -> StaticChecksProcess:
+    """``process``, once its child has written its judgements."""
+    import time
+
+    for _ in range(600):
+        if process._out.exists():
+            return process
+        time.sleep(0.05)
+    raise AssertionError("the child wrote no judgements within 30s")
+
+
+#: Writes no judgement, then waits on its input for a coverage request, as ``main`` does.
+WRITES_THEN_WAITS = "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text('[]'); input()"
+
+
+@pytest.mark.slow
+def test_tests_that_outlast_the_checks_limit_do_not_lose_the_judgements_written_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import static_process
+
+    monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
+    monkeypatch.setattr(static_process, "start_in_group", child_running(WRITES_THEN_WAITS))
+    process = StaticChecksProcess(
+        root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
+    )
+    process.start()  # its limit has passed once it started: the tests run longer than that
+    assert written(process).judgements() == {}
+
+
+@pytest.mark.slow
+def test_a_child_that_hangs_after_its_judgements_is_stopped_and_they_are_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import static_process
+
+    hangs = WRITES_THEN_WAITS + "; import time; time.sleep(60)"
+    monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
+    monkeypatch.setattr(static_process, "_EXIT_GRACE_S", 0.2)
+    monkeypatch.setattr(static_process, "start_in_group", child_running(hangs))
+    process = StaticChecksProcess(
+        root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
+    )
+    process.start()
+    assert written(process).ask('{"files": []}')
+    with pytest.raises(CheckError, match="wrote its judgements but did not end"):
+        process.wait_until_ended()
+    assert process.judgements() == {}

@@ -12,8 +12,11 @@ them. The child may be started before the parent has planned the gate (``pytest 
 it as soon as pytest has read its options, see :mod:`phasegate.plugin.gate`); its time limit is
 set once the parent knows the gate's longest timeout (:meth:`StaticChecksProcess.limit`).
 
-A child that crashes, exits without its results, or outlives the longest check's timeout
-gives every static check an ``error``: the gate still fails closed.
+A child that crashes, exits without its results, or does not write them within the longest
+check's timeout gives every static check an ``error``: the gate still fails closed. That limit
+counts only until the judgements are written: the child then waits for the end of the tests
+(below), however long they run, and once let go has a fixed grace to end, or, when it was asked
+to analyse part of the coverage, the checks' limit again from that request.
 
 Once its checks have ended, the child takes part of coverage.py's per-file analysis at the end
 of the tests (:mod:`phasegate.gates.coverage_share`), on the core its checks no longer use: it
@@ -57,6 +60,8 @@ __all__ = ["StaticChecksProcess", "StaticJudgement", "exit_at_once", "main"]
 _MARGIN_S = 60.0
 #: Seconds the child has to stop its tools when asked, before its group is killed.
 _STOP_GRACE_S = 5.0
+#: Seconds the child has to end once let go, its judgements written (beyond a coverage share).
+_EXIT_GRACE_S = 10.0
 
 
 class StaticJudgement(Model):
@@ -89,6 +94,7 @@ class StaticChecksProcess:
         self._process: subprocess.Popen[bytes] | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._started = 0.0
+        self._asked: float | None = None
 
     @property
     def _out(self) -> Path:
@@ -153,24 +159,41 @@ class StaticChecksProcess:
             process.stdin.close()
         except OSError:  # it ended meanwhile
             return False
+        self._asked = clock.monotonic()
         return True
 
     def wait_until_ended(self) -> None:
         """Let the child go (no request, if none was made) and wait for it; raise
-        :class:`CheckError` when it does not end within its time (it is then stopped)."""
+        :class:`CheckError` when it does not end within its time (it is then stopped).
+
+        Its time is the checks' limit from its start while no judgements are written; once
+        they are, the grace to end after being let go, or the checks' limit from the coverage
+        request when one was made (serving it may take longer than the grace).
+        """
         process = self._process
         if process is None:
             raise CheckError("the static checks were never started")
         self._let_go()
-        remaining = max(0.0, self._started + self._timeout_s - clock.monotonic())
-        try:
-            process.wait(timeout=remaining)
-        except subprocess.TimeoutExpired:
+        if _ended_by(process, self._started + self._timeout_s):
+            return
+        if not self._out.exists():
             self.terminate()
             raise CheckError(
                 f"the static checks did not finish within {self._timeout_s:g}s",
                 fix="raise check_timeout_s, or timeout_s of the slow check",
-            ) from None
+            )
+        if not _ended_by(process, self._end_deadline()):
+            self._stop()  # its judgements stay, to be read
+            raise CheckError(
+                "the process running the static checks wrote its judgements but did not end "
+                "after its coverage share or within its grace",
+                fix="run `phasegate gate run` to see the whole output",
+            )
+
+    def _end_deadline(self) -> float:
+        """When a child that wrote its judgements must have ended (a monotonic time)."""
+        share_until = self._asked + self._timeout_s if self._asked is not None else 0.0
+        return max(clock.monotonic(), share_until) + _EXIT_GRACE_S
 
     def judgements(self) -> dict[str, Judgement]:
         """Wait for the child; raise :class:`CheckError` when it gave no usable results."""
@@ -193,6 +216,10 @@ class StaticChecksProcess:
 
     def terminate(self) -> None:
         """Stop the child and everything it started, if it still runs (an interrupted run)."""
+        self._stop()
+        self._cleanup()
+
+    def _stop(self) -> None:
         process = self._process
         self._let_go()
         if process is not None and process.poll() is None:
@@ -200,7 +227,6 @@ class StaticChecksProcess:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=_STOP_GRACE_S)
             kill_group(process)
-        self._cleanup()
 
     def _let_go(self) -> None:
         """Close the child's input: it asks nothing more and may end once its checks did."""
@@ -220,6 +246,15 @@ class StaticChecksProcess:
         except OSError:
             return ""
         return text[-1500:]
+
+
+def _ended_by(process: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Whether ``process`` ends before ``deadline`` (a monotonic time)."""
+    try:
+        process.wait(timeout=max(0.0, deadline - clock.monotonic()))
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
