@@ -295,3 +295,119 @@ def test_a_localized_failure_a_guard_kept_after_it_fixed_is_said_fixed_by_it(
     report = engine.run([FailedTest(one, first), FailedTest(two, second)])
     assert [f.outcome for f in report.failures] == ["fixed-by-another-repair", "repaired"]
     assert (tmp_path / "mod.py").read_text() == "def f(x=None):\n    return x or 1\n"
+
+
+class _GuardThenRespell:
+    """Guards the None on line 1 of ``mod.py`` and respells the name on line 2, each on the
+    file as it is now; ``respell`` is the line-2 rewrite."""
+
+    error_class = "none"
+
+    def __init__(self, name: str, respell: tuple[str, str]) -> None:
+        self.name = name
+        self.respell = respell
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        text = project.read("mod.py") or ""
+        if diagnosis.pattern == "none" and diagnosis.line == 1:
+            edit = FileEdit("mod.py", text.replace("a = w", "a = 1 if w is None else w"))
+            return [Candidate("none-guard", "guard w", [edit], 0.9)]
+        if diagnosis.pattern == "name":
+            edit = FileEdit("mod.py", text.replace(*self.respell))
+            return [Candidate("typo", "respell nmae", [edit], 0.9)]
+        return []
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "x"
+
+
+class _RunsOnTheTree:
+    """A runner whose outcomes follow ``mod.py``: test_one passes with the guard, test_two
+    with the respelt name, test_three never."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base_args: list[str] = ["tests/test_a.py"]
+        self.cwd = root
+        self.scratch = root
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        text = (self.root / "mod.py").read_text()
+        passed = {
+            "tests/test_a.py::test_one": "w is None" in text,
+            "tests/test_a.py::test_two": "nmae" not in text,
+            "tests/test_a.py::test_three": False,
+        }
+        messages = {
+            "tests/test_a.py::test_one": "TypeError: a",
+            "tests/test_a.py::test_two": "NameError: nmae",
+            "tests/test_a.py::test_three": "TypeError: c",
+        }
+        return RunResult(
+            outcomes={test: "passed" if ok else "failed" for test, ok in passed.items()},
+            failures={test: messages[test] for test, ok in passed.items() if not ok},
+        )
+
+
+def _guard_then_respell(
+    tmp_path: Path, mode: str, respell: tuple[str, str]
+) -> tuple[list[str], list[str]]:
+    """Run the engine on a guard for line 1, a respelling on line 2 and a None left failing
+    on line 3 of one file: the outcomes, and the run's warnings."""
+    (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
+    failed = [
+        FailedTest(
+            "tests/test_a.py::test_one",
+            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ),
+        FailedTest(
+            "tests/test_a.py::test_two",
+            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
+        ),
+        FailedTest(
+            "tests/test_a.py::test_three",
+            Diagnosis("none", "none", "none-operand", "TypeError", "c", "mod.py", 3),
+        ),
+    ]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_GuardThenRespell("none", respell), _GuardThenRespell("name", respell)],
+        runner=_RunsOnTheTree(tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode=mode,  # type: ignore[arg-type]
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda _path, _text: None,
+    )
+    report = engine.run(failed)
+    outcomes = [f.outcome for f in report.failures]
+    assert report.failures[0].attempts[0].status == "rejected"  # kept, then withdrawn
+    assert report.failures[0].escalation is not None
+    return outcomes, [report.failures[0].escalation.reason, *report.warnings]
+
+
+@pytest.mark.parametrize("mode", ["apply", "suggest"])
+def test_a_partial_guard_in_a_file_a_later_repair_rewrote_is_withdrawn_in_both_modes(
+    tmp_path: Path, mode: str
+) -> None:
+    outcomes, _ = _guard_then_respell(tmp_path, mode, ("nmae", "len"))
+    assert outcomes == ["escalated", "repaired", "escalated"]
+    # in apply mode the guard is taken out and the later repair stays
+    tree = "a = w\nb = len\nc = z\n" if mode == "apply" else "a = w\nb = nmae\nc = z\n"
+    assert (tmp_path / "mod.py").read_text() == tree
+    assert not (tmp_path / "journal.json").exists()
+
+
+def test_a_partial_guard_whose_lines_a_later_repair_rewrote_stays_but_is_escalated(
+    tmp_path: Path,
+) -> None:
+    # the respelling rewrites the guard's own line too: the guard cannot be taken out
+    outcomes, said = _guard_then_respell(tmp_path, "apply", ("w\nb = nmae", "w  # len\nb = len"))
+    assert outcomes == ["escalated", "repaired", "escalated"]
+    assert (tmp_path / "mod.py").read_text() == "a = 1 if w is None else w  # len\nb = len\nc = z\n"
+    assert "revert it by hand" in said[0]
+    assert any("its guard stays in mod.py" in warning for warning in said[1:])

@@ -8,6 +8,7 @@ from phasegate.autodebug.partial_repairs import (
     KeptRepair,
     escalate_fixed_by,
     partial_guards,
+    undone,
     unrepaired_nones,
     withdraw,
 )
@@ -103,3 +104,21 @@ def test_a_failure_fixed_only_by_a_withdrawn_guard_is_escalated_too() -> None:
     assert by_withdrawn.escalation is not None
     assert "02" in by_withdrawn.escalation.reason
     assert by_other.outcome == "fixed-by-another-repair"
+
+
+def test_a_change_is_undone_on_a_text_later_edits_changed_around_it() -> None:
+    before = "a = w\nb = nmae\nc = z\n"
+    after = "if w is None:\n    w = 1\na = w\nb = nmae\nc = z\n"
+    current = "import os\nif w is None:\n    w = 1\na = w\nb = len\nc = z\n"
+    assert undone(before, after, current) == "import os\na = w\nb = len\nc = z\n"
+    replaced = "a = 1 if w is None else w\nb = nmae\nc = z\n"
+    assert undone(before, replaced, "a = 1 if w is None else w\nb = len\n") == "a = w\nb = len\n"
+
+
+def test_a_change_whose_lines_were_rewritten_is_not_undone() -> None:
+    before = "a = w\nb = nmae\n"
+    after = "if w is None:\n    w = 1\na = w\nb = nmae\n"
+    assert undone(before, after, "if w is None:\n    w = 2\na = w\nb = nmae\n") is None
+    assert undone(before, after, "if w is None:\n    pass\n    w = 1\na = w\n") is None  # split
+    assert undone(before, after, "a = w\nb = nmae\n") is None  # gone already
+    assert undone("a = 1\nb = 2\n", "a = 1\n", "a = 1\n") is None  # a removal: put back where?

@@ -39,6 +39,7 @@ from phasegate.autodebug.partial_repairs import (
     KeptRepair,
     escalate_fixed_by,
     partial_guards,
+    undone,
     unrepaired_nones,
     withdraw,
 )
@@ -546,23 +547,29 @@ class Engine:
         by_id = {entry.id: entry for entry in entries}
         withdrawn: list[str] = []
         for repair in partial_guards(self._kept, unrepaired):
-            if self.mode == "apply" and not self._put_back(repair):
-                continue
-            withdraw(by_id[repair.entry_id], repair, unrepaired)
+            left = self.mode == "apply" and not self._take_out(repair)
+            withdraw(by_id[repair.entry_id], repair, unrepaired, left_in_tree=left)
             withdrawn.append(repair.entry_id)
         escalate_fixed_by(entries, self._fixed_by, withdrawn)
 
-    def _put_back(self, repair: KeptRepair) -> bool:
-        """Put back the files a kept repair rewrote, if they still hold what it wrote (a
-        warning says when they do not: a later repair rewrote them too)."""
-        if any(self.project.read(edit.path) != edit.text for edit in repair.candidate.edits):
+    def _take_out(self, repair: KeptRepair) -> bool:
+        """Take a kept repair's change out of the files as they are now, if the lines it wrote
+        are still there unchanged (a warning says when they are not: a later repair rewrote
+        them, and the files keep the change)."""
+        texts = {
+            edit.path: undone(
+                repair.befores[edit.path], edit.text, self.project.read(edit.path) or ""
+            )
+            for edit in repair.candidate.edits
+        }
+        edits = [FileEdit(path, text) for path, text in texts.items() if text is not None]
+        if len(edits) < len(texts):
             self.warnings.append(
-                f"{repair.entry_id}: its guard could not be withdrawn: a later repair rewrote "
-                f"{', '.join(repair.candidate.paths)}"
+                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: a "
+                "later repair rewrote the lines it wrote; revert it by hand"
             )
             return False
-        originals = [FileEdit(path, text) for path, text in repair.befores.items()]
-        with self.workspace.trial(originals) as trial:
+        with self.workspace.trial(edits) as trial:
             trial.keep()
         return True
 

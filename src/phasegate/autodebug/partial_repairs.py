@@ -11,21 +11,33 @@ taken together: the None failures of one file count as one None. At the end of t
 a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
 ``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
 its failure escalated with the reason;
-a failure whose tests passed only once a withdrawn guard was in place is escalated too. The
-engine puts the files back (:class:`~phasegate.autodebug.engine.Engine`). A repair at the
+a failure whose tests passed only once a withdrawn guard was in place is escalated too. In
+apply mode the engine takes the guard out of the tree (:class:`~phasegate.autodebug.engine.Engine`)
+with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
+they were, as long as they are still there unchanged; when a later repair rewrote one of them,
+the guard stays in the file, and the escalation says so (revert it by hand). Either way the
+failure is escalated, as in suggest mode. A repair at the
 None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
 the None comes from, not one of its uses.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from phasegate.autodebug.diagnosis import Candidate
 from phasegate.model.autodebug import AutodebugFailure, Escalation
 
-__all__ = ["KeptRepair", "escalate_fixed_by", "partial_guards", "unrepaired_nones", "withdraw"]
+__all__ = [
+    "KeptRepair",
+    "escalate_fixed_by",
+    "partial_guards",
+    "undone",
+    "unrepaired_nones",
+    "withdraw",
+]
 
 #: The outcomes of a failure the run leaves failing.
 _LEFT = ("escalated", "localized", "not-attempted")
@@ -61,10 +73,48 @@ def partial_guards(
     ]
 
 
+def undone(before: str, after: str, current: str) -> str | None:
+    """``current`` with the change from ``before`` to ``after`` taken out of it, or None when
+    a later edit rewrote a line that change wrote (or the change only removed lines: where
+    to put them back is then a guess)."""
+    old, new, now = (text.splitlines(keepends=True) for text in (before, after, current))
+    where = _unchanged_lines(new, now)
+    result = list(now)
+    changes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in reversed(changes):  # from the end, so earlier places hold
+        if tag == "equal":
+            continue
+        start = _still_at(where, j1, j2)
+        if start is None:
+            return None
+        result[start : start + j2 - j1] = old[i1:i2]
+    return "".join(result)
+
+
+def _still_at(where: Mapping[int, int], start: int, end: int) -> int | None:
+    """Where lines ``start:end`` of a text are in a later one, if they are all still there,
+    unchanged and in a row (``where``: :func:`_unchanged_lines`); None for no lines."""
+    now = where.get(start)
+    if now is None or start == end:
+        return None
+    return now if all(where.get(j) == now + j - start for j in range(start, end)) else None
+
+
+def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
+    """Where each line of ``old`` that ``new`` keeps unchanged is in ``new``."""
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    return {i + k: j + k for i, j, size in matcher.get_matching_blocks() for k in range(size)}
+
+
 def withdraw(
-    entry: AutodebugFailure, repair: KeptRepair, unrepaired: Mapping[str, list[str]]
+    entry: AutodebugFailure,
+    repair: KeptRepair,
+    unrepaired: Mapping[str, list[str]],
+    *,
+    left_in_tree: bool = False,
 ) -> None:
-    """Turn the repaired ``entry`` into an escalation that says why its guard was withdrawn."""
+    """Turn the repaired ``entry`` into an escalation that says why its guard was withdrawn
+    (and, if it is ``left_in_tree``, that its files still hold it)."""
     still = [
         f"{', '.join(unrepaired[path])} in {path}"
         for path in repair.candidate.paths
@@ -75,6 +125,11 @@ def withdraw(
         f"still fails on None at other uses ({'; '.join(still)}): a guard at one use leaves the "
         "None where it is made, so it was withdrawn"
     )
+    if left_in_tree:
+        why += (
+            f"; its guard could not be taken out of the tree: a later repair rewrote "
+            f"{', '.join(repair.candidate.paths)}, which still holds it; revert it by hand"
+        )
     kept = entry.attempts[-1]  # the attempts stop at the one kept
     kept.status = "rejected"
     kept.reason = f"{kept.reason}; withdrawn at the end of the run"
