@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -187,6 +188,27 @@ def test_a_check_past_its_timeout_is_an_error(make_context: MakeContext) -> None
     verdict = run_gate(make_context, FakeCheck(slow), CheckSpec(timeout_s=0.2))
     assert verdict.checks[0].status is CheckStatus.ERROR
     assert "did not finish within 0.2s" in verdict.checks[0].reasoning
+
+
+def test_a_check_past_its_timeout_is_known_to_still_run(make_context: MakeContext) -> None:
+    release = threading.Event()
+
+    def stuck() -> Measurement:
+        release.wait(30)
+        return measured(0)
+
+    gate = GateDefinition(name="g", checks={"fake": CheckSpec(timeout_s=0.2)})
+    source = GateSource("g", Path("g.toml"), "file")
+    runner = GateRunner(gate, source, OneCheckRegistry(FakeCheck(stuck)), make_context())
+    judgements = runner.run_static()
+    assert judgements["fake"].result.status is CheckStatus.ERROR
+    assert runner.every_check_ended() is False
+    release.set()
+    for _ in range(600):
+        if runner.every_check_ended():
+            break
+        time.sleep(0.05)
+    assert runner.every_check_ended() is True
 
 
 def test_unchanged_inputs_reuse_the_cached_measurement(

@@ -85,7 +85,9 @@ def test_the_child_plans_no_session_check(
         monkeypatch.delitem(sys.modules, f"phasegate.gates.checks.{name}", raising=False)
     monkeypatch.setattr(static_process.signal, "signal", lambda *_args: None)  # not in pytest
     out = tmp_path / "judgements.json"
-    assert static_process.main(["--root", str(root), "--gate", "two.toml", "--out", str(out)]) == 0
+    assert (
+        static_process.main(["--root", str(root), "--gate", "two.toml", "--out", str(out)]) is True
+    )
     judged = static_process._JUDGEMENTS.validate_json(out.read_bytes())
     assert [entry.result.id for entry in judged] == ["syntax", "lint"]
     assert "phasegate.gates.checks.mutation" not in sys.modules
@@ -172,6 +174,37 @@ def test_the_child_exits_at_once_with_its_output_flushed_and_its_tools_killed(
         check=False,
     )
     assert (done.returncode, done.stdout) == (3, "written before the exit")
+
+
+@pytest.mark.slow
+def test_a_child_whose_check_still_runs_exits_only_once_that_check_cleaned_up(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    # A check past its timeout, still in its thread: it made a temporary folder (a copy of
+    # the project) and removes it when it returns.
+    script = (
+        "import os, tempfile, threading, time\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from phasegate.gates.static_process import exit_child\n"
+        "entered = threading.Event()\n"
+        "def check():\n"
+        "    with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:\n"
+        "        entered.set()\n"
+        "        time.sleep(1)\n"
+        "pool = ThreadPoolExecutor(1)\n"
+        "future = pool.submit(check)\n"
+        "entered.wait()\n"
+        "pool.shutdown(wait=False, cancel_futures=True)\n"
+        "exit_child(future.done())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=30, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

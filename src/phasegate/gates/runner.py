@@ -202,6 +202,11 @@ class GateRunner:
         pool.shutdown(wait=False, cancel_futures=True)
         return judgements
 
+    def every_check_ended(self) -> bool:
+        """Whether every check's thread has returned: one judged past its timeout may still
+        run (its tools were killed, but it may clean up or try again)."""
+        return all(future.done() for future in self._futures.values())
+
     def close(self) -> None:
         """Stop what still runs in the background (an interrupted run)."""
         if self._static_process is not None:

@@ -54,7 +54,7 @@ from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
 from phasegate.processes import kill_group, kill_running_groups, start_in_group
 
-__all__ = ["StaticChecksProcess", "StaticJudgement", "exit_at_once", "main"]
+__all__ = ["StaticChecksProcess", "StaticJudgement", "exit_at_once", "exit_child", "main"]
 
 #: Seconds allowed beyond the longest check timeout, for the child to start and write.
 _MARGIN_S = 60.0
@@ -257,8 +257,9 @@ def _ended_by(process: subprocess.Popen[bytes], deadline: float) -> bool:
     return True
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The child: run the gate's static checks and write their judgements."""
+def main(argv: Sequence[str] | None = None) -> bool:
+    """The child: run the gate's static checks and write their judgements; whether every
+    check's thread has ended since (see :func:`exit_child`)."""
     parser = argparse.ArgumentParser(prog="python -m phasegate.gates.static_process")
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--gate", required=True)
@@ -303,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
     if args.share_coverage:
         _serve_coverage_share()
-    return 0
+    return runner.every_check_ended()
 
 
 def _serve_coverage_share() -> None:
@@ -323,6 +324,17 @@ def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
+def exit_child(every_check_ended: bool) -> NoReturn:
+    """End the child: at once (:func:`exit_at_once`) when every check's thread has ended;
+    otherwise (a check judged past its timeout still runs) through the interpreter's exit,
+    which waits for those threads, so that they remove their temporary copies of the project
+    and start no tool after the others were killed. The parent allows that exit a grace and
+    then stops the child; the judgements are written either way."""
+    if every_check_ended:
+        exit_at_once(0)
+    raise SystemExit(0)
+
+
 def exit_at_once(code: int) -> NoReturn:
     """End the child as soon as its judgements are written, without the interpreter's teardown.
 
@@ -330,7 +342,9 @@ def exit_at_once(code: int) -> NoReturn:
     interpreter that loaded griffe, pydantic and every check's module took about 0.3 s after
     the judgements were on disk (more-itertools, under load; 0.02 to 0.04 s without it); none
     of it is needed. The judgements were written atomically and closed before this; a tool or
-    git command still running (a check that timed out) is killed, as when the child is stopped.
+    git command still running is killed, as when the child is stopped. Only for a child whose
+    check threads have all ended (:func:`exit_child`): a thread cut off here would leave its
+    temporary folders behind.
     """
     kill_running_groups()
     for stream in (sys.stdout, sys.stderr):
@@ -340,4 +354,4 @@ def exit_at_once(code: int) -> NoReturn:
 
 
 if __name__ == "__main__":
-    exit_at_once(main())
+    exit_child(main())
