@@ -191,9 +191,11 @@ def test_another_ruff_module_for_the_children_keeps_python_m_ruff(
 def test_a_binary_is_used_only_when_the_modules_finder_names_a_file(
     body: str, found: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from phasegate.gates import tools
     from phasegate.gates.tools import module_binary
 
     name = f"finder_under_test_{tmp_path.name.replace('-', '_')}"  # one module per case
+    monkeypatch.setattr(tools, "_GUARDED_MAINS", frozenset({name, "no_such_module_anywhere"}))
     (tmp_path / name).mkdir()
     (tmp_path / name / "__init__.py").write_text("")  # as in ruff 0.6: only __main__ has it
     (tmp_path / name / "__main__.py").write_text(body)
@@ -201,6 +203,28 @@ def test_a_binary_is_used_only_when_the_modules_finder_names_a_file(
     program = module_binary(name, "find", tmp_path / "elsewhere")
     assert program == ([str(tmp_path / name / "__main__.py")] if found else None)
     assert module_binary("no_such_module_anywhere", "find", tmp_path) is None
+
+
+def test_a_module_not_known_to_guard_its_main_is_not_imported_to_find_a_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from phasegate.gates.tools import module_binary
+
+    # Its __main__ runs on import (as black's does): importing it here would run the tool.
+    name = f"unguarded_under_test_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "__init__.py").write_text("")
+    ran = tmp_path / "ran"
+    (tmp_path / name / "__main__.py").write_text(
+        f"from pathlib import Path\nPath({str(ran)!r}).touch()\n\n\ndef find():\n"
+        "    return __file__\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert module_binary(name, "find", tmp_path / "elsewhere") is None
+    assert not ran.exists()
+    assert f"{name}.__main__" not in sys.modules
 
 
 @pytest.mark.parametrize(

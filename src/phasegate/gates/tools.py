@@ -116,17 +116,25 @@ def run_tool(
     return run
 
 
+#: Modules whose ``__main__`` runs only under ``if __name__ == "__main__":``, so that importing
+#: it only defines its finder: every ruff release's does.
+_GUARDED_MAINS = frozenset({"ruff"})
+
+
 def module_binary(module: str, finder: str, cwd: Path) -> list[str] | None:
     """The binary ``python -m module`` would exec, found by the function ``finder`` of the
-    module's ``__main__`` (imported, not run); None when a child in ``cwd`` would import another
+    module's ``__main__`` (imported, not run); None when ``module`` is not known to guard its
+    ``__main__`` (:data:`_GUARDED_MAINS`), when a child in ``cwd`` would import another
     ``module`` than this process would (the children's ``PYTHONPATH`` or ``cwd`` holds one), or
-    no binary is found.
+    no binary is found. The caller then runs ``python -m module``.
 
     A tool such as ruff ships a binary and a module whose only job is to find it and exec it:
     starting Python for that costs as much as a small project's whole lint. Asking the same
-    module where its binary is runs the same tool without that start.
+    module where its binary is runs the same tool without that start. Only a guarded
+    ``__main__`` may be imported for that: many tools run on the import of theirs (black's calls
+    its main unguarded), which would read pytest's arguments and exit inside the check's thread.
     """
-    if not _children_import_ours(module, cwd):
+    if module not in _GUARDED_MAINS or not _children_import_ours(module, cwd):
         return None
     found = _found_file(module, finder)
     return [found] if found else None
