@@ -14,6 +14,7 @@ from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.autodebug.validate import Baseline
 from phasegate.autodebug.workspace import Workspace
+from phasegate.plugin.autodebug import interrupted_message
 
 OLD = "import os\n\n\ndef f():\n    return lenght\n"
 NEW = "import os\nimport sys\n\n\ndef f():\n    return length\n"
@@ -108,6 +109,7 @@ def test_a_test_still_failing_on_its_own_message_has_not_moved_to_a_look_alike(
         mode="apply",
         baseline=Baseline({t.nodeid: "failed" for t in failed}),
         write=lambda _path, _text: None,
+        remove=lambda _path: None,
     )
     report = engine.run(failed)
     assert report.failures[0].outcome == "escalated"
@@ -145,6 +147,7 @@ def test_a_module_that_collects_after_a_repair_is_not_fixed_while_one_of_its_tes
         mode="apply",
         baseline=Baseline({"tests/test_a.py::test_one": "failed"}, {"tests/test_b.py"}),
         write=lambda _path, _text: None,
+        remove=lambda _path: None,
     )
     report = engine.run(failed)
     assert [failure.outcome for failure in report.failures] == ["repaired", "escalated"]
@@ -175,6 +178,7 @@ def test_a_localization_that_ranks_nothing_says_so(
         mode="suggest",
         baseline=Baseline({nodeid: "failed"}),
         write=lambda _path, _text: None,
+        remove=lambda _path: None,
     )
     report = engine.run([FailedTest(nodeid, diagnosis)])
     ranked_nothing = [w for w in report.warnings if "localization ranked no function" in w]
@@ -219,7 +223,7 @@ def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
         outcomes={"tests/test_a.py::test_one": "passed", "tests/test_a.py::test_two": "failed"},
         failures={"tests/test_a.py::test_two": "TypeError: not iterable"},
     )
-    written: list[str] = []
+    diffs: set[str] = set()
     project = Project(tmp_path, TestFiles(["tests/*"]))
     engine = Engine(
         project=project,
@@ -229,7 +233,8 @@ def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
         settings=AutodebugSettings(localize=False),
         mode=mode,  # type: ignore[arg-type]
         baseline=Baseline({t.nodeid: "failed" for t in failed}),
-        write=lambda path, _text: written.append(path),
+        write=lambda path, _text: diffs.add(path),
+        remove=diffs.remove,  # KeyError for a diff never written
     )
     report = engine.run(failed)
     assert [f.outcome for f in report.failures] == ["escalated", "escalated"]
@@ -237,7 +242,7 @@ def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
     assert report.failures[0].escalation is not None
     assert "02-none in mod.py" in report.failures[0].escalation.reason
     assert (tmp_path / "mod.py").read_text() == "x = w\n"
-    assert written == []  # no diff of a withdrawn repair
+    assert diffs == set()  # written when kept, removed when withdrawn
     assert not (tmp_path / "journal.json").exists()
 
 
@@ -291,6 +296,7 @@ def test_a_localized_failure_a_guard_kept_after_it_fixed_is_said_fixed_by_it(
         mode="apply",
         baseline=Baseline({one: "failed", two: "failed"}),
         write=lambda _path, _text: None,
+        remove=lambda _path: None,
     )
     report = engine.run([FailedTest(one, first), FailedTest(two, second)])
     assert [f.outcome for f in report.failures] == ["fixed-by-another-repair", "repaired"]
@@ -354,9 +360,9 @@ class _RunsOnTheTree:
 
 def _guard_then_respell(
     tmp_path: Path, mode: str, respell: tuple[str, str]
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], set[str]]:
     """Run the engine on a guard for line 1, a respelling on line 2 and a None left failing
-    on line 3 of one file: the outcomes, and the run's warnings."""
+    on line 3 of one file: the outcomes, the run's warnings, and the diffs left written."""
     (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
     failed = [
         FailedTest(
@@ -373,6 +379,7 @@ def _guard_then_respell(
         ),
     ]
     project = Project(tmp_path, TestFiles(["tests/*"]))
+    diffs: set[str] = set()
     engine = Engine(
         project=project,
         patterns=[_GuardThenRespell("none", respell), _GuardThenRespell("name", respell)],
@@ -381,21 +388,23 @@ def _guard_then_respell(
         settings=AutodebugSettings(localize=False),
         mode=mode,  # type: ignore[arg-type]
         baseline=Baseline({t.nodeid: "failed" for t in failed}),
-        write=lambda _path, _text: None,
+        write=lambda path, _text: diffs.add(path),
+        remove=diffs.remove,
     )
     report = engine.run(failed)
     outcomes = [f.outcome for f in report.failures]
     assert report.failures[0].attempts[0].status == "rejected"  # kept, then withdrawn
     assert report.failures[0].escalation is not None
-    return outcomes, [report.failures[0].escalation.reason, *report.warnings]
+    return outcomes, [report.failures[0].escalation.reason, *report.warnings], diffs
 
 
 @pytest.mark.parametrize("mode", ["apply", "suggest"])
 def test_a_partial_guard_in_a_file_a_later_repair_rewrote_is_withdrawn_in_both_modes(
     tmp_path: Path, mode: str
 ) -> None:
-    outcomes, _ = _guard_then_respell(tmp_path, mode, ("nmae", "len"))
+    outcomes, _, diffs = _guard_then_respell(tmp_path, mode, ("nmae", "len"))
     assert outcomes == ["escalated", "repaired", "escalated"]
+    assert diffs == {"autodebug/02-name.diff"}
     # in apply mode the guard is taken out and the later repair stays
     tree = "a = w\nb = len\nc = z\n" if mode == "apply" else "a = w\nb = nmae\nc = z\n"
     assert (tmp_path / "mod.py").read_text() == tree
@@ -406,8 +415,70 @@ def test_a_partial_guard_whose_lines_a_later_repair_rewrote_stays_but_is_escalat
     tmp_path: Path,
 ) -> None:
     # the respelling rewrites the guard's own line too: the guard cannot be taken out
-    outcomes, said = _guard_then_respell(tmp_path, "apply", ("w\nb = nmae", "w  # len\nb = len"))
+    outcomes, said, diffs = _guard_then_respell(
+        tmp_path, "apply", ("w\nb = nmae", "w  # len\nb = len")
+    )
     assert outcomes == ["escalated", "repaired", "escalated"]
     assert (tmp_path / "mod.py").read_text() == "a = 1 if w is None else w  # len\nb = len\nc = z\n"
-    assert "revert it by hand" in said[0]
+    assert "revert it by hand (its diff: autodebug/01-none.diff)" in said[0]
+    assert diffs == {"autodebug/01-none.diff", "autodebug/02-name.diff"}  # the guard's stays
     assert any("its guard stays in mod.py" in warning for warning in said[1:])
+
+
+class _Interrupting:
+    """A name pattern that is interrupted (Ctrl-C) while it proposes."""
+
+    name = "name"
+    error_class = "name"
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        raise KeyboardInterrupt
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "x"
+
+
+def test_a_repair_kept_before_an_interrupt_has_its_diff_written_and_is_said_applied(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
+    failed = [
+        FailedTest(
+            "tests/test_a.py::test_one",
+            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ),
+        FailedTest(
+            "tests/test_a.py::test_two",
+            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
+        ),
+    ]
+    diffs: dict[str, str] = {}
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_GuardThenRespell("none", ("", "")), _Interrupting()],
+        runner=_RunsOnTheTree(tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=diffs.__setitem__,
+        remove=diffs.pop,
+    )
+    with pytest.raises(KeyboardInterrupt):
+        engine.run(failed)
+    assert (tmp_path / "mod.py").read_text() == "a = 1 if w is None else w\nb = nmae\nc = z\n"
+    assert list(diffs) == ["autodebug/01-none.diff"]
+    assert "+a = 1 if w is None else w" in diffs["autodebug/01-none.diff"]
+    assert engine.applied() == [("01-none", ["mod.py"])]
+    said = interrupted_message(engine.applied(), "artifacts/autodebug")
+    assert "01-none (mod.py)" in said
+    assert "restored" not in said
+
+
+def test_an_interrupt_with_nothing_applied_says_every_file_was_restored() -> None:
+    said = interrupted_message([], "artifacts/autodebug")
+    assert said == "auto-debug was interrupted; every file it tried a repair on was restored"

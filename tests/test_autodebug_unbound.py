@@ -106,6 +106,7 @@ def test_a_candidate_reading_a_name_nothing_binds_is_never_tried(tmp_path: Path)
         mode="apply",
         baseline=Baseline({"tests/test_mod.py::test_it": "failed"}),
         write=lambda _path, _text: None,
+        remove=lambda _path: None,
     )
     report = engine.run([FailedTest("tests/test_mod.py::test_it", diagnosis)])
     (failure,) = report.failures

@@ -21,7 +21,8 @@ is not None, so the failure is first re-run as it is: one that passes then is fl
 guard is tried for it.
 
 Last, a None guard kept at one use of a None while a None failure of the same file is left
-unrepaired is withdrawn (:mod:`.partial_repairs`), and the kept repairs' diffs are written.
+unrepaired is withdrawn (:mod:`.partial_repairs`), and its diff removed (kept when the file
+keeps the guard: a later repair rewrote its lines).
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ class Engine:
         mode: Literal["suggest", "apply"],
         baseline: Baseline,
         write: Callable[[str, str], object],
+        remove: Callable[[str], object],
         progress: Callable[[str], None] | None = None,
         localize_args: Sequence[str] = (),
     ) -> None:
@@ -145,6 +147,7 @@ class Engine:
         self.mode = mode
         self.baseline = baseline
         self.write = write
+        self.remove = remove
         self.progress = progress or (lambda _message: None)
         self.localize_args = list(localize_args)
         self.warnings: list[str] = []
@@ -172,7 +175,6 @@ class Engine:
             entries.append(self._work_on(entry_id, group))
         self._localize(groups, entries)
         self._withdraw_partial_guards(entries)
-        self._write_diffs(entries)
         finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
@@ -204,7 +206,7 @@ class Engine:
         elapsed = clock.perf_counter() - started
         if kept is not None:
             entry = self._entry(entry_id, group, "repaired", kept, attempts, elapsed)
-            entry.repair = self._repair(entry_id, kept, attempts[-1].diff)
+            entry.repair = self._write_repair(entry_id, kept, attempts[-1].diff)
             return entry
         entry = self._entry(
             entry_id, group, "escalated", candidates[0] if candidates else None, attempts, elapsed
@@ -217,20 +219,21 @@ class Engine:
         )
         return entry
 
-    def _repair(self, entry_id: str, candidate: Candidate, diff: str) -> Repair:
-        """The repair of a kept candidate, and the file its diff is written to at the end."""
+    def _write_repair(self, entry_id: str, candidate: Candidate, diff: str) -> Repair:
+        """Write a kept candidate's diff at once (an interrupted run leaves a record of what it
+        applied), and return the repair that names it."""
+        diff_file = f"{DIFF_FOLDER}/{entry_id}.diff"
+        self.write(diff_file, diff)
         return Repair(
-            files=candidate.paths,
-            diff=diff,
-            diff_file=f"{DIFF_FOLDER}/{entry_id}.diff",
-            applied=self.mode == "apply",
+            files=candidate.paths, diff=diff, diff_file=diff_file, applied=self.mode == "apply"
         )
 
-    def _write_diffs(self, entries: list[AutodebugFailure]) -> None:
-        """Write the diff of each repair the run keeps."""
-        for entry in entries:
-            if entry.repair is not None:
-                self.write(entry.repair.diff_file, entry.repair.diff)
+    def applied(self) -> list[tuple[str, list[str]]]:
+        """The repairs this run has left in the tree so far (none in suggest mode): each
+        failure's id and the files its repair changed."""
+        if self.mode != "apply":
+            return []
+        return [(repair.entry_id, repair.candidate.paths) for repair in self._kept]
 
     def _fixed_by_earlier(self, entry: AutodebugFailure) -> None:
         """Say that another repair of this run fixed ``entry``'s tests, and which were kept."""
@@ -502,7 +505,7 @@ class Engine:
             entry.outcome = "repaired"
             why = _WHY_KEPT.get(kept.kind, "a None flows on where a guard was lost")
             entry.explanation = f"{short(group.diagnosis.exc_type)}: {why}; {kept.description}"
-            entry.repair = self._repair(entry.id, kept, attempts[-1].diff)
+            entry.repair = self._write_repair(entry.id, kept, attempts[-1].diff)
         entry.duration_s = round(entry.duration_s + clock.perf_counter() - started, 3)
 
     def _fails_again(self, group: _Group, entry: AutodebugFailure) -> bool:
@@ -548,7 +551,11 @@ class Engine:
         withdrawn: list[str] = []
         for repair in partial_guards(self._kept, unrepaired):
             left = self.mode == "apply" and not self._take_out(repair)
-            withdraw(by_id[repair.entry_id], repair, unrepaired, left_in_tree=left)
+            entry = by_id[repair.entry_id]
+            if not left and entry.repair is not None:  # kept when the file keeps the guard
+                self.remove(entry.repair.diff_file)
+                self._kept.remove(repair)
+            withdraw(entry, repair, unrepaired, left_in_tree=left)
             withdrawn.append(repair.entry_id)
         escalate_fixed_by(entries, self._fixed_by, withdrawn)
 

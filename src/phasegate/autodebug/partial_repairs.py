@@ -130,6 +130,8 @@ def withdraw(
             f"; its guard could not be taken out of the tree: a later repair rewrote "
             f"{', '.join(repair.candidate.paths)}, which still holds it; revert it by hand"
         )
+        if entry.repair is not None:
+            why += f" (its diff: {entry.repair.diff_file})"
     kept = entry.attempts[-1]  # the attempts stop at the one kept
     kept.status = "rejected"
     kept.reason = f"{kept.reason}; withdrawn at the end of the run"

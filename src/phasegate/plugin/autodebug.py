@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure"]
+__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure", "interrupted_message"]
 
 #: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
 DIAGNOSIS_ATTRIBUTE = "phasegate_autodebug"
@@ -157,6 +157,19 @@ class Classifier:
             report.__dict__[DIAGNOSIS_ATTRIBUTE] = diagnosis
 
 
+def interrupted_message(applied: list[tuple[str, list[str]]], folder: str) -> str:
+    """What an interrupted run says it left: the repair it was trying is undone, but the
+    repairs it had kept in apply mode (``applied``: each failure's id and files) stay in the
+    tree, each with its diff written in ``folder``."""
+    if not applied:
+        return "auto-debug was interrupted; every file it tried a repair on was restored"
+    kept = "; ".join(f"{entry_id} ({', '.join(files)})" for entry_id, files in applied)
+    return (
+        "auto-debug was interrupted; the repair it was trying was undone, but the repairs it "
+        f"had kept stay applied: {kept}; their diffs are in {folder}"
+    )
+
+
 class AutodebugController:
     """Gathers diagnoses in the writing process and runs the engine at the session's end."""
 
@@ -181,6 +194,7 @@ class AutodebugController:
         self.errors: list[str] = []
         self.notices: list[str] = []
         self.baseline_notes: list[str] = []
+        self._engine_run: Engine | None = None
 
     def recover(self) -> None:
         """Put back files a crashed earlier run left with a candidate in them."""
@@ -225,11 +239,9 @@ class AutodebugController:
             path = self._recorder.store.write_model(AUTODEBUG_REPORT_FILE, self.report)
             self.report_path = display_path(path, self._config)
         except KeyboardInterrupt:
-            # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put every
-            # file back on its way out. One line and pytest's exit status 2, no traceback.
-            self.errors.append(
-                "auto-debug was interrupted; every file it tried a repair on was restored"
-            )
+            # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put the
+            # files of that one back on its way out. One line and pytest's exit status 2.
+            self.errors.append(self._interrupted())
             session.exitstatus = pytest.ExitCode.INTERRUPTED
             return
         except PhasegateError as exc:
@@ -249,6 +261,7 @@ class AutodebugController:
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
             baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, reasons)
         engine = self._engine(project, runner, baseline)
+        self._engine_run = engine
         self._clear_old_diffs()
         if self._failed:
             self._progress(f"working on {len(self._failed)} failure(s)", always=True)
@@ -276,6 +289,7 @@ class AutodebugController:
             mode="apply" if self._mode == "apply" else "suggest",
             baseline=baseline,
             write=store.write_text,
+            remove=lambda relpath: store.path(relpath).unlink(missing_ok=True),
             progress=self._progress,
             localize_args=serial,
         )
@@ -334,6 +348,12 @@ class AutodebugController:
             f"of the suite ({len(run.outcomes)} test(s))"
         )
         baseline.update(run)
+
+    def _interrupted(self) -> str:
+        """What an interrupted run left (see :func:`interrupted_message`)."""
+        applied = self._engine_run.applied() if self._engine_run is not None else []
+        folder = display_path(self._recorder.store.path("autodebug"), self._config)
+        return interrupted_message(applied, folder)
 
     def _clear_old_diffs(self) -> None:
         folder = self._recorder.store.path("autodebug")
