@@ -1,8 +1,9 @@
-"""The distributions providing given modules: the standard library's mapping, for those names."""
+"""The distributions providing given modules: Python 3.11's mapping, for those names."""
 
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,6 +20,16 @@ def _dist_info(site: Path, stem: str, name: str, files: dict[str, str]) -> None:
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
     for file, text in files.items():
         (info / file).write_text(text)
+    _install(site, [line.split(",")[0] for line in files.get("RECORD", "").splitlines()])
+
+
+def _install(site: Path, paths: Iterable[str]) -> None:
+    """The listed files inside the site (Python 3.12 and later skip a listed file not there)."""
+    for path in paths:
+        target = site / path
+        if not path.startswith("..") and not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("")
 
 
 @pytest.fixture
@@ -36,20 +47,59 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         },
     )
     _dist_info(folder, "other-1.0", "other", {"RECORD": "unrelated/__init__.py,,\n"})
+    # Data only, no .py file: Python 3.11's rule infers no module from it.
+    _dist_info(folder, "data-1.0", "data", {"RECORD": "datadir/table.csv,,\n"})
     # A second distribution claiming gamma: the mapping lists both, in sys.path order.
     _dist_info(folder, "twin-1.0", "Twin", {"top_level.txt": "gamma\n"})
-    _dist_info(folder, "meta-1.0", "meta", {"RECORD": "meta-1.0.dist-info/METADATA,,\n"})
+    # A meta-package: metadata and a script, no module.
+    _dist_info(
+        folder,
+        "meta-1.0",
+        "meta",
+        {"RECORD": "meta-1.0.dist-info/METADATA,,\n../../bin/meta-tool,,\n"},
+    )
     # An empty top_level.txt declares nothing: the rule reads the files instead.
     _dist_info(folder, "blank-1.0", "blank", {"top_level.txt": "\n", "RECORD": "delta.py,,\n"})
     egg = folder / "egged-1.0.egg-info"
     egg.mkdir()
     (egg / "PKG-INFO").write_text("Metadata-Version: 1.2\nName: egged\nVersion: 1.0\n")
     (egg / "SOURCES.txt").write_text("egged/__init__.py\nsetup.py\n")
+    _install(folder, ["egged/__init__.py", "setup.py"])
     monkeypatch.syspath_prepend(str(folder))
     return folder
 
 
-NAMES = ["alpha", "beta", "gamma", "solo", "unrelated", "egged", "setup", "delta", "absent_module"]
+NAMES = [
+    "alpha",
+    "beta",
+    "gamma",
+    "solo",
+    "unrelated",
+    "datadir",
+    "egged",
+    "setup",
+    "delta",
+    "absent_module",
+]
+
+#: What Python 3.11's rule gives for NAMES on the site; the fixture's distributions come first.
+EXPECTED = {
+    "alpha": ["Declared.Top"],
+    "beta": ["Declared.Top"],
+    "gamma": ["recorded", "Twin"],
+    "solo": ["recorded"],
+    "unrelated": ["other"],
+    "egged": ["egged"],
+    "setup": ["egged"],
+    "delta": ["blank"],
+}
+
+#: The standard library's mapping follows the rule only on 3.11.
+ON_311_ONLY = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11),
+    reason="packages_distributions() follows Python 3.11's rule only on 3.11: 3.10 reads only "
+    "top_level.txt, 3.12 and later infer modules from files of any kind",
+)
 
 
 def _whole_for(names: Iterable[str]) -> dict[str, list[str]]:
@@ -57,16 +107,20 @@ def _whole_for(names: Iterable[str]) -> dict[str, list[str]]:
     return {name: whole[name] for name in names if name in whole}
 
 
-def test_the_answers_are_the_standard_librarys_mapping_for_the_names_asked(site: Path) -> None:
+def test_the_answers_follow_python_311s_rule_on_every_python(site: Path) -> None:
     providers = ModuleProviders(NAMES)
-    assert providers.by_module == _whole_for(NAMES)
-    assert providers.distributions("gamma")[:2] == ["recorded", "Twin"]
-    assert providers.distributions("alpha")[0] == "Declared.Top"
-    assert providers.distributions("egged")[0] == "egged"
-    assert providers.distributions("delta")[0] == "blank"
+    answers = {name: providers.distributions(name)[: len(want)] for name, want in EXPECTED.items()}
+    assert answers == EXPECTED
+    assert providers.distributions("datadir") == []
     assert providers.distributions("absent_module") == []
 
 
+@ON_311_ONLY
+def test_the_answers_are_the_standard_librarys_mapping_for_the_names_asked(site: Path) -> None:
+    assert ModuleProviders(NAMES).by_module == _whole_for(NAMES)
+
+
+@ON_311_ONLY
 def test_every_module_of_this_environment_maps_as_the_standard_library_maps_it() -> None:
     whole = importlib.metadata.packages_distributions()
     assert ModuleProviders([*whole, "absent_module"]).by_module == whole
@@ -75,14 +129,14 @@ def test_every_module_of_this_environment_maps_as_the_standard_library_maps_it()
 def test_a_record_naming_none_of_the_modules_is_not_parsed(
     site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inferred = importlib.metadata._top_level_inferred  # type: ignore[attr-defined]
+    inferred = module_providers._inferred_modules
     parsed: list[str] = []
 
-    def counting(dist: importlib.metadata.Distribution) -> object:
+    def counting(dist: importlib.metadata.Distribution) -> set[str]:
         parsed.append(dist.metadata["Name"])
         return inferred(dist)
 
-    monkeypatch.setattr(importlib.metadata, "_top_level_inferred", counting)
+    monkeypatch.setattr(module_providers, "_inferred_modules", counting)
     assert ModuleProviders(["gamma"]).distributions("gamma")[:2] == ["recorded", "Twin"]
     assert "recorded" in parsed
     assert "egged" in parsed  # no RECORD: the rule reads its file list another way
@@ -94,17 +148,17 @@ def test_a_distribution_installing_no_module_is_told_apart(site: Path) -> None:
     providers = ModuleProviders([])
     assert providers.by_module == {}
     assert not providers.installs_modules(canonicalize_name("meta"))
+    assert not providers.installs_modules(canonicalize_name("data"))
     assert not providers.installs_modules(canonicalize_name("not-installed-anywhere"))
-    assert providers.installs_modules(canonicalize_name("recorded"))
     assert providers.installs_modules(canonicalize_name("declared-top"))
 
 
-def test_without_the_standard_librarys_rule_the_whole_mapping_is_read(
-    site: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_distribution_without_top_level_txt_installs_the_modules_of_its_files(
+    site: Path,
 ) -> None:
-    # As on Python 3.10, whose importlib.metadata has no per-distribution rule to call.
-    monkeypatch.setattr(module_providers, "_stdlib_rule", lambda: None)
-    providers = ModuleProviders(NAMES)
-    assert providers.by_module == _whole_for(NAMES)
-    assert not providers.installs_modules(canonicalize_name("meta"))
+    # Hatchling, flit and poetry-core write no top_level.txt; Python 3.10's mapping knows only
+    # that file, and taking such a distribution for a meta-package would accept its requirements.
+    providers = ModuleProviders([])
     assert providers.installs_modules(canonicalize_name("recorded"))
+    assert providers.installs_modules(canonicalize_name("blank"))
+    assert providers.installs_modules(canonicalize_name("egged"))

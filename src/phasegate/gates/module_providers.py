@@ -1,95 +1,86 @@
-"""Which installed distributions provide given top-level modules, by the standard library's rule.
+"""Which installed distributions provide given top-level modules, by Python 3.11's rule.
 
 ``importlib.metadata.packages_distributions()`` answers for every module of every installed
 distribution: it parses each distribution's metadata for its name and, where a distribution has
 no ``top_level.txt``, its whole ``RECORD`` into path objects, most of it for modules nobody asked
 about (about half a billion instructions on an environment of 80 distributions). The deps check
-asks about the few top-level modules a package imports, so this module answers for those only,
-with the standard library's own rule for each distribution: its ``top_level.txt`` or else the
-modules its file list holds (``importlib.metadata._top_level_declared`` and
-``_top_level_inferred``, which ``packages_distributions`` itself calls on Python 3.11 to 3.13; a
-private pair, so where they are absent, as on Python 3.10, the whole public mapping is read
-instead). The rule reads a distribution (and its name) only when its ``top_level.txt`` or
-``RECORD`` text holds one of the names asked for somewhere: every name the rule gives is in the
-one or part of a path the other lists, so a distribution holding none of them cannot provide
-one. A distribution without a ``RECORD`` (an egg-info install) is always read by the rule.
+asks about the few top-level modules a package imports, so this module answers for those only.
 
-Hand-written because no library answers the narrower question; the answers equal the standard
-library's mapping for the names asked (tested against it), in the same order.
+Its rule for one distribution is that of Python 3.11's ``packages_distributions()``: the names
+its ``top_level.txt`` lists when it lists any, else the first part of each ``.py`` file its file
+list (``RECORD``, or an egg-info install's ``SOURCES.txt``) holds, a single file's name without
+``.py``. It is written here, the same on every supported Python, because the standard library's
+rule is not the same on all of them: Python 3.10 reads only ``top_level.txt`` (so a
+distribution built without one, as hatchling, flit or poetry-core build, would provide nothing
+and look like a meta-package), and Python 3.12 also infers names from other files; its
+per-distribution steps are private.
+
+The rule reads a distribution (and its name) only when its ``top_level.txt`` or ``RECORD`` text
+holds one of the names asked for somewhere: every name the rule gives is in the one or part of a
+path the other lists, so a distribution holding none of them cannot provide one. A distribution
+without a ``RECORD`` (an egg-info install) is always read by the rule.
+
+Hand-written because no library answers the narrower question; the answers equal Python 3.11's
+mapping for the names asked (tested against it there), in the same order.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection
 
-from packaging.utils import NormalizedName, canonicalize_name
+from packaging.utils import NormalizedName
 
 __all__ = ["ModuleProviders"]
-
-#: A distribution's top-level modules by the standard library's rule.
-_ModulesOf = Callable[[importlib.metadata.Distribution], Iterable[str]]
 
 
 class ModuleProviders:
     """The distributions providing the top-level ``modules``, read once from the environment."""
 
     def __init__(self, modules: Collection[str]) -> None:
-        self._modules_of = _stdlib_rule()
-        #: Without the standard library's rule: the canonical names of every providing
-        #: distribution, from the whole mapping.
-        self._providing: set[NormalizedName] | None = None
-        if self._modules_of is None:
-            self.by_module, self._providing = _from_whole_mapping(modules)
-        else:
-            self.by_module = _providers(set(modules), self._modules_of)
+        self.by_module = _providers(set(modules))
 
     def distributions(self, module: str) -> list[str]:
-        """The names of the distributions providing ``module``, as packages_distributions()."""
+        """The names of the distributions providing ``module``, in ``sys.path`` order."""
         return self.by_module.get(module, [])
 
     def installs_modules(self, name: NormalizedName) -> bool:
         """Whether the installed distribution ``name`` provides any top-level module (False when
         it is not installed): a meta-package, such as ``griffe`` installing ``griffelib``,
         provides none."""
-        if self._modules_of is None:
-            return name in (self._providing or set())
         try:
             dist = importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
             return False
-        return bool(set(self._modules_of(dist)))
+        return bool(_top_level_modules(dist))
 
 
-def _from_whole_mapping(
-    modules: Collection[str],
-) -> tuple[dict[str, list[str]], set[NormalizedName]]:
-    """The public mapping's answers for ``modules``, and every providing distribution."""
-    whole = importlib.metadata.packages_distributions()
-    providing = {canonicalize_name(dist) for dists in whole.values() for dist in dists}
-    return {name: whole[name] for name in modules if name in whole}, providing
+def _top_level_modules(dist: importlib.metadata.Distribution) -> Collection[str]:
+    """The top-level modules ``dist`` provides, by Python 3.11's rule (see the module docstring):
+    its ``top_level.txt`` names, else the modules its ``.py`` files make."""
+    return _declared_modules(dist) or _inferred_modules(dist)
 
 
-def _stdlib_rule() -> _ModulesOf | None:
-    """The standard library's rule for one distribution's modules, where it has the pair."""
-    declared = getattr(importlib.metadata, "_top_level_declared", None)
-    inferred = getattr(importlib.metadata, "_top_level_inferred", None)
-    if not callable(declared) or not callable(inferred):
-        return None
-
-    def modules_of(dist: importlib.metadata.Distribution) -> Iterable[str]:
-        found: Iterable[str] = declared(dist) or inferred(dist)
-        return found
-
-    return modules_of
+def _declared_modules(dist: importlib.metadata.Distribution) -> list[str]:
+    """The names ``top_level.txt`` lists, none when it is missing or blank."""
+    return (dist.read_text("top_level.txt") or "").split()
 
 
-def _providers(wanted: set[str], modules_of: _ModulesOf) -> dict[str, list[str]]:
-    """packages_distributions() for the ``wanted`` modules, distribution by distribution."""
+def _inferred_modules(dist: importlib.metadata.Distribution) -> set[str]:
+    """The first part of each ``.py`` file the distribution lists; a lone file's name."""
+    return {
+        path.parts[0] if len(path.parts) > 1 else path.stem
+        for path in dist.files or ()
+        if path.suffix == ".py"
+    }
+
+
+def _providers(wanted: set[str]) -> dict[str, list[str]]:
+    """3.11's packages_distributions() for the ``wanted`` modules, distribution by distribution."""
     found: dict[str, list[str]] = {}
     for dist in importlib.metadata.distributions():
         if _may_provide(dist, wanted):
-            for module in modules_of(dist):
+            for module in _top_level_modules(dist):
                 if module in wanted:
                     found.setdefault(module, []).append(dist.metadata["Name"])
     return found

@@ -15,14 +15,15 @@ Two measurements:
   ``[project.optional-dependencies]`` group. Relative imports, the standard library, the
   project's own packages, imports under
   ``if TYPE_CHECKING:`` and imports guarded by ``try: ... except ImportError:`` (they are
-  written to work without the module) are left out. Import names become distributions through
-  ``importlib.metadata.packages_distributions()``; a declared distribution that installs no
-  module of its own (a meta-package such as ``griffe``, which installs ``griffelib``) counts
-  its own requirements as declared (judged on the distribution of that name that
-  ``importlib.metadata`` finds first, whose requirements are the ones counted). Only the
-  imported modules are looked up (:mod:`phasegate.gates.module_providers`), with the standard
-  library's rule, not the whole mapping. An import that no installed distribution provides and no
-  declared name matches is a finding too, saying it is not installed.
+  written to work without the module) are left out. Import names become distributions by the
+  rule of Python 3.11's ``importlib.metadata.packages_distributions()``; a declared
+  distribution that installs no module of its own (a meta-package such as ``griffe``, which
+  installs ``griffelib``) counts its own requirements as declared (judged on the distribution
+  of that name that ``importlib.metadata`` finds first, whose requirements are the ones
+  counted). Only the imported modules are looked up (:mod:`phasegate.gates.module_providers`,
+  the same rule on every Python), not the whole mapping. An import that no installed
+  distribution provides and no declared name matches is a finding too, saying it is not
+  installed.
 
 The standard library is that of every Python the project supports, not only the one running
 the gate: a module new in Python 3.14 (``annotationlib``), imported under a version check,
