@@ -18,8 +18,11 @@ judges:
 
 It prints each run's timeline from the pytest process's start, then the stretches in which the
 pytest process ran with nothing of the static side beside it (the second core idle unless the
-tests themselves use it): before the static checks' process started and after it ended. No
-figure here is asserted anywhere; it is a tool for finding the serial stretches.
+tests themselves use it): before the static checks' process started and after it ended. The
+wall times and ratios are each run's own (the pytest command's, as ``benchmarks/gate.py``
+times it). "this checkout" runs the phasegate of this checkout's ``src``, put on the path
+before the caller's; ``--against`` another's; the timeline names the one that ran. No figure
+here is asserted anywhere; it is a tool for finding the serial stretches.
 
     python benchmarks/gate_timeline.py [--runs 2] [--only NAME ...] [--lines N] [--against SRC]
 """
@@ -47,6 +50,9 @@ from gate import (
     run_steps,
     timed,
 )
+
+#: This checkout's phasegate, run as "this checkout" whatever the caller's path imports.
+THIS_CHECKOUT_SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Logged by every Python process: its start (kernel start time) and its exit.
 SITECUSTOMIZE = """\
@@ -95,7 +101,8 @@ def wrap(owner, name, what):
     setattr(owner, name, wrapper)
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    mark("pytest configures")
+    import phasegate
+    mark(f"pytest configures (phasegate from {os.path.dirname(phasegate.__file__)})")
 def pytest_collection_finish(session):
     mark("collection ends")
 @pytest.hookimpl(hookwrapper=True)
@@ -148,10 +155,10 @@ def process_name(argv: list[str]) -> str:
 
 
 def one_run(
-    subject: Subject, probes: Path, index: int, phasegate_src: str | None = None
-) -> list[tuple[float, str]]:
-    """One cold gate with the probes (and phasegate from ``phasegate_src``, when given); its
-    events as (seconds from the pytest start, what)."""
+    subject: Subject, probes: Path, index: int, phasegate_src: str
+) -> tuple[list[tuple[float, str]], float]:
+    """One cold gate with the probes and phasegate from ``phasegate_src``; its events as
+    (seconds from the pytest start, what), and its wall seconds."""
     log = probes / f"timeline-{index}.jsonl"
     progress = probes / f"progress-{index}.jsonl"
     for path in (log, progress):
@@ -161,7 +168,7 @@ def one_run(
         [
             str(probes),
             *([subject.env["PYTHONPATH"]] if "PYTHONPATH" in subject.env else []),
-            *([phasegate_src] if phasegate_src else []),
+            phasegate_src,
         ]
     )
     # gate.environment() keeps the caller's PYTHONPATH after the subject's.
@@ -195,18 +202,33 @@ def one_run(
     events.append((started, "this script starts pytest"))
     events.append((ended, f"pytest reaped: {timing.wall:.2f} s wall, {timing.cpu:.2f} s CPU "
                    "with children"))  # fmt: skip
-    return sorted((t - origin, what) for t, what in events)
+    return sorted((t - origin, what) for t, what in events), timing.wall
+
+
+class MissingMoment(Exception):
+    """A run's timeline lacks a moment the serial stretches are measured from."""
+
+
+def first(events: list[tuple[float, str]], prefix: str, missing: str) -> float:
+    """The time of the first event starting with ``prefix``; :class:`MissingMoment` saying
+    ``missing`` when there is none."""
+    for moment, what in events:
+        if what.startswith(prefix):
+            return moment
+    raise MissingMoment(missing)
 
 
 def serial_stretches(events: list[tuple[float, str]]) -> dict[str, float]:
     """Wall seconds of the pytest process alone: before the static process, after it."""
-
-    def first(prefix: str) -> float:
-        return next(t for t, what in events if what.startswith(prefix))
-
-    static_start = first("phasegate.gates.static_process starts")
-    static_end = first("phasegate.gates.static_process exits")
-    pytest_end = first("pytest reaped")
+    static_start = first(
+        events,
+        "phasegate.gates.static_process starts",
+        "the static checks' process never started (every static check cached, or none planned)",
+    )
+    static_end = first(
+        events, "phasegate.gates.static_process exits", "the static checks' process never exited"
+    )
+    pytest_end = first(events, "pytest reaped", "pytest was not reaped")
     figures = {
         "before the static checks' process starts": static_start,
         "after the static checks' process exits": max(0.0, pytest_end - static_end),
@@ -217,8 +239,10 @@ def serial_stretches(events: list[tuple[float, str]]) -> dict[str, float]:
         figures["of it after the static process exits"] = max(
             0.0, analysis[-1] - max(analysis[0], static_end)
         )
-    figures["tests end to pytest reaped"] = pytest_end - first("tests end")
-    figures["pytest's atexit to pytest reaped"] = pytest_end - first("pytest exits")
+    tests_end = first(events, "tests end", "the tests never ended")
+    figures["tests end to pytest reaped"] = pytest_end - tests_end
+    at_exit = first(events, "pytest exits", "pytest's atexit never ran")
+    figures["pytest's atexit to pytest reaped"] = pytest_end - at_exit
     return figures
 
 
@@ -261,23 +285,21 @@ def measure_project(name: str, work: Path, args: argparse.Namespace) -> None:
         print(f"  {tool:<18} {timing.wall:7.2f} {timing.cpu:7.2f}")
     print(f"  longest: {longest} {tools[longest].wall:.2f} s; CPU / {CORES} cores "
           f"{cpu / CORES:.2f} s; limit {limit:.2f} s")  # fmt: skip
-    variants: dict[str, str | None] = {"this checkout": None}
+    variants = {"this checkout": str(THIS_CHECKOUT_SRC)}
     if args.against is not None:
         variants[str(args.against)] = str(args.against.resolve())
     walls: dict[str, list[float]] = {variant: [] for variant in variants}
     for index in range(args.runs):
         order = list(variants) if index % 2 == 0 else list(reversed(variants))
         for variant in order:
-            events = one_run(subject, probes, index, variants[variant])
-            walls[variant].append(events[-1][0])
+            events, wall = one_run(subject, probes, index, variants[variant])
+            walls[variant].append(wall)
             print(f"\n-- {name}, {variant}, cold gate {index + 1}: seconds from its start --")
             for moment, what in events:
                 print(f"  {moment:7.3f}  {what}")
-            print("  serial stretches (wall s):")
-            for what, seconds in serial_stretches(events).items():
-                print(f"    {what:<45} {seconds:6.3f}")
+            print_stretches(events)
             load = os.getloadavg()[0]
-            print(f"  wall / limit: {events[-1][0] / limit:.2f} (load average {load:.1f})")
+            print(f"  wall / limit: {wall / limit:.2f} (load average {load:.1f})")
     print(f"\n== {name}: cold gate wall, median of {args.runs} (limit {limit:.2f} s) ==")
     for variant, values in walls.items():
         print(f"  {variant}: {statistics.median(values):.2f} s, wall / limit "
@@ -286,6 +308,18 @@ def measure_project(name: str, work: Path, args: argparse.Namespace) -> None:
         ours, theirs = walls.values()
         paired = statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
         print(f"  this checkout / {args.against}, paired median: {paired:.3f}")
+
+
+def print_stretches(events: list[tuple[float, str]]) -> None:
+    """The run's serial stretches, or why it has none."""
+    try:
+        stretches = serial_stretches(events)
+    except MissingMoment as exc:
+        print(f"  no serial stretches: {exc}")
+        return
+    print("  serial stretches (wall s):")
+    for what, seconds in stretches.items():
+        print(f"    {what:<45} {seconds:6.3f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,53 @@
+"""benchmarks/gate_timeline.py: the serial stretches of a run's timeline, or why it has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO_ROOT, load_benchmark
+
+TIMELINE = [
+    (0.0, "this script starts pytest"),
+    (0.5, "pytest starts (pid 1)"),
+    (0.7, "phasegate.gates.static_process starts (pid 2)"),
+    (3.0, "tests end"),
+    (3.5, "phasegate.gates.static_process exits, 1.00 s CPU of its own"),
+    (4.0, "pytest exits, 2.00 s CPU of its own"),
+    (4.25, "pytest reaped: 4.25 s wall, 3.50 s CPU with children"),
+]
+
+
+@pytest.fixture(scope="module")
+def gate_timeline() -> ModuleType:
+    return load_benchmark("gate_timeline")
+
+
+def test_the_serial_stretches_are_measured_from_the_runs_moments(
+    gate_timeline: ModuleType,
+) -> None:
+    assert gate_timeline.serial_stretches(TIMELINE) == {
+        "before the static checks' process starts": 0.7,
+        "after the static checks' process exits": 0.75,
+        "tests end to pytest reaped": 1.25,
+        "pytest's atexit to pytest reaped": 0.25,
+    }
+
+
+def test_a_run_without_the_static_process_says_so(
+    gate_timeline: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = [event for event in TIMELINE if "static_process" not in event[1]]
+    gate_timeline.print_stretches(events)
+    assert capsys.readouterr().out == (
+        "  no serial stretches: the static checks' process never started "
+        "(every static check cached, or none planned)\n"
+    )
+
+
+def test_this_checkout_runs_its_own_phasegate(gate_timeline: ModuleType) -> None:
+    source: Path = gate_timeline.THIS_CHECKOUT_SRC
+    assert source == REPO_ROOT / "src"
+    assert (source / "phasegate" / "__init__.py").is_file()
