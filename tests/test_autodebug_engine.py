@@ -482,3 +482,105 @@ def test_a_repair_kept_before_an_interrupt_has_its_diff_written_and_is_said_appl
 def test_an_interrupt_with_nothing_applied_says_every_file_was_restored() -> None:
     said = interrupted_message([], "artifacts/autodebug")
     assert said == "auto-debug was interrupted; every file it tried a repair on was restored"
+
+
+class _GuardAndRespellElsewhere:
+    """Guards the None on line 1 of ``mod.py``; respells the name in ``other.py``."""
+
+    error_class = "none"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        if diagnosis.pattern == "name":
+            text = (project.read("other.py") or "").replace("nmae", "len")
+            return [Candidate("typo", "respell nmae", [FileEdit("other.py", text)], 0.9)]
+        if diagnosis.line != 1:
+            return []
+        text = (project.read("mod.py") or "").replace("a = w", "a = 1 if w is None else w")
+        return [Candidate("none-guard", "guard w", [FileEdit("mod.py", text)], 0.9)]
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "x"
+
+
+class _RunsOnTwoFiles:
+    """test_one passes with the guard in ``mod.py``; test_two needs the respelt name in
+    ``other.py`` *and* the guard; test_three never passes. ``error``: the error of a run with
+    the name respelt and no guard."""
+
+    def __init__(self, root: Path, error: str | None = None) -> None:
+        self.root = root
+        self.error = error
+        self.base_args: list[str] = ["tests/test_a.py"]
+        self.cwd = root
+        self.scratch = root
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        guarded = "w is None" in (self.root / "mod.py").read_text()
+        respelt = "nmae" not in (self.root / "other.py").read_text()
+        if self.error is not None and respelt and not guarded:  # the re-run after withdrawal
+            return RunResult(error=self.error)
+        outcomes = {
+            "tests/test_a.py::test_one": "passed" if guarded else "failed",
+            "tests/test_a.py::test_two": "passed" if guarded and respelt else "failed",
+            "tests/test_a.py::test_three": "failed",
+        }
+        messages = {
+            "tests/test_a.py::test_one": "TypeError: a",
+            "tests/test_a.py::test_two": "TypeError: a" if respelt else "NameError: nmae",
+            "tests/test_a.py::test_three": "TypeError: c",
+        }
+        failures = {t: messages[t] for t, outcome in outcomes.items() if outcome == "failed"}
+        return RunResult(outcomes=outcomes, failures=failures)
+
+
+@pytest.mark.parametrize("error", [None, "the re-run crashed"])
+def test_a_repair_whose_tests_passed_only_with_a_withdrawn_guard_is_escalated(
+    tmp_path: Path, error: str | None
+) -> None:
+    (tmp_path / "mod.py").write_text("a = w\nb = 1\nc = z\n")
+    (tmp_path / "other.py").write_text("b = nmae\n")
+    failed = [
+        FailedTest(
+            "tests/test_a.py::test_one",
+            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ),
+        FailedTest(
+            "tests/test_a.py::test_two",
+            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "other.py", 1),
+        ),
+        FailedTest(
+            "tests/test_a.py::test_three",
+            Diagnosis("none", "none", "none-operand", "TypeError", "c", "mod.py", 3),
+        ),
+    ]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    runner = _RunsOnTwoFiles(tmp_path, error)
+    engine = Engine(
+        project=project,
+        patterns=[_GuardAndRespellElsewhere("none"), _GuardAndRespellElsewhere("name")],
+        runner=runner,  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda _path, _text: None,
+        remove=lambda _path: None,
+    )
+    report = engine.run(failed)
+    assert [f.outcome for f in report.failures] == ["escalated", "escalated", "escalated"]
+    respelt = report.failures[1]
+    assert respelt.attempts[-1].status == "rejected"
+    assert respelt.escalation is not None
+    assert "passed with the guard of 01-none in the tree" in respelt.escalation.reason
+    assert (error or "and fail once") in respelt.escalation.reason
+    # the respelling stays applied, and says so
+    assert respelt.repair is not None
+    assert respelt.repair.applied
+    assert (tmp_path / "other.py").read_text() == "b = len\n"
+    assert (tmp_path / "mod.py").read_text() == "a = w\nb = 1\nc = z\n"

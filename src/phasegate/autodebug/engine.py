@@ -41,6 +41,7 @@ from phasegate.autodebug.partial_repairs import (
     escalate_fixed_by,
     partial_guards,
     undone,
+    unproven,
     unrepaired_nones,
     withdraw,
 )
@@ -56,6 +57,7 @@ from phasegate.autodebug.validate import (
     Baseline,
     Verdict,
     failure_key,
+    passing,
     reproduces,
     target_passes,
     validate,
@@ -548,16 +550,48 @@ class Engine:
         (:mod:`.partial_repairs`), and escalate what passed only with them."""
         unrepaired = unrepaired_nones(entries)
         by_id = {entry.id: entry for entry in entries}
-        withdrawn: list[str] = []
-        for repair in partial_guards(self._kept, unrepaired):
-            left = self.mode == "apply" and not self._take_out(repair)
-            entry = by_id[repair.entry_id]
-            if not left and entry.repair is not None:  # kept when the file keeps the guard
-                self.remove(entry.repair.diff_file)
-                self._kept.remove(repair)
-            withdraw(entry, repair, unrepaired, left_in_tree=left)
-            withdrawn.append(repair.entry_id)
-        escalate_fixed_by(entries, self._fixed_by, withdrawn)
+        order = list(self._kept)
+        partial = partial_guards(order, unrepaired)
+        for repair in partial:
+            self._withdraw(repair, by_id[repair.entry_id], unrepaired)
+        escalate_fixed_by(entries, self._fixed_by, [repair.entry_id for repair in partial])
+        if self.mode == "apply":
+            self._recheck_after_withdrawal(order, by_id)
+
+    def _withdraw(
+        self, repair: KeptRepair, entry: AutodebugFailure, unrepaired: dict[str, list[str]]
+    ) -> None:
+        """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
+        diff; when a later repair rewrote its lines, the file and the diff keep it."""
+        left = self.mode == "apply" and not self._take_out(repair)
+        if not left and entry.repair is not None:
+            self.remove(entry.repair.diff_file)
+            self._kept.remove(repair)
+        withdraw(entry, repair, unrepaired, left_in_tree=left)
+
+    def _recheck_after_withdrawal(
+        self, order: list[KeptRepair], by_id: dict[str, AutodebugFailure]
+    ) -> None:
+        """The repairs kept after the first guard taken out of the tree were validated with it
+        there: re-run their tests, and escalate each whose tests no longer pass."""
+        taken_out = [repair.entry_id for repair in order if repair not in self._kept]
+        if not taken_out:
+            return
+        first = next(i for i, repair in enumerate(order) if repair.entry_id == taken_out[0])
+        later = [by_id[repair.entry_id] for repair in order[first + 1 :] if repair in self._kept]
+        if later:
+            self._rerun(later, taken_out)
+
+    def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
+        """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
+        fail (all of them when the run cannot tell) now that ``taken_out`` are withdrawn."""
+        self.progress("re-running the tests of the repairs kept after a withdrawn guard")
+        tests = [test for entry in later for test in entry.tests]
+        passed = passing(tests, runner=self.runner, baseline=self.baseline, root=self.project.root)
+        error = passed if isinstance(passed, str) else None
+        for entry in later:
+            if isinstance(passed, str) or not set(entry.tests) <= passed:
+                unproven(entry, taken_out, error)
 
     def _take_out(self, repair: KeptRepair) -> bool:
         """Take a kept repair's change out of the files as they are now, if the lines it wrote

@@ -11,7 +11,9 @@ taken together: the None failures of one file count as one None. At the end of t
 a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
 ``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
 its failure escalated with the reason;
-a failure whose tests passed only once a withdrawn guard was in place is escalated too. In
+a failure whose tests passed only once a withdrawn guard was in place is escalated too
+(one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
+tests fail when re-run once it is taken out: :func:`unproven`). In
 apply mode the engine takes the guard out of the tree (:class:`~phasegate.autodebug.engine.Engine`)
 with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
 they were, as long as they are still there unchanged; when a later repair rewrote one of them,
@@ -35,6 +37,7 @@ __all__ = [
     "escalate_fixed_by",
     "partial_guards",
     "undone",
+    "unproven",
     "unrepaired_nones",
     "withdraw",
 ]
@@ -156,3 +159,22 @@ def escalate_fixed_by(
                 reason=f"its tests passed once {', '.join(sorted(gone))} was kept, then withdrawn",
                 tried=len(entry.attempts),
             )
+
+
+def unproven(entry: AutodebugFailure, withdrawn: Sequence[str], error: str | None) -> None:
+    """Escalate the repaired ``entry``, kept after the ``withdrawn`` guards, whose tests fail
+    (or could not be re-run: ``error``) once those guards are out of the tree. Its change stays
+    applied (its diff is written): it may be half of a repair, but nothing proves it."""
+    names = ", ".join(withdrawn)
+    seen = f"could not be re-run ({error})" if error else "fail"
+    kept = entry.attempts[-1]  # the attempts stop at the one kept
+    kept.status = "rejected"
+    kept.reason = f"{kept.reason}; its tests {seen} once the guard of {names} was withdrawn"
+    entry.outcome = "escalated"
+    entry.explanation += f" (not proven: its tests passed only with the guard of {names})"
+    files = ", ".join(entry.repair.files) if entry.repair else "its files"
+    entry.escalation = Escalation(
+        reason=f"its tests passed with the guard of {names} in the tree, and {seen} once that "
+        f"guard was withdrawn; its change stays applied in {files}: review it or revert it",
+        tried=len(entry.attempts),
+    )

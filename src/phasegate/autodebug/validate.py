@@ -49,6 +49,7 @@ __all__ = [
     "failure_key",
     "judge",
     "one_run_suffices",
+    "passing",
     "renamed_outcomes",
     "reproduces",
     "target_passes",
@@ -330,11 +331,20 @@ def reproduces(
     flaky, and would let any such candidate through. True when some target fails again, False
     when every one passes; the re-run's error (a text) when it could not tell.
     """
+    passed = passing(targets, runner=runner, baseline=baseline, root=root)
+    return passed if isinstance(passed, str) else len(passed) < len(set(targets))
+
+
+def passing(
+    targets: list[str], *, runner: TestRunner, baseline: Baseline, root: Path
+) -> set[str] | str:
+    """Which of ``targets`` pass when re-run on the tree as it is, run as a candidate's first
+    stage would run them; the re-run's error (a text) when it could not tell."""
     run = runner.run(_plan(targets, runner, baseline, root).first_run)
     if run.error is not None:
         return run.error
     outcomes = renamed_outcomes(run.outcomes, [*baseline.outcomes, *targets])
-    return not all(target_passes(outcomes, run.collection_errors, t) for t in targets)
+    return {t for t in targets if target_passes(outcomes, run.collection_errors, t)}
 
 
 def validate(
