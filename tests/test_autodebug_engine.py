@@ -300,6 +300,9 @@ def test_a_localized_failure_a_guard_kept_after_it_fixed_is_said_fixed_by_it(
     )
     report = engine.run([FailedTest(one, first), FailedTest(two, second)])
     assert [f.outcome for f in report.failures] == ["fixed-by-another-repair", "repaired"]
+    assert report.failures[0].explanation.endswith(
+        "the tests pass since a later repair of this run"
+    )
     assert (tmp_path / "mod.py").read_text() == "def f(x=None):\n    return x or 1\n"
 
 

@@ -103,6 +103,7 @@ def test_a_failure_fixed_only_by_a_withdrawn_guard_is_escalated_too() -> None:
     assert by_withdrawn.outcome == "escalated"
     assert by_withdrawn.escalation is not None
     assert "02" in by_withdrawn.escalation.reason
+    assert by_withdrawn.explanation.endswith("(that repair was withdrawn)")
     assert by_other.outcome == "fixed-by-another-repair"
 
 

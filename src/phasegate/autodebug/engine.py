@@ -237,10 +237,11 @@ class Engine:
             return []
         return [(repair.entry_id, repair.candidate.paths) for repair in self._kept]
 
-    def _fixed_by_earlier(self, entry: AutodebugFailure) -> None:
-        """Say that another repair of this run fixed ``entry``'s tests, and which were kept."""
+    def _fixed_by_earlier(self, entry: AutodebugFailure, when: str = "an earlier") -> None:
+        """Say that another repair of this run (kept before ``entry`` was tried, or after:
+        ``when``) fixed its tests, and which were kept."""
         entry.outcome = "fixed-by-another-repair"
-        entry.explanation += "; the tests pass since an earlier repair of this run"
+        entry.explanation += f"; the tests pass since {when} repair of this run"
         self._fixed_by[entry.id] = [repair.entry_id for repair in self._kept]
 
     def _first_kept(
@@ -445,7 +446,7 @@ class Engine:
         apply mode) is fixed by that repair, not left failing."""
         for group, entry in wanted:
             if entry.outcome == "localized" and self._fixed_already(group):
-                self._fixed_by_earlier(entry)
+                self._fixed_by_earlier(entry, "a later")
 
     def _localizes(
         self,

@@ -155,6 +155,7 @@ def escalate_fixed_by(
         gone = set(fixed_by.get(entry.id, ())) & set(withdrawn)
         if gone:  # only a failure fixed by another repair is in ``fixed_by``
             entry.outcome = "escalated"
+            entry.explanation += " (that repair was withdrawn)"
             entry.escalation = Escalation(
                 reason=f"its tests passed once {', '.join(sorted(gone))} was kept, then withdrawn",
                 tried=len(entry.attempts),
