@@ -9,6 +9,7 @@ from phasegate.autodebug.partial_repairs import (
     escalate_fixed_by,
     partial_guards,
     undone,
+    unproven,
     unrepaired_nones,
     withdraw,
 )
@@ -123,3 +124,28 @@ def test_a_change_whose_lines_were_rewritten_is_not_undone() -> None:
     assert undone(before, after, "if w is None:\n    pass\n    w = 1\na = w\n") is None  # split
     assert undone(before, after, "a = w\nb = nmae\n") is None  # gone already
     assert undone("a = 1\nb = 2\n", "a = 1\n", "a = 1\n") is None  # a removal: put back where?
+
+
+def test_a_repair_kept_after_a_withdrawn_guard_is_unproven_once_its_tests_fail() -> None:
+    attempt = {
+        "rank": 1,
+        "kind": "typo",
+        "description": "respell",
+        "score": 1.0,
+        "files": ["pkg/box.py"],
+        "diff": "-",
+        "status": "kept",
+        "reason": "the failing tests pass",
+    }
+    later = _failure("03", "repaired", cls="name")
+    later.attempts = [CandidateAttempt(**attempt)]  # type: ignore[arg-type]
+    left = _failure("02", "escalated")  # a guard withdrawn, left in a file rewritten later
+    left.attempts = [CandidateAttempt(**{**attempt, "status": "rejected"})]  # type: ignore[arg-type]
+    left_before = left.model_copy(deep=True)
+    for entry in (later, left):
+        unproven(entry, ["01"], None)
+    assert later.outcome == "escalated"
+    assert later.attempts[0].status == "rejected"
+    assert later.escalation is not None
+    assert "passed with the guard of 01 in the tree, and fail once" in later.escalation.reason
+    assert left == left_before  # keeps its own reason

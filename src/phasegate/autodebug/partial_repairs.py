@@ -165,7 +165,11 @@ def escalate_fixed_by(
 def unproven(entry: AutodebugFailure, withdrawn: Sequence[str], error: str | None) -> None:
     """Escalate the repaired ``entry``, kept after the ``withdrawn`` guards, whose tests fail
     (or could not be re-run: ``error``) once those guards are out of the tree. Its change stays
-    applied (its diff is written): it may be half of a repair, but nothing proves it."""
+    applied (its diff is written): it may be half of a repair, but nothing proves it. An entry
+    escalated already (a guard withdrawn, yet left in a file a later repair rewrote) keeps its
+    own reason."""
+    if entry.outcome != "repaired":
+        return
     names = ", ".join(withdrawn)
     seen = f"could not be re-run ({error})" if error else "fail"
     kept = entry.attempts[-1]  # the attempts stop at the one kept
