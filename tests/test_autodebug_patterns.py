@@ -1677,6 +1677,21 @@ def test_a_did_not_warn_is_diagnosed_by_the_exception_that_left_the_warns_block(
     assert restores(candidates[0], DEPRECATING)
 
 
+def test_a_failure_raised_from_none_does_not_count_the_context_it_suppressed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``raise ... from None`` keeps ``__context__`` but suppresses it, as tracebacks show
+    faulty = DEPRECATING.replace("warnings.warn(", "warnings.wran(")
+    test = "import hw_old\n\ndef check():\n    try:\n        hw_old.old\n"
+    test += "    except AttributeError:\n        raise AssertionError('no old') from None\n"
+    files = {"hw_old.py": faulty, "hw_tests/test_none.py": test}
+    diagnosis = classify_in(
+        tmp_path, files, "from hw_tests.test_none import check; check()", monkeypatch
+    )
+    assert "held_by_test" not in diagnosis.facts
+    assert diagnosis.path == "hw_tests/test_none.py"
+
+
 def test_a_failure_raised_while_handling_the_tests_own_exception_stays_as_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,8 @@ project file that is not the test's own counts.
 A test's own failure can also be raised while the code's exception was being handled: a
 ``pytest.warns`` or ``pytest.raises`` block that the code left by raising ends in "DID NOT
 WARN", whose implicit context (``__context__``) is the code's exception. That context counts
-as held too (``where``: ``raised while handling``), after the exceptions the frames keep.
+as held too (``where``: ``raised while handling``), after the exceptions the frames keep,
+unless the test suppressed it (``raise ... from None``), as a traceback then leaves it out.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _handled_while(failure: LiveFailure) -> list[tuple[str, BaseException]]:
     """The exception the failure was raised while handling, when the project raised it
     through a file other than the test's."""
     test = next((frame for frame in failure.frames if frame.path is not None), None)
-    context = failure.exc.__context__
+    context = None if failure.exc.__suppress_context__ else failure.exc.__context__
     if test is None or context is None or not _raised_in_project(context, failure, test):
         return []
     return [("raised while handling", context)]
