@@ -20,6 +20,7 @@ from packaging.version import Version
 from pydantic import ValidationError
 
 from phasegate import processes
+from phasegate.gates.checks import deps
 from phasegate.gates.checks.deps import DepsCheck
 from phasegate.gates.consistency import (
     broken_requirements,
@@ -32,6 +33,12 @@ from .samples import git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
+
+#: The in-process answer is given where pip reads the metadata with importlib.metadata.
+IMPORTLIB_PIP = pytest.mark.skipif(
+    sys.version_info < (3, 11) or "_PIP_USE_IMPORTLIB_METADATA" in os.environ,
+    reason="pip reads the installed metadata with pkg_resources here; the check asks pip itself",
+)
 
 PYPROJECT = """\
 [project]
@@ -279,6 +286,7 @@ def broken_site(folder: Path) -> Path:
     return folder
 
 
+@IMPORTLIB_PIP
 def test_pip_check_problems_are_findings_without_starting_pip(
     clean: Path,
     tmp_path: Path,
@@ -306,6 +314,7 @@ def test_pip_check_problems_are_findings_without_starting_pip(
     assert not [command for command in started if "pip" in command]  # answered in-process
 
 
+@IMPORTLIB_PIP
 @pytest.mark.slow
 def test_the_in_process_answer_is_pip_checks_own(tmp_path: Path) -> None:
     site = broken_site(tmp_path / "site")
@@ -346,6 +355,25 @@ def test_an_unreadable_installed_requirement_is_an_error(tmp_path: Path) -> None
     )
     with pytest.raises(CheckError, match=r"odd 1\.0 .* 'not a requirement!!'"):
         broken_requirements(installed_distributions([str(tmp_path)]))
+
+
+@pytest.mark.parametrize("importlib_python", [(3, 11), (99, 0)])
+def test_a_pip_reading_metadata_with_pkg_resources_is_asked_itself(
+    importlib_python: tuple[int, int],
+    clean: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make_context: MakeContext,
+    fake_process_counter: Callable[[], list[list[str]]],
+) -> None:
+    # (99, 0): a Python before the one from which pip reads importlib.metadata; (3, 11): this
+    # one, with the variable that tells pip to read pkg_resources.
+    monkeypatch.setattr(deps, "_PIP_IMPORTLIB_PYTHON", importlib_python)
+    if importlib_python == (3, 11):
+        monkeypatch.setenv("_PIP_USE_IMPORTLIB_METADATA", "0")
+    started = fake_process_counter()
+    measurement = DepsCheck().measure(make_context(clean), NoOptions())
+    assert measurement.metrics["pip_problems"] == 0
+    assert [command for command in started if command[1:4] == ["-m", "pip", "check"]]
 
 
 def test_legacy_egg_installs_send_the_question_to_pip(

@@ -6,7 +6,9 @@ Two measurements:
   finding (``pip_problems``). It is computed in-process from ``importlib.metadata`` with pip's
   own rules (:mod:`phasegate.gates.consistency`), which spares starting pip (half a second of
   CPU); where ``sys.path`` holds setuptools' legacy ``.egg``/``.egg-link`` installs, which only
-  pip reads, ``python -m pip check`` runs instead and its output is recognized: exit status 0
+  pip reads, or pip reads the metadata with ``pkg_resources`` (on Python 3.10, or when
+  ``_PIP_USE_IMPORTLIB_METADATA`` is set), ``python -m pip check`` runs instead and its output
+  is recognized: exit status 0
   with pip's own "No broken requirements found." is clean; exit status 1 with problems listed
   is a measurement; anything else (no output, another sentence, a failure naming nothing) is
   an error.
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -74,6 +77,10 @@ _PIP_CLEAN = "No broken requirements found."
 _PIP_CHECKS_WHEELS = "24.1"
 #: The first pip that names a distribution without a ``Name`` by its ``.dist-info`` folder.
 _PIP_NAMES_UNNAMED = "24.2"
+#: The first Python on which pip reads the installed metadata with ``importlib.metadata``, as the
+#: in-process answer does, unless ``_PIP_USE_IMPORTLIB_METADATA`` says which; before it, pip
+#: reads it with ``pkg_resources``, which tells some distributions apart differently.
+_PIP_IMPORTLIB_PYTHON = (3, 11)
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
@@ -178,7 +185,7 @@ class DepsCheck:
             pip = Version(require_tool("pip", "pip").version)
         except InvalidVersion:
             pip = None  # pip's rules are not known: ask pip itself
-        if pip is None or legacy_installs():
+        if pip is None or not _pip_reads_importlib_metadata() or legacy_installs():
             problems = _pip_check_process(ctx)
         else:
             problems = broken_requirements(
@@ -196,6 +203,14 @@ class DepsCheck:
             )
             for line in problems
         ]
+
+
+def _pip_reads_importlib_metadata() -> bool:
+    """Whether pip reads the installed distributions as the in-process answer does: on
+    :data:`_PIP_IMPORTLIB_PYTHON` and later, when ``_PIP_USE_IMPORTLIB_METADATA`` is not set."""
+    return sys.version_info >= _PIP_IMPORTLIB_PYTHON and (
+        "_PIP_USE_IMPORTLIB_METADATA" not in os.environ
+    )
 
 
 def _pip_check_process(ctx: CheckContext) -> list[str]:
