@@ -279,3 +279,35 @@ def test_a_child_that_hangs_after_its_judgements_is_stopped_and_they_are_still_r
     with pytest.raises(CheckError, match="wrote its judgements but did not end"):
         process.wait_until_ended()
     assert process.judgements() == {}
+
+
+@pytest.mark.slow
+def test_a_stopped_child_never_has_its_results_read_from_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from phasegate.gates import static_process
+
+    # The project (pytest's working folder) holds a judgements.json saying lint passed.
+    monkeypatch.chdir(tmp_path)
+    passed = {
+        "id": "lint",
+        "status": "passed",
+        "score": 1.0,
+        "reasoning": "clean",
+        "duration_s": 0.1,
+    }
+    (tmp_path / "judgements.json").write_text(json.dumps([{"result": passed, "conditions": []}]))
+    monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
+    monkeypatch.setattr(
+        static_process, "start_in_group", child_running("import time; time.sleep(30)")
+    )
+    process = StaticChecksProcess(
+        root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
+    )
+    process.start()  # writes nothing by its deadline: the first wait stops it
+    with pytest.raises(CheckError, match="did not finish within"):
+        process.wait_until_ended()
+    with pytest.raises(CheckError, match="results were discarded"):
+        process.judgements()

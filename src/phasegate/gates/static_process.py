@@ -97,12 +97,23 @@ class StaticChecksProcess:
         self._asked: float | None = None
 
     @property
+    def _folder_path(self) -> Path:
+        """The child's own temporary folder; :class:`CheckError` once it was removed (no
+        other folder stands in for it: a ``judgements.json`` found elsewhere is not ours)."""
+        if self._folder is None:
+            raise CheckError(
+                "the static checks' results were discarded (their process was stopped)",
+                fix="run `phasegate gate run` to see the whole output",
+            )
+        return Path(self._folder.name)
+
+    @property
     def _out(self) -> Path:
-        return Path(self._folder.name if self._folder else ".") / "judgements.json"
+        return self._folder_path / "judgements.json"
 
     @property
     def _log(self) -> Path:
-        return Path(self._folder.name if self._folder else ".") / "stderr.txt"
+        return self._folder_path / "stderr.txt"
 
     @property
     def started(self) -> bool:
@@ -153,11 +164,11 @@ class StaticChecksProcess:
         if process is None or process.stdin is None or process.poll() is not None:
             return False
         try:
-            path = Path(self._folder.name if self._folder else ".") / "coverage-request.json"
+            path = self._folder_path / "coverage-request.json"
             path.write_text(request, encoding="utf-8")  # the pipe takes only its name
             process.stdin.write(str(path).encode("utf-8") + b"\n")
             process.stdin.close()
-        except OSError:  # it ended meanwhile
+        except (OSError, CheckError):  # it ended meanwhile, or was stopped
             return False
         self._asked = clock.monotonic()
         return True
@@ -243,7 +254,7 @@ class StaticChecksProcess:
     def _stderr_tail(self) -> str:
         try:
             text = self._log.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
+        except (OSError, CheckError):
             return ""
         return text[-1500:]
 
