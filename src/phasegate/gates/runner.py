@@ -16,6 +16,7 @@ import dataclasses
 import difflib
 import threading
 from collections.abc import Callable, Mapping
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -202,10 +203,12 @@ class GateRunner:
         pool.shutdown(wait=False, cancel_futures=True)
         return judgements
 
-    def every_check_ended(self) -> bool:
-        """Whether every check's thread has returned: one judged past its timeout may still
-        run (its tools were killed, but it may clean up or try again)."""
-        return all(future.done() for future in self._futures.values())
+    def every_check_ended(self, within_s: float = 0.0) -> bool:
+        """Whether every check's thread has returned, waiting for them up to ``within_s``
+        seconds: one judged past its timeout may still run (its tools were killed, but it may
+        clean up or try again)."""
+        _, running = futures.wait(self._futures.values(), timeout=within_s)
+        return not running
 
     def close(self) -> None:
         """Stop what still runs in the background (an interrupted run)."""

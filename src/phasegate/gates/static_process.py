@@ -62,6 +62,10 @@ _MARGIN_S = 60.0
 _STOP_GRACE_S = 5.0
 #: Seconds the child has to end once let go, its judgements written (beyond a coverage share).
 _EXIT_GRACE_S = 10.0
+#: Seconds the child waits for a check's thread still running past its timeout, before it exits.
+_CLEANUP_S = 3.0
+#: Seconds between two looks for the judgements while the child runs.
+_POLL_S = 0.1
 
 
 class StaticJudgement(Model):
@@ -185,14 +189,8 @@ class StaticChecksProcess:
         if process is None:
             raise CheckError("the static checks were never started")
         self._let_go()
-        if _ended_by(process, self._started + self._timeout_s):
+        if self._wait_for_end_or_judgements(process):
             return
-        if not self._out.exists():
-            self.terminate()
-            raise CheckError(
-                f"the static checks did not finish within {self._timeout_s:g}s",
-                fix="raise check_timeout_s, or timeout_s of the slow check",
-            )
         if not _ended_by(process, self._end_deadline()):
             self._stop()  # its judgements stay, to be read
             raise CheckError(
@@ -201,14 +199,38 @@ class StaticChecksProcess:
                 fix="run `phasegate gate run` to see the whole output",
             )
 
+    def _wait_for_end_or_judgements(self, process: subprocess.Popen[bytes]) -> bool:
+        """Wait until the child ends (True) or its judgements are written (False); stop it
+        and raise :class:`CheckError` when neither happens by the checks' limit."""
+        deadline = self._started + self._timeout_s
+        while not self._out.exists():
+            if _ended_by(process, min(deadline, clock.monotonic() + _POLL_S)):
+                return True
+            if clock.monotonic() >= deadline:
+                self.terminate()
+                raise CheckError(
+                    f"the static checks did not finish within {self._timeout_s:g}s",
+                    fix="raise check_timeout_s, or timeout_s of the slow check",
+                )
+        return process.poll() is not None
+
     def _end_deadline(self) -> float:
         """When a child that wrote its judgements must have ended (a monotonic time)."""
         share_until = self._asked + self._timeout_s if self._asked is not None else 0.0
         return max(clock.monotonic(), share_until) + _EXIT_GRACE_S
 
     def judgements(self) -> dict[str, Judgement]:
-        """Wait for the child; raise :class:`CheckError` when it gave no usable results."""
-        self.wait_until_ended()
+        """Wait for the child; raise :class:`CheckError` when it gave no usable results.
+
+        Judgements the child wrote are read even when it had to be stopped afterwards: they
+        are written atomically, so the file is complete once it exists, and they say which
+        check did not finish."""
+        try:
+            self.wait_until_ended()
+        except CheckError:
+            if not self._written():
+                self._cleanup()
+                raise
         try:
             entries = _JUDGEMENTS.validate_json(self._out.read_bytes())
         except (OSError, ValueError) as exc:
@@ -224,6 +246,10 @@ class StaticChecksProcess:
         return {
             entry.result.id: Judgement(entry.result, list(entry.conditions)) for entry in entries
         }
+
+    def _written(self) -> bool:
+        """Whether the child's judgements file exists (in its own folder, still there)."""
+        return self._folder is not None and self._out.exists()
 
     def terminate(self) -> None:
         """Stop the child and everything it started, if it still runs (an interrupted run)."""
@@ -315,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> bool:
     store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
     if args.share_coverage:
         _serve_coverage_share()
-    return runner.every_check_ended()
+    return runner.every_check_ended(within_s=_CLEANUP_S)
 
 
 def _serve_coverage_share() -> None:
@@ -336,14 +362,19 @@ def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:
 
 
 def exit_child(every_check_ended: bool) -> NoReturn:
-    """End the child: at once (:func:`exit_at_once`) when every check's thread has ended;
-    otherwise (a check judged past its timeout still runs) through the interpreter's exit,
-    which waits for those threads, so that they remove their temporary copies of the project
-    and start no tool after the others were killed. The parent allows that exit a grace and
-    then stops the child; the judgements are written either way."""
-    if every_check_ended:
-        exit_at_once(0)
-    raise SystemExit(0)
+    """End the child at once (:func:`exit_at_once`), in every case.
+
+    :func:`main` has waited a few seconds (:data:`_CLEANUP_S`) for a check judged past its
+    timeout, so that it could remove its temporary copies of the project. A thread still
+    running then may be stuck for good: waiting for it (the interpreter's exit would) would
+    keep the child from ending, so it is cut off, its tools killed, and said on stderr."""
+    if not every_check_ended:
+        with contextlib.suppress(OSError, ValueError):
+            print(
+                "phasegate: a check past its timeout still runs; its temporary files may stay",
+                file=sys.stderr,
+            )
+    exit_at_once(0)
 
 
 def exit_at_once(code: int) -> NoReturn:
@@ -354,8 +385,8 @@ def exit_at_once(code: int) -> NoReturn:
     the judgements were on disk (more-itertools, under load; 0.02 to 0.04 s without it); none
     of it is needed. The judgements were written atomically and closed before this; a tool or
     git command still running is killed, as when the child is stopped. Only for a child whose
-    check threads have all ended (:func:`exit_child`): a thread cut off here would leave its
-    temporary folders behind.
+    thread still running is cut off and may leave its temporary folders behind, which is why
+    :func:`main` first waits a few seconds for such threads.
     """
     kill_running_groups()
     for stream in (sys.stdout, sys.stderr):
