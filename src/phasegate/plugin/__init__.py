@@ -215,6 +215,15 @@ def _register_recorder(config: pytest.Config) -> Recorder:
     return recorder
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # A gate refused after coverage started early (a usage error in its configuration) never
+    # reaches the session that stops the measurement: stop it here, so none outlives the run.
+    if config.getoption("gate", None) is not None:
+        from phasegate.plugin.coverage import stop_unneeded
+
+        stop_unneeded(config)
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:

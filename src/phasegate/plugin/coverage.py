@@ -90,7 +90,7 @@ def _measures_here(namespace: object) -> bool:
 
 
 def stop_unneeded(config: pytest.Config) -> None:
-    """The gate has no coverage check: stop measuring and forget the data."""
+    """Stop measuring and forget the data: the gate has no coverage check, or the run ends."""
     run = config.stash.get(COVERAGE_KEY, None)
     if run is not None:
         run.stop()
