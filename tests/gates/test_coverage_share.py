@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import coverage
@@ -340,7 +340,23 @@ ALONE_GATE = 'name = "alone"\n[checks.tests]\n[checks.coverage]\n'
 
 
 @pytest.fixture
-def gated(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def without_outer_measurement() -> Iterator[None]:
+    """Pause coverage.py's measurement of this suite (run under ``pytest --gate``): a gate run
+    in this process would find coverage.py busy, measure nothing and share nothing."""
+    outer = coverage.Coverage.current()
+    if outer is not None:
+        outer.stop()
+    try:
+        yield
+    finally:
+        if outer is not None:
+            outer.start()
+
+
+@pytest.fixture
+def gated(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, without_outer_measurement: None
+) -> pytest.Pytester:
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
     pytester.makepyprojecttoml('[tool.phasegate]\ngate_paths = ["ci"]\n')
     pytester.mkdir("ci")
@@ -429,3 +445,16 @@ def test_a_helper_that_finds_every_file_claimed_loads_nothing_and_writes_nothing
     serve(json.dumps(request))
     assert not (tmp_path / "out.json").exists()
     assert sorted(path.name for path in claims.iterdir()) == ["1"]
+
+
+@pytest.mark.usefixtures("without_outer_measurement")
+def test_a_gate_refused_as_a_usage_error_leaves_no_measurement_running(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Coverage starts before the gate's file is read; a file it refuses must not leave it on.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    pytester.makefile(".toml", wrong="[checks.lint]\nrequird = false\n")
+    result = pytester.runpytest("--gate=wrong.toml", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert coverage.Coverage.current() is None
