@@ -18,6 +18,8 @@ from phasegate.gates.coverage_run import CoverageFigures, MeasurementError, open
 from phasegate.gates.coverage_share import ShareRequest, serve, shared_figures
 from phasegate.processes import start_in_group
 
+from .test_coverage_figures import coverage_json
+
 MODULE = """\
 def sign_{n}(value):
     if value > 0:
@@ -47,18 +49,6 @@ def measure(root: Path) -> Path:
     command = [sys.executable, "-m", "coverage", "run", "--branch", "--source=shapes", "run.py"]
     subprocess.run(command, cwd=root, check=True, capture_output=True)
     return root / ".coverage"
-
-
-def coverage_json(root: Path, data: Path) -> dict[str, object]:
-    out = root / "report.json"
-    subprocess.run(
-        [sys.executable, "-m", "coverage", "json", "-q", f"--data-file={data}", "-o", str(out)],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-    loaded: dict[str, object] = json.loads(out.read_text())
-    return loaded
 
 
 def assert_coverage_pys_own(figures: CoverageFigures, report: dict[str, object]) -> None:
