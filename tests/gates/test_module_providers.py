@@ -162,3 +162,19 @@ def test_a_distribution_without_top_level_txt_installs_the_modules_of_its_files(
     assert providers.installs_modules(canonicalize_name("recorded"))
     assert providers.installs_modules(canonicalize_name("blank"))
     assert providers.installs_modules(canonicalize_name("egged"))
+
+
+def test_a_distribution_of_compiled_modules_only_is_no_meta_package(site: Path) -> None:
+    # By Python 3.11's rule such a distribution provides no module (only .py files count), but
+    # taking it for a meta-package would count its requirements as declared.
+    _dist_info(
+        site, "fastext-1.0", "fastext", {"RECORD": "fastext.cpython-311-x86_64-linux-gnu.so,,\n"}
+    )
+    _dist_info(
+        site, "cpkg-1.0", "cpkg", {"RECORD": "cpkg/_core.cpython-311-x86_64-linux-gnu.so,,\n"}
+    )
+    providers = ModuleProviders([])
+    assert providers.installs_modules(canonicalize_name("fastext"))
+    assert providers.installs_modules(canonicalize_name("cpkg"))
+    assert not providers.installs_modules(canonicalize_name("meta"))
+    assert not providers.installs_modules(canonicalize_name("data"))

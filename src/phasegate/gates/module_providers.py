@@ -27,6 +27,7 @@ mapping for the names asked (tested against it there), in the same order.
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 from collections.abc import Collection
 
 from packaging.utils import NormalizedName
@@ -47,12 +48,13 @@ class ModuleProviders:
     def installs_modules(self, name: NormalizedName) -> bool:
         """Whether the installed distribution ``name`` provides any top-level module (False when
         it is not installed): a meta-package, such as ``griffe`` installing ``griffelib``,
-        provides none."""
+        provides none. Wider than the mapping's rule: a compiled module counts too, since
+        taking a distribution for a meta-package counts its requirements as declared."""
         try:
             dist = importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
             return False
-        return bool(_top_level_modules(dist))
+        return bool(_declared_modules(dist) or _importable_modules(dist))
 
 
 def _top_level_modules(dist: importlib.metadata.Distribution) -> Collection[str]:
@@ -73,6 +75,24 @@ def _inferred_modules(dist: importlib.metadata.Distribution) -> set[str]:
         for path in dist.files or ()
         if path.suffix == ".py"
     }
+
+
+#: Folders of a distribution's file list that hold no module of it.
+_NOT_MODULES = ("..", "__pycache__")
+_METADATA_FOLDERS = (".dist-info", ".egg-info", ".data")
+
+
+def _importable_modules(dist: importlib.metadata.Distribution) -> set[str]:
+    """The top-level names of the files ``dist`` lists that Python imports, a compiled
+    extension module (``.so``, ``.pyd``) as well as a ``.py`` file, and the package folders
+    holding one; a script, a data file or the metadata folder is none."""
+    names: set[str] = set()
+    for path in dist.files or ():
+        top, module = path.parts[0], inspect.getmodulename(path.name)
+        if module is None or top in _NOT_MODULES or top.endswith(_METADATA_FOLDERS):
+            continue
+        names.add(top if len(path.parts) > 1 else module)
+    return names
 
 
 def _providers(wanted: set[str]) -> dict[str, list[str]]:
