@@ -34,17 +34,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from phasegate import clock
-from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
-from phasegate.autodebug.partial_repairs import (
-    KeptRepair,
-    escalate_fixed_by,
-    partial_guards,
-    undone,
-    unproven,
-    unrepaired_nones,
-    withdraw,
-)
+from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
@@ -57,7 +49,6 @@ from phasegate.autodebug.validate import (
     Baseline,
     Verdict,
     failure_key,
-    passing,
     reproduces,
     target_passes,
     validate,
@@ -176,7 +167,16 @@ class Engine:
                 continue
             entries.append(self._work_on(entry_id, group))
         self._localize(groups, entries)
-        self._withdraw_partial_guards(entries)
+        PartialGuards(
+            project=self.project,
+            workspace=self.workspace,
+            runner=self.runner,
+            baseline=self.baseline,
+            apply=self.mode == "apply",
+            remove=self.remove,
+            progress=self.progress,
+            warnings=self.warnings,
+        ).withdraw(entries, self._kept, self._fixed_by)
         finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
@@ -543,77 +543,6 @@ class Engine:
                     "could be ranked as suspicious",
                     tried=0,
                 )
-
-    # -- partial repairs --------------------------------------------------------------------
-
-    def _withdraw_partial_guards(self, entries: list[AutodebugFailure]) -> None:
-        """Withdraw the None guards kept where the run still fails on None
-        (:mod:`.partial_repairs`), and escalate what passed only with them."""
-        unrepaired = unrepaired_nones(entries)
-        by_id = {entry.id: entry for entry in entries}
-        order = list(self._kept)
-        partial = partial_guards(order, unrepaired)
-        for repair in partial:
-            self._withdraw(repair, by_id[repair.entry_id], unrepaired)
-        escalate_fixed_by(entries, self._fixed_by, [repair.entry_id for repair in partial])
-        if self.mode == "apply":
-            self._recheck_after_withdrawal(order, by_id)
-
-    def _withdraw(
-        self, repair: KeptRepair, entry: AutodebugFailure, unrepaired: dict[str, list[str]]
-    ) -> None:
-        """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
-        diff; when a later repair rewrote its lines, the file and the diff keep it."""
-        left = self.mode == "apply" and not self._take_out(repair)
-        if not left and entry.repair is not None:
-            self.remove(entry.repair.diff_file)
-            self._kept.remove(repair)
-        withdraw(entry, repair, unrepaired, left_in_tree=left)
-
-    def _recheck_after_withdrawal(
-        self, order: list[KeptRepair], by_id: dict[str, AutodebugFailure]
-    ) -> None:
-        """The repairs kept after the first guard taken out of the tree were validated with it
-        there: re-run their tests, and escalate each whose tests no longer pass."""
-        taken_out = [repair.entry_id for repair in order if repair not in self._kept]
-        if not taken_out:
-            return
-        first = next(i for i, repair in enumerate(order) if repair.entry_id == taken_out[0])
-        later = [by_id[repair.entry_id] for repair in order[first + 1 :] if repair in self._kept]
-        if later:
-            self._rerun(later, taken_out)
-
-    def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
-        """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
-        fail (all of them when the run cannot tell) now that ``taken_out`` are withdrawn."""
-        self.progress("re-running the tests of the repairs kept after a withdrawn guard")
-        tests = [test for entry in later for test in entry.tests]
-        passed = passing(tests, runner=self.runner, baseline=self.baseline, root=self.project.root)
-        error = passed if isinstance(passed, str) else None
-        for entry in later:
-            if isinstance(passed, str) or not set(entry.tests) <= passed:
-                unproven(entry, taken_out, error)
-
-    def _take_out(self, repair: KeptRepair) -> bool:
-        """Take a kept repair's change out of the files as they are now, if the lines it wrote
-        are still there unchanged (a warning says when they are not: a later repair rewrote
-        them, and the files keep the change)."""
-        texts = {
-            edit.path: undone(
-                repair.befores[edit.path], edit.text, self.project.read(edit.path) or ""
-            )
-            for edit in repair.candidate.edits
-        }
-        edits = [FileEdit(path, text) for path, text in texts.items() if text is not None]
-        if len(edits) < len(texts):
-            self.warnings.append(
-                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: a "
-                "later repair rewrote the lines it wrote; revert it by hand"
-            )
-            return False
-        with self.workspace.trial(edits) as trial:
-            trial.keep()
-        return True
 
     def _index_backend(self) -> str | None:
         cached = self.project.__dict__.get("index")

@@ -14,7 +14,7 @@ its failure escalated with the reason;
 a failure whose tests passed only once a withdrawn guard was in place is escalated too
 (one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
 tests fail when re-run once it is taken out: :func:`unproven`). In
-apply mode the engine takes the guard out of the tree (:class:`~phasegate.autodebug.engine.Engine`)
+apply mode :class:`PartialGuards` (the engine's last step) takes the guard out of the tree
 with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
 they were, as long as they are still there unchanged; when a later repair rewrote one of them,
 the guard stays in the file, and the escalation says so (revert it by hand). Either way the
@@ -26,14 +26,19 @@ the None comes from, not one of its uses.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from phasegate.autodebug.diagnosis import Candidate
+from phasegate.autodebug.diagnosis import Candidate, FileEdit
+from phasegate.autodebug.project import Project
+from phasegate.autodebug.runner import TestRunner
+from phasegate.autodebug.validate import Baseline, passing
+from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import AutodebugFailure, Escalation
 
 __all__ = [
     "KeptRepair",
+    "PartialGuards",
     "escalate_fixed_by",
     "partial_guards",
     "undone",
@@ -183,3 +188,109 @@ def unproven(entry: AutodebugFailure, withdrawn: Sequence[str], error: str | Non
         f"guard was withdrawn; its change stays applied in {files}: review it or revert it",
         tried=len(entry.attempts),
     )
+
+
+class PartialGuards:
+    """The engine's last step: withdraws the partial None guards of a run (see the module doc),
+    taking them out of the tree in ``apply`` mode, and escalates what passed only with them."""
+
+    def __init__(
+        self,
+        *,
+        project: Project,
+        workspace: Workspace,
+        runner: TestRunner,
+        baseline: Baseline,
+        apply: bool,
+        remove: Callable[[str], object],
+        progress: Callable[[str], None],
+        warnings: list[str],
+    ) -> None:
+        self.project = project
+        self.workspace = workspace
+        self.runner = runner
+        self.baseline = baseline
+        self.apply = apply
+        self.remove = remove
+        self.progress = progress
+        self.warnings = warnings
+
+    def withdraw(
+        self,
+        entries: list[AutodebugFailure],
+        kept: list[KeptRepair],
+        fixed_by: Mapping[str, list[str]],
+    ) -> None:
+        """Withdraw the None guards in ``kept`` (the run's kept repairs, in order; a guard
+        taken out of the tree leaves the list) where the run still fails on None, and escalate
+        the failures ``fixed_by`` them and, in apply mode, the repairs that passed only with
+        them."""
+        unrepaired = unrepaired_nones(entries)
+        by_id = {entry.id: entry for entry in entries}
+        order = list(kept)
+        partial = partial_guards(order, unrepaired)
+        for repair in partial:
+            self._withdraw(repair, by_id[repair.entry_id], unrepaired, kept)
+        escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair in partial])
+        if self.apply:
+            self._recheck(order, kept, by_id)
+
+    def _withdraw(
+        self,
+        repair: KeptRepair,
+        entry: AutodebugFailure,
+        unrepaired: dict[str, list[str]],
+        kept: list[KeptRepair],
+    ) -> None:
+        """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
+        diff; when a later repair rewrote its lines, the file and the diff keep it."""
+        left = self.apply and not self._take_out(repair)
+        if not left and entry.repair is not None:
+            self.remove(entry.repair.diff_file)
+            kept.remove(repair)
+        withdraw(entry, repair, unrepaired, left_in_tree=left)
+
+    def _recheck(
+        self, order: list[KeptRepair], kept: list[KeptRepair], by_id: dict[str, AutodebugFailure]
+    ) -> None:
+        """The repairs kept after the first guard taken out of the tree were validated with it
+        there: re-run their tests, and escalate each whose tests no longer pass."""
+        taken_out = [repair.entry_id for repair in order if repair not in kept]
+        if not taken_out:
+            return
+        first = next(i for i, repair in enumerate(order) if repair.entry_id == taken_out[0])
+        later = [by_id[repair.entry_id] for repair in order[first + 1 :] if repair in kept]
+        if later:
+            self._rerun(later, taken_out)
+
+    def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
+        """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
+        fail (all of them when the run cannot tell) now that ``taken_out`` are withdrawn."""
+        self.progress("re-running the tests of the repairs kept after a withdrawn guard")
+        tests = [test for entry in later for test in entry.tests]
+        passed = passing(tests, runner=self.runner, baseline=self.baseline, root=self.project.root)
+        error = passed if isinstance(passed, str) else None
+        for entry in later:
+            if isinstance(passed, str) or not set(entry.tests) <= passed:
+                unproven(entry, taken_out, error)
+
+    def _take_out(self, repair: KeptRepair) -> bool:
+        """Take a kept repair's change out of the files as they are now, if the lines it wrote
+        are still there unchanged (a warning says when they are not: a later repair rewrote
+        them, and the files keep the change)."""
+        texts = {
+            edit.path: undone(
+                repair.befores[edit.path], edit.text, self.project.read(edit.path) or ""
+            )
+            for edit in repair.candidate.edits
+        }
+        edits = [FileEdit(path, text) for path, text in texts.items() if text is not None]
+        if len(edits) < len(texts):
+            self.warnings.append(
+                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: a "
+                "later repair rewrote the lines it wrote; revert it by hand"
+            )
+            return False
+        with self.workspace.trial(edits) as trial:
+            trial.keep()
+        return True
