@@ -362,10 +362,11 @@ class _RunsOnTheTree:
 
 
 def _guard_then_respell(
-    tmp_path: Path, mode: str, respell: tuple[str, str]
+    tmp_path: Path, mode: str, respell: tuple[str, str], texts: dict[str, str] | None = None
 ) -> tuple[list[str], list[str], set[str]]:
     """Run the engine on a guard for line 1, a respelling on line 2 and a None left failing
-    on line 3 of one file: the outcomes, the run's warnings, and the diffs left written."""
+    on line 3 of one file: the outcomes, the run's warnings, and the diffs left written (their
+    last texts in ``texts``)."""
     (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
     failed = [
         FailedTest(
@@ -383,6 +384,7 @@ def _guard_then_respell(
     ]
     project = Project(tmp_path, TestFiles(["tests/*"]))
     diffs: set[str] = set()
+    written = texts if texts is not None else {}
     engine = Engine(
         project=project,
         patterns=[_GuardThenRespell("none", respell), _GuardThenRespell("name", respell)],
@@ -391,10 +393,11 @@ def _guard_then_respell(
         settings=AutodebugSettings(localize=False),
         mode=mode,  # type: ignore[arg-type]
         baseline=Baseline({t.nodeid: "failed" for t in failed}),
-        write=lambda path, _text: diffs.add(path),
+        write=lambda path, text: (diffs.add(path), written.__setitem__(path, text)),
         remove=diffs.remove,
     )
     report = engine.run(failed)
+    written.update({f.id: f.repair.diff for f in report.failures if f.repair})
     outcomes = [f.outcome for f in report.failures]
     assert report.failures[0].attempts[0].status == "rejected"  # kept, then withdrawn
     assert report.failures[0].escalation is not None
@@ -412,6 +415,24 @@ def test_a_partial_guard_in_a_file_a_later_repair_rewrote_is_withdrawn_in_both_m
     tree = "a = w\nb = len\nc = z\n" if mode == "apply" else "a = w\nb = nmae\nc = z\n"
     assert (tmp_path / "mod.py").read_text() == tree
     assert not (tmp_path / "journal.json").exists()
+
+
+@pytest.mark.slow
+def test_a_repair_kept_after_a_guard_taken_out_has_a_diff_that_applies_to_the_tree(
+    tmp_path: Path,
+) -> None:
+    texts: dict[str, str] = {}
+    _guard_then_respell(tmp_path, "apply", ("nmae", "len"), texts)
+    diff = texts["autodebug/02-name.diff"]
+    assert texts["02-name"] == diff  # the report's diff is the file's
+    assert "w is None" not in diff
+    original = tmp_path / "original"
+    original.mkdir()
+    (original / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
+    (original / "fix.diff").write_text(diff)
+    subprocess.run(["git", "init", "-q"], cwd=original, check=True)
+    subprocess.run(["git", "apply", "fix.diff"], cwd=original, check=True)
+    assert (original / "mod.py").read_text() == (tmp_path / "mod.py").read_text()
 
 
 def test_a_partial_guard_whose_lines_a_later_repair_rewrote_stays_but_is_escalated(

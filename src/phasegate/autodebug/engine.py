@@ -35,6 +35,7 @@ from typing import Literal
 
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
+from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.localize import collect_spectrum, rank_functions
 from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.patterns.base import Pattern, short
@@ -90,19 +91,6 @@ class FailedTest:
 class _Group:
     diagnosis: Diagnosis
     tests: list[str] = field(default_factory=list)
-
-
-def unified_diff(path: str, old: str, new: str) -> str:
-    """A unified diff of one file that ``git apply`` and ``patch -p1`` accept."""
-    lines = []
-    for line in difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-    ):
-        lines.append(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n")
-    return "".join(lines)
 
 
 def remap_line(old: str, new: str, line: int) -> int | None:
@@ -173,6 +161,7 @@ class Engine:
             runner=self.runner,
             baseline=self.baseline,
             apply=self.mode == "apply",
+            write=self.write,
             remove=self.remove,
             progress=self.progress,
             warnings=self.warnings,

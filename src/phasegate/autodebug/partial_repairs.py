@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
+from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.validate import Baseline, passing
@@ -112,6 +113,40 @@ def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
     """Where each line of ``old`` that ``new`` keeps unchanged is in ``new``."""
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     return {i + k: j + k for i, j, size in matcher.get_matching_blocks() for k in range(size)}
+
+
+def _without(repair: KeptRepair, guards: Sequence[KeptRepair]) -> KeptRepair | None:
+    """``repair``'s change as it would be on a tree without ``guards`` (kept before it, in that
+    order), or None when a guard cannot be taken out of its texts (:func:`undone`)."""
+    befores = dict(repair.befores)
+    edits = []
+    for edit in repair.candidate.edits:
+        before = _undone_all(befores[edit.path], edit.path, guards)
+        after = _undone_all(edit.text, edit.path, guards)
+        if before is None or after is None:
+            return None
+        befores[edit.path] = before
+        edits.append(FileEdit(edit.path, after))
+    return KeptRepair(repair.entry_id, replace(repair.candidate, edits=edits), befores)
+
+
+def _taken_out_before(
+    repair: KeptRepair, earlier: Sequence[KeptRepair], kept: Sequence[KeptRepair]
+) -> list[KeptRepair]:
+    """The repairs of ``earlier`` (kept before ``repair``) taken out of the tree since (no
+    longer ``kept``) that changed one of ``repair``'s files."""
+    paths = set(repair.candidate.paths)
+    return [g for g in earlier if g not in kept and paths & set(g.candidate.paths)]
+
+
+def _undone_all(text: str | None, path: str, guards: Sequence[KeptRepair]) -> str | None:
+    """``text`` of ``path`` with the changes ``guards`` made to that file taken out, the last
+    kept first (each is undone on the text it left); None when one cannot be."""
+    for guard in reversed(guards):
+        for change in guard.candidate.edits:
+            if change.path == path and text is not None:
+                text = undone(guard.befores[path], change.text, text)
+    return text
 
 
 def withdraw(
@@ -202,6 +237,7 @@ class PartialGuards:
         runner: TestRunner,
         baseline: Baseline,
         apply: bool,
+        write: Callable[[str, str], object],
         remove: Callable[[str], object],
         progress: Callable[[str], None],
         warnings: list[str],
@@ -211,6 +247,7 @@ class PartialGuards:
         self.runner = runner
         self.baseline = baseline
         self.apply = apply
+        self.write = write
         self.remove = remove
         self.progress = progress
         self.warnings = warnings
@@ -224,7 +261,8 @@ class PartialGuards:
         """Withdraw the None guards in ``kept`` (the run's kept repairs, in order; a guard
         taken out of the tree leaves the list) where the run still fails on None, and escalate
         the failures ``fixed_by`` them and, in apply mode, the repairs that passed only with
-        them."""
+        them. A repair kept after a guard taken out of its file gets its diff rewritten without
+        the guard."""
         unrepaired = unrepaired_nones(entries)
         by_id = {entry.id: entry for entry in entries}
         order = list(kept)
@@ -233,6 +271,7 @@ class PartialGuards:
             self._withdraw(repair, by_id[repair.entry_id], unrepaired, kept)
         escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair in partial])
         if self.apply:
+            self._rediff(order, kept, by_id)
             self._recheck(order, kept, by_id)
 
     def _withdraw(
@@ -262,6 +301,36 @@ class PartialGuards:
         later = [by_id[repair.entry_id] for repair in order[first + 1 :] if repair in kept]
         if later:
             self._rerun(later, taken_out)
+
+    def _rediff(
+        self, order: list[KeptRepair], kept: list[KeptRepair], by_id: dict[str, AutodebugFailure]
+    ) -> None:
+        """Rewrite the diff (its file, the report's ``repair.diff``) of each repair kept after a
+        guard taken out of one of its files, without that guard: written against the tree the
+        guard was in, it would apply to no tree that exists."""
+        for index, repair in enumerate(order):
+            guards = _taken_out_before(repair, order[:index], kept)
+            if repair not in kept or not guards:
+                continue
+            without = _without(repair, guards)
+            if without is None:
+                self.warnings.append(
+                    f"{repair.entry_id}: its diff still shows the guard of "
+                    f"{', '.join(g.entry_id for g in guards)}, taken out of the tree since"
+                )
+                continue
+            kept[kept.index(repair)] = without
+            self._write_diff(without, by_id[repair.entry_id])
+
+    def _write_diff(self, repair: KeptRepair, entry: AutodebugFailure) -> None:
+        """Rewrite ``entry``'s diff (file and report) as ``repair``'s change."""
+        if entry.repair is None:
+            return
+        entry.repair.diff = "".join(
+            unified_diff(edit.path, repair.befores[edit.path], edit.text)
+            for edit in repair.candidate.edits
+        )
+        self.write(entry.repair.diff_file, entry.repair.diff)
 
     def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
         """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
