@@ -362,7 +362,11 @@ class _RunsOnTheTree:
 
 
 def _guard_then_respell(
-    tmp_path: Path, mode: str, respell: tuple[str, str], texts: dict[str, str] | None = None
+    tmp_path: Path,
+    mode: str,
+    respell: tuple[str, str],
+    texts: dict[str, str] | None = None,
+    runs: type[_RunsOnTheTree] = _RunsOnTheTree,
 ) -> tuple[list[str], list[str], set[str]]:
     """Run the engine on a guard for line 1, a respelling on line 2 and a None left failing
     on line 3 of one file: the outcomes, the run's warnings, and the diffs left written (their
@@ -388,7 +392,7 @@ def _guard_then_respell(
     engine = Engine(
         project=project,
         patterns=[_GuardThenRespell("none", respell), _GuardThenRespell("name", respell)],
-        runner=_RunsOnTheTree(tmp_path),  # type: ignore[arg-type]
+        runner=runs(tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(localize=False),
         mode=mode,  # type: ignore[arg-type]
@@ -415,6 +419,28 @@ def test_a_partial_guard_in_a_file_a_later_repair_rewrote_is_withdrawn_in_both_m
     tree = "a = w\nb = len\nc = z\n" if mode == "apply" else "a = w\nb = nmae\nc = z\n"
     assert (tmp_path / "mod.py").read_text() == tree
     assert not (tmp_path / "journal.json").exists()
+
+
+class _RunsWithTheGuardOnly(_RunsOnTheTree):
+    """As :class:`_RunsOnTheTree`, but test_two passes only with the guard there too."""
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        result = super().run(selection)
+        if "w is None" not in (self.root / "mod.py").read_text():
+            result.outcomes["tests/test_a.py::test_two"] = "failed"
+            result.failures["tests/test_a.py::test_two"] = "TypeError: b"
+        return result
+
+
+def test_a_repair_of_the_guards_file_is_re_run_once_the_guard_is_taken_out(
+    tmp_path: Path,
+) -> None:
+    texts: dict[str, str] = {}
+    outcomes, _, _ = _guard_then_respell(
+        tmp_path, "apply", ("nmae", "len"), texts, _RunsWithTheGuardOnly
+    )
+    assert outcomes == ["escalated", "escalated", "escalated"]
+    assert "w is None" not in texts["02-name"]  # its diff is still rewritten without the guard
 
 
 @pytest.mark.slow

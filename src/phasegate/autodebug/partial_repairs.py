@@ -130,13 +130,10 @@ def _without(repair: KeptRepair, guards: Sequence[KeptRepair]) -> KeptRepair | N
     return KeptRepair(repair.entry_id, replace(repair.candidate, edits=edits), befores)
 
 
-def _taken_out_before(
-    repair: KeptRepair, earlier: Sequence[KeptRepair], kept: Sequence[KeptRepair]
-) -> list[KeptRepair]:
-    """The repairs of ``earlier`` (kept before ``repair``) taken out of the tree since (no
-    longer ``kept``) that changed one of ``repair``'s files."""
+def _in_files_of(repair: KeptRepair, others: Sequence[KeptRepair]) -> list[KeptRepair]:
+    """The repairs of ``others`` that changed one of ``repair``'s files."""
     paths = set(repair.candidate.paths)
-    return [g for g in earlier if g not in kept and paths & set(g.candidate.paths)]
+    return [other for other in others if paths & set(other.candidate.paths)]
 
 
 def _undone_all(text: str | None, path: str, guards: Sequence[KeptRepair]) -> str | None:
@@ -270,9 +267,9 @@ class PartialGuards:
         for repair in partial:
             self._withdraw(repair, by_id[repair.entry_id], unrepaired, kept)
         escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair in partial])
-        if self.apply:
-            self._rediff(order, kept, by_id)
-            self._recheck(order, kept, by_id)
+        taken_out = [repair for repair in order if repair not in kept]
+        if self.apply and taken_out:
+            self._after_taking_out(order, taken_out, kept, by_id)
 
     def _withdraw(
         self,
@@ -289,38 +286,46 @@ class PartialGuards:
             kept.remove(repair)
         withdraw(entry, repair, unrepaired, left_in_tree=left)
 
-    def _recheck(
-        self, order: list[KeptRepair], kept: list[KeptRepair], by_id: dict[str, AutodebugFailure]
+    def _after_taking_out(
+        self,
+        order: list[KeptRepair],
+        taken_out: list[KeptRepair],
+        kept: list[KeptRepair],
+        by_id: dict[str, AutodebugFailure],
     ) -> None:
-        """The repairs kept after the first guard taken out of the tree were validated with it
-        there: re-run their tests, and escalate each whose tests no longer pass."""
-        taken_out = [repair.entry_id for repair in order if repair not in kept]
-        if not taken_out:
-            return
-        first = next(i for i, repair in enumerate(order) if repair.entry_id == taken_out[0])
-        later = [by_id[repair.entry_id] for repair in order[first + 1 :] if repair in kept]
+        """The repairs kept after the first guard ``taken_out`` of the tree were validated and
+        diffed with it there: rewrite their diffs without it, re-run their tests, and escalate
+        each whose tests no longer pass."""
+        later = [repair for repair in order[order.index(taken_out[0]) + 1 :] if repair in kept]
+        for repair in later:
+            earlier = [guard for guard in taken_out if order.index(guard) < order.index(repair)]
+            self._rediff(repair, earlier, kept, by_id[repair.entry_id])
         if later:
-            self._rerun(later, taken_out)
+            entries = [by_id[repair.entry_id] for repair in later]
+            self._rerun(entries, [guard.entry_id for guard in taken_out])
 
     def _rediff(
-        self, order: list[KeptRepair], kept: list[KeptRepair], by_id: dict[str, AutodebugFailure]
+        self,
+        repair: KeptRepair,
+        guards: list[KeptRepair],
+        kept: list[KeptRepair],
+        entry: AutodebugFailure,
     ) -> None:
-        """Rewrite the diff (its file, the report's ``repair.diff``) of each repair kept after a
-        guard taken out of one of its files, without that guard: written against the tree the
-        guard was in, it would apply to no tree that exists."""
-        for index, repair in enumerate(order):
-            guards = _taken_out_before(repair, order[:index], kept)
-            if repair not in kept or not guards:
-                continue
-            without = _without(repair, guards)
-            if without is None:
-                self.warnings.append(
-                    f"{repair.entry_id}: its diff still shows the guard of "
-                    f"{', '.join(g.entry_id for g in guards)}, taken out of the tree since"
-                )
-                continue
-            kept[kept.index(repair)] = without
-            self._write_diff(without, by_id[repair.entry_id])
+        """Rewrite the diff (its file, the report's ``repair.diff``) of ``repair``, kept after
+        ``guards`` taken out of the tree since, without those of them in its files: written
+        against the tree they were in, it would apply to no tree that exists."""
+        guards = _in_files_of(repair, guards)
+        if not guards:
+            return
+        without = _without(repair, guards)
+        if without is None:
+            self.warnings.append(
+                f"{repair.entry_id}: its diff still shows the guard of "
+                f"{', '.join(guard.entry_id for guard in guards)}, taken out of the tree since"
+            )
+            return
+        kept[kept.index(repair)] = without
+        self._write_diff(without, entry)
 
     def _write_diff(self, repair: KeptRepair, entry: AutodebugFailure) -> None:
         """Rewrite ``entry``'s diff (file and report) as ``repair``'s change."""
