@@ -13,7 +13,7 @@ from pathlib import Path
 import coverage
 import pytest
 
-from phasegate.gates import static_process
+from phasegate.gates import static_process, static_start
 from phasegate.gates.coverage_run import CoverageFigures, MeasurementError, open_data
 from phasegate.gates.coverage_share import ShareRequest, serve, shared_figures
 from phasegate.processes import start_in_group
@@ -291,7 +291,7 @@ def test_the_static_process_serves_a_share_asked_after_its_checks_limit_has_pass
 
     root, data = measured
     monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
-    monkeypatch.setattr(static_process, "start_in_group", start)
+    monkeypatch.setattr(static_start, "start_in_group", start)
     process = static_process.StaticChecksProcess(
         root=root, gate="g.toml", artifacts_dir=None, base=None, timeout_s=0.0
     )

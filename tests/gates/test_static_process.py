@@ -12,6 +12,7 @@ from phasegate.gates.protocol import CheckContext, CheckError
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner
 from phasegate.gates.static_process import StaticChecksProcess
+from phasegate.gates.static_start import StartedChild
 from phasegate.model.gate import CheckStatus
 
 MakeContext = Callable[..., CheckContext]
@@ -110,17 +111,16 @@ def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
     # Started as soon as pytest has read --gate; stopped when the gate is wrong or has no
     # static check: no child outlives the run.
     started: list[StaticChecksProcess] = []
-    start = StaticChecksProcess.start
+    adopt = StaticChecksProcess.adopt  # every start, early or by the runner, ends here
 
-    def recording_start(self: StaticChecksProcess) -> None:
-        if not self.started:
-            started.append(self)
-        start(self)
+    def recording_adopt(self: StaticChecksProcess, child: StartedChild) -> None:
+        started.append(self)
+        adopt(self, child)
 
     def ended() -> bool:
         return all(p._process is not None and p._process.poll() is not None for p in started)
 
-    monkeypatch.setattr(StaticChecksProcess, "start", recording_start)
+    monkeypatch.setattr(StaticChecksProcess, "adopt", recording_adopt)
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
     pytester.makepyprojecttoml('[tool.ruff.lint]\nselect = ["F"]\n')
     pytester.makepyfile(test_a="def test_a():\n    pass\n")
@@ -143,6 +143,60 @@ def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
     started.clear()
     pytester.runpytest("--gate=record", "-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert started == []
+
+
+_START_IMPORTS = """
+import json, sys
+import pytest
+import phasegate.plugin, phasegate.plugin.gate
+before = set(sys.modules)
+import phasegate.gates.static_start
+print(json.dumps({"before": sorted(before), "new": sorted(set(sys.modules) - before)}))
+"""
+
+
+@pytest.mark.slow
+def test_starting_the_child_imports_nothing_that_reading_its_judgements_needs(
+    tmp_path: Path,
+) -> None:
+    # pytest --gate starts the child first and imports pydantic and the gate's models after.
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _START_IMPORTS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = json.loads(done.stdout)
+    assert "phasegate.gates.static_process" not in imported["before"]
+    assert "phasegate.gates.static_start" in imported["new"]
+    heavy = ("pydantic", "phasegate.model", "phasegate.gates.protocol", "phasegate.gates.static_")
+    too_soon = [name for name in imported["new"] if name.startswith(heavy)]
+    assert too_soon == ["phasegate.gates.static_start"]
+
+
+def test_a_process_adopts_one_child_only(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    process = process_for(tmp_path)
+    stand_in = subprocess.Popen([sys.executable, "-c", ""], stdin=subprocess.PIPE)
+    child = StartedChild(stand_in, tempfile.TemporaryDirectory(), 0.0)
+    process.adopt(child)
+    assert process.started
+    with pytest.raises(RuntimeError, match="started already"):
+        process.adopt(child)
+    process.start()  # a no-op: it has its child
+    assert process._process is stand_in
+    process.terminate()
+    assert stand_in.wait(timeout=30) is not None
 
 
 @pytest.mark.slow
@@ -247,10 +301,10 @@ WRITES_THEN_WAITS = "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text('
 def test_tests_that_outlast_the_checks_limit_do_not_lose_the_judgements_written_in_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from phasegate.gates import static_process
+    from phasegate.gates import static_process, static_start
 
     monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
-    monkeypatch.setattr(static_process, "start_in_group", child_running(WRITES_THEN_WAITS))
+    monkeypatch.setattr(static_start, "start_in_group", child_running(WRITES_THEN_WAITS))
     process = StaticChecksProcess(
         root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
     )
@@ -262,12 +316,12 @@ def test_tests_that_outlast_the_checks_limit_do_not_lose_the_judgements_written_
 def test_a_child_that_hangs_after_its_judgements_is_stopped_and_they_are_still_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from phasegate.gates import static_process
+    from phasegate.gates import static_process, static_start
 
     hangs = WRITES_THEN_WAITS + "; import time; time.sleep(60)"
     monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
     monkeypatch.setattr(static_process, "_EXIT_GRACE_S", 0.2)
-    monkeypatch.setattr(static_process, "start_in_group", child_running(hangs))
+    monkeypatch.setattr(static_start, "start_in_group", child_running(hangs))
     process = StaticChecksProcess(
         root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
     )
@@ -284,7 +338,7 @@ def test_a_stopped_child_never_has_its_results_read_from_the_project(
 ) -> None:
     import json
 
-    from phasegate.gates import static_process
+    from phasegate.gates import static_process, static_start
 
     # The project (pytest's working folder) holds a judgements.json saying lint passed.
     monkeypatch.chdir(tmp_path)
@@ -298,7 +352,7 @@ def test_a_stopped_child_never_has_its_results_read_from_the_project(
     (tmp_path / "judgements.json").write_text(json.dumps([{"result": passed, "conditions": []}]))
     monkeypatch.setattr(static_process, "_MARGIN_S", 0.0)
     monkeypatch.setattr(
-        static_process, "start_in_group", child_running("import time; time.sleep(30)")
+        static_start, "start_in_group", child_running("import time; time.sleep(30)")
     )
     process = StaticChecksProcess(
         root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=0.0
@@ -317,7 +371,7 @@ def test_judgements_written_by_a_child_that_then_hangs_are_read_without_a_wait_f
     import json
     import sys
 
-    from phasegate.gates import static_process
+    from phasegate.gates import static_process, static_start
     from phasegate.processes import start_in_group
 
     def judged(check: str, status: str) -> dict[str, object]:
@@ -337,7 +391,7 @@ def test_judgements_written_by_a_child_that_then_hangs_are_read_without_a_wait_f
         return start_in_group(code, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(static_process, "_EXIT_GRACE_S", 0.2)
-    monkeypatch.setattr(static_process, "start_in_group", start)
+    monkeypatch.setattr(static_start, "start_in_group", start)
     # A limit far beyond the child's 60 s hang: the parent looks for the judgements file
     # rather than waiting to the checks' deadline, so the child is still stuck when stopped.
     process = StaticChecksProcess(

@@ -10,7 +10,9 @@ the built-in session checks out of its plan (:data:`~phasegate.gates.registry.SE
 importing none of their modules (the mutation runner, the integrity readers): the parent plans
 them. The child may be started before the parent has planned the gate (``pytest --gate`` starts
 it as soon as pytest has read its options, see :mod:`phasegate.plugin.gate`); its time limit is
-set once the parent knows the gate's longest timeout (:meth:`StaticChecksProcess.limit`).
+set once the parent knows the gate's longest timeout (:meth:`StaticChecksProcess.limit`). The
+command line and the start itself are in :mod:`phasegate.gates.static_start`, which imports
+none of what reading the judgements needs, so that the child can start first.
 
 A child that crashes, exits without its results, or does not write them within the longest
 check's timeout gives every static check an ``error``: the gate still fails closed. That limit
@@ -48,11 +50,11 @@ from pydantic import TypeAdapter
 
 from phasegate import clock
 from phasegate.gates.evaluation import Judgement
-from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
+from phasegate.gates.static_start import JUDGEMENTS_FILE, STDERR_FILE, StartedChild, start_child
 from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
-from phasegate.processes import kill_group, kill_running_groups, start_in_group
+from phasegate.processes import kill_group, kill_running_groups
 
 __all__ = ["StaticChecksProcess", "StaticJudgement", "exit_at_once", "exit_child", "main"]
 
@@ -113,11 +115,11 @@ class StaticChecksProcess:
 
     @property
     def _out(self) -> Path:
-        return self._folder_path / "judgements.json"
+        return self._folder_path / JUDGEMENTS_FILE
 
     @property
     def _log(self) -> Path:
-        return self._folder_path / "stderr.txt"
+        return self._folder_path / STDERR_FILE
 
     @property
     def started(self) -> bool:
@@ -130,35 +132,22 @@ class StaticChecksProcess:
 
     def start(self) -> None:
         """Start the child, unless it runs already; it runs while the tests run."""
-        if self._process is not None:
-            return
-        self._folder = tempfile.TemporaryDirectory(prefix="phasegate-static-")
-        command = [
-            sys.executable,
-            "-m",
-            "phasegate.gates.static_process",
-            "--root",
-            str(self._root),
-            "--gate",
-            self._gate,
-            "--out",
-            str(self._out),
-        ]
-        if self._artifacts_dir is not None:
-            command += ["--artifacts", str(self._artifacts_dir)]
-        if self._base:
-            command += ["--base", self._base]
-        command.append("--share-coverage")
-        self._started = clock.monotonic()
-        with open(self._log, "wb") as log:
-            self._process = start_in_group(
-                command,
-                cwd=self._root,
-                stdin=subprocess.PIPE,  # a request to analyse part of the coverage, or nothing
-                stdout=subprocess.DEVNULL,
-                stderr=log.fileno(),
-                env=helper_environment(),  # not measured by the project's coverage settings
+        if self._process is None:
+            self.adopt(
+                start_child(
+                    root=self._root,
+                    gate=self._gate,
+                    artifacts_dir=self._artifacts_dir,
+                    base=self._base,
+                )
             )
+
+    def adopt(self, child: StartedChild) -> None:
+        """Take over a child :func:`~phasegate.gates.static_start.start_child` started for
+        this root and gate (``pytest --gate`` starts it before importing this module)."""
+        if self._process is not None:
+            raise RuntimeError("the static checks' process was started already")
+        self._process, self._folder, self._started = child.process, child.folder, child.started
 
     def ask(self, request: str) -> bool:
         """Hand the child a request to analyse part of the measured files (JSON,

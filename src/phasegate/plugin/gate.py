@@ -50,18 +50,26 @@ def start_static_early(early_config: pytest.Config) -> None:
         return  # a run that only records imports none of the gate's engine
     if not _judges_here(namespace) or not _names_a_gate(name):
         return
-    from phasegate.gates.static_process import StaticChecksProcess
+    from phasegate.gates.static_start import start_child
     from phasegate.plugin import _project_root
 
     directory = getattr(namespace, "phasegate_dir", None)
+    root = _project_root(early_config)
+    artifacts_dir = Path(directory) if directory is not None else None
+    base = getattr(namespace, "phasegate_base", None)
+    child = start_child(root=root, gate=name, artifacts_dir=artifacts_dir, base=base)
+    # Only now: what waits for the child and reads its judgements imports pydantic and the
+    # gate's models, which the child's start need not wait for.
+    from phasegate.gates.static_process import StaticChecksProcess
+
     process = StaticChecksProcess(
-        root=_project_root(early_config),
+        root=root,
         gate=name,
-        artifacts_dir=Path(directory) if directory is not None else None,
-        base=getattr(namespace, "phasegate_base", None),
+        artifacts_dir=artifacts_dir,
+        base=base,
         timeout_s=0.0,  # set by the runner, which knows the gate's timeouts
     )
-    process.start()
+    process.adopt(child)
     early_config.stash[EARLY_STATIC_KEY] = process
     early_config.add_cleanup(process.terminate)  # a no-op once it has ended
 
