@@ -8,7 +8,7 @@ Per project, in each round and in a rotating order, side by side:
   when they run in parallel) with coverage.py's JSON report, ruff, bandit, a PEP 517
   build (sdist and wheel), pip check, griffe (the public API), compileall (every Python file)
   and git log;
-* ``pytest --gate=twelve-check`` cold (no cache) and warm (run again, nothing changed);
+* ``pytest --gate=twelve-check`` cold and warm (run again, nothing changed);
 * ``phasegate gate run --gate twelve-check`` cold and warm;
 * plain pytest, for reference;
 * the gate's static checks through the engine in this process, cold, warm, and warm after one
@@ -16,6 +16,10 @@ Per project, in each round and in a rotating order, side by side:
 * two diagnostics of the CPU ratio: the cold gate pinned to one core (its tools not side by
   side, as by hand), and a fixed piece of pure-Python work alone and as two copies on two cores
   (what running on both cores at once costs in CPU time by itself).
+
+Cold means cold for every tool, on both sides: each tool by hand and each cold gate starts
+with no phasegate folder and none of the tools' caches in the project (ruff's, pytest's,
+hypothesis's, coverage's data; see :func:`clear_cache`), with the bytecode compiled.
 
 Every run's wall time and CPU time (user + system, children included) is taken; the figures
 printed are medians over the rounds. ``gate run`` also reports its own process's CPU time (the
@@ -335,8 +339,9 @@ class Step:
 
 
 def run_steps(steps: list[Step], root: Path) -> Timing:
-    """A tool's steps one after another; their wall and CPU time added up."""
+    """A tool's steps one after another, from a cold project; their wall and CPU time added up."""
     timings = []
+    clear_cache(root)
     for step in steps:
         if step.fresh is not None:
             shutil.rmtree(step.fresh, ignore_errors=True)
@@ -439,9 +444,29 @@ def by_hand(subject: Subject, out: Path) -> dict[str, list[Step]]:
 # -- the gate ----------------------------------------------------------------------------------
 
 
+#: What the tools keep in a project between runs: ruff's cache, pytest's, hypothesis's examples,
+#: mypy's cache. (Coverage's data files are matched apart, by name.)
+TOOL_CACHES = (".ruff_cache", ".pytest_cache", ".hypothesis", ".mypy_cache")
+COVERAGE_DATA = (".coverage", ".coverage.*")
+
+
 def clear_cache(root: Path) -> None:
-    shutil.rmtree(root / ".phasegate" / "cache", ignore_errors=True)
-    shutil.rmtree(root / ".phasegate" / "perf", ignore_errors=True)
+    """Make the next run in ``root`` cold, for the gate and for every tool by hand alike.
+
+    phasegate's folder goes (its cache, perf baselines, ledgers and verdicts: the run after
+    this writes the verdict the findings are compared with), and so do the tools' own caches
+    and data. ruff's matters most: the gate's ruff (given the list of files) and ruff by hand
+    (given ``.``) keep apart caches, so a warm-up gate would warm only the gate's (a tenth of
+    the instructions of a cold run, measured on more-itertools, which has no finding).
+    Bytecode stays: every measured run has had it compiled beforehand. What a tool writes into
+    the project's own files (hatch-vcs's version file, which came with the sdist) stays too.
+    """
+    shutil.rmtree(root / ".phasegate", ignore_errors=True)
+    for name in TOOL_CACHES:
+        shutil.rmtree(root / name, ignore_errors=True)
+    for pattern in COVERAGE_DATA:
+        for data in root.glob(pattern):
+            data.unlink()
 
 
 def gate_command(subject: Subject) -> list[str]:
@@ -692,6 +717,7 @@ def count(subject: Subject, out: Path) -> Counted:
     gate_pytest(subject, cold=True)
     tools: dict[str, dict[str, int]] = {}
     for tool, steps in by_hand(subject, out).items():
+        clear_cache(subject.root)
         named: Counter[str] = Counter()
         for step in steps:
             if step.fresh is not None:
