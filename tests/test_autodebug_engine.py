@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -459,6 +460,38 @@ def test_a_repair_kept_after_a_guard_taken_out_has_a_diff_that_applies_to_the_tr
     subprocess.run(["git", "init", "-q"], cwd=original, check=True)
     subprocess.run(["git", "apply", "fix.diff"], cwd=original, check=True)
     assert (original / "mod.py").read_text() == (tmp_path / "mod.py").read_text()
+
+
+def test_a_guard_taken_out_leaves_its_file_byte_for_byte_as_it_was(tmp_path: Path) -> None:
+    # CRLF line ends, no newline at the end, a time long past: all as they were after
+    original = b"a = w\r\nb = 1\r\nc = z"
+    path = tmp_path / "mod.py"
+    path.write_bytes(original)
+    os.utime(path, ns=(1_000_000_000_123_456_789, 1_000_000_000_123_456_789))
+    failed = [
+        FailedTest(
+            f"tests/test_a.py::test_{name}",
+            Diagnosis("none", "none", "none-operand", "TypeError", message, "mod.py", line),
+        )
+        for name, message, line in (("one", "a", 1), ("three", "c", 3))
+    ]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_GuardThenRespell("none", ("", ""))],
+        runner=_RunsOnTheTree(tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda _path, _text: None,
+        remove=lambda _path: None,
+    )
+    report = engine.run(failed)
+    assert [f.outcome for f in report.failures] == ["escalated", "escalated"]
+    assert report.failures[0].attempts[0].status == "rejected"  # kept, then withdrawn
+    assert path.read_bytes() == original
+    assert path.stat().st_mtime_ns == 1_000_000_000_123_456_789
 
 
 def test_a_partial_guard_whose_lines_a_later_repair_rewrote_stays_but_is_escalated(

@@ -3,9 +3,12 @@ the report says so."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
 from phasegate.autodebug.partial_repairs import (
     KeptRepair,
+    PartialGuards,
     escalate_fixed_by,
     partial_guards,
     undone,
@@ -13,6 +16,9 @@ from phasegate.autodebug.partial_repairs import (
     unrepaired_nones,
     withdraw,
 )
+from phasegate.autodebug.project import Project, TestFiles
+from phasegate.autodebug.validate import Baseline
+from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import AutodebugFailure, CandidateAttempt, Repair
 
 
@@ -70,10 +76,11 @@ def test_nothing_is_withdrawn_when_every_none_failure_is_repaired() -> None:
     assert partial_guards([_kept("01"), _kept("02")], {}) == []
 
 
-def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_others() -> None:
-    entry = _failure("02", "repaired")
+def _repaired(entry_id: str) -> AutodebugFailure:
+    """A failure of ``pkg/box.py`` repaired by a guard, its diff written."""
+    entry = _failure(entry_id, "repaired")
     entry.repair = Repair(
-        files=["pkg/box.py"], diff="-", diff_file="autodebug/02.diff", applied=True
+        files=["pkg/box.py"], diff="-", diff_file=f"autodebug/{entry_id}.diff", applied=True
     )
     entry.attempts = [
         CandidateAttempt(
@@ -87,6 +94,11 @@ def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_other
             reason="the failing tests pass",
         )
     ]
+    return entry
+
+
+def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_others() -> None:
+    entry = _repaired("02")
     withdraw(entry, _kept("02"), {"pkg/box.py": ["01", "04"]})
     assert entry.outcome == "escalated"
     assert entry.repair is None
@@ -149,3 +161,34 @@ def test_a_repair_kept_after_a_withdrawn_guard_is_unproven_once_its_tests_fail()
     assert later.escalation is not None
     assert "passed with the guard of 01 in the tree, and fail once" in later.escalation.reason
     assert left == left_before  # keeps its own reason
+
+
+def test_a_guard_in_a_file_that_was_not_utf8_text_is_left_and_escalated(tmp_path: Path) -> None:
+    guarded = "a = 1 if w is None else w\n"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "box.py").write_text(guarded)
+    candidate = Candidate("none-guard", "guard w", [FileEdit("pkg/box.py", guarded)], 1.0)
+    kept = [KeptRepair("01", candidate, {"pkg/box.py": None})]  # its file before: not UTF-8
+    entries = [_repaired("01"), _failure("02", "escalated")]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    removed: list[str] = []
+    warnings: list[str] = []
+    PartialGuards(
+        project=project,
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=None,  # type: ignore[arg-type]  # nothing is re-run: no repair came after it
+        baseline=Baseline({}),
+        apply=True,
+        write=lambda _path, _text: None,
+        remove=removed.append,
+        progress=lambda _message: None,
+        warnings=warnings,
+    ).withdraw(entries, kept, {})
+    assert (tmp_path / "pkg" / "box.py").read_text() == guarded  # never read as ""
+    assert removed == []  # its diff stays: the tree holds the guard
+    assert entries[0].outcome == "escalated"
+    assert entries[0].escalation is not None
+    reason = entries[0].escalation.reason
+    assert "pkg/box.py was not readable as UTF-8 text before the repair" in reason
+    assert "revert it by hand (its diff: autodebug/01.diff)" in reason
+    assert any("its guard stays in pkg/box.py" in warning for warning in warnings)

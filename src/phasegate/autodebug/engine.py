@@ -243,9 +243,8 @@ class Engine:
                 f"{entry_id}: trying {what}{rank}/{len(candidates)}: {candidate.description}"
             )
             befores = {edit.path: self.project.read(edit.path) or "" for edit in candidate.edits}
-            attempts.append(self._attempt(rank, candidate, group, befores))
+            attempts.append(self._attempt(entry_id, rank, candidate, group, befores))
             if attempts[-1].status == "kept":
-                self._kept.append(KeptRepair(entry_id, candidate, befores))
                 return attempts, candidate
         return attempts, None
 
@@ -299,7 +298,12 @@ class Engine:
         return new is not None and bool(new - old)
 
     def _attempt(
-        self, rank: int, candidate: Candidate, group: _Group, befores: dict[str, str]
+        self,
+        entry_id: str,
+        rank: int,
+        candidate: Candidate,
+        group: _Group,
+        befores: dict[str, str],
     ) -> CandidateAttempt:
         started = clock.perf_counter()
         base = _described(rank, candidate, befores)
@@ -318,6 +322,7 @@ class Engine:
                 **base, status="error", reason=str(exc), duration_s=clock.perf_counter() - started
             )
         if verdict.passed:
+            self._kept.append(KeptRepair.from_trial(entry_id, candidate, verdict.originals))
             self._take_passed(verdict, candidate, befores)
         return CandidateAttempt(
             **base,

@@ -16,8 +16,10 @@ a failure whose tests passed only once a withdrawn guard was in place is escalat
 tests fail when re-run once it is taken out: :func:`unproven`). In
 apply mode :class:`PartialGuards` (the engine's last step) takes the guard out of the tree
 with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
-they were, as long as they are still there unchanged; when a later repair rewrote one of them,
-the guard stays in the file, and the escalation says so (revert it by hand). Either way the
+they were, as long as they are still there unchanged (a file nothing else changed gets back the
+bytes and times its trial found); when a later repair rewrote one of them, or a text was not
+UTF-8 (never read as empty), the guard stays in the file, and the escalation says so and why
+(revert it by hand). Either way the
 failure is escalated, as in suggest mode. A repair at the
 None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
 the None comes from, not one of its uses.
@@ -27,14 +29,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
 from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.validate import Baseline, passing
-from phasegate.autodebug.workspace import Workspace
+from phasegate.autodebug.workspace import Original, Workspace
 from phasegate.model.autodebug import AutodebugFailure, Escalation
 
 __all__ = [
@@ -54,11 +56,35 @@ _LEFT = ("escalated", "localized", "not-attempted")
 
 @dataclass(frozen=True)
 class KeptRepair:
-    """A candidate validation kept for failure ``entry_id``, and its files before it."""
+    """A candidate validation kept for failure ``entry_id``, and its files before it: as text
+    (None for a file that is not UTF-8 text) and as its trial found them (``originals``)."""
 
     entry_id: str
     candidate: Candidate
-    befores: dict[str, str]
+    befores: Mapping[str, str | None]
+    originals: Mapping[str, Original] = field(default_factory=dict)
+
+    @classmethod
+    def from_trial(
+        cls, entry_id: str, candidate: Candidate, originals: Mapping[str, Original]
+    ) -> KeptRepair:
+        """The repair kept for ``entry_id``, its texts before it read from the bytes its trial
+        found (``originals``)."""
+        befores = {path: _decoded(original.data) for path, original in originals.items()}
+        return cls(entry_id, candidate, befores, dict(originals))
+
+
+def _decoded(data: bytes) -> str | None:
+    """``data`` as text, as :meth:`~phasegate.autodebug.project.Project.read` reads a file (line
+    endings kept), or None when it is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class _Stays(Exception):
+    """A repair's change cannot be taken out of a file; the message says why."""
 
 
 def unrepaired_nones(entries: Iterable[AutodebugFailure]) -> dict[str, list[str]]:
@@ -115,11 +141,11 @@ def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
     return {i + k: j + k for i, j, size in matcher.get_matching_blocks() for k in range(size)}
 
 
-def _without(repair: KeptRepair, guards: Sequence[KeptRepair]) -> KeptRepair | None:
+def _without(repair: KeptRepair, guards: Sequence[KeptRepair]) -> tuple[KeptRepair, str] | None:
     """``repair``'s change as it would be on a tree without ``guards`` (kept before it, in that
-    order), or None when a guard cannot be taken out of its texts (:func:`undone`)."""
+    order), and its diff; None when a guard cannot be taken out of its texts (:func:`undone`)."""
     befores = dict(repair.befores)
-    edits = []
+    edits, diffs = [], []
     for edit in repair.candidate.edits:
         before = _undone_all(befores[edit.path], edit.path, guards)
         after = _undone_all(edit.text, edit.path, guards)
@@ -127,7 +153,9 @@ def _without(repair: KeptRepair, guards: Sequence[KeptRepair]) -> KeptRepair | N
             return None
         befores[edit.path] = before
         edits.append(FileEdit(edit.path, after))
-    return KeptRepair(repair.entry_id, replace(repair.candidate, edits=edits), befores)
+        diffs.append(unified_diff(edit.path, before, after))
+    without = replace(repair, candidate=replace(repair.candidate, edits=edits), befores=befores)
+    return without, "".join(diffs)
 
 
 def _in_files_of(repair: KeptRepair, others: Sequence[KeptRepair]) -> list[KeptRepair]:
@@ -141,8 +169,11 @@ def _undone_all(text: str | None, path: str, guards: Sequence[KeptRepair]) -> st
     kept first (each is undone on the text it left); None when one cannot be."""
     for guard in reversed(guards):
         for change in guard.candidate.edits:
+            before = guard.befores[path] if change.path == path else ""
+            if before is None:
+                return None  # never taken out of the tree: the file was not UTF-8 text
             if change.path == path and text is not None:
-                text = undone(guard.befores[path], change.text, text)
+                text = undone(before, change.text, text)
     return text
 
 
@@ -151,10 +182,10 @@ def withdraw(
     repair: KeptRepair,
     unrepaired: Mapping[str, list[str]],
     *,
-    left_in_tree: bool = False,
+    left_because: str | None = None,
 ) -> None:
     """Turn the repaired ``entry`` into an escalation that says why its guard was withdrawn
-    (and, if it is ``left_in_tree``, that its files still hold it)."""
+    (and, if it is ``left_because`` of a reason, that its files still hold it)."""
     still = [
         f"{', '.join(unrepaired[path])} in {path}"
         for path in repair.candidate.paths
@@ -165,10 +196,10 @@ def withdraw(
         f"still fails on None at other uses ({'; '.join(still)}): a guard at one use leaves the "
         "None where it is made, so it was withdrawn"
     )
-    if left_in_tree:
+    if left_because is not None:
         why += (
-            f"; its guard could not be taken out of the tree: a later repair rewrote "
-            f"{', '.join(repair.candidate.paths)}, which still holds it; revert it by hand"
+            f"; its guard could not be taken out of the tree ({left_because}): "
+            f"{', '.join(repair.candidate.paths)} still holds it; revert it by hand"
         )
         if entry.repair is not None:
             why += f" (its diff: {entry.repair.diff_file})"
@@ -279,12 +310,12 @@ class PartialGuards:
         kept: list[KeptRepair],
     ) -> None:
         """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
-        diff; when a later repair rewrote its lines, the file and the diff keep it."""
-        left = self.apply and not self._take_out(repair)
-        if not left and entry.repair is not None:
+        diff; when it cannot be taken out, the file and the diff keep it."""
+        left = self._take_out(repair) if self.apply else None
+        if left is None and entry.repair is not None:
             self.remove(entry.repair.diff_file)
             kept.remove(repair)
-        withdraw(entry, repair, unrepaired, left_in_tree=left)
+        withdraw(entry, repair, unrepaired, left_because=left)
 
     def _after_taking_out(
         self,
@@ -324,18 +355,10 @@ class PartialGuards:
                 f"{', '.join(guard.entry_id for guard in guards)}, taken out of the tree since"
             )
             return
-        kept[kept.index(repair)] = without
-        self._write_diff(without, entry)
-
-    def _write_diff(self, repair: KeptRepair, entry: AutodebugFailure) -> None:
-        """Rewrite ``entry``'s diff (file and report) as ``repair``'s change."""
-        if entry.repair is None:
-            return
-        entry.repair.diff = "".join(
-            unified_diff(edit.path, repair.befores[edit.path], edit.text)
-            for edit in repair.candidate.edits
-        )
-        self.write(entry.repair.diff_file, entry.repair.diff)
+        kept[kept.index(repair)], diff = without
+        if entry.repair is not None:
+            entry.repair.diff = diff
+            self.write(entry.repair.diff_file, diff)
 
     def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
         """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
@@ -348,23 +371,33 @@ class PartialGuards:
             if isinstance(passed, str) or not set(entry.tests) <= passed:
                 unproven(entry, taken_out, error)
 
-    def _take_out(self, repair: KeptRepair) -> bool:
-        """Take a kept repair's change out of the files as they are now, if the lines it wrote
-        are still there unchanged (a warning says when they are not: a later repair rewrote
-        them, and the files keep the change)."""
-        texts = {
-            edit.path: undone(
-                repair.befores[edit.path], edit.text, self.project.read(edit.path) or ""
-            )
-            for edit in repair.candidate.edits
-        }
-        edits = [FileEdit(path, text) for path, text in texts.items() if text is not None]
-        if len(edits) < len(texts):
+    def _take_out(self, repair: KeptRepair) -> str | None:
+        """Take a kept repair's change out of the files as they are now, byte for byte as its
+        trial found them where nothing else changed them; else why it cannot be (the files
+        keep the change, and a warning says so)."""
+        try:
+            edits = [
+                FileEdit(edit.path, _taken_out(repair, edit, self.project.read(edit.path)))
+                for edit in repair.candidate.edits
+            ]
+        except _Stays as stays:
             self.warnings.append(
-                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: a "
-                "later repair rewrote the lines it wrote; revert it by hand"
+                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: "
+                f"{stays}; revert it by hand"
             )
-            return False
-        with self.workspace.trial(edits) as trial:
-            trial.keep()
-        return True
+            return str(stays)
+        self.workspace.put_back(edits, repair.originals)
+        return None
+
+
+def _taken_out(repair: KeptRepair, edit: FileEdit, current: str | None) -> str:
+    """``current``, the text of ``edit``'s file now, with ``repair``'s change of it taken out;
+    :class:`_Stays` when it cannot be."""
+    before = repair.befores.get(edit.path)
+    if before is None or current is None:
+        when = "before the repair" if before is None else "now"
+        raise _Stays(f"{edit.path} was not readable as UTF-8 text {when}")
+    text = undone(before, edit.text, current)
+    if text is None:
+        raise _Stays(f"a later repair rewrote the lines it wrote in {edit.path}")
+    return text

@@ -37,7 +37,7 @@ from typing import NamedTuple
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate
 from phasegate.autodebug.runner import RunResult, TestRunner
-from phasegate.autodebug.workspace import Workspace
+from phasegate.autodebug.workspace import Original, Workspace
 from phasegate.model.autodebug import ValidationStage
 
 __all__ = [
@@ -111,7 +111,8 @@ class Verdict:
     """Whether a candidate passed both stages, and what each stage showed.
 
     ``moved`` are failing tests that now fail on another known cause instead (see
-    :func:`validate`).
+    :func:`validate`); ``originals``, of a candidate that passed, are its files as the trial
+    found them.
     """
 
     passed: bool
@@ -119,6 +120,7 @@ class Verdict:
     stages: list[ValidationStage]
     suite: RunResult | None = None
     moved: dict[str, str] = field(default_factory=dict)
+    originals: dict[str, Original] = field(default_factory=dict)
 
 
 def failure_key(exc_type: str, message: str) -> str:
@@ -427,7 +429,7 @@ def _validate(
         if keep:
             trial.keep()
     reason = _passing_reason(clock.perf_counter() - started, moved)
-    return Verdict(True, reason, [stage, whole], suite, moved)
+    return Verdict(True, reason, [stage, whole], suite, moved, trial.originals)
 
 
 class _Plan(NamedTuple):

@@ -29,7 +29,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -41,7 +41,7 @@ from phasegate.autodebug.project import Project
 from phasegate.errors import PhasegateError
 from phasegate.store import write_atomically
 
-__all__ = ["EditRefused", "Trial", "Workspace", "recover"]
+__all__ = ["EditRefused", "Original", "Trial", "Workspace", "recover"]
 
 
 class EditRefused(PhasegateError):
@@ -57,7 +57,9 @@ def _sha256(data: bytes) -> str:
 
 
 @dataclass
-class _Original:
+class Original:
+    """A file as a trial found it, byte for byte, with its permissions and times."""
+
     path: Path
     data: bytes
     mode: int
@@ -71,14 +73,14 @@ class Trial:
 
     edits: list[FileEdit]
     kept: bool = False
-    originals: dict[str, _Original] = field(default_factory=dict)
+    originals: dict[str, Original] = field(default_factory=dict)
 
     def keep(self) -> None:
         """Leave the candidate in place when the trial ends."""
         self.kept = True
 
 
-def _outdate_bytecode(original: _Original) -> None:
+def _outdate_bytecode(original: Original) -> None:
     """Make sure no ``.pyc`` of the original passes for the candidate just written.
 
     A ``.pyc`` is checked against its source's size and modification time in whole seconds. A
@@ -119,7 +121,18 @@ class Workspace:
                 self._restore(trial)
             self._journal_remove(trial)
 
-    def _original(self, edit: FileEdit) -> _Original:
+    def put_back(self, edits: list[FileEdit], originals: Mapping[str, Original]) -> None:
+        """Write ``edits`` for good, as a kept trial does; each file whose new bytes are its
+        bytes in ``originals`` gets its times back too, as a restore gives them (so a cached
+        ``.pyc`` of it stays valid)."""
+        with self.trial(edits) as trial:
+            trial.keep()
+        for edit in edits:
+            original = originals.get(edit.path)
+            if original is not None and edit.text.encode("utf-8") == original.data:
+                os.utime(original.path, ns=(original.atime_ns, original.mtime_ns))
+
+    def _original(self, edit: FileEdit) -> Original:
         """The file ``edit`` rewrites, as it is now; EditRefused if auto-debug must not write it."""
         if not self.project.editable(edit.path):
             raise EditRefused(
@@ -127,7 +140,7 @@ class Workspace:
             )
         path = self.project.abspath(edit.path)
         stat = path.stat()
-        return _Original(
+        return Original(
             path, path.read_bytes(), stat.st_mode & 0o7777, stat.st_atime_ns, stat.st_mtime_ns
         )
 
