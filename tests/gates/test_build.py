@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,53 @@ def test_without_build_is_an_error_with_the_install_command(
     assert "build is not installed" in caught.value.reason
     assert caught.value.fix is not None
     assert "pip install 'pytest-phasegate[gate]'" in caught.value.fix
+
+
+def test_the_requirements_are_looked_up_while_the_project_is_copied(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each waits for the other to have started: were they one after the other, the first
+    # would give up, and the check would raise.
+    from phasegate.gates.checks import build
+
+    looking_up, copying = threading.Event(), threading.Event()
+    real_isolation, real_copy = build._isolation, build.copy_project
+
+    def both_started(mine: threading.Event, other: threading.Event) -> None:
+        mine.set()
+        if not other.wait(timeout=60):
+            raise AssertionError("the requirements were not looked up beside the copy")
+
+    def isolation(options: BuildOptions, requires: list[str]) -> tuple[bool, str]:
+        both_started(looking_up, copying)
+        return real_isolation(options, requires)
+
+    def copy(*args: Any) -> Path:
+        both_started(copying, looking_up)
+        return real_copy(*args)
+
+    monkeypatch.setattr(build, "_isolation", isolation)
+    monkeypatch.setattr(build, "copy_project", copy)
+    root = sample(write_files)
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert measurement.metrics == {"problems": 0, "sdist_built": True, "wheel_built": True}
+    assert "not isolated: every build requirement is installed here" in measurement.summary
+
+
+@pytest.mark.parametrize("failing", ["copy", "lookup"])
+def test_a_copy_or_a_requirements_lookup_that_fails_is_the_checks_error(
+    failing: str,
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from phasegate.gates.checks import build
+
+    def fails(*_args: Any) -> Any:
+        raise CheckError(f"the {failing} failed")
+
+    monkeypatch.setattr(build, "copy_project" if failing == "copy" else "_isolation", fails)
+    root = sample(write_files)
+    with pytest.raises(CheckError, match=f"the {failing} failed"):
+        BuildCheck().measure(make_context(root), BuildOptions())
+    assert not (root / "touched-by-the-backend.txt").exists()

@@ -9,7 +9,9 @@ the file names.
 
 Nothing is written into the project: the build runs on a copy in a temporary folder (for a
 git project, a ``git clone --shared`` of the repository with the work tree's files copied
-over, so that versions taken from git tags still work) and writes its output there too.
+over, so that versions taken from git tags still work) and writes its output there too. The
+build requirements are looked up while the copy is made: the build, which ends last among the
+static checks on small suites, waits for both.
 
 A build that exits 0 must have written exactly one sdist and one wheel: a front end or backend
 that reports success without them (or with several) is an error, not a pass. A hung backend is
@@ -33,6 +35,7 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -156,9 +159,8 @@ class BuildCheck:
         )
 
     def _build_and_inspect(self, ctx: CheckContext, options: BuildOptions) -> _Outcome:
-        isolated, why = _isolation(options, _build_requires(ctx.project.pyproject))
         with tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder:
-            source = copy_project(ctx.project, ctx.store, Path(folder) / "source", ctx.timeout_s)
+            isolated, why, source = _decided_and_copied(ctx, options, Path(folder) / "source")
             out = Path(folder) / "dist"
             run = _build(ctx, source, out, isolated=isolated)
             if options.isolation == "auto" and not isolated and _lacks_dependencies(run):
@@ -194,6 +196,23 @@ class BuildCheck:
         if wheels:
             outcome.wheel = _inspect(wheels[0], _wheel_metadata, outcome)
         _compare(outcome)
+
+
+def _decided_and_copied(
+    ctx: CheckContext, options: BuildOptions, into: Path
+) -> tuple[bool, str, Path]:
+    """Whether to build isolated and why, and the project copied to ``into`` (its root there).
+
+    The two are independent and ``python -m build`` waits for both: the requirements are
+    looked up (in Python) in a thread of their own while the copy (git and file copies, which
+    mostly wait) runs in the check's thread, where the git commands it starts are the check's
+    own, stopped with it at its timeout.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="phasegate-build-requires") as pool:
+        deciding = pool.submit(_isolation, options, _build_requires(ctx.project.pyproject))
+        source = copy_project(ctx.project, ctx.store, into, ctx.timeout_s)
+        isolated, why = deciding.result()
+    return isolated, why, source
 
 
 def _isolation(options: BuildOptions, requires: list[str]) -> tuple[bool, str]:
