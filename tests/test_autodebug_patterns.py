@@ -1716,3 +1716,71 @@ def test_an_exception_the_test_made_itself_does_not_replace_its_assertion(
     )
     assert diagnosis.error_class == "assertion"
     assert "held_by_test" not in diagnosis.facts
+
+
+PAGER = """\
+def plain(out):
+    return ("plain", out)
+
+
+def lookup(name):
+    return {"less": ("/bin/less", [])}.get(name)
+
+
+def page(out, name):
+    if not name:
+        return plain(out)
+    found = lookup(name)
+    if found is None:
+        return plain(out)
+    path, args = found
+    return (path, args, out)
+"""
+
+
+def test_a_none_unpacked_is_guarded_by_leaving_as_the_function_leaves_early_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python places the failure to unpack at the names unpacked to: the None is the value.
+    # The function bails out with `plain(out)` when it has no name; it does the same when the
+    # lookup finds nothing.
+    faulty = PAGER.replace("    if found is None:\n        return plain(out)\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_pager.py": faulty},
+        "import ng_pager; ng_pager.page('o', 'more')",
+        monkeypatch,
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-iterated", "found")
+    assert restores(candidates[0], PAGER)
+    assert "as the function leaves early elsewhere" in candidates[0].description
+
+
+def test_an_attribute_set_on_none_is_a_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Setting an attribute on None fills in neither `name` nor `obj` of the AttributeError.
+    code = "def mark(fn, tag):\n    fn.tag = tag\n    return fn\n"
+    diagnosis = classify_in(
+        tmp_path, {"ng_mark.py": code}, "import ng_mark; ng_mark.mark(None, 't')", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("none", "attribute-of-none")
+    assert (diagnosis.facts["expr"], diagnosis.facts["usage"]) == ("fn", "tag")
+
+
+def test_a_none_attribute_error_out_of_a_property_is_a_none_not_the_property_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An AttributeError leaving a property gets the property's name and owner filled in where
+    # it had none (as pytest's `Module.obj` does around an error importing a test module):
+    # the message says what was None.
+    code = (
+        "def find(key):\n    return None\n\n\n"
+        "class Holder:\n    @property\n    def value(self):\n"
+        "        found = find('a')\n        found.size = 1\n        return found\n"
+    )
+    diagnosis = classify_in(
+        tmp_path, {"ng_holder.py": code}, "import ng_holder; ng_holder.Holder().value", monkeypatch
+    )
+    assert (diagnosis.error_class, diagnosis.kind) == ("none", "attribute-of-none")
+    assert (diagnosis.facts["expr"], diagnosis.facts["usage"]) == ("found", "size")

@@ -497,7 +497,8 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     """
     returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
     given = [node.value for node in returns if node.value is not None]
-    found = _returned_alike(given, parameters(function)) + _empty_returns(given)
+    found = _returned_alike(given, parameters(function)) + _early_exits(function)
+    found += _empty_returns(given)
     bare = len(returns) > len(given)
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
     none = ("return None", 0.72 if bare else 0.73, "returning None")
@@ -510,6 +511,21 @@ def _returned_alike(given: list[ast.expr], known: set[str]) -> list[tuple[str, f
     constants = [(f"return {ast.unparse(v)}", 0.74, why) for v in given if _is_constant(v)]
     readers = [v for v in given if not _is_constant(v) and _only_reads(v, known)]
     return constants + [(f"return {ast.unparse(v)}", 0.735, why) for v in readers]
+
+
+def _early_exits(function: _Function) -> list[tuple[str, float, str]]:
+    """``return`` of what the function gives where an ``if`` of its own leaves early (``if
+    not isatty(out): return _nullpager(out)``), whatever it computes: a function that bails
+    out one way when one thing is missing bails out the same way when another is. (A body
+    reading a local set further down is dropped where the guard goes.)"""
+    exits = [
+        node.body[0].value
+        for node in own_nodes(function.body)
+        if isinstance(node, ast.If) and isinstance(node.body[0], ast.Return)
+    ]
+    why = "as the function leaves early elsewhere"
+    computed = [v for v in exits if v is not None and not _is_constant(v)]
+    return [(f"return {ast.unparse(v)}", 0.74, why) for v in computed]
 
 
 def _empty_returns(given: list[ast.expr]) -> list[tuple[str, float, str]]:

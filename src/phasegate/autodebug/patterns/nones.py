@@ -179,8 +179,25 @@ def _may_be_none(exc: BaseException) -> bool:
     """Whether ``exc`` can be a None used as a value: an attribute looked up on None (the
     exception says on what), or a ``TypeError``."""
     if isinstance(exc, AttributeError):
-        return getattr(exc, "obj", _MISSING) is None and isinstance(getattr(exc, "name", None), str)
+        return none_attribute(exc) is not None
     return isinstance(exc, TypeError)
+
+
+_NONE_ATTRIBUTE = re.compile(r"'NoneType' object has no attribute '(\w+)'")
+
+
+def none_attribute(exc: AttributeError) -> str | None:
+    """The attribute looked up or set on None, or None when ``exc`` is about another object.
+
+    ``exc.name`` where ``exc.obj`` is None; else CPython's own wording, for what the exception
+    does not carry: setting an attribute on None fills in neither, and a lookup through a
+    property that raised fills in the property's (pytest's ``Module.obj``, around an error in
+    the import of a test module, is one)."""
+    name = getattr(exc, "name", None)
+    if getattr(exc, "obj", _MISSING) is None and isinstance(name, str):
+        return name
+    said = _NONE_ATTRIBUTE.fullmatch(str(exc))
+    return said[1] if said else None
 
 
 def _origin_repairs(
@@ -298,15 +315,17 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
     if not isinstance(node, ast.expr):
         return _loop_over_none(span)
     if isinstance(failure.exc, AttributeError):
-        if isinstance(node, ast.Attribute) and node.attr == failure.exc.name:
-            return "attribute-of-none", node.value, failure.exc.name
+        name = none_attribute(failure.exc)
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return "attribute-of-none", node.value, name
         return None
     readers = (_none_joined, _none_called, _none_subscripted, _none_operand, _none_container)
     for reader in (*readers, _none_ordered, _none_comprehended):
         found = reader(span, node)
         if found is not None:
             return found
-    return _none_iterable(span, parents_of(tree).get(id(node)), node)
+    parent = parents_of(tree).get(id(node))
+    return _none_iterable(span, parent, node) or _none_unpacked(span, parent, node)
 
 
 def _loop_over_none(span: _FailingSpan) -> NoneUse | None:
@@ -410,6 +429,19 @@ def _none_iterable(span: _FailingSpan, parent: ast.AST | None, node: ast.expr) -
         and (span.is_none(node) or span.says_none)
     ):
         return "none-iterated", node, None
+    return None
+
+
+def _none_unpacked(span: _FailingSpan, parent: ast.AST | None, node: ast.expr) -> NoneUse | None:
+    """``a, b = value`` with ``value`` None: Python places the failure at the names unpacked
+    to, and unpacking iterates over the value."""
+    if (
+        isinstance(parent, ast.Assign)
+        and isinstance(node, (ast.Tuple, ast.List))
+        and node in parent.targets
+        and (span.is_none(parent.value) or span.says_none)
+    ):
+        return "none-iterated", parent.value, None
     return None
 
 
