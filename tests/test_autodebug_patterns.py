@@ -1784,3 +1784,47 @@ def test_a_none_attribute_error_out_of_a_property_is_a_none_not_the_property_mis
     )
     assert (diagnosis.error_class, diagnosis.kind) == ("none", "attribute-of-none")
     assert (diagnosis.facts["expr"], diagnosis.facts["usage"]) == ("found", "size")
+
+
+HOOK = """\
+import functools
+import typing
+
+
+def hook(fn=None, *, tag="load", **options):
+    \"\"\"Mark ``fn`` as a hook; called with options only, a decorator with them bound.\"\"\"
+    if fn is None:
+        return functools.partial(hook, tag=tag, **options)
+    function = typing.cast("typing.Any", fn)
+    function.hook_tag = (tag, options)
+    return function
+"""
+
+
+def test_a_decorator_that_is_its_own_factory_returns_itself_with_its_options_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The None is set an attribute through `function`, another name for the parameter `fn`:
+    # the guard goes on `fn`, and the idiom gives its body.
+    faulty = HOOK.replace(
+        "    if fn is None:\n        return functools.partial(hook, tag=tag, **options)\n", ""
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {"ng_hook.py": faulty}, "import ng_hook; ng_hook.hook(tag='dump')", monkeypatch
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("attribute-of-none", "function")
+    assert restores(candidates[0], HOOK)
+    assert "returns itself with them" in candidates[0].description
+
+
+def test_no_decorator_factory_is_offered_where_the_module_does_not_import_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = HOOK.replace(
+        "    if fn is None:\n        return functools.partial(hook, tag=tag, **options)\n", ""
+    ).replace("import functools\n", "")
+    _, candidates, _ = diagnose(
+        tmp_path, {"ng_hook2.py": faulty}, "import ng_hook2; ng_hook2.hook()", monkeypatch
+    )
+    assert candidates, "the guards of other shapes are still offered"
+    assert not [c for c in candidates if "partial" in c.description]

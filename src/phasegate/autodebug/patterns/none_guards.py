@@ -29,6 +29,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.decorator_factories import factory_bodies
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
     first_statement,
@@ -66,10 +67,30 @@ class _Site(NamedTuple):
 
 
 def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
-    """``if <value> is None: <body>`` before the failing use, for each likely body and place."""
+    """``if <value> is None: <body>`` before the failing use, for each likely body and place;
+    where the value is another name for a parameter, for that parameter too."""
     site = _site(diagnosis, project)
     if site is None:
         return []
+    alias = _aliased(site)
+    found = _site_guards(project, site, empties)
+    return found + (_site_guards(project, alias, empties) if alias is not None else [])
+
+
+def _aliased(site: _Site) -> _Site | None:
+    """The parameter a local is another name for (``function = typing.cast(Hook, fn)``, or
+    ``function = fn``), guarded before that statement: the None came in as the parameter."""
+    setter = _setter(site.function, site.subject, site.line)
+    value = setter.value if isinstance(setter, ast.Assign) else None
+    if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("cast"):
+        value = value.args[-1] if len(value.args) == 2 else None
+    if not isinstance(value, ast.Name) or value.id not in parameters(site.function):
+        return None
+    return site._replace(subject=value.id, line=value.lineno)
+
+
+def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Candidate]:
+    """The guards of one value: each body at each place."""
     path, text, function, subject, line = site
     places = _places(function, subject, line)
     bodies = guard_bodies(project, path, function, subject, line, empties)[:_MAX_BODIES]
@@ -253,6 +274,7 @@ def guard_bodies(
         *_analogous_bodies(function, subject),
         *own_setting_bodies(project, path, function, subject),
         *default_name_bodies(project, path, function, subject),
+        *factory_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
