@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -405,6 +406,45 @@ def test_a_bracket_lost_in_the_middle_of_a_line_is_put_back_there(
     )
     assert diagnosis.error_class == "syntax"
     assert any(restores(candidate, original) for candidate in candidates[:5])
+
+
+@pytest.mark.parametrize(
+    ("name", "original", "faulty"),
+    [
+        (
+            "set",
+            'SKIP = {\n    "abs", "attrgetter", "index", "inv",\n}\n',
+            'SKIP = {\n    "abs", "attrgetter, "index", "inv",\n}\n',
+        ),
+        (
+            "call",
+            'ROW = "-".join(("a", "b", "c", "d"))\n',
+            'ROW = "-".join(("a", "b, "c", "d"))\n',
+        ),
+    ],
+)
+def test_a_quote_dropped_in_a_sequence_of_strings_is_put_back_before_its_comma(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, original: str, faulty: str
+) -> None:
+    # `"attrgetter, " in "dex"` and `"attrgetter," "index"` compile too, but break the
+    # sequence's shape (an item no plain string, a string that swallowed a comma)
+    module = f"sx_sequence_{name}"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {f"{module}.py": faulty}, f"import {module}", monkeypatch
+    )
+    assert diagnosis.kind == "unterminated-string"
+    assert candidates
+    assert restores(candidates[0], original)
+    offered = [edit.text for candidate in candidates for edit in candidate.edits]
+    assert not any("," in string for text in offered for string in _strings(text))
+
+
+def _strings(text: str) -> list[str]:
+    return [
+        node.value
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
 
 
 # -- attributes ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ guess too (an unclosed bracket often reads as "invalid syntax").
 
 from __future__ import annotations
 
+import ast
 import io
 import itertools
 import tokenize
@@ -327,7 +328,7 @@ def _closed_at_line_ends(
 
 def _token_ends(text: str, first: int, last: int) -> Iterator[tuple[int, int]]:
     """Where each token of lines ``first`` to ``last`` ends (before the line's last token)."""
-    skip = _LAYOUT | {tokenize.INDENT, tokenize.DEDENT}
+    skip = _LAYOUT | {tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
     for token in _tokens(text):
         if token.start[0] > last:
             return
@@ -442,19 +443,87 @@ def _triple_quote_closed(lines: list[str], line: int, quote: str) -> Iterator[Ed
 
 
 def _quote_placed(lines: list[str], line: int, start: int, quote: str) -> Iterator[Edit]:
-    """Where the quote goes: every place on the line where it makes the file compile, the one
-    that leaves the least text inside strings first (a misplaced quote turns code into
-    string), then the rightmost (a closing quote is usually forgotten at the end)."""
-    found: list[tuple[int, int, Edit]] = []
+    """Where the quote goes: every place on the line where it makes the file compile and
+    breaks the shape of no sequence of strings more than another place does (see
+    ``_misfit_items``), the one that leaves the least text inside strings first (a misplaced
+    quote turns code into string), then the rightmost (a closing quote is usually forgotten
+    at the end)."""
+    found: list[tuple[int, int, int, Edit]] = []
     for position in range(1, len(lines[line - 1].rstrip("\r\n")) + 1):
         new = _insert(lines, line, position, quote)
         if position == start or not compiles(new):
             continue
         where = "close the string opened" if position > start else "add the missing"
         description = f"{where} {quote} at {line}:{position + 1}"
-        found.append((_string_chars(new, line), -position, (new, description)))
-    for _chars, _position, edit in sorted(found):
-        yield edit
+        found.append(
+            (_misfit_items(new, line), _string_chars(new, line), -position, (new, description))
+        )
+    ranked = sorted(found)
+    yield from (edit for misfits, _c, _p, edit in ranked if misfits == ranked[0][0])
+
+
+def _misfit_items(text: str, line: int) -> int:
+    """How many items on ``line`` break the shape of the sequence of strings they are in (a
+    set, list, tuple, dict, or a call's arguments, with at least two plain string literals):
+    an item made with a string literal that is not one plain string literal (a quote put back
+    in the wrong place makes `"a, " in "b"` or `"a," "b"` of `"a", "b"`), or a string that
+    begins or ends with the sequence's own separator, a comma (it swallowed one); a name or a
+    number among the strings is no misfit."""
+    tree = ast.parse(text)
+    return sum(
+        _misfits_in(items, text, line)
+        for items in _item_groups(tree)
+        if any(_touches(item, line) for item in items)
+    )
+
+
+# The fields that hold the items of a comma-separated sequence, by node type.
+_ITEM_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.Set: ("elts",),
+    ast.List: ("elts",),
+    ast.Tuple: ("elts",),
+    ast.Call: ("args",),
+    ast.Dict: ("keys", "values"),
+}
+
+
+def _item_groups(tree: ast.AST) -> Iterator[list[ast.expr]]:
+    """The items of each comma-separated sequence in ``tree`` (a dict's keys apart from its
+    values)."""
+    for node in ast.walk(tree):
+        for field in _ITEM_FIELDS.get(type(node), ()):
+            yield [item for item in getattr(node, field) if item is not None]
+
+
+def _touches(item: ast.expr, line: int) -> bool:
+    return item.lineno <= line <= (item.end_lineno or item.lineno)
+
+
+def _misfits_in(items: list[ast.expr], text: str, line: int) -> int:
+    plain = [_plain_string(item, text) for item in items]
+    if sum(plain) < 2:
+        return 0
+    return sum(
+        1
+        for item, fits in zip(items, plain, strict=True)
+        if not fits and _touches(item, line) and _holds_string(item)
+    )
+
+
+def _holds_string(item: ast.expr) -> bool:
+    """Whether a string literal is part of ``item`` (a name or a number is no misfit)."""
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) for node in ast.walk(item)
+    )
+
+
+def _plain_string(item: ast.expr, text: str) -> bool:
+    """Whether ``item`` is one string literal that neither begins nor ends with a comma."""
+    value = item.value if isinstance(item, ast.Constant) else None
+    if not isinstance(value, str) or "," in (value.strip()[:1], value.strip()[-1:]):
+        return False
+    segment = ast.get_source_segment(text, item) or ""
+    return sum(token.type == tokenize.STRING for token in _tokens(segment)) == 1
 
 
 def _string_chars(text: str, line: int) -> int:
