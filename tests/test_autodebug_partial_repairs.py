@@ -138,6 +138,25 @@ def test_a_change_whose_lines_were_rewritten_is_not_undone() -> None:
     assert undone("a = 1\nb = 2\n", "a = 1\n", "a = 1\n") is None  # a removal: put back where?
 
 
+def test_a_change_whose_lines_repeat_beside_it_is_not_undone() -> None:
+    # the review's fuzz case: which "    w = 1" is the guard's cannot be told once a later
+    # edit went in among the copies (taken out, the wrong one would be)
+    before = "y = x\n    w = 1\n    w = 1\n"
+    after = "y = x\nif w is None:\n    w = 1\n    w = 1\n    w = 1\n"
+    current = "y = x\nif w is None:\n    w = 1\nz = 456\n    w = 1\n    w = 1\n"
+    assert undone(before, after, current) is None
+    # without repeats the same edit is undone
+    unique = "y = x\nif w is None:\n    w = 1\nz = 456\n    w = 2\n    w = 3\n"
+    assert (
+        undone(
+            "y = x\n    w = 2\n    w = 3\n",
+            "y = x\nif w is None:\n    w = 1\n    w = 2\n    w = 3\n",
+            unique,
+        )
+        == "y = x\nz = 456\n    w = 2\n    w = 3\n"
+    )
+
+
 def test_a_repair_kept_after_a_withdrawn_guard_is_unproven_once_its_tests_fail() -> None:
     attempt = {
         "rank": 1,

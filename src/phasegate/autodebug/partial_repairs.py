@@ -110,8 +110,9 @@ def partial_guards(
 
 def undone(before: str, after: str, current: str) -> str | None:
     """``current`` with the change from ``before`` to ``after`` taken out of it, or None when
-    a later edit rewrote a line that change wrote (or the change only removed lines: where
-    to put them back is then a guess)."""
+    a later edit rewrote a line that change wrote, or the lines it wrote repeat right beside
+    them (a later edit among such repeats leaves no way to tell which copy is the change's),
+    or the change only removed lines (where to put them back is then a guess)."""
     old, new, now = (text.splitlines(keepends=True) for text in (before, after, current))
     where = _unchanged_lines(new, now)
     result = list(now)
@@ -120,7 +121,7 @@ def undone(before: str, after: str, current: str) -> str | None:
         if tag == "equal":
             continue
         start = _still_at(where, j1, j2)
-        if start is None:
+        if start is None or _repeats_beside(new, j1, j2):
             return None
         result[start : start + j2 - j1] = old[i1:i2]
     return "".join(result)
@@ -133,6 +134,13 @@ def _still_at(where: Mapping[int, int], start: int, end: int) -> int | None:
     if now is None or start == end:
         return None
     return now if all(where.get(j) == now + j - start for j in range(start, end)) else None
+
+
+def _repeats_beside(lines: list[str], start: int, end: int) -> bool:
+    """Whether the block ``lines[start:end]`` could as well be read one line earlier or later:
+    the line before it is its last line, or the line after it its first."""
+    before = start > 0 and lines[start - 1] == lines[end - 1]
+    return before or (end < len(lines) and lines[end] == lines[start])
 
 
 def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
@@ -399,5 +407,8 @@ def _taken_out(repair: KeptRepair, edit: FileEdit, current: str | None) -> str:
         raise _Stays(f"{edit.path} was not readable as UTF-8 text {when}")
     text = undone(before, edit.text, current)
     if text is None:
-        raise _Stays(f"a later repair rewrote the lines it wrote in {edit.path}")
+        raise _Stays(
+            f"a later repair rewrote the lines it wrote in {edit.path}, or lines equal to them "
+            "beside them leave unclear which copy is the guard's"
+        )
     return text
