@@ -134,3 +134,30 @@ def test_without_a_loop_configured_the_round_shows_only_with_verbose(
     assert (pytester.path / ".phasegate" / "refinement.json").is_file()  # still recorded
     verbose = pytester.runpytest("--gate=small", "-v")
     verbose.stdout.fnmatch_lines(["round * of small@* moving average *", "next: proceed: *"])
+
+
+@pytest.mark.slow
+def test_what_records_the_round_is_loaded_before_the_wait_for_the_static_checks(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the wait it would be on the gate's critical path when the static checks end last.
+    import sys
+
+    from phasegate.gates.static_process import StaticChecksProcess
+
+    loaded_at_the_wait: list[bool] = []
+    judgements = StaticChecksProcess.judgements
+
+    def recording(self: StaticChecksProcess) -> Any:
+        loaded_at_the_wait.append("phasegate.refine.state" in sys.modules)
+        return judgements(self)
+
+    monkeypatch.setattr(StaticChecksProcess, "judgements", recording)
+    monkeypatch.delitem(sys.modules, "phasegate.refine.state", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
+    (project.path / "ci" / "small.toml").write_text(GATE + "[checks.syntax]\n")
+    project.makepyfile(test_calc="def test_add():\n    assert 1 + 1 == 2\n")
+    result = project.runpytest("--gate=small", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    assert loaded_at_the_wait == [True]
+    assert [r["score"] for r in state(project)["rounds"]] == [1.0]
