@@ -403,3 +403,38 @@ def test_judgements_written_by_a_child_that_then_hangs_are_read_without_a_wait_f
         "lint": CheckStatus.PASSED,
         "security": CheckStatus.ERROR,
     }
+
+
+@pytest.mark.parametrize("pidfd", ["available", "refused"])
+def test_the_wait_for_the_child_sees_its_end_and_keeps_its_deadline(
+    pidfd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from phasegate import clock
+    from phasegate.gates import static_process
+
+    if pidfd == "refused":
+
+        def refused(_pid: int) -> int:
+            raise OSError("no pidfd here")
+
+        monkeypatch.setattr(os, "pidfd_open", refused, raising=False)
+    elif not hasattr(os, "pidfd_open"):
+        pytest.skip("this system has no pidfd")
+    ends = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(3)"])
+    assert static_process._ended_by(ends, clock.monotonic() + 60)
+    assert ends.returncode == 3  # reaped
+    assert static_process._ended_by(ends, clock.monotonic())  # once ended, always
+    runs = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        open_before = len(os.listdir("/proc/self/fd")) if sys.platform == "linux" else 0
+        assert not static_process._ended_by(runs, clock.monotonic() + 0.2)
+        assert runs.returncode is None
+        if sys.platform == "linux":  # the descriptor waited on is closed again
+            assert len(os.listdir("/proc/self/fd")) == open_before
+    finally:
+        runs.kill()
+        runs.wait()

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -275,12 +276,40 @@ class StaticChecksProcess:
 
 
 def _ended_by(process: subprocess.Popen[bytes], deadline: float) -> bool:
-    """Whether ``process`` ends before ``deadline`` (a monotonic time)."""
+    """Whether ``process`` ends before ``deadline`` (a monotonic time).
+
+    Woken by its end where the system can say so (a pidfd, Linux 5.3 and later): the parent
+    waits for the child on the gate's critical path, and ``Popen.wait`` with a time limit
+    polls, noticing an end up to 50 ms late (about 30 ms in the timelines); elsewhere it polls.
+    """
+    if process.poll() is not None:
+        return True
+    remaining = max(0.0, deadline - clock.monotonic())
+    ended = _end_of(process)
+    if ended is None:
+        try:
+            process.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
     try:
-        process.wait(timeout=max(0.0, deadline - clock.monotonic()))
-    except subprocess.TimeoutExpired:
-        return False
-    return True
+        select.select([ended], [], [], remaining)
+    finally:
+        os.close(ended)
+    return process.poll() is not None
+
+
+def _end_of(process: subprocess.Popen[bytes]) -> int | None:
+    """A file descriptor that becomes readable when the unreaped ``process`` ends; None where
+    the system has none."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        descriptor: int = pidfd_open(process.pid)
+    except OSError:  # a kernel before 5.3, or a sandbox that refuses it
+        return None
+    return descriptor
 
 
 def main(argv: Sequence[str] | None = None) -> bool:
