@@ -18,7 +18,10 @@ judges:
 
 It prints each run's timeline from the pytest process's start, then the stretches in which the
 pytest process ran with nothing of the static side beside it (the second core idle unless the
-tests themselves use it): before the static checks' process started and after it ended. The
+tests themselves use it): before the static checks' process started and after it ended; then
+the static side's critical path stretch by stretch (the static process's start, the build
+check's preparation, ``python -m build``, reading what it built, the exit and the parent's
+noticing it, the session's end after the wait), with each variant's medians at the end. The
 wall times and ratios are each run's own (the pytest command's, as ``benchmarks/gate.py``
 times it). "this checkout" runs the phasegate of this checkout's ``src``, put on the path
 before the caller's; ``--against`` another's; the timeline names the one that ran. No figure
@@ -246,6 +249,38 @@ def serial_stretches(events: list[tuple[float, str]]) -> dict[str, float]:
     return figures
 
 
+#: The static side's critical path, stretch by stretch: (what, from the first event starting
+#: with, to the first event starting with). A stretch whose moments a run lacks is left out.
+STATIC_SIDE = (
+    ("the static process's start, to its first check", "phasegate.gates.static_process starts",
+     "check "),
+    ("the build check's preparation, to `python -m build`", "check build started",
+     "build starts"),
+    ("`python -m build`", "build starts", "build exits"),
+    ("the build check's reading of its sdist and wheel", "build exits", "check build finished"),
+    ("the build check's end, to the static process's exit", "check build finished",
+     "phasegate.gates.static_process exits"),
+    ("the static process's exit, to the parent's noticing", "phasegate.gates.static_process exits",
+     "waiting for the static process ends"),
+    ("the session's end after the wait (verdict, round, summary)",
+     "waiting for the static process ends", "session end ends"),
+)  # fmt: skip
+
+
+def static_side(events: list[tuple[float, str]]) -> dict[str, float]:
+    """Wall seconds of each stretch of :data:`STATIC_SIDE` the run has both moments of, the
+    second looked for from the first on."""
+    figures: dict[str, float] = {}
+    for what, start, end in STATIC_SIDE:
+        begun = next((t for t, event in events if event.startswith(start)), None)
+        if begun is None:
+            continue
+        ended = next((t for t, event in events if t >= begun and event.startswith(end)), None)
+        if ended is not None:
+            figures[what] = ended - begun
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
@@ -289,15 +324,18 @@ def measure_project(name: str, work: Path, args: argparse.Namespace) -> None:
     if args.against is not None:
         variants[str(args.against)] = str(args.against.resolve())
     walls: dict[str, list[float]] = {variant: [] for variant in variants}
+    sides: dict[str, list[dict[str, float]]] = {variant: [] for variant in variants}
     for index in range(args.runs):
         order = list(variants) if index % 2 == 0 else list(reversed(variants))
         for variant in order:
             events, wall = one_run(subject, probes, index, variants[variant])
             walls[variant].append(wall)
+            sides[variant].append(static_side(events))
             print(f"\n-- {name}, {variant}, cold gate {index + 1}: seconds from its start --")
             for moment, what in events:
                 print(f"  {moment:7.3f}  {what}")
             print_stretches(events)
+            print_static_side(sides[variant][-1])
             load = os.getloadavg()[0]
             print(f"  wall / limit: {wall / limit:.2f} (load average {load:.1f})")
     print(f"\n== {name}: cold gate wall, median of {args.runs} (limit {limit:.2f} s) ==")
@@ -308,6 +346,25 @@ def measure_project(name: str, work: Path, args: argparse.Namespace) -> None:
         ours, theirs = walls.values()
         paired = statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
         print(f"  this checkout / {args.against}, paired median: {paired:.3f}")
+    for variant, runs in sides.items():
+        print(f"  {variant}, the static side's stretches, median of the runs that have each:")
+        print_static_side(median_stretches(runs))
+
+
+def median_stretches(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each stretch's median over the runs that have it, in :data:`STATIC_SIDE`'s order."""
+    return {
+        what: statistics.median(run[what] for run in runs if what in run)
+        for what, _start, _end in STATIC_SIDE
+        if any(what in run for run in runs)
+    }
+
+
+def print_static_side(stretches: dict[str, float]) -> None:
+    """The static side's stretches (wall s)."""
+    print("  the static side (wall s):")
+    for what, seconds in stretches.items():
+        print(f"    {what:<60} {seconds:6.3f}")
 
 
 def print_stretches(events: list[tuple[float, str]]) -> None:

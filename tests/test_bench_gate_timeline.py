@@ -51,3 +51,47 @@ def test_this_checkout_runs_its_own_phasegate(gate_timeline: ModuleType) -> None
     source: Path = gate_timeline.THIS_CHECKOUT_SRC
     assert source == REPO_ROOT / "src"
     assert (source / "phasegate" / "__init__.py").is_file()
+
+
+STATIC_EVENTS = [
+    (0.5, "phasegate.gates.static_process starts (pid 2)"),
+    (0.75, "check syntax started"),
+    (0.75, "check build started"),
+    (1.0, "build starts (pid 3)"),
+    (2.0, "build exits, 0.10 s CPU of its own"),
+    (2.25, "check build finished"),
+    (2.5, "phasegate.gates.static_process exits, 1.00 s CPU of its own"),
+    (2.5, "waiting for the static process ends"),
+    (3.0, "session end ends (verdict written)"),
+]
+
+
+def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
+    gate_timeline: ModuleType,
+) -> None:
+    assert list(gate_timeline.static_side(STATIC_EVENTS).values()) == [
+        0.25,
+        0.25,
+        1.0,
+        0.25,
+        0.25,
+        0.0,
+        0.5,
+    ]
+    # A run whose build was cached has no build process: those stretches are left out.
+    cached = [event for event in STATIC_EVENTS if not event[1].startswith("build ")]
+    assert gate_timeline.static_side(cached) == {
+        "the static process's start, to its first check": 0.25,
+        "the build check's end, to the static process's exit": 0.25,
+        "the static process's exit, to the parent's noticing": 0.0,
+        "the session's end after the wait (verdict, round, summary)": 0.5,
+    }
+
+
+def test_each_stretchs_median_is_over_the_runs_that_have_it(gate_timeline: ModuleType) -> None:
+    runs = [{"`python -m build`": 1.0}, {"`python -m build`": 3.0}, {}]
+    runs[2]["the static process's start, to its first check"] = 0.5
+    assert gate_timeline.median_stretches(runs) == {
+        "the static process's start, to its first check": 0.5,
+        "`python -m build`": 2.0,
+    }
