@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from phasegate.gates.checks.build import BuildCheck, BuildOptions, unmet_requirements
+from phasegate.gates.checks.build import BuildCheck, BuildOptions
+from phasegate.gates.checks.build_measure import unmet_requirements
 from phasegate.gates.protocol import CheckContext, CheckError
 
 from .samples import PYPROJECT, git, tiny_project

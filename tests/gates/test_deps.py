@@ -20,7 +20,7 @@ from packaging.version import Version
 from pydantic import ValidationError
 
 from phasegate import processes
-from phasegate.gates.checks import deps
+from phasegate.gates.checks import deps_measure
 from phasegate.gates.checks.deps import DepsCheck
 from phasegate.gates.consistency import (
     broken_requirements,
@@ -367,7 +367,7 @@ def test_a_pip_reading_metadata_with_pkg_resources_is_asked_itself(
 ) -> None:
     # (99, 0): a Python before the one from which pip reads importlib.metadata; (3, 11): this
     # one, with the variable that tells pip to read pkg_resources.
-    monkeypatch.setattr(deps, "_PIP_IMPORTLIB_PYTHON", importlib_python)
+    monkeypatch.setattr(deps_measure, "_PIP_IMPORTLIB_PYTHON", importlib_python)
     if importlib_python == (3, 11):
         monkeypatch.setenv("_PIP_USE_IMPORTLIB_METADATA", "0")
     started = fake_process_counter()

@@ -23,18 +23,16 @@ needs the package index); ``auto``, the default, builds without isolation when e
 requirement is already installed here, and with isolation otherwise (also when the backend
 asks for more than ``[build-system].requires`` names and that is missing here).
 
-``packaging`` is imported where the check measures: planning a gate imports every check's
-module, in the pytest process too, which has no use for it.
+What needs ``packaging`` (the build requirements met here, the built files' metadata) is in
+:mod:`phasegate.gates.checks.build_measure`, imported where the check measures: planning a gate
+imports every check's module, in the pytest process too, which has no use for it.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import shutil
-import tarfile
 import tempfile
-import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,9 +52,8 @@ from phasegate.tomlfile import table_in
 
 if TYPE_CHECKING:
     from packaging.metadata import Metadata
-    from packaging.requirements import Requirement
 
-__all__ = ["BuildCheck", "BuildOptions", "unmet_requirements"]
+__all__ = ["BuildCheck", "BuildOptions"]
 
 #: What build uses when a project has no [build-system] table (PEP 517's fallback).
 _FALLBACK_REQUIRES = ("setuptools>=40.8.0",)
@@ -181,6 +178,8 @@ class BuildCheck:
         *,
         isolated: bool,
     ) -> None:
+        from phasegate.gates.checks import build_measure as measuring
+
         if run.returncode != 0:
             _diagnose(ctx, source, out, run, outcome, isolated=isolated)
         sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
@@ -191,11 +190,16 @@ class BuildCheck:
                 fix="run `python -m build` in the project to see what the backend does",
             )
         outcome.sdist_built, outcome.wheel_built = bool(sdists), bool(wheels)
+        problems = outcome.problems
         if sdists:
-            outcome.sdist = _inspect(sdists[0], _sdist_metadata, outcome)
+            outcome.sdist = measuring.validated_metadata(
+                sdists[0], measuring.read_sdist_metadata, problems
+            )
         if wheels:
-            outcome.wheel = _inspect(wheels[0], _wheel_metadata, outcome)
-        _compare(outcome)
+            outcome.wheel = measuring.validated_metadata(
+                wheels[0], measuring.read_wheel_metadata, problems
+            )
+        measuring.compare_metadata(outcome.sdist, outcome.wheel, problems)
 
 
 def _decided_and_copied(
@@ -222,6 +226,8 @@ def _isolation(options: BuildOptions, requires: list[str]) -> tuple[bool, str]:
         return isolated, (
             "isolated (isolation = 'always')" if isolated else "not isolated (isolation = 'never')"
         )
+    from phasegate.gates.checks.build_measure import unmet_requirements
+
     unmet = unmet_requirements(requires)
     if unmet:
         return True, f"isolated: {', '.join(unmet)} not installed here"
@@ -262,57 +268,6 @@ def _diagnose(
         )
 
 
-def unmet_requirements(requires: Iterable[str]) -> list[str]:
-    """The requirements (PEP 508 strings) this environment does not satisfy."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    unmet: list[str] = []
-    for text in requires:
-        try:
-            requirement = Requirement(text)
-        except InvalidRequirement:
-            unmet.append(text)  # let build report it with its own words
-            continue
-        if not _satisfied(requirement, seen=set()):
-            unmet.append(text)
-    return unmet
-
-
-def _satisfied(requirement: Requirement, *, seen: set[str], extra: str = "") -> bool:
-    """Whether the requirement (needed for ``extra`` of its parent) is installed here."""
-    from packaging.utils import canonicalize_name
-
-    if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
-        return True
-    name = canonicalize_name(requirement.name)
-    try:
-        version = importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    if not requirement.specifier.contains(version, prereleases=True):
-        return False
-    return all(_extra_satisfied(name, wanted, seen) for wanted in sorted(requirement.extras))
-
-
-def _extra_satisfied(name: str, extra: str, seen: set[str]) -> bool:
-    """Whether what the extra ``name[extra]`` adds is installed here."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    key = f"{name}[{extra}]"
-    if key in seen:
-        return True
-    seen.add(key)
-    for text in importlib.metadata.requires(name) or []:
-        try:
-            needed = Requirement(text)
-        except InvalidRequirement:
-            continue  # broken installed metadata: pip check (the deps check) reports it
-        # Requirements without a marker come with the distribution itself.
-        if needed.marker is not None and not _satisfied(needed, seen=seen, extra=extra):
-            return False
-    return True
-
-
 def _build_requires(pyproject: Mapping[str, object]) -> list[str]:
     system = table_in(pyproject, "build-system")
     if "requires" not in system:
@@ -336,100 +291,6 @@ def _build(
         timeout_s=ctx.timeout_s,
         ok_codes=(0, 1),  # 1: the build failed, which is what this check measures
     )
-
-
-def _sdist_metadata(path: Path) -> str:
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            parts = member.name.split("/")
-            if len(parts) == 2 and parts[1] == "PKG-INFO" and member.isfile():
-                extracted = archive.extractfile(member)
-                if extracted is not None:
-                    return extracted.read().decode("utf-8")
-    raise ValueError("it has no <name>-<version>/PKG-INFO")
-
-
-def _wheel_metadata(path: Path) -> str:
-    with zipfile.ZipFile(path) as archive:
-        found = [
-            name
-            for name in archive.namelist()
-            if name.count("/") == 1 and name.endswith(".dist-info/METADATA")
-        ]
-        if len(found) != 1:
-            raise ValueError(f"it has {len(found)} .dist-info/METADATA files, not one")
-        return archive.read(found[0]).decode("utf-8")
-
-
-def _inspect(path: Path, reader: Callable[[Path], str], outcome: _Outcome) -> Metadata | None:
-    """The validated metadata of a built file; each problem is added to the outcome."""
-    # Imported here: with the email parser it needs, it is the costliest import of the checks,
-    # and planning a gate (`phasegate gate run`) imports every check module.
-    from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
-
-    try:
-        text = reader(path)
-    except (OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as exc:
-        outcome.problems.append(("metadata-missing", f"{path.name}: {exc}"))
-        return None
-    try:
-        metadata = Metadata.from_email(text, validate=True)
-    except ExceptionGroup as group:
-        for error in group.exceptions:
-            outcome.problems.append(("metadata-invalid", f"{path.name}: {error}"))
-        return None
-    except InvalidMetadata as exc:
-        outcome.problems.append(("metadata-invalid", f"{path.name}: {exc}"))
-        return None
-    _check_file_name(path, metadata, outcome)
-    return metadata
-
-
-def _check_file_name(path: Path, metadata: Metadata, outcome: _Outcome) -> None:
-    """A problem in the outcome unless the file's name is valid and says the metadata's
-    name and version."""
-    from packaging.utils import (
-        InvalidSdistFilename,
-        InvalidWheelFilename,
-        canonicalize_name,
-        parse_sdist_filename,
-        parse_wheel_filename,
-    )
-
-    try:
-        if path.suffix == ".whl":
-            name, version, _build_tag, _tags = parse_wheel_filename(path.name)
-        else:
-            name, version = parse_sdist_filename(path.name)
-    except (InvalidWheelFilename, InvalidSdistFilename) as exc:
-        outcome.problems.append(("file-name", str(exc)))
-        return
-    if name != canonicalize_name(metadata.name) or version != metadata.version:
-        outcome.problems.append(
-            (
-                "file-name",
-                f"{path.name} does not match its metadata ({metadata.name} {metadata.version})",
-            )
-        )
-
-
-def _compare(outcome: _Outcome) -> None:
-    from packaging.utils import canonicalize_name
-
-    sdist, wheel = outcome.sdist, outcome.wheel
-    if sdist is None or wheel is None:
-        return
-    if canonicalize_name(sdist.name) != canonicalize_name(wheel.name):
-        outcome.problems.append(
-            ("name-mismatch", f"the sdist is named {sdist.name!r} but the wheel {wheel.name!r}")
-        )
-    if sdist.version != wheel.version:
-        outcome.problems.append(
-            (
-                "version-mismatch",
-                f"the sdist has version {sdist.version} but the wheel {wheel.version}",
-            )
-        )
 
 
 def _tail(run: ToolRun) -> str:
