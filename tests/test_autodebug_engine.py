@@ -437,11 +437,14 @@ def test_a_repair_of_the_guards_file_is_re_run_once_the_guard_is_taken_out(
     tmp_path: Path,
 ) -> None:
     texts: dict[str, str] = {}
-    outcomes, _, _ = _guard_then_respell(
+    outcomes, _, diffs = _guard_then_respell(
         tmp_path, "apply", ("nmae", "len"), texts, _RunsWithTheGuardOnly
     )
     assert outcomes == ["escalated", "escalated", "escalated"]
-    assert "w is None" not in texts["02-name"]  # its diff is still rewritten without the guard
+    # unproven, the respelling is taken out too, from the diff rewritten without the guard
+    assert "w is None" not in texts["autodebug/02-name.diff"]
+    assert (tmp_path / "mod.py").read_text() == "a = w\nb = nmae\nc = z\n"
+    assert diffs == set()  # both diffs removed
 
 
 @pytest.mark.slow
@@ -505,7 +508,7 @@ def test_a_partial_guard_whose_lines_a_later_repair_rewrote_stays_but_is_escalat
     assert (tmp_path / "mod.py").read_text() == "a = 1 if w is None else w  # len\nb = len\nc = z\n"
     assert "revert it by hand (its diff: autodebug/01-none.diff)" in said[0]
     assert diffs == {"autodebug/01-none.diff", "autodebug/02-name.diff"}  # the guard's stays
-    assert any("its guard stays in mod.py" in warning for warning in said[1:])
+    assert any("its change stays in mod.py" in warning for warning in said[1:])
 
 
 class _Interrupting:
@@ -660,10 +663,76 @@ def test_a_repair_whose_tests_passed_only_with_a_withdrawn_guard_is_escalated(
     respelt = report.failures[1]
     assert respelt.attempts[-1].status == "rejected"
     assert respelt.escalation is not None
-    assert "passed with the guard of 01-none in the tree" in respelt.escalation.reason
+    assert "passed with the repair of 01-none in the tree" in respelt.escalation.reason
     assert (error or "and fail once") in respelt.escalation.reason
-    # the respelling stays applied, and says so
-    assert respelt.repair is not None
-    assert respelt.repair.applied
-    assert (tmp_path / "other.py").read_text() == "b = len\n"
+    # the respelling, unproven, is taken out of the tree too, and says so
+    assert "it was taken out of the tree too" in respelt.escalation.reason
+    assert respelt.repair is None
+    assert (tmp_path / "other.py").read_text() == "b = nmae\n"
     assert (tmp_path / "mod.py").read_text() == "a = w\nb = 1\nc = z\n"
+
+
+class _RespellsInTwoFiles(_GuardAndRespellElsewhere):
+    """As :class:`_GuardAndRespellElsewhere`, and respells ``undefind`` in ``third.py``."""
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        if diagnosis.path != "third.py":
+            return super().propose(diagnosis, project)
+        text = (project.read("third.py") or "").replace("undefind", "len")
+        return [Candidate("typo", "respell undefind", [FileEdit("third.py", text)], 0.9)]
+
+
+class _RunsOnThreeFiles(_RunsOnTwoFiles):
+    """As :class:`_RunsOnTwoFiles`, and test_four needs both respellings (not the guard)."""
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        result = super().run(selection)
+        respelt = "nmae" not in (self.root / "other.py").read_text()
+        third = "undefind" not in (self.root / "third.py").read_text()
+        test = "tests/test_a.py::test_four"
+        result.outcomes[test] = "passed" if respelt and third else "failed"
+        if not (respelt and third):
+            result.failures[test] = "NameError: nmae" if third else "NameError: undefind"
+        return result
+
+
+def test_an_unproven_repair_taken_out_makes_those_kept_after_it_re_run_too(
+    tmp_path: Path,
+) -> None:
+    files = {"mod.py": "a = w\nb = 1\nc = z\n", "other.py": "b = nmae\n"}
+    files["third.py"] = "c = undefind\n"
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    failed = [
+        FailedTest(
+            f"tests/test_a.py::test_{test}",
+            Diagnosis(kind, kind, f"{kind}-x", exc, message, path, line),
+        )
+        for test, kind, exc, message, path, line in (
+            ("one", "none", "TypeError", "a", "mod.py", 1),
+            ("two", "name", "NameError", "nmae", "other.py", 1),
+            ("four", "name", "NameError", "undefind", "third.py", 1),
+            ("three", "none", "TypeError", "c", "mod.py", 3),
+        )
+    ]
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    diffs: set[str] = set()
+    engine = Engine(
+        project=project,
+        patterns=[_RespellsInTwoFiles("none"), _RespellsInTwoFiles("name")],
+        runner=_RunsOnThreeFiles(tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize=False),
+        mode="apply",
+        baseline=Baseline({t.nodeid: "failed" for t in failed}),
+        write=lambda path, _text: diffs.add(path),
+        remove=diffs.remove,
+    )
+    report = engine.run(failed)
+    assert [f.outcome for f in report.failures] == ["escalated"] * 4
+    # 02 failed its re-run without the guard and was taken out; then 03, re-run without 02
+    last = report.failures[2].escalation
+    assert last is not None
+    assert "passed with the repair of 01-none, 02-name in the tree" in last.reason
+    assert {name: (tmp_path / name).read_text() for name in files} == files
+    assert diffs == set()

@@ -178,7 +178,7 @@ def test_a_repair_kept_after_a_withdrawn_guard_is_unproven_once_its_tests_fail()
     assert later.outcome == "escalated"
     assert later.attempts[0].status == "rejected"
     assert later.escalation is not None
-    assert "passed with the guard of 01 in the tree, and fail once" in later.escalation.reason
+    assert "passed with the repair of 01 in the tree, and fail once" in later.escalation.reason
     assert left == left_before  # keeps its own reason
 
 
@@ -210,4 +210,4 @@ def test_a_guard_in_a_file_that_was_not_utf8_text_is_left_and_escalated(tmp_path
     reason = entries[0].escalation.reason
     assert "pkg/box.py was not readable as UTF-8 text before the repair" in reason
     assert "revert it by hand (its diff: autodebug/01.diff)" in reason
-    assert any("its guard stays in pkg/box.py" in warning for warning in warnings)
+    assert any("its change stays in pkg/box.py" in warning for warning in warnings)

@@ -13,7 +13,8 @@ a None failure of a file is left unrepaired (escalated, localized, or not attemp
 its failure escalated with the reason;
 a failure whose tests passed only once a withdrawn guard was in place is escalated too
 (one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
-tests fail when re-run once it is taken out: :func:`unproven`). In
+tests fail when re-run once it is taken out: :func:`unproven`; that repair is taken out too,
+and those kept after it re-run in turn). In
 apply mode :class:`PartialGuards` (the engine's last step) takes the guard out of the tree
 with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
 they were, as long as they are still there unchanged (a file nothing else changed gets back the
@@ -238,10 +239,17 @@ def escalate_fixed_by(
             )
 
 
-def unproven(entry: AutodebugFailure, withdrawn: Sequence[str], error: str | None) -> None:
-    """Escalate the repaired ``entry``, kept after the ``withdrawn`` guards, whose tests fail
-    (or could not be re-run: ``error``) once those guards are out of the tree. Its change stays
-    applied (its diff is written): it may be half of a repair, but nothing proves it. An entry
+def unproven(
+    entry: AutodebugFailure,
+    withdrawn: Sequence[str],
+    error: str | None,
+    *,
+    left_because: str | None = None,
+) -> None:
+    """Escalate the repaired ``entry``, kept after the ``withdrawn`` repairs, whose tests fail
+    (or could not be re-run: ``error``) once those are out of the tree: it may be half of a
+    repair, but nothing proves it, so apply mode takes it out too, unless it could not be
+    (``left_because``: then its change stays applied and the reason says so). An entry
     escalated already (a guard withdrawn, yet left in a file a later repair rewrote) keeps its
     own reason."""
     if entry.outcome != "repaired":
@@ -250,15 +258,21 @@ def unproven(entry: AutodebugFailure, withdrawn: Sequence[str], error: str | Non
     seen = f"could not be re-run ({error})" if error else "fail"
     kept = entry.attempts[-1]  # the attempts stop at the one kept
     kept.status = "rejected"
-    kept.reason = f"{kept.reason}; its tests {seen} once the guard of {names} was withdrawn"
+    kept.reason = f"{kept.reason}; its tests {seen} once the repair of {names} was taken out"
     entry.outcome = "escalated"
-    entry.explanation += f" (not proven: its tests passed only with the guard of {names})"
-    files = ", ".join(entry.repair.files) if entry.repair else "its files"
-    entry.escalation = Escalation(
-        reason=f"its tests passed with the guard of {names} in the tree, and {seen} once that "
-        f"guard was withdrawn; its change stays applied in {files}: review it or revert it",
-        tried=len(entry.attempts),
+    entry.explanation += f" (not proven: its tests passed only with the repair of {names})"
+    why = (
+        f"its tests passed with the repair of {names} in the tree, and {seen} once it was taken out"
     )
+    if left_because is None:
+        why += "; an unproven change is not left applied: it was taken out of the tree too"
+    else:
+        files = ", ".join(entry.repair.files) if entry.repair else "its files"
+        why += (
+            f"; its change could not be taken out of the tree ({left_because}) and stays "
+            f"applied in {files}: review it or revert it by hand"
+        )
+    entry.escalation = Escalation(reason=why, tried=len(entry.attempts))
 
 
 class PartialGuards:
@@ -287,6 +301,9 @@ class PartialGuards:
         self.remove = remove
         self.progress = progress
         self.warnings = warnings
+        self._kept: list[KeptRepair] = []
+        self._by_id: dict[str, AutodebugFailure] = {}
+        self._order: dict[str, int] = {}
 
     def withdraw(
         self,
@@ -294,90 +311,108 @@ class PartialGuards:
         kept: list[KeptRepair],
         fixed_by: Mapping[str, list[str]],
     ) -> None:
-        """Withdraw the None guards in ``kept`` (the run's kept repairs, in order; a guard
+        """Withdraw the None guards in ``kept`` (the run's kept repairs, in order; a repair
         taken out of the tree leaves the list) where the run still fails on None, and escalate
         the failures ``fixed_by`` them and, in apply mode, the repairs that passed only with
         them. A repair kept after a guard taken out of its file gets its diff rewritten without
         the guard."""
         unrepaired = unrepaired_nones(entries)
-        by_id = {entry.id: entry for entry in entries}
-        order = list(kept)
-        partial = partial_guards(order, unrepaired)
+        self._kept, self._by_id = kept, {entry.id: entry for entry in entries}
+        self._order = {repair.entry_id: index for index, repair in enumerate(kept)}
+        partial = partial_guards(list(kept), unrepaired)
         for repair in partial:
-            self._withdraw(repair, by_id[repair.entry_id], unrepaired, kept)
+            self._withdraw(repair, unrepaired)
         escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair in partial])
-        taken_out = [repair for repair in order if repair not in kept]
+        taken_out = [repair for repair in reversed(partial) if repair not in kept]
         if self.apply and taken_out:
-            self._after_taking_out(order, taken_out, kept, by_id)
+            self._after_taking_out(taken_out)
 
-    def _withdraw(
-        self,
-        repair: KeptRepair,
-        entry: AutodebugFailure,
-        unrepaired: dict[str, list[str]],
-        kept: list[KeptRepair],
-    ) -> None:
+    def _withdraw(self, repair: KeptRepair, unrepaired: dict[str, list[str]]) -> None:
         """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
         diff; when it cannot be taken out, the file and the diff keep it."""
+        entry = self._by_id[repair.entry_id]
         left = self._take_out(repair) if self.apply else None
-        if left is None and entry.repair is not None:
-            self.remove(entry.repair.diff_file)
-            kept.remove(repair)
+        if left is None:
+            self._forget(repair, entry)
         withdraw(entry, repair, unrepaired, left_because=left)
 
-    def _after_taking_out(
-        self,
-        order: list[KeptRepair],
-        taken_out: list[KeptRepair],
-        kept: list[KeptRepair],
-        by_id: dict[str, AutodebugFailure],
-    ) -> None:
-        """The repairs kept after the first guard ``taken_out`` of the tree were validated and
-        diffed with it there: rewrite their diffs without it, re-run their tests, and escalate
-        each whose tests no longer pass."""
-        later = [repair for repair in order[order.index(taken_out[0]) + 1 :] if repair in kept]
-        for repair in later:
-            earlier = [guard for guard in taken_out if order.index(guard) < order.index(repair)]
-            self._rediff(repair, earlier, kept, by_id[repair.entry_id])
-        if later:
-            entries = [by_id[repair.entry_id] for repair in later]
-            self._rerun(entries, [guard.entry_id for guard in taken_out])
+    def _after_taking_out(self, taken_out: list[KeptRepair]) -> None:
+        """The repairs kept after the first repair ``taken_out`` of the tree (in the order kept)
+        were validated and diffed with it there: rewrite their diffs without it and re-run
+        their tests; each whose tests no longer pass is unproven and taken out too, and the
+        same is done for those kept after it, until every repair left passed its tests on the
+        tree as it is."""
+        gone = [repair.entry_id for repair in taken_out]
+        while taken_out:
+            for repair in self._kept_after(taken_out[0]):
+                self._rediff(repair, taken_out)
+            taken_out = self._recheck(self._kept_after(taken_out[0]), gone)
+            gone += [repair.entry_id for repair in taken_out]
 
-    def _rediff(
-        self,
-        repair: KeptRepair,
-        guards: list[KeptRepair],
-        kept: list[KeptRepair],
-        entry: AutodebugFailure,
-    ) -> None:
-        """Rewrite the diff (its file, the report's ``repair.diff``) of ``repair``, kept after
-        ``guards`` taken out of the tree since, without those of them in its files: written
-        against the tree they were in, it would apply to no tree that exists."""
-        guards = _in_files_of(repair, guards)
+    def _kept_after(self, repair: KeptRepair) -> list[KeptRepair]:
+        """The repairs still kept that were kept after ``repair``."""
+        return [
+            other
+            for other in self._kept
+            if self._order[other.entry_id] > self._order[repair.entry_id]
+        ]
+
+    def _rediff(self, repair: KeptRepair, taken_out: list[KeptRepair]) -> None:
+        """Rewrite the diff (its file, the report's ``repair.diff``) of ``repair`` without the
+        repairs ``taken_out`` of the tree since that were kept before it in its files: written
+        against the tree they were in, it would apply to no tree that exists. (Its texts are
+        without those taken out in earlier rounds already.)"""
+        at = self._order[repair.entry_id]
+        guards = [g for g in _in_files_of(repair, taken_out) if self._order[g.entry_id] < at]
         if not guards:
             return
         without = _without(repair, guards)
         if without is None:
             self.warnings.append(
-                f"{repair.entry_id}: its diff still shows the guard of "
+                f"{repair.entry_id}: its diff still shows the change of "
                 f"{', '.join(guard.entry_id for guard in guards)}, taken out of the tree since"
             )
             return
-        kept[kept.index(repair)], diff = without
+        self._kept[self._kept.index(repair)], diff = without
+        entry = self._by_id[repair.entry_id]
         if entry.repair is not None:
             entry.repair.diff = diff
             self.write(entry.repair.diff_file, diff)
 
-    def _rerun(self, later: list[AutodebugFailure], taken_out: list[str]) -> None:
-        """Re-run the tests of the ``later`` repairs in one run, and escalate each whose tests
-        fail (all of them when the run cannot tell) now that ``taken_out`` are withdrawn."""
-        self.progress("re-running the tests of the repairs kept after a withdrawn guard")
-        tests = [test for entry in later for test in entry.tests]
+    def _recheck(self, later: list[KeptRepair], gone: list[str]) -> list[KeptRepair]:
+        """Escalate each of the ``later`` repairs whose tests fail now that ``gone`` are out
+        of the tree, and take it out too, the last kept first: those taken out, in the order
+        kept."""
+        failing, error = self._failing(later)
+        taken_out: list[KeptRepair] = []
+        for repair in reversed(failing):  # each undone on the text it left
+            entry = self._by_id[repair.entry_id]
+            left = self._take_out(repair)
+            unproven(entry, gone, error, left_because=left)
+            if left is None:
+                self._forget(repair, entry)
+                taken_out.insert(0, repair)
+        return taken_out
+
+    def _failing(self, later: list[KeptRepair]) -> tuple[list[KeptRepair], str | None]:
+        """Re-run the tests of the ``later`` repairs in one run: those still said repaired
+        whose tests fail (all of them when the run cannot tell), and the run's error."""
+        repaired = [r for r in later if self._by_id[r.entry_id].outcome == "repaired"]
+        if not repaired:
+            return [], None
+        self.progress("re-running the tests of the repairs kept after a withdrawn one")
+        tests = [test for repair in later for test in self._by_id[repair.entry_id].tests]
         passed = passing(tests, runner=self.runner, baseline=self.baseline, root=self.project.root)
-        error = passed if isinstance(passed, str) else None
-        for entry in later:
-            if isinstance(passed, str) or not set(entry.tests) <= passed:
-                unproven(entry, taken_out, error)
+        if isinstance(passed, str):
+            return repaired, passed
+        return [r for r in repaired if not set(self._by_id[r.entry_id].tests) <= passed], None
+
+    def _forget(self, repair: KeptRepair, entry: AutodebugFailure) -> None:
+        """``repair``, taken out of the tree, is no longer kept: its diff is removed."""
+        self._kept.remove(repair)
+        if entry.repair is not None:
+            self.remove(entry.repair.diff_file)
+            entry.repair = None
 
     def _take_out(self, repair: KeptRepair) -> str | None:
         """Take a kept repair's change out of the files as they are now, byte for byte as its
@@ -390,7 +425,7 @@ class PartialGuards:
             ]
         except _Stays as stays:
             self.warnings.append(
-                f"{repair.entry_id}: its guard stays in {', '.join(repair.candidate.paths)}: "
+                f"{repair.entry_id}: its change stays in {', '.join(repair.candidate.paths)}: "
                 f"{stays}; revert it by hand"
             )
             return str(stays)
