@@ -1868,3 +1868,56 @@ def test_no_decorator_factory_is_offered_where_the_module_does_not_import_partia
     )
     assert candidates, "the guards of other shapes are still offered"
     assert not [c for c in candidates if "partial" in c.description]
+
+
+CONVERTERS = """\
+def convert(kind, default):
+    return kind or type(default)
+
+
+class Option:
+    def __init__(self, kind=None, default=None):
+        self.convert = convert(kind, default)
+"""
+
+PROMPT = """\
+from ng_converters import convert
+
+
+def prompt(text, default=None, kind=None, proc=None):
+    def shown(value):
+        return f"{value}!"
+
+    if proc is None:
+        proc = convert(kind, default)
+    return shown(proc(text))
+"""
+
+
+def test_a_lost_guard_calls_what_its_module_imports_and_no_longer_uses_as_the_project_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The deleted guard left `convert` imported and unread; `Option` calls it with the names
+    # `prompt` has as parameters. The guard goes after the helper defined first, which does
+    # not read `proc`.
+    faulty = PROMPT.replace("    if proc is None:\n        proc = convert(kind, default)\n", "")
+    files = {"ng_converters.py": CONVERTERS, "ng_prompt.py": faulty}
+    code = "import ng_prompt; ng_prompt.prompt('3', kind=int)"
+    diagnosis, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-called", "proc")
+    assert restores(candidates[0], PROMPT)
+    assert "imports and no longer uses" in candidates[0].description
+
+
+def test_a_parameters_guard_goes_before_a_closure_that_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reading = PROMPT.replace('return f"{value}!"', 'return f"{proc(value)}!"').replace(
+        "return shown(proc(text))", "return shown(text)"
+    )
+    guard = "    if proc is None:\n        proc = convert(kind, default)\n"
+    before = reading.replace(guard, "").replace("    def shown", guard + "    def shown")
+    files = {"ng_converters.py": CONVERTERS, "ng_prompt2.py": reading.replace(guard, "")}
+    code = "import ng_prompt2; ng_prompt2.prompt('3', kind=int)"
+    _, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
+    assert restores(candidates[0], before)

@@ -28,10 +28,7 @@ def factory_bodies(
     """``(return partial(<function>, <its other parameters>), score, why)`` when ``subject``
     is the first parameter of a module-level ``function`` that may be its own factory."""
     source = project.editable_source(path)
-    place = (function.name, function.lineno)
-    if source is None or place not in {
-        (getattr(s, "name", ""), s.lineno) for s in source.tree.body
-    }:
+    if source is None or function.col_offset != 0:  # not defined at the module's top level
         return []
     partial = _partial_name(source.tree)
     arguments = _bound_options(function.args, subject)

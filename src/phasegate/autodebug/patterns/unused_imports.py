@@ -1,0 +1,90 @@
+"""What a lost guard's body called: a name its module imports and reads nowhere any more.
+
+Code deleted with a guard (``if value_proc is None: value_proc = convert_type(type,
+default)``) often leaves behind the import it needed, read nowhere else: the one trace of what
+the body did. The call is written as the project's other calls of that function write it,
+when every argument they pass is a name that is a parameter of the function the guard goes
+into, other than the value guarded (``types.convert_type(type, default)`` in another module
+gives ``value_proc = convert_type(type, default)`` in ``prompt(text, default, ..., type,
+value_proc)``). A name the module lists as a string (in ``__all__``) is exported, not unused.
+Read from the syntax: a linter's "imported but unused" is this, without the linter's process.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from phasegate.autodebug.patterns.functions import parameters
+
+if TYPE_CHECKING:
+    from phasegate.autodebug.project import Project
+
+__all__ = ["unused_import_bodies"]
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def unused_import_bodies(
+    project: Project, path: str, function: _Function, subject: str
+) -> list[tuple[str, float, str]]:
+    """``(<subject> = <name>(<arguments>), score, why)`` for each name the module imports
+    and no longer reads, with the arguments the project's other calls of it pass (the two
+    most common), when ``function`` binds them all as parameters."""
+    source = project.editable_source(path)
+    if source is None or "." in subject:
+        return []
+    known = parameters(function) - {subject}
+    why = "calling what its module imports and no longer uses, as the project calls it"
+    return [
+        (f"{subject} = {name}({arguments})", 0.79, why)
+        for name in _unused_imports(source.tree)
+        for arguments, _ in _calls_of(project, name, known).most_common(2)
+    ]
+
+
+def _unused_imports(module: ast.Module) -> list[str]:
+    """The names the module's own ``from`` imports bind that nothing in it reads or lists."""
+    mentioned = {_mention(node) for node in ast.walk(module)}
+    return [name for name in _from_imported(module) if name not in mentioned]
+
+
+def _from_imported(module: ast.Module) -> list[str]:
+    """The names the module's top-level ``from`` imports bind (not ``__future__``'s)."""
+    imports = [s for s in module.body if isinstance(s, ast.ImportFrom)]
+    own = [s for s in imports if s.module != "__future__"]
+    return [alias.asname or alias.name for s in own for alias in s.names if alias.name != "*"]
+
+
+def _mention(node: ast.AST) -> str | None:
+    """The name a name node reads or binds, or the text of a string."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _calls_of(project: Project, name: str, known: set[str]) -> Counter[str]:
+    """The argument lists the project's calls of ``name`` pass, each an argument list of
+    ``known`` names only (positional, or keywords of the same names)."""
+    found: Counter[str] = Counter()
+    for _, tree in project.parsed_naming(name, project.source_files):
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        found.update(_arguments(call, known) for call in calls if _callee(call) == name)
+    del found[""]
+    return found
+
+
+def _callee(call: ast.Call) -> str | None:
+    """``f`` of ``f(...)`` or of ``module.f(...)``."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+
+
+def _arguments(call: ast.Call, known: set[str]) -> str:
+    """The call's arguments as written, or "" unless each passes one of ``known``."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    named = [getattr(v, "id", None) in known for v in values]
+    if not named or not all(named):
+        return ""
+    return ast.unparse(call)[len(ast.unparse(call.func)) + 1 : -1]
