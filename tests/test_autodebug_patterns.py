@@ -1921,3 +1921,30 @@ def test_a_parameters_guard_goes_before_a_closure_that_reads_it(
     code = "import ng_prompt2; ng_prompt2.prompt('3', kind=int)"
     _, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
     assert restores(candidates[0], before)
+
+
+SUBDICT = """\
+def subdict(d, keep=None, drop=None):
+    \"\"\"The items of ``d`` kept and not dropped.\"\"\"
+    if keep is None:
+        keep = d.keys()
+    if drop is None:
+        drop = []
+    keys = set(keep) - set(drop)
+    return {k: v for k, v in d.items() if k in keys}
+"""
+
+
+def test_a_parameters_guard_goes_among_the_others_in_the_order_of_the_signature(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At the top would pass the tests as well; the function guards its parameters in turn.
+    faulty = SUBDICT.replace("    if drop is None:\n        drop = []\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_subdict.py": faulty},
+        "import ng_subdict; ng_subdict.subdict({})",
+        monkeypatch,
+    )
+    assert diagnosis.facts["expr"] == "drop"
+    assert restores(candidates[0], SUBDICT)

@@ -37,6 +37,7 @@ from phasegate.autodebug.patterns.functions import (
     is_none,
     own_nodes,
     parameter_defaults,
+    parameter_names,
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import (
@@ -160,20 +161,31 @@ def _assigns(function: _Function, name: str) -> bool:
 
 def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int]]:
     """``(line to insert before, line whose indentation to take)``: after the value was last
-    set (or the top of the body), then before the failing statement."""
+    set (or, for a parameter, after the guards of the parameters before it, then at the top
+    of the body), then before the failing statement."""
     chain = _statements_around(function, line)
     places: list[tuple[int, int]] = []
     setter = _setter(function, subject, line)
     if setter is not None:
-        after = (setter.end_lineno or setter.lineno) + 1
-        places.append((after, setter.lineno))
+        places.append(_right_after(setter))
     elif subject.split(".")[0] in parameters(function):
         first = _top(function, subject)
+        places += _after_earlier_guards(function, subject, line)
         places.append((first.lineno, first.lineno))
     places += _beside_guard(chain, subject, line)
     if chain:
         places.append((chain[-1].lineno, chain[-1].lineno))
     return _first_of_each(places)
+
+
+def _after_earlier_guards(function: _Function, subject: str, line: int) -> list[tuple[int, int]]:
+    """Right after the last guard before ``line``, in the function's own block, of a parameter
+    that comes before ``subject`` in the signature: a function guards its parameters in their
+    order (9 of the 12 runs of such guards in the nine benchmark projects)."""
+    order = parameter_names(function.args)
+    earlier = set(order[: order.index(subject)]) if subject in order else set()
+    guards = [s for s in function.body if s.lineno < line and _guarded_name(s) in earlier]
+    return [_right_after(guards[-1])] if guards else []
 
 
 def _top(function: _Function, subject: str) -> ast.stmt:
@@ -206,7 +218,12 @@ def _beside_guard(chain: list[ast.stmt], subject: str, line: int) -> list[tuple[
     guard = next(
         (s for s in chain if s.lineno < line and _guarded_name(s) not in (None, subject)), None
     )
-    return [((guard.end_lineno or guard.lineno) + 1, guard.lineno)] if guard is not None else []
+    return [_right_after(guard)] if guard is not None else []
+
+
+def _right_after(statement: ast.stmt) -> tuple[int, int]:
+    """The place right after ``statement``, at its indentation."""
+    return (statement.end_lineno or statement.lineno) + 1, statement.lineno
 
 
 def _setter(function: _Function, subject: str, line: int) -> ast.stmt | None:
