@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from phasegate.autodebug.patterns.functions import parameter_names
+
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
@@ -59,11 +61,10 @@ def _partial_name(module: ast.Module) -> str | None:
 
 
 def _bound_options(args: ast.arguments, subject: str) -> list[str] | None:
-    """``name=name`` for each parameter after ``subject``, then ``**kwargs``; None unless
-    ``subject`` comes first and no ``*args`` follows."""
-    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    if positional[:1] != [subject] or args.vararg is not None:
+    """``name=name`` for each parameter after ``subject`` (``**kwargs`` for ``**kwargs``);
+    None unless ``subject`` comes first and no ``*args`` follows."""
+    names = parameter_names(args)
+    if names[:1] != [subject] or args.vararg is not None:
         return None
-    names = [*positional[1:], *(a.arg for a in args.kwonlyargs)]
-    rest = [f"**{args.kwarg.arg}"] if args.kwarg is not None else []
-    return [f"{name}={name}" for name in names] + rest
+    kwargs = getattr(args.kwarg, "arg", None)
+    return [f"**{name}" if name == kwargs else f"{name}={name}" for name in names[1:]]

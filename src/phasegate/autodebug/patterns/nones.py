@@ -315,10 +315,7 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
     if not isinstance(node, ast.expr):
         return _loop_over_none(span)
     if isinstance(failure.exc, AttributeError):
-        name = none_attribute(failure.exc)
-        if isinstance(node, ast.Attribute) and node.attr == name:
-            return "attribute-of-none", node.value, name
-        return None
+        return _attribute_of_none(failure.exc, node)
     readers = (_none_joined, _none_called, _none_subscripted, _none_operand, _none_container)
     for reader in (*readers, _none_ordered, _none_comprehended):
         found = reader(span, node)
@@ -326,6 +323,15 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
             return found
     parent = parents_of(tree).get(id(node))
     return _none_iterable(span, parent, node) or _none_unpacked(span, parent, node)
+
+
+def _attribute_of_none(exc: AttributeError, node: ast.expr) -> NoneUse | None:
+    """``x.name`` at the failing span, where the exception says ``name`` was looked up or set
+    on None: ``x`` was None."""
+    name = none_attribute(exc)
+    if isinstance(node, ast.Attribute) and node.attr == name:
+        return "attribute-of-none", node.value, name
+    return None
 
 
 def _loop_over_none(span: _FailingSpan) -> NoneUse | None:

@@ -52,8 +52,7 @@ def _unused_imports(module: ast.Module) -> list[str]:
 
 def _from_imported(module: ast.Module) -> list[str]:
     """The names the module's top-level ``from`` imports bind (not ``__future__``'s)."""
-    imports = [s for s in module.body if isinstance(s, ast.ImportFrom)]
-    own = [s for s in imports if s.module != "__future__"]
+    own = [s for s in module.body if isinstance(s, ast.ImportFrom) and s.module != "__future__"]
     return [alias.asname or alias.name for s in own for alias in s.names if alias.name != "*"]
 
 
