@@ -438,3 +438,33 @@ def test_the_wait_for_the_child_sees_its_end_and_keeps_its_deadline(
     finally:
         runs.kill()
         runs.wait()
+
+
+def test_the_wait_for_the_child_takes_a_descriptor_past_select_s_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large suite may hold a thousand files open: the pidfd is then numbered past 1023.
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from phasegate import clock
+    from phasegate.gates import static_process
+
+    pidfd_open = getattr(os, "pidfd_open", None)
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if pidfd_open is None or soft <= 1100:
+        pytest.skip("no pidfd, or too few descriptors allowed here")
+
+    def numbered_past_1023(pid: int) -> int:
+        first = pidfd_open(pid)
+        try:
+            return os.dup2(first, 1100)
+        finally:
+            os.close(first)
+
+    monkeypatch.setattr(os, "pidfd_open", numbered_past_1023)
+    ends = subprocess.Popen([sys.executable, "-c", ""])
+    assert static_process._ended_by(ends, clock.monotonic() + 60)
+    assert ends.returncode == 0

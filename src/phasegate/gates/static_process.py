@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import select
 import signal
@@ -293,7 +294,9 @@ def _ended_by(process: subprocess.Popen[bytes], deadline: float) -> bool:
             return False
         return True
     try:
-        select.select([ended], [], [], remaining)
+        waiting = select.poll()  # not select.select: a descriptor past 1023 is refused there
+        waiting.register(ended, select.POLLIN)
+        waiting.poll(math.ceil(remaining * 1000))
     finally:
         os.close(ended)
     return process.poll() is not None
