@@ -1948,3 +1948,21 @@ def test_a_parameters_guard_goes_among_the_others_in_the_order_of_the_signature(
     )
     assert diagnosis.facts["expr"] == "drop"
     assert restores(candidates[0], SUBDICT)
+
+
+def test_an_early_exit_that_reads_the_value_guarded_is_no_guard_body(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reading = PAGER.replace(
+        "    path, args = found\n",
+        "    if found == ('x', []):\n        return plain(found)\n    path, args = found\n",
+    )
+    faulty = reading.replace("    if found is None:\n        return plain(out)\n", "")
+    _, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_pager2.py": faulty},
+        "import ng_pager2; ng_pager2.page('o', 'more')",
+        monkeypatch,
+    )
+    assert restores(candidates[0], reading)
+    assert not [c for c in candidates if "plain(found)" in c.description]

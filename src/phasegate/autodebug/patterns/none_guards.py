@@ -339,7 +339,8 @@ def _return_bodies(
         for v in _co_set(function, subject, line)
     ]
     found += [
-        (b, score * (0.9 if parameter else 1.0), why) for b, score, why in _early_returns(function)
+        (b, score * (0.9 if parameter else 1.0), why)
+        for b, score, why in _early_returns(function, subject)
     ]
     if function.name == "__get__" and subject != "self" and "self" in parameters(function):
         found.append(("return self", 0.79, "a descriptor read on its class gives itself"))
@@ -365,10 +366,15 @@ def _delegates(node: ast.expr, name: str, subject: str) -> bool:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == name
-        and not any(
-            isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == subject
-            for n in ast.walk(node)
-        )
+        and not _reads(node, subject)
+    )
+
+
+def _reads(node: ast.expr, subject: str) -> bool:
+    """Whether ``node`` reads ``subject`` (a name, or an attribute chain)."""
+    return any(
+        isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n) == subject
+        for n in ast.walk(node)
     )
 
 
@@ -549,7 +555,7 @@ def _names_set(statement: ast.Assign) -> list[str]:
     return [node.id for node in targets if isinstance(node, ast.Name)]
 
 
-def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
+def _early_returns(function: _Function, subject: str) -> list[tuple[str, float, str]]:
     """``return`` of what the function's other returns give, else of nothing.
 
     A constant, or an expression of the parameters alone (``self``, ``value``,
@@ -558,7 +564,7 @@ def _early_returns(function: _Function) -> list[tuple[str, float, str]]:
     """
     returns = [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
     given = [node.value for node in returns if node.value is not None]
-    found = _returned_alike(given, parameters(function)) + _early_exits(function)
+    found = _returned_alike(given, parameters(function)) + _early_exits(function, subject)
     found += _empty_returns(given)
     bare = len(returns) > len(given)
     plain = ("return", 0.73 if bare else 0.72, "returning nothing")
@@ -574,18 +580,21 @@ def _returned_alike(given: list[ast.expr], known: set[str]) -> list[tuple[str, f
     return constants + [(f"return {ast.unparse(v)}", 0.735, why) for v in readers]
 
 
-def _early_exits(function: _Function) -> list[tuple[str, float, str]]:
+def _early_exits(function: _Function, subject: str) -> list[tuple[str, float, str]]:
     """``return`` of what the function gives where an ``if`` of its own leaves early (``if
     not isatty(out): return _nullpager(out)``), whatever it computes: a function that bails
-    out one way when one thing is missing bails out the same way when another is. (A body
-    reading a local set further down is dropped where the guard goes.)"""
+    out one way when one thing is missing bails out the same way when another is. Not one
+    that reads the value guarded, None there; a body reading a local set further down is
+    dropped where the guard goes."""
     exits = [
         node.body[0].value
         for node in own_nodes(function.body)
         if isinstance(node, ast.If) and isinstance(node.body[0], ast.Return)
     ]
     why = "as the function leaves early elsewhere"
-    computed = [v for v in exits if v is not None and not _is_constant(v)]
+    computed = [
+        v for v in exits if v is not None and not _is_constant(v) and not _reads(v, subject)
+    ]
     return [(f"return {ast.unparse(v)}", 0.74, why) for v in computed]
 
 
