@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.patterns.guard_names import cannot_go_at
 from phasegate.autodebug.patterns.lost_guards import expected_exception, lost_guard_candidates
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.model.autodebug import SuspiciousFunction
@@ -313,3 +314,14 @@ def test_a_repr_pytest_ran_to_show_a_failed_assertion_is_not_guarded(tmp_path: P
     assert not any("`__repr__`" in c.description for c in candidates)
     assert "`if width is None:" in candidates[0].description
     assert "in `shown`" in candidates[0].description
+
+
+def test_a_guard_body_that_leaves_a_loop_goes_only_inside_one() -> None:
+    # `if cmd is None: continue`, the project's guard in a loop elsewhere, put where there is
+    # no loop does not even compile: it is not tried there.
+    code = "def f(items, item):\n    for x in items:\n        print(x)\n    return item.name\n"
+    function = ast.parse(code).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert cannot_go_at("continue", function, 4)
+    assert not cannot_go_at("continue", function, 3)
+    assert not cannot_go_at("return None", function, 4)

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import ast
 
-from phasegate.autodebug.patterns.functions import parameters
+from phasegate.autodebug.patterns.functions import own_nodes, parameters
 from phasegate.autodebug.source import enclosing_function
 
-__all__ = ["in_target_names", "names_read", "reads_before_set"]
+__all__ = ["cannot_go_at", "in_target_names", "names_read", "reads_before_set"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -81,6 +81,26 @@ def reads_before_set(body: str, function: _Function, line: int) -> bool:
             first_set[node.id] = min(first_set.get(node.id, node.lineno), node.lineno)
     own = parameters(function)
     return any(name in first_set and name not in own and first_set[name] >= line for name in read)
+
+
+def cannot_go_at(body: str, function: _Function, line: int) -> bool:
+    """Whether ``body`` cannot be put before line ``line`` of ``function``: it reads a local
+    set only further down, or leaves a loop (``continue``, ``break``) that line is not in."""
+    return reads_before_set(body, function, line) or (_jumps(body) and not _in_loop(function, line))
+
+
+def _jumps(body: str) -> bool:
+    """Whether ``body`` has a ``continue`` or a ``break`` (a guard's body is a statement or
+    two: one with a loop of its own is not told apart)."""
+    return any(isinstance(n, (ast.Continue, ast.Break)) for n in own_nodes(ast.parse(body).body))
+
+
+def _in_loop(function: _Function, line: int) -> bool:
+    """Whether ``line`` is in the body of a loop of ``function`` itself."""
+    loops = [
+        n for n in own_nodes(function.body) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+    ]
+    return any(loop.body[0].lineno <= line <= (loop.end_lineno or 0) for loop in loops)
 
 
 def _assignments(function: _Function, before: int) -> dict[str, str]:

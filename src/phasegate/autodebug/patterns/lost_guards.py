@@ -40,7 +40,7 @@ from phasegate.autodebug.patterns.functions import (
     parameter_defaults,
     parameters,
 )
-from phasegate.autodebug.patterns.guard_names import names_read, reads_before_set
+from phasegate.autodebug.patterns.guard_names import cannot_go_at, names_read
 from phasegate.autodebug.patterns.none_guards import (
     best_first,
     blocks_held,
@@ -491,7 +491,7 @@ def _guards(
     candidates: list[Candidate] = []
     for body, score, why in _bodies(project, value, expected)[:_BODIES]:
         for order, (where, indent_line, how) in enumerate(places):
-            if reads_before_set(body, value.function, where):
+            if cannot_go_at(body, value.function, where):
                 continue
             block = guard_block(value.subject, body, line_indent(lines[indent_line - 1]))
             candidates.append(

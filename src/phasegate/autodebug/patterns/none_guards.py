@@ -41,9 +41,9 @@ from phasegate.autodebug.patterns.functions import (
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import (
+    cannot_go_at,
     in_target_names,
     names_read,
-    reads_before_set,
 )
 from phasegate.autodebug.patterns.own_settings import default_name_bodies, own_setting_bodies
 from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
@@ -104,7 +104,7 @@ def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Cand
     candidates: list[Candidate] = []
     for rank, (body, score, why) in enumerate(bodies):
         for offset, (at, anchor) in enumerate(places):
-            if reads_before_set(body, function, at):
+            if cannot_go_at(body, function, at):
                 continue
             block = guard_block(subject, body, line_indent(lines[anchor - 1]))
             where = "after it is set" if offset == 0 else "before its use"
