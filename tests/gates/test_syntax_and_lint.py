@@ -123,6 +123,25 @@ def test_lint_reports_ruff_findings_with_location(
     assert measurement.metrics["fixable"] == 1
 
 
+def test_lint_reads_the_stubs_and_pyproject_toml_as_ruff_check_dot_does(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {
+            "pyproject.toml": (
+                '[project]\nname = 1\n\n[tool.ruff.lint]\nselect = ["E", "F", "RUF200"]\n'
+            ),
+            "pkg/__init__.py": '"""A package."""\n',
+            "pkg/__init__.pyi": "def value() -> Missing: ...\n",
+        }
+    )
+    found = LintCheck().measure(make_context(), NoOptions()).findings
+    assert sorted((finding.path, finding.rule, finding.line) for finding in found) == [
+        ("pkg/__init__.pyi", "F821", 1),
+        ("pyproject.toml", "RUF200", 2),
+    ]
+
+
 def test_lint_respects_the_projects_ruff_config(
     write_files: WriteFiles, make_context: MakeContext
 ) -> None:

@@ -1,4 +1,9 @@
-"""lint: ruff over every Python file, read from its JSON output.
+"""lint: ruff over every Python file, stub and ``pyproject.toml``, read from its JSON output.
+
+The files are those ``ruff check .`` lints by default, of the project's files: Python files,
+type stubs (``.pyi``) and ``pyproject.toml`` (ruff's RUF200: a ``[project]`` table it cannot
+read). Notebooks (``.ipynb``), which ruff also lints, are left out: ruff gives a finding's line
+within its cell, which the new-code lines of the notebook's file do not match.
 
 ruff runs in the project folder, so the project's own ruff configuration (rules, ignores,
 excludes: ``--force-exclude`` keeps excluded files out even though they are named) decides
@@ -65,10 +70,10 @@ class LintCheck:
         return require_tool("ruff", "ruff")
 
     def cache_inputs(self, ctx: CheckContext, options: NoOptions) -> Sequence[Path] | None:
-        return [*ctx.project.python_files, *_config_files(ctx.project.root)]
+        return sorted({*_linted_files(ctx), *_config_files(ctx.project.root)})
 
     def measure(self, ctx: CheckContext, options: NoOptions) -> Measurement:
-        files = ctx.project.python_files
+        files = _linted_files(ctx)
         if not files:
             return Measurement(
                 summary="no Python files to lint",
@@ -104,6 +109,20 @@ class LintCheck:
             line=entry["row"],
             column=entry["column"],
         )
+
+
+def _linted_files(ctx: CheckContext) -> list[Path]:
+    """The project's Python files, with its stubs and ``pyproject.toml`` files when it has any
+    Python file (none: nothing to lint)."""
+    python = ctx.project.python_files
+    if not python:
+        return []
+    others = (
+        path
+        for path in ctx.project.all_files
+        if path.suffix == ".pyi" or path.name == "pyproject.toml"
+    )
+    return sorted({*python, *others})
 
 
 def _run_ruff(ctx: CheckContext, files: Sequence[Path]) -> ToolRun:
