@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterator
 
 __all__ = [
+    "bound_names",
     "defined_at",
     "first_statement",
     "functions_in",
@@ -80,6 +81,15 @@ def own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
     return found
+
+
+def bound_names(function: _Function, *, nested: bool) -> set[str]:
+    """The names ``function`` binds: its parameters and the names it assigns, and, when
+    ``nested``, those the functions and classes nested in it assign too."""
+    nodes = ast.walk(function) if nested else own_nodes(function.body)
+    return parameters(function) | {
+        node.id for node in nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
 
 
 def is_docstring(statement: ast.stmt) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from phasegate.autodebug.patterns.functions import own_nodes, parameters
+from phasegate.autodebug.patterns.functions import bound_names, own_nodes, parameters
 from phasegate.autodebug.source import enclosing_function
 
 __all__ = ["cannot_go_at", "in_target_names", "names_read", "reads_before_set"]
@@ -47,7 +47,7 @@ def _renames(body: list[ast.stmt], theirs: dict[str, str], target: _Function) ->
     """``{their local: ours}`` for each local the body reads that its own function set
     (``theirs``: name to shape) and ``target`` does not bind, where ``target`` sets a local
     of the same shape."""
-    ours_bound = _bound(target)
+    ours_bound = bound_names(target, nested=True)
     ours_by_shape = _locals_by_shape(target)
     borrowed = [name for name in names_read(body) if name not in ours_bound and name in theirs]
     return {name: ours_by_shape[theirs[name]] for name in borrowed if theirs[name] in ours_by_shape}
@@ -126,13 +126,3 @@ def _shape(expression: ast.expr) -> str:
         if isinstance(node, ast.Name) and id(node) not in called:
             node.id = "_"
     return ast.dump(copied)
-
-
-def _bound(function: _Function) -> set[str]:
-    """The names the function binds: its parameters and what it assigns."""
-    assigned = {
-        node.id
-        for node in ast.walk(function)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
-    return parameters(function) | assigned

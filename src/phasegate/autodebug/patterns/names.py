@@ -27,7 +27,7 @@ from phasegate.autodebug.patterns.base import (
     lines_apart,
     short,
 )
-from phasegate.autodebug.patterns.functions import own_nodes, parameters, parents_of
+from phasegate.autodebug.patterns.functions import bound_names, parents_of
 from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
 from phasegate.autodebug.patterns.import_names import relative_module
 from phasegate.autodebug.source import (
@@ -224,17 +224,9 @@ def _around_bindings(failure: LiveFailure, frame: LiveFrame) -> set[str]:
     node = parents.get(id(own))
     while node is not None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names |= _bound_in(node)
+            names |= bound_names(node, nested=False)
         node = parents.get(id(node))
     return names
-
-
-def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names a function binds in its own scope: its parameters and assigned names."""
-    stored = own_nodes(function.body)
-    return parameters(function) | {
-        node.id for node in stored if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
 
 
 def _name_matches(missing: str, scopes: list[tuple[str, set[str]]]) -> list[NameMatch]:

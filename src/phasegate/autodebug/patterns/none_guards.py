@@ -32,6 +32,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.decorator_factories import factory_bodies
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
+    bound_names,
     first_statement,
     functions_in,
     is_none,
@@ -434,16 +435,13 @@ def _analogous_bodies(function: _Function, subject: str) -> list[tuple[str, floa
     orig_dpath`` gives ``ext = orig_ext`` for ``ext`` when the function binds ``orig_ext``."""
     if "." in subject:
         return []
-    bound = _bound(function)
-    bodies = [_renamed(body, name, subject, bound) for name, body in _guards_of_names(function)]
+    bound = bound_names(function, nested=False)
+    bodies = [
+        _with_name_part_replaced(body, name, subject, bound)
+        for name, body in _guards_of_names(function)
+    ]
     why = "as the function guards its other values"
     return [(body, 0.88, why) for body in bodies if body is not None and body != subject]
-
-
-def _bound(function: _Function) -> set[str]:
-    """The names the function binds: its parameters and what it assigns."""
-    stored = [n for n in own_nodes(function.body) if isinstance(n, ast.Name)]
-    return parameters(function) | {n.id for n in stored if isinstance(n.ctx, ast.Store)}
 
 
 def _guards_of_names(function: _Function) -> list[tuple[str, ast.stmt]]:
@@ -462,7 +460,9 @@ def _guarded_name(node: ast.AST) -> str | None:
     return name if isinstance(name, str) and _is_guard(node, name) else None
 
 
-def _renamed(statement: ast.stmt, old: str, new: str, bound: set[str]) -> str | None:
+def _with_name_part_replaced(
+    statement: ast.stmt, old: str, new: str, bound: set[str]
+) -> str | None:
     """``statement`` with ``old`` in each name made ``new``, when it then names something
     else bound (``orig_dpath`` made ``orig_ext``); else None."""
     copied = copy.deepcopy(statement)
