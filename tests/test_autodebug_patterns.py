@@ -1966,3 +1966,16 @@ def test_an_early_exit_that_reads_the_value_guarded_is_no_guard_body(
     )
     assert restores(candidates[0], reading)
     assert not [c for c in candidates if "plain(found)" in c.description]
+
+
+def test_a_none_in_a_slot_is_read_as_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A slot is found on the class as its member descriptor: its value is read through it.
+    code = (
+        "class Only:\n    __slots__ = ('_included',)\n\n    def __init__(self):\n"
+        "        self._included = None\n\n    def __contains__(self, item):\n"
+        "        return item in self._included\n"
+    )
+    diagnosis = classify_in(
+        tmp_path, {"ng_slots.py": code}, "import ng_slots; 'a' in ng_slots.Only()", monkeypatch
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-iterated", "self._included")

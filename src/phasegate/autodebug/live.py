@@ -204,12 +204,12 @@ def _resolve_attribute(
     if not ok:
         return False, None
     try:
-        value = _getattr_static(base, node.attr)
-    except AttributeError:
+        value = _as_accessed(base, _getattr_static(base, node.attr))
+    except AttributeError:  # no such attribute, or a slot never set
         return False, None
     if isinstance(value, property):
         return False, None  # reading it would run the user's code
-    return True, _as_accessed(base, value)
+    return True, value
 
 
 def _as_accessed(base: object, value: object) -> object:
@@ -223,6 +223,8 @@ def _as_accessed(base: object, value: object) -> object:
         return value
     if inspect.isfunction(value):
         return MethodType(value, base)
+    if inspect.ismemberdescriptor(value):
+        return value.__get__(base, type(base))  # a slot of ``__slots__``: no user code runs
     if inspect.ismethoddescriptor(value) and hasattr(value, "__get__"):
         # A builtin method (list.append): bind it, as attribute access would.
         return value.__get__(base, type(base))
