@@ -1979,3 +1979,15 @@ def test_a_none_in_a_slot_is_read_as_none(tmp_path: Path, monkeypatch: pytest.Mo
         tmp_path, {"ng_slots.py": code}, "import ng_slots; 'a' in ng_slots.Only()", monkeypatch
     )
     assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-iterated", "self._included")
+
+
+def test_a_name_imported_as_itself_is_exported_not_unused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = PROMPT.replace("    if proc is None:\n        proc = convert(kind, default)\n", "")
+    faulty = faulty.replace("import convert\n", "import convert as convert\n")
+    files = {"ng_converters.py": CONVERTERS, "ng_prompt3.py": faulty}
+    code = "import ng_prompt3; ng_prompt3.prompt('3', kind=int)"
+    _, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
+    assert candidates, "the guards of other shapes are still offered"
+    assert not [c for c in candidates if "no longer uses" in c.description]

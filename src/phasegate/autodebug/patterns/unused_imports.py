@@ -51,9 +51,11 @@ def _unused_imports(module: ast.Module) -> list[str]:
 
 
 def _from_imported(module: ast.Module) -> list[str]:
-    """The names the module's top-level ``from`` imports bind (not ``__future__``'s)."""
+    """The names the module's top-level ``from`` imports bind: not ``__future__``'s, nor a
+    star's, nor those imported ``as`` themselves (``from .core import Argument as Argument``
+    says: exported)."""
     own = [s for s in module.body if isinstance(s, ast.ImportFrom) and s.module != "__future__"]
-    return [alias.asname or alias.name for s in own for alias in s.names if alias.name != "*"]
+    return [a.asname or a.name for s in own for a in s.names if a.name not in ("*", a.asname)]
 
 
 def _mention(node: ast.AST) -> str | None:
