@@ -435,8 +435,26 @@ def test_a_quote_dropped_in_a_sequence_of_strings_is_put_back_before_its_comma(
     assert diagnosis.kind == "unterminated-string"
     assert candidates
     assert restores(candidates[0], original)
-    offered = [edit.text for candidate in candidates for edit in candidate.edits]
-    assert not any("," in string for text in offered for string in _strings(text))
+    first_misfit = next(
+        number
+        for number, candidate in enumerate(candidates)
+        if any("," in string for edit in candidate.edits for string in _strings(edit.text))
+    )
+    assert first_misfit > 0
+
+
+def test_a_quote_whose_right_place_breaks_a_sequence_s_shape_is_still_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the right line holds `"c" + SUFFIX`, an item no plain string: the wrong placement
+    # `"c + SUFFIX"` fits the sequence better and comes first, yet must not hide it
+    original = 'SUFFIX = "z"\nROW = ("a", "b", "c" + SUFFIX)\n'
+    faulty = original.replace('"c" +', '"c +')
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {"sx_sequence_sum.py": faulty}, "import sx_sequence_sum", monkeypatch
+    )
+    assert diagnosis.kind == "unterminated-string"
+    assert any(restores(candidate, original) for candidate in candidates)
 
 
 def _strings(text: str) -> list[str]:

@@ -443,11 +443,12 @@ def _triple_quote_closed(lines: list[str], line: int, quote: str) -> Iterator[Ed
 
 
 def _quote_placed(lines: list[str], line: int, start: int, quote: str) -> Iterator[Edit]:
-    """Where the quote goes: every place on the line where it makes the file compile and
-    breaks the shape of no sequence of strings more than another place does (see
-    ``_misfit_items``), the one that leaves the least text inside strings first (a misplaced
-    quote turns code into string), then the rightmost (a closing quote is usually forgotten
-    at the end)."""
+    """Where the quote goes: every place on the line where it makes the file compile, those
+    that break the shape of fewer items of a sequence of strings first (see
+    ``_misfit_items``; ranked, never dropped: the right place can break it too, as in
+    ``"_", ".".join(x)``), then the one that leaves the least text inside strings (a
+    misplaced quote turns code into string), then the rightmost (a closing quote is usually
+    forgotten at the end)."""
     found: list[tuple[int, int, int, Edit]] = []
     for position in range(1, len(lines[line - 1].rstrip("\r\n")) + 1):
         new = _insert(lines, line, position, quote)
@@ -458,8 +459,7 @@ def _quote_placed(lines: list[str], line: int, start: int, quote: str) -> Iterat
         found.append(
             (_misfit_items(new, line), _string_chars(new, line), -position, (new, description))
         )
-    ranked = sorted(found)
-    yield from (edit for misfits, _c, _p, edit in ranked if misfits == ranked[0][0])
+    yield from (edit for _misfits, _chars, _position, edit in sorted(found))
 
 
 def _misfit_items(text: str, line: int) -> int:
