@@ -145,6 +145,58 @@ def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
     assert started == []
 
 
+@pytest.mark.parametrize("failure", ["import", "interrupt"])
+def test_a_child_started_early_is_stopped_when_what_would_stop_it_fails(
+    failure: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The child starts before the module that waits for it is imported: when that import
+    # fails, or Ctrl-C comes meanwhile, nothing else would ever stop the child.
+    import argparse
+    import subprocess
+    import sys
+    import tempfile
+    from types import SimpleNamespace
+
+    from phasegate.gates import static_start
+    from phasegate.plugin.gate import start_static_early
+    from phasegate.processes import kill_group, start_in_group
+
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    child = StartedChild(
+        start_in_group(sleeper, cwd=tmp_path, stdin=subprocess.PIPE, stdout=None, stderr=None),
+        tempfile.TemporaryDirectory(dir=tmp_path),
+        0.0,
+    )
+    monkeypatch.setattr(static_start, "start_child", lambda **_kwargs: child)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    if failure == "import":
+        monkeypatch.setitem(sys.modules, "phasegate.gates.static_process", None)
+        expected: type[BaseException] = ImportError
+    else:
+
+        def interrupted(*_args: object) -> None:
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(StaticChecksProcess, "adopt", interrupted)
+        expected = KeyboardInterrupt
+    cleanups: list[Callable[[], None]] = []
+    early_config = SimpleNamespace(
+        known_args_namespace=argparse.Namespace(gate="two.toml"),
+        inipath=None,
+        rootpath=tmp_path,
+        stash=pytest.Stash(),
+        add_cleanup=cleanups.append,
+    )
+    try:
+        with pytest.raises(expected):
+            start_static_early(early_config)  # type: ignore[arg-type]
+        assert child.process.poll() is not None  # ended and reaped
+        assert not Path(child.folder.name).exists()
+        assert cleanups == []
+    finally:
+        kill_group(child.process)
+
+
 _START_IMPORTS = """
 import json, sys
 import pytest

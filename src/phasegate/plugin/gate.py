@@ -29,6 +29,7 @@ from phasegate.plugin import coverage as run_coverage
 if TYPE_CHECKING:
     from phasegate.gates.runner import GateRunner
     from phasegate.gates.static_process import StaticChecksProcess
+    from phasegate.gates.static_start import StartedChild
     from phasegate.plugin.recorder import Recorder
 
 __all__ = ["EARLY_STATIC_KEY", "build_runner", "configure", "start_static_early"]
@@ -52,19 +53,41 @@ def start_static_early(early_config: pytest.Config) -> None:
         return
     from phasegate.gates.static_start import start_child
     from phasegate.plugin import _project_root
+    from phasegate.processes import kill_group
 
     directory = getattr(namespace, "phasegate_dir", None)
     root = _project_root(early_config)
     artifacts_dir = Path(directory) if directory is not None else None
     base = getattr(namespace, "phasegate_base", None)
     child = start_child(root=root, gate=name, artifacts_dir=artifacts_dir, base=base)
+    try:
+        _keep_until_taken_over(
+            early_config, child, root=root, gate=name, artifacts_dir=artifacts_dir, base=base
+        )
+    except BaseException:  # nothing would stop it: an import failed, or Ctrl-C meanwhile
+        kill_group(child.process)
+        child.folder.cleanup()
+        raise
+
+
+def _keep_until_taken_over(
+    early_config: pytest.Config,
+    child: StartedChild,
+    *,
+    root: Path,
+    gate: str,
+    artifacts_dir: Path | None,
+    base: str | None,
+) -> None:
+    """Wrap the child in the process :func:`configure` hands the runner, stopped at the end
+    of the run unless the runner took it over."""
     # Only now: what waits for the child and reads its judgements imports pydantic and the
     # gate's models, which the child's start need not wait for.
     from phasegate.gates.static_process import StaticChecksProcess
 
     process = StaticChecksProcess(
         root=root,
-        gate=name,
+        gate=gate,
         artifacts_dir=artifacts_dir,
         base=base,
         timeout_s=0.0,  # set by the runner, which knows the gate's timeouts
