@@ -157,6 +157,20 @@ def test_a_change_whose_lines_repeat_beside_it_is_not_undone() -> None:
     )
 
 
+def test_a_change_whose_lines_occur_twice_in_the_current_text_is_not_undone() -> None:
+    # the review's wide fuzz: the project's own copy of the guard was a few lines away in
+    # the repair's text; later edits deleted the lines between, so the copies now touch and
+    # the matcher may take the project's copy for the guard (a statement would move)
+    before = "if a:\nreturn x\n    return\nif w is None:\n    w = 1\nreturn x\nif a:\n"
+    after = "if w is None:\n    w = 1\nreturn x\n    return\nif w is None:\n    w = 1\n"
+    after += "return x\nif a:\n"
+    current = "if w is None:\n    w = 1\nif w is None:\n    w = 1\nreturn x\n"
+    assert undone(before, after, current) is None
+    # with the project's copy gone, the guard's block occurs once and is undone
+    once = "if w is None:\n    w = 1\nreturn x\n    return\nreturn x\nif a:\n"
+    assert undone(before, after, once) == "if a:\nreturn x\n    return\nreturn x\nif a:\n"
+
+
 def test_a_repair_kept_after_a_withdrawn_guard_is_unproven_once_its_tests_fail() -> None:
     attempt = {
         "rank": 1,

@@ -112,8 +112,9 @@ def partial_guards(
 def undone(before: str, after: str, current: str) -> str | None:
     """``current`` with the change from ``before`` to ``after`` taken out of it, or None when
     a later edit rewrote a line that change wrote, or the lines it wrote repeat right beside
-    them (a later edit among such repeats leaves no way to tell which copy is the change's),
-    or the change only removed lines (where to put them back is then a guess)."""
+    them or occur more than once in ``current`` (a later edit among or between such copies
+    leaves no way to tell which one is the change's), or the change only removed lines
+    (where to put them back is then a guess)."""
     old, new, now = (text.splitlines(keepends=True) for text in (before, after, current))
     where = _unchanged_lines(new, now)
     result = list(now)
@@ -122,7 +123,7 @@ def undone(before: str, after: str, current: str) -> str | None:
         if tag == "equal":
             continue
         start = _still_at(where, j1, j2)
-        if start is None or _repeats_beside(new, j1, j2):
+        if start is None or _repeats_beside(new, j1, j2) or _runs_of(new[j1:j2], now) > 1:
             return None
         result[start : start + j2 - j1] = old[i1:i2]
     return "".join(result)
@@ -142,6 +143,12 @@ def _repeats_beside(lines: list[str], start: int, end: int) -> bool:
     the line before it is its last line, or the line after it its first."""
     before = start > 0 and lines[start - 1] == lines[end - 1]
     return before or (end < len(lines) and lines[end] == lines[start])
+
+
+def _runs_of(block: list[str], lines: list[str]) -> int:
+    """How many times ``block`` occurs in ``lines`` as a run of lines."""
+    size = len(block)
+    return sum(lines[k : k + size] == block for k in range(len(lines) - size + 1))
 
 
 def _unchanged_lines(old: list[str], new: list[str]) -> dict[int, int]:
