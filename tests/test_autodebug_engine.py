@@ -362,6 +362,9 @@ class _RunsOnTheTree:
         )
 
 
+_LONG_AGO = 1_000_000_000_123_456_789  # a file's times, in nanoseconds
+
+
 def _guard_then_respell(
     tmp_path: Path,
     mode: str,
@@ -371,8 +374,9 @@ def _guard_then_respell(
 ) -> tuple[list[str], list[str], set[str]]:
     """Run the engine on a guard for line 1, a respelling on line 2 and a None left failing
     on line 3 of one file: the outcomes, the run's warnings, and the diffs left written (their
-    last texts in ``texts``)."""
+    last texts in ``texts``). The file's times are :data:`_LONG_AGO` before the run."""
     (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
+    os.utime(tmp_path / "mod.py", ns=(_LONG_AGO, _LONG_AGO))
     failed = [
         FailedTest(
             "tests/test_a.py::test_one",
@@ -444,6 +448,8 @@ def test_a_repair_of_the_guards_file_is_re_run_once_the_guard_is_taken_out(
     # unproven, the respelling is taken out too, from the diff rewritten without the guard
     assert "w is None" not in texts["autodebug/02-name.diff"]
     assert (tmp_path / "mod.py").read_text() == "a = w\nb = nmae\nc = z\n"
+    # as it was before the run, the file has its times back (the guard's trial found them)
+    assert (tmp_path / "mod.py").stat().st_mtime_ns == _LONG_AGO
     assert diffs == set()  # both diffs removed
 
 

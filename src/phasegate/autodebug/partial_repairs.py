@@ -311,6 +311,7 @@ class PartialGuards:
         self._kept: list[KeptRepair] = []
         self._by_id: dict[str, AutodebugFailure] = {}
         self._order: dict[str, int] = {}
+        self._first: dict[str, Original] = {}
 
     def withdraw(
         self,
@@ -326,6 +327,7 @@ class PartialGuards:
         unrepaired = unrepaired_nones(entries)
         self._kept, self._by_id = kept, {entry.id: entry for entry in entries}
         self._order = {repair.entry_id: index for index, repair in enumerate(kept)}
+        self._first = _first_originals(kept)
         partial = partial_guards(list(kept), unrepaired)
         for repair in partial:
             self._withdraw(repair, unrepaired)
@@ -423,8 +425,9 @@ class PartialGuards:
 
     def _take_out(self, repair: KeptRepair) -> str | None:
         """Take a kept repair's change out of the files as they are now, byte for byte as its
-        trial found them where nothing else changed them; else why it cannot be (the files
-        keep the change, and a warning says so)."""
+        trial found them where nothing else changed them (a file back as it was before the
+        run gets its times back too); else why it cannot be (the files keep the change, and a
+        warning says so)."""
         try:
             edits = [
                 FileEdit(edit.path, _taken_out(repair, edit, self.project.read(edit.path)))
@@ -436,8 +439,19 @@ class PartialGuards:
                 f"{stays}; revert it by hand"
             )
             return str(stays)
-        self.workspace.put_back(edits, repair.originals)
+        self.workspace.put_back(edits, self._first)
         return None
+
+
+def _first_originals(kept: Sequence[KeptRepair]) -> dict[str, Original]:
+    """Each file of the ``kept`` repairs as the first trial of it found it: as it was before
+    the run (a trial not kept restores it), so a file taken back to those bytes, by however
+    many repairs taken out, gets its times back too."""
+    first: dict[str, Original] = {}
+    for repair in kept:
+        for path, original in repair.originals.items():
+            first.setdefault(path, original)
+    return first
 
 
 def _taken_out(repair: KeptRepair, edit: FileEdit, current: str | None) -> str:
