@@ -250,7 +250,8 @@ def serial_stretches(events: list[tuple[float, str]]) -> dict[str, float]:
 
 
 #: The static side's critical path, stretch by stretch: (what, from the first event starting
-#: with, to the first event starting with). A stretch whose moments a run lacks is left out.
+#: with (the latest of several), to the first event starting with). A stretch whose moments a
+#: run lacks is left out.
 STATIC_SIDE = (
     ("the static process's start, to its first check", "phasegate.gates.static_process starts",
      "check "),
@@ -260,7 +261,8 @@ STATIC_SIDE = (
     ("the build check's reading of its sdist and wheel", "build exits", "check build finished"),
     ("the build check's end, to the static process's exit", "check build finished",
      "phasegate.gates.static_process exits"),
-    ("the static process's exit, to the parent's noticing", "phasegate.gates.static_process exits",
+    ("the parent's noticing the static process's exit, once waiting",
+     ("phasegate.gates.static_process exits", "waiting for the static process starts"),
      "waiting for the static process ends"),
     ("the session's end after the wait (verdict, round, summary)",
      "waiting for the static process ends", "session end ends"),
@@ -268,13 +270,15 @@ STATIC_SIDE = (
 
 
 def static_side(events: list[tuple[float, str]]) -> dict[str, float]:
-    """Wall seconds of each stretch of :data:`STATIC_SIDE` the run has both moments of, the
-    second looked for from the first on."""
+    """Wall seconds of each stretch of :data:`STATIC_SIDE` the run has the moments of, the end
+    looked for from the start on."""
     figures: dict[str, float] = {}
     for what, start, end in STATIC_SIDE:
-        begun = next((t for t, event in events if event.startswith(start)), None)
-        if begun is None:
+        starts = (start,) if isinstance(start, str) else start
+        moments = [next((t for t, event in events if event.startswith(s)), None) for s in starts]
+        if None in moments:
             continue
+        begun = max(t for t in moments if t is not None)
         ended = next((t for t, event in events if t >= begun and event.startswith(end)), None)
         if ended is not None:
             figures[what] = ended - begun

@@ -60,6 +60,7 @@ STATIC_EVENTS = [
     (1.0, "build starts (pid 3)"),
     (2.0, "build exits, 0.10 s CPU of its own"),
     (2.25, "check build finished"),
+    (2.4, "waiting for the static process starts"),
     (2.5, "phasegate.gates.static_process exits, 1.00 s CPU of its own"),
     (2.5, "waiting for the static process ends"),
     (3.0, "session end ends (verdict written)"),
@@ -83,9 +84,17 @@ def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
     assert gate_timeline.static_side(cached) == {
         "the static process's start, to its first check": 0.25,
         "the build check's end, to the static process's exit": 0.25,
-        "the static process's exit, to the parent's noticing": 0.0,
+        "the parent's noticing the static process's exit, once waiting": 0.0,
         "the session's end after the wait (verdict, round, summary)": 0.5,
     }
+    # The static process ended before the parent waited: the noticing counts from the wait.
+    early = [(t, e) for t, e in STATIC_EVENTS if not e.startswith("waiting")]
+    early += [(2.75, "waiting for the static process starts")]
+    early += [(2.8, "waiting for the static process ends")]
+    noticing = gate_timeline.static_side(sorted(early))
+    assert (
+        round(noticing["the parent's noticing the static process's exit, once waiting"], 3) == 0.05
+    )
 
 
 def test_each_stretchs_median_is_over_the_runs_that_have_it(gate_timeline: ModuleType) -> None:
