@@ -408,6 +408,21 @@ def test_a_bracket_lost_in_the_middle_of_a_line_is_put_back_there(
     assert any(restores(candidate, original) for candidate in candidates[:5])
 
 
+@pytest.mark.parametrize("key", ["y", "m"])
+def test_a_bracket_lost_before_a_comma_is_put_back_there_not_where_it_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    # `(out).get(...)` and `(out.get)(...)` compile but are the code without the bracket
+    original = "def ymd(out):\n    return (out.get('y'), out.get('m'), out.get('d'))\n"
+    faulty = original.replace(f"get('{key}')", f"get('{key}'")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {f"sx_idle_{key}.py": faulty}, f"import sx_idle_{key}", monkeypatch
+    )
+    assert diagnosis.kind == "unclosed-bracket"
+    assert any(restores(candidate, original) for candidate in candidates[:2])
+    assert not any("(out)." in edit.text for c in candidates for edit in c.edits)
+
+
 @pytest.mark.parametrize(
     ("name", "original", "faulty"),
     [

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.live import project_path
 from phasegate.autodebug.patterns.base import short
-from phasegate.autodebug.source import compiles, line_indent, split_lines
+from phasegate.autodebug.source import compiles, line_indent, parse, split_lines
 from phasegate.failures import exception_type_name
 
 if TYPE_CHECKING:
@@ -261,8 +261,8 @@ def _unclosed_bracket(text: str, diagnosis: Diagnosis) -> Iterator[Edit]:
     openers = _open_at_error(text, line, col, here)
     for open_line, _open_col, opener in openers[:2]:
         yield from _closed_at_line_ends(lines, open_line, opener, line)
-    for open_line, _open_col, opener in openers[:1]:
-        yield from _closed_after_tokens(text, lines, open_line, opener, line)
+    for open_line, open_col, opener in openers[:1]:
+        yield from _closed_after_tokens(text, lines, (open_line, open_col), opener, line)
 
 
 def _open_at_error(text: str, line: int, col: int, here: str) -> list[tuple[int, int, str]]:
@@ -275,16 +275,38 @@ def _open_at_error(text: str, line: int, col: int, here: str) -> list[tuple[int,
 
 
 def _closed_after_tokens(
-    text: str, lines: list[str], open_line: int, opener: str, line: int
+    text: str, lines: list[str], opened: tuple[int, int], opener: str, line: int
 ) -> Iterator[Edit]:
     """The bracket may have been lost in the middle of a line (`f(g(x, y)` for `f(g(x), y)`):
-    the opener closed after every token of the lines it spans, left to right."""
+    the opener closed after every token of the lines it spans, those before a comma first
+    (a bracket is most often lost before the separator of the items around it), then left
+    to right, except where the pair of brackets would change nothing (`(out).get(...)`:
+    parentheses around a name that only take the place of a repair that changes the code)."""
     closer = _OPENERS[opener]
-    for number, col_after in _token_ends(text, open_line, max(line, open_line) + 3):
-        yield (
-            _insert(lines, number, col_after, closer),
-            f"close a '{opener}' at {number}:{col_after + 1}",
-        )
+    open_line = opened[0]
+    ends = list(_token_ends(text, open_line, max(line, open_line) + 3))
+    before_comma = [end for end in ends if _followed_by(lines, end, ",")]
+    for number, col_after in dict.fromkeys([*before_comma, *ends]):
+        new = _insert(lines, number, col_after, closer)
+        if _idle_pair(new, opened, (number, col_after)):
+            continue
+        yield new, f"close a '{opener}' at {number}:{col_after + 1}"
+
+
+def _followed_by(lines: list[str], place: tuple[int, int], mark: str) -> bool:
+    """Whether the code at ``place`` (line, column) goes on with ``mark``."""
+    number, col = place
+    return lines[number - 1][col:].lstrip().startswith(mark)
+
+
+def _idle_pair(new: str, opened: tuple[int, int], closed: tuple[int, int]) -> bool:
+    """Whether the brackets at ``opened`` and ``closed`` (line, column) of ``new`` change
+    nothing: ``new`` parses to the same tree with both taken out."""
+    lines = split_lines(new)
+    without = split_lines(_delete(lines, *closed))
+    before = parse(new)
+    after = parse(_delete(without, *opened))
+    return before is not None and after is not None and ast.dump(before) == ast.dump(after)
 
 
 def _unmatched_closer(lines: list[str], line: int, col: int, here: str) -> Iterator[Edit]:
