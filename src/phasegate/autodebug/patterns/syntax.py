@@ -124,15 +124,14 @@ class SyntaxPattern:
 def _error_span(exc: SyntaxError) -> tuple[int | None, int | None, int | None, int | None]:
     """``(line, col, end_line, end_col)`` of a syntax error, 0-based columns; the end only
     when CPython gives a valid one."""
-    offset, end_offset = exc.offset, getattr(exc, "end_offset", None)
-    end_line = getattr(exc, "end_lineno", None)
-    valid_end = end_line is not None and end_offset is not None and end_offset > 0
-    return (
-        exc.lineno,
-        offset - 1 if offset and offset > 0 else None,
-        end_line if valid_end else None,
-        end_offset - 1 if valid_end and end_offset else None,
-    )
+    end_col = _column(exc.end_offset) if exc.end_lineno is not None else None
+    end_line = exc.end_lineno if end_col is not None else None
+    return exc.lineno, _column(exc.offset), end_line, end_col
+
+
+def _column(offset: int | None) -> int | None:
+    """The 0-based column of CPython's 1-based ``offset``; None when it gives none."""
+    return offset - 1 if offset is not None and offset > 0 else None
 
 
 def _generator_order(diagnosed: str) -> list[str]:
