@@ -1903,6 +1903,25 @@ def test_no_decorator_factory_is_offered_where_the_module_does_not_import_partia
     assert not [c for c in candidates if "partial" in c.description]
 
 
+def test_a_call_whose_name_only_ends_in_cast_makes_no_other_name_for_a_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `broadcast(kind, fn)` is no `typing.cast`: its value is not `fn` under another name
+    faulty = (
+        HOOK.replace(
+            "    if fn is None:\n        return functools.partial(hook, tag=tag, **options)\n", ""
+        )
+        .replace("typing.cast(", "broadcast(")
+        .replace("\n\ndef hook", "\n\ndef broadcast(kind, value):\n    return value\n\n\ndef hook")
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path, {"ng_hook3.py": faulty}, "import ng_hook3; ng_hook3.hook()", monkeypatch
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("attribute-of-none", "function")
+    assert candidates, "the guards of `function` are still offered"
+    assert not [c for c in candidates if "fn is None" in c.edits[0].text]
+
+
 CONVERTERS = """\
 def convert(kind, default):
     return kind or type(default)

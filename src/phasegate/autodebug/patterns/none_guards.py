@@ -89,11 +89,18 @@ def _aliased(site: _Site) -> _Site | None:
     ``function = fn``), guarded before that statement: the None came in as the parameter."""
     setter = _setter(site.function, site.subject, site.line)
     value = setter.value if isinstance(setter, ast.Assign) else None
-    if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("cast"):
+    if isinstance(value, ast.Call) and _is_cast(value.func):
         value = value.args[-1] if len(value.args) == 2 else None
     if not isinstance(value, ast.Name) or value.id not in parameters(site.function):
         return None
     return site._replace(subject=value.id, line=value.lineno)
+
+
+def _is_cast(func: ast.expr) -> bool:
+    """Whether ``func`` names ``cast`` (``typing.cast``, ``t.cast`` or ``cast`` imported)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "cast"
+    return isinstance(func, ast.Name) and func.id == "cast"
 
 
 def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Candidate]:
