@@ -2043,3 +2043,45 @@ def test_a_name_imported_as_itself_is_exported_not_unused(
     _, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
     assert candidates, "the guards of other shapes are still offered"
     assert not [c for c in candidates if "no longer uses" in c.description]
+
+
+BARREL = """\
+class Barrel:
+    def __init__(self, *lists):
+        self.lists = list(lists)
+
+    def _translate(self, index):
+        for number, items in enumerate(self.lists):
+            if index < len(items):
+                return number, index
+            index -= len(items)
+        return None, None
+
+    def __getitem__(self, index):
+        number, relative = self._translate(index)
+        if number is None:
+            raise IndexError()
+        return self.lists[number][relative]
+
+    def __delitem__(self, index):
+        number, relative = self._translate(index)
+        if number is None:
+            raise IndexError()
+        del self.lists[number][relative]
+"""
+
+
+def test_a_none_index_is_guarded_as_the_project_guards_it_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `list indices must be integers or slices, not NoneType`: the index was None.
+    guard = "        if number is None:\n            raise IndexError()\n"
+    faulty = BARREL.replace(guard + "        return self", "        return self")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_barrel.py": faulty},
+        "import ng_barrel; ng_barrel.Barrel([1])[5]",
+        monkeypatch,
+    )
+    assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-index", "number")
+    assert restores(candidates[0], BARREL)

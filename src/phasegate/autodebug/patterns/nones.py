@@ -73,6 +73,7 @@ _USAGE_PHRASES = {
     "attribute-of-none": "its attribute `{usage}` is read",
     "none-called": "it is called",
     "none-subscripted": "it is subscripted",
+    "none-index": "it is an index",
     "none-iterated": "it is iterated over",
     "none-operand": "it is an operand of `{usage}`",
     "none-argument": "it is passed to `{usage}`",
@@ -316,7 +317,14 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
         return _loop_over_none(span)
     if isinstance(failure.exc, AttributeError):
         return _attribute_of_none(failure.exc, node)
-    readers = (_none_joined, _none_called, _none_subscripted, _none_operand, _none_container)
+    readers = (
+        _none_joined,
+        _none_called,
+        _none_subscripted,
+        _none_index,
+        _none_operand,
+        _none_container,
+    )
     for reader in (*readers, _none_ordered, _none_comprehended):
         found = reader(span, node)
         if found is not None:
@@ -379,6 +387,19 @@ def _joined_items(node: ast.expr) -> list[ast.expr]:
 def _none_subscripted(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
     if isinstance(node, ast.Subscript) and (span.is_none(node.value) or span.says_none):
         return "none-subscripted", node.value, None
+    return None
+
+
+#: CPython's message for a None as the index of a list, a tuple or a string.
+_NONE_INDEX = "indices must be integers or slices, not NoneType"
+
+
+def _none_index(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """``items[i]`` with ``i`` None: the index, where the sequence was not."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    if span.is_none(node.slice) or _NONE_INDEX in str(span.failure.exc):
+        return "none-index", node.slice, None
     return None
 
 
