@@ -145,6 +145,37 @@ def test_pytest_starts_the_child_before_planning_and_stops_it_when_unused(
     assert started == []
 
 
+@pytest.mark.parametrize(
+    ("option", "shown"),
+    [
+        ("--help", "*--gate=NAME*"),
+        ("--markers", "*@pytest.mark.skip*"),
+        ("--fixtures", "*tmp_path*"),
+        ("--fixtures-per-test", "*fixtures used by test_a*"),
+        ("--collect-only", "*test_a*"),
+    ],
+)
+def test_pytest_starts_no_child_for_a_run_that_only_shows_something(
+    option: str, shown: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[StaticChecksProcess] = []
+    adopt = StaticChecksProcess.adopt  # every start, early or by the runner, ends here
+
+    def recording_adopt(self: StaticChecksProcess, child: StartedChild) -> None:
+        started.append(self)
+        adopt(self, child)
+
+    monkeypatch.setattr(StaticChecksProcess, "adopt", recording_adopt)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker
+    pytester.makepyfile(test_a="def test_a(tmp_path):\n    pass\n")
+    pytester.makefile(".toml", two=GATE)
+
+    result = pytester.runpytest("--gate=two.toml", option, "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([shown])
+    assert started == []
+    assert not (pytester.path / ".phasegate").exists()  # no verdict of a run without tests
+
+
 @pytest.mark.parametrize("failure", ["import", "interrupt"])
 def test_a_child_started_early_is_stopped_when_what_would_stop_it_fails(
     failure: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

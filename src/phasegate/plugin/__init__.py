@@ -56,6 +56,9 @@ RECORDER_KEY = pytest.StashKey["Recorder"]()
 #: Options that turn phasegate on; any of them starts the recording.
 SWITCHES: tuple[str, ...] = ("gate", "tdd", "autodebug")
 
+#: pytest's options, as named in its namespace, with which it runs no test.
+_SHOWS_ONLY = ("collectonly", "help", "markers", "showfixtures", "show_fixtures_per_test")
+
 #: Modules with ``configure(config, recorder)``, imported only when phasegate is on.
 FEATURES: tuple[str, ...] = (
     "phasegate.plugin.shard",
@@ -167,12 +170,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         # A pytest-xdist worker only annotates; the controller records and writes.
         config.pluginmanager.register(WorkerAnnotator(config), "phasegate-annotator")
-    elif config.getoption("collectonly"):
+    elif _shows_only(config.option):
         return  # no test runs, so there is nothing to record
     else:
         recorder = _register_recorder(config)
     for name in FEATURES:
         importlib.import_module(name).configure(config, recorder)
+
+
+def _shows_only(options: object) -> bool:
+    """Whether pytest, given these options (its namespace), only shows something and runs no
+    test: the collected tests, its help, the markers or the fixtures."""
+    return any(getattr(options, name, False) for name in _SHOWS_ONLY)
 
 
 def _check_options(config: pytest.Config, *, switched_on: bool) -> None:

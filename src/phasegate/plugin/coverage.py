@@ -76,9 +76,12 @@ def start_early(early_config: pytest.Config, args: list[str]) -> None:
 
 def _measures_here(namespace: object) -> bool:
     """Whether this process measures coverage for a gate: one is asked for (not ``record``,
-    nor a collection only), pytest-cov does not measure, and the tests run here."""
+    nor a run that only shows something), pytest-cov does not measure, and the tests run
+    here."""
+    from phasegate.plugin import _shows_only
+
     requested = getattr(namespace, "gate", None)
-    if requested is None or requested == "record" or getattr(namespace, "collectonly", False):
+    if requested is None or requested == "record" or _shows_only(namespace):
         return False
     if getattr(namespace, "cov_source", None):
         return False  # pytest-cov measures; its data is read at the end

@@ -41,9 +41,10 @@ EARLY_STATIC_KEY: pytest.StashKey[StaticChecksProcess] = pytest.StashKey()
 def start_static_early(early_config: pytest.Config) -> None:
     """Start the static checks' process for ``--gate=NAME``; from ``pytest_load_initial_conftests``.
 
-    Not for ``--gate=record``, a collection only, a shard (its static checks run in ``phasegate
-    merge``), a pytest-xdist worker, or a gate name that looks like a test path (a usage error
-    soon). Whatever stops the run before the runner takes the process over stops it too.
+    Not for ``--gate=record``, a run that only shows something (``--collect-only``, ``--help``,
+    ``--markers``, ``--fixtures``), a shard (its static checks run in ``phasegate merge``), a
+    pytest-xdist worker, or a gate name that looks like a test path (a usage error soon).
+    Whatever stops the run before the runner takes the process over stops it too.
     """
     namespace = early_config.known_args_namespace
     name = getattr(namespace, "gate", None)
@@ -98,12 +99,13 @@ def _keep_until_taken_over(
 
 
 def _judges_here(namespace: object) -> bool:
-    """Whether this process judges the gate: not a collection only, a shard or an xdist
-    worker."""
+    """Whether this process judges the gate: not a run that only shows something, a shard or
+    an xdist worker."""
+    from phasegate.plugin import _shows_only
     from phasegate.shards import SHARD_ENV
 
     return not (
-        getattr(namespace, "collectonly", False)
+        _shows_only(namespace)
         or getattr(namespace, "phasegate_shard", None) is not None
         or os.environ.get(SHARD_ENV)
         or os.environ.get("PYTEST_XDIST_WORKER")
