@@ -539,11 +539,12 @@ def test_the_wait_for_the_child_takes_a_descriptor_past_select_s_limit(
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if pidfd_open is None or soft <= 1100:
         pytest.skip("no pidfd, or too few descriptors allowed here")
+    import fcntl  # POSIX only, as pidfds are
 
     def numbered_past_1023(pid: int) -> int:
         first = pidfd_open(pid)
         try:
-            return os.dup2(first, 1100)
+            return fcntl.fcntl(first, fcntl.F_DUPFD, 1100)  # the lowest free from 1100 on
         finally:
             os.close(first)
 

@@ -405,9 +405,9 @@ def exit_at_once(code: int) -> NoReturn:
     interpreter that loaded griffe, pydantic and every check's module took about 0.3 s after
     the judgements were on disk (more-itertools, under load; 0.02 to 0.04 s without it); none
     of it is needed. The judgements were written atomically and closed before this; a tool or
-    git command still running is killed, as when the child is stopped. Only for a child whose
-    thread still running is cut off and may leave its temporary folders behind, which is why
-    :func:`main` first waits a few seconds for such threads.
+    git command still running is killed, as when the child is stopped. A check's thread still
+    running is cut off and may leave its temporary folders behind, which is why :func:`main`
+    first waits a few seconds for such threads.
     """
     kill_running_groups()
     for stream in (sys.stdout, sys.stderr):
