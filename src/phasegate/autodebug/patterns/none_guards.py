@@ -9,16 +9,23 @@ the code does elsewhere:
 * **an early return**: of the other value the statement that set it also set
   (``sigspec, rv = check(...)``), of what the function's other ``return`` statements give (a
   constant, or an expression of what is known at the top: ``return self``, ``return value``),
+  of what an ``if`` of the function returns where it leaves early (not reading the value),
   or of nothing;
 * **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
   default, or the empty value the use calls for (``[]`` before ``.append``);
 * **the default kept elsewhere**: ``partial = self.partial`` for a method's parameter whose
   class sets ``self.partial``; the function's other returns with ``default_color`` for
-  ``color`` where the code names that default (:mod:`.own_settings`).
+  ``color`` where the code names that default (:mod:`.own_settings`);
+* **what the deleted code called**: a name its module imports and no longer reads, called as
+  the project calls it elsewhere (:mod:`.unused_imports`); a decorator that is its own
+  factory returned with its options bound (:mod:`.decorator_factories`).
 
-Each goes right after the statement that last set the value (or at the top of the function,
-after its docstring, for a parameter), and right before the failing statement. Which guard is
-right is decided by the tests; a guard is never placed in a test file.
+Each goes right after the statement that last set the value (for a parameter: after the
+guards of the parameters before it, then at the top of the function, after its docstring and
+the helpers it defines first that do not read the value), and right before the failing
+statement; a local that only renames a parameter (``function = cast(Hook, fn)``) has the
+parameter guarded too. Which guard is right is decided by the tests; a guard is never placed
+in a test file.
 """
 
 from __future__ import annotations
