@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.patterns import NamePattern
 from phasegate.autodebug.source import insert_import
 from tests.autodebug_support import classify_in, diagnose, explain, restores
@@ -2018,6 +2018,73 @@ def test_an_early_exit_that_reads_the_value_guarded_is_no_guard_body(
     )
     assert restores(candidates[0], reading)
     assert not [c for c in candidates if "plain(found)" in c.description]
+
+
+DISPATCH = """\
+class Table:
+    def get(self, token):
+        return None
+
+
+def parse(token, table):
+    if token.startswith("a"):
+        return table.alpha(token)
+    if token.startswith("b"):
+        return table.beta(token)
+    if token.startswith("c"):
+        return table.gamma(token)
+    if token.startswith("d"):
+        return table.delta(token)
+    if token.startswith("e"):
+        return table.epsilon(token)
+    if token.startswith("f"):
+        return table.zeta(token)
+    found = table.get(token)
+    if found is None:
+        return None
+    return found.value
+"""
+
+
+def test_a_dispatcher_s_many_early_exits_leave_room_for_return_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = DISPATCH.replace("    if found is None:\n        return None\n", "")
+    _, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_dispatch.py": faulty},
+        "import ng_dispatch; ng_dispatch.parse('z', ng_dispatch.Table())",
+        monkeypatch,
+    )
+    assert any(restores(candidate, DISPATCH) for candidate in candidates)
+    exits = {_guard_of(c) for c in candidates if "leaves early elsewhere" in c.description}
+    assert len(exits) == 2  # of the six
+
+
+def test_a_module_importing_many_names_it_does_not_read_leaves_room_for_return_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a package's __init__ re-exporting without __all__: each name looks unused
+    names = [f"helper_{number}" for number in range(8)]
+    imports = f"from ng_many.core import {', '.join(names)}\n"
+    original = imports + "\n\ndef get(value, a, b):\n    if value is None:\n        return None\n"
+    original += "    return value.x\n"
+    calls = "".join(f"    x = {name}(a, b)\n" for name in names)
+    files = {
+        "ng_many/__init__.py": original.replace("    if value is None:\n        return None\n", ""),
+        "ng_many/core.py": "".join(f"def {name}(a, b):\n    return a\n" for name in names),
+        "ng_many/user.py": f"{imports}\n\ndef use(a, b):\n{calls}",
+    }
+    code = "import ng_many; ng_many.get(None, 1, 2)"
+    _, candidates, _ = diagnose(tmp_path, files, code, monkeypatch)
+    assert any(restores(candidate, original) for candidate in candidates)
+    unused = {_guard_of(c) for c in candidates if "no longer uses" in c.description}
+    assert len(unused) == 2  # of the eight
+
+
+def _guard_of(candidate: Candidate) -> str:
+    """The guard a candidate puts back, as its description quotes it."""
+    return candidate.description.split("`")[1]
 
 
 def test_a_none_in_a_slot_is_read_as_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -68,6 +68,7 @@ __all__ = ["best_first", "blocks_held", "guard_block", "guard_bodies", "guard_sy
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
+_MAX_EARLY_EXITS = 2
 
 
 class _Site(NamedTuple):
@@ -599,7 +600,9 @@ def _early_exits(function: _Function, subject: str) -> list[tuple[str, float, st
     not isatty(out): return _nullpager(out)``), whatever it computes: a function that bails
     out one way when one thing is missing bails out the same way when another is. Not one
     that reads the value guarded, None there; a body reading a local set further down is
-    dropped where the guard goes."""
+    dropped where the guard goes. The two it takes most often (of equals, the function's
+    last statements first): a dispatcher's many exits must leave room for ``return None``
+    among the bodies."""
     exits = [
         node.body[0].value
         for node in own_nodes(function.body)
@@ -609,7 +612,8 @@ def _early_exits(function: _Function, subject: str) -> list[tuple[str, float, st
     computed = [
         v for v in exits if v is not None and not _is_constant(v) and not _reads(v, subject)
     ]
-    return [(f"return {ast.unparse(v)}", 0.74, why) for v in computed]
+    counted = Counter(f"return {ast.unparse(v)}" for v in computed)
+    return [(body, 0.74, why) for body, _ in counted.most_common(_MAX_EARLY_EXITS)]
 
 
 def _empty_returns(given: list[ast.expr]) -> list[tuple[str, float, str]]:

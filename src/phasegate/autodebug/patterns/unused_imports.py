@@ -8,15 +8,21 @@ into, other than the value guarded (``types.convert_type(type, default)`` in ano
 gives ``value_proc = convert_type(type, default)`` in ``prompt(text, default, ..., type,
 value_proc)``). A name the module lists as a string (in ``__all__``) is exported, not unused.
 Read from the syntax: a linter's "imported but unused" is this, without the linter's process.
+At most two bodies, the calls the project makes most often: a module importing many names it
+does not read (a package's ``__init__`` that re-exports without ``__all__``) must leave room
+among a guard's bodies for ``return None`` and the others; each file is parsed once for all
+such names.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.functions import parameters
+from phasegate.autodebug.source import parse
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -24,23 +30,24 @@ if TYPE_CHECKING:
 __all__ = ["unused_import_bodies"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_MAX_BODIES = 2
 
 
 def unused_import_bodies(
     project: Project, path: str, function: _Function, subject: str
 ) -> list[tuple[str, float, str]]:
-    """``(<subject> = <name>(<arguments>), score, why)`` for each name the module imports
-    and no longer reads, with the arguments the project's other calls of it pass (the two
-    most common), when ``function`` binds them all as parameters."""
+    """``(<subject> = <name>(<arguments>), score, why)`` for the names the module imports
+    and no longer reads, with the arguments the project's other calls of them pass (the two
+    most common calls of them all), when ``function`` binds them all as parameters."""
     source = project.editable_source(path)
     if source is None or "." in subject:
         return []
     known = parameters(function) - {subject}
     why = "calling what its module imports and no longer uses, as the project calls it"
+    calls = _calls_of(project, set(_unused_imports(source.tree)), known)
     return [
         (f"{subject} = {name}({arguments})", 0.79, why)
-        for name in _unused_imports(source.tree)
-        for arguments, _ in _calls_of(project, name, known).most_common(2)
+        for (name, arguments), _ in calls.most_common(_MAX_BODIES)
     ]
 
 
@@ -65,15 +72,25 @@ def _mention(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _calls_of(project: Project, name: str, known: set[str]) -> Counter[str]:
-    """The argument lists the project's calls of ``name`` pass, each an argument list of
+def _calls_of(project: Project, names: set[str], known: set[str]) -> Counter[tuple[str, str]]:
+    """``(name, arguments)`` of the project's calls of ``names`` that pass argument lists of
     ``known`` names only (positional, or keywords of the same names)."""
-    found: Counter[str] = Counter()
-    for _, tree in project.parsed_naming(name, project.source_files):
+    found: Counter[tuple[str, str]] = Counter()
+    for tree in _trees_naming(project, names):
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        found.update(_arguments(call, known) for call in calls if _callee(call) == name)
-    del found[""]
+        pairs = [(_callee(call) or "", _arguments(call, known)) for call in calls]
+        found.update((name, arguments) for name, arguments in pairs if name in names and arguments)
     return found
+
+
+def _trees_naming(project: Project, names: set[str]) -> Iterator[ast.Module]:
+    """Each project file whose text holds one of ``names``, parsed once (a file that does not
+    parse is left out)."""
+    for relpath in project.source_files if names else ():
+        text = project.read(relpath)
+        tree = parse(text) if text is not None and any(n in text for n in names) else None
+        if tree is not None:
+            yield tree
 
 
 def _callee(call: ast.Call) -> str | None:
