@@ -513,12 +513,13 @@ def test_a_misspelt_private_attribute_is_spelt_as_written_not_as_mangled(
             "    def grow(self):\n        return self.size + 1\n",
             "Box().grow()",
         ),
-        (
+        pytest.param(
             "module",
             "import sys\n\n\ndef function():\n    return 1\n\n\n"
             "def __getattr__(name):\n    raise AttributeError(name)\n\n\n"
             "def call():\n    return sys.modules[__name__].function()\n",
             "call()",
+            marks=pytest.mark.needs_columns,
         ),
     ],
 )
@@ -851,6 +852,7 @@ def test_a_string_and_a_number_added(tmp_path: Path, monkeypatch: pytest.MonkeyP
         ),
     ],
 )
+@pytest.mark.needs_columns
 def test_a_none_is_traced_to_where_it_came_from(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -874,6 +876,7 @@ def test_a_none_is_traced_to_where_it_came_from(
     assert "is None where" in explain(diagnosis, candidates[0])
 
 
+@pytest.mark.needs_columns
 def test_a_decorator_that_returns_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     original = (
         "def logged(func):\n    def wrapper(*args):\n        return func(*args)\n"
@@ -987,13 +990,14 @@ def test_a_diagnosis_survives_the_trip_as_plain_data(
             "pairs()",
             "too-many-arguments",
         ),
-        (
+        pytest.param(
             "nested_concatenation",
             'def label(word, n):\n    return word + " x" + str(n)\n',
             "str(n)",
             "n",
             "label('a', 2)",
             "operand-types",
+            marks=pytest.mark.needs_columns,
         ),
     ],
 )
@@ -1048,7 +1052,7 @@ def test_calls_that_do_not_fit(
             "return clip(value)",
             "Meter(3).low(5)",
         ),
-        (
+        pytest.param(
             "alike_names",
             "def group(key, seq):\n    return {key(x): x for x in seq}\n\n\n"
             "def join(leftkey, leftseq, rightkey, rightseq):\n"
@@ -1056,6 +1060,7 @@ def test_calls_that_do_not_fit(
             "return group(leftkey, leftseq), group",
             "return group(leftseq), group",
             "join(len, ['a'], len, ['b'])",
+            marks=pytest.mark.needs_columns,
         ),
         (
             "same_name_by_position",
@@ -1218,6 +1223,7 @@ def pair(text):
         ),
     ],
 )
+@pytest.mark.needs_columns
 def test_a_deleted_none_guard_is_put_back_as_the_code_guards_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, guard: str, code: str
 ) -> None:
@@ -1251,6 +1257,7 @@ def spread(items, r=None):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_guard_borrowed_from_another_function_reads_this_ones_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1285,6 +1292,7 @@ def count(items, pred=None):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_closures_free_variable_is_guarded_where_it_is_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1319,6 +1327,7 @@ class Spooled:
 """
 
 
+@pytest.mark.needs_columns
 def test_a_wrapper_given_no_value_hands_the_work_on_to_what_it_wraps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1356,6 +1365,7 @@ class Number(Field):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_none_handed_down_as_a_parameter_is_guarded_in_the_caller_its_namesakes_guard(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1386,6 +1396,7 @@ LAYERED_WITH_CONTEXT = LAYERED.replace(
 )
 
 
+@pytest.mark.needs_columns
 def test_a_callers_parameter_seen_none_but_not_handed_down_gets_no_guard_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1452,6 +1463,7 @@ class Loader:
 """
 
 
+@pytest.mark.needs_columns
 def test_a_methods_parameter_its_class_keeps_on_self_is_given_that_setting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1482,6 +1494,7 @@ def painter(color="plain"):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_default_kept_under_its_own_name_takes_the_place_of_the_lost_guards_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1524,6 +1537,7 @@ class Reader:
 """
 
 
+@pytest.mark.needs_columns
 def test_a_guard_goes_after_the_branch_that_last_set_the_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1560,6 +1574,7 @@ def augment(path, suffix="", ext=None, base=None, dpath=None):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_none_joined_is_guarded_as_the_function_guards_its_other_values(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1609,6 +1624,7 @@ class TestDouble(unittest.TestCase):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_unittest_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1625,6 +1641,7 @@ def test_a_unittest_assertion_on_a_function_that_returns_nothing_is_a_none(
     assert restores(candidates[0], original)
 
 
+@pytest.mark.needs_columns
 def test_two_tests_of_one_function_without_return_are_one_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1811,6 +1828,7 @@ def page(out, name):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_none_unpacked_is_guarded_by_leaving_as_the_function_leaves_early_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1829,6 +1847,7 @@ def test_a_none_unpacked_is_guarded_by_leaving_as_the_function_leaves_early_else
     assert "as the function leaves early elsewhere" in candidates[0].description
 
 
+@pytest.mark.needs_columns
 def test_an_attribute_set_on_none_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1841,6 +1860,7 @@ def test_an_attribute_set_on_none_is_a_none(
     assert (diagnosis.facts["expr"], diagnosis.facts["usage"]) == ("fn", "tag")
 
 
+@pytest.mark.needs_columns
 def test_a_none_attribute_error_out_of_a_property_is_a_none_not_the_property_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1874,6 +1894,7 @@ def hook(fn=None, *, tag="load", **options):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_decorator_that_is_its_own_factory_returns_itself_with_its_options_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1890,6 +1911,7 @@ def test_a_decorator_that_is_its_own_factory_returns_itself_with_its_options_bou
     assert "returns itself with them" in candidates[0].description
 
 
+@pytest.mark.needs_columns
 def test_no_decorator_factory_is_offered_where_the_module_does_not_import_partial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1903,6 +1925,7 @@ def test_no_decorator_factory_is_offered_where_the_module_does_not_import_partia
     assert not [c for c in candidates if "partial" in c.description]
 
 
+@pytest.mark.needs_columns
 def test_a_call_whose_name_only_ends_in_cast_makes_no_other_name_for_a_parameter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1946,6 +1969,7 @@ def prompt(text, default=None, kind=None, proc=None):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_lost_guard_calls_what_its_module_imports_and_no_longer_uses_as_the_project_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1961,6 +1985,7 @@ def test_a_lost_guard_calls_what_its_module_imports_and_no_longer_uses_as_the_pr
     assert "imports and no longer uses" in candidates[0].description
 
 
+@pytest.mark.needs_columns
 def test_a_parameters_guard_goes_before_a_closure_that_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1987,6 +2012,7 @@ def subdict(d, keep=None, drop=None):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_parameters_guard_goes_among_the_others_in_the_order_of_the_signature(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2002,6 +2028,7 @@ def test_a_parameters_guard_goes_among_the_others_in_the_order_of_the_signature(
     assert restores(candidates[0], SUBDICT)
 
 
+@pytest.mark.needs_columns
 def test_an_early_exit_that_reads_the_value_guarded_is_no_guard_body(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2046,6 +2073,7 @@ def parse(token, table):
 """
 
 
+@pytest.mark.needs_columns
 def test_a_dispatcher_s_many_early_exits_leave_room_for_return_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2061,6 +2089,7 @@ def test_a_dispatcher_s_many_early_exits_leave_room_for_return_none(
     assert len(exits) == 2  # of the six
 
 
+@pytest.mark.needs_columns
 def test_a_module_importing_many_names_it_does_not_read_leaves_room_for_return_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2087,6 +2116,7 @@ def _guard_of(candidate: Candidate) -> str:
     return candidate.description.split("`")[1]
 
 
+@pytest.mark.needs_columns
 def test_a_none_in_a_slot_is_read_as_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A slot is found on the class as its member descriptor: its value is read through it.
     code = (
@@ -2100,6 +2130,7 @@ def test_a_none_in_a_slot_is_read_as_none(tmp_path: Path, monkeypatch: pytest.Mo
     assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-iterated", "self._included")
 
 
+@pytest.mark.needs_columns
 def test_a_name_imported_as_itself_is_exported_not_unused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2138,6 +2169,7 @@ class Barrel:
 """
 
 
+@pytest.mark.needs_columns
 def test_a_none_index_is_guarded_as_the_project_guards_it_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
