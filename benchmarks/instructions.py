@@ -49,7 +49,19 @@ _LOG_PID = re.compile(r"^==(\d+)== ", re.MULTILINE)
 _PARENT = re.compile(r"^==\d+== Parent PID: (\d+)", re.MULTILINE)
 #: The C library's functions that start a process or replace one: callgrind writes its counts
 #: before each (names matched exactly: ``*fork*`` would also match ``pthread_atfork``).
-_STARTS = ("fork", "vfork", "posix_spawn", "posix_spawnp", "execve", "execv", "execvp", "execvpe")
+#: ``__spawni`` is glibc's own spawn behind ``posix_spawn``: Python 3.13's subprocess spawns
+#: there without callgrind seeing ``posix_spawn`` called, so the child carried its parent's count.
+_STARTS = (
+    "fork",
+    "vfork",
+    "posix_spawn",
+    "posix_spawnp",
+    "__spawni",
+    "execve",
+    "execv",
+    "execvp",
+    "execvpe",
+)
 #: Modules whose next word is a sub-command worth naming (``coverage run``, ``pip check``).
 _SUBCOMMANDS = {"coverage", "pip", "griffe", "phasegate", "ruff"}
 
