@@ -177,6 +177,7 @@ def test_a_second_failure_the_first_ones_lost_guard_fixed_is_said_so(
 
 
 @pytest.mark.slow
+@pytest.mark.needs_columns
 def test_an_other_failure_a_none_repair_fixed_stays_fixed_by_it(pytester: pytest.Pytester) -> None:
     # `Strict` raises its own error on the None that `Field.serialize` no longer stops (as
     # `Text.serialize` does): the guard put back there for the `int(None)` failure fixes it
@@ -209,6 +210,7 @@ def test_an_other_failure_a_none_repair_fixed_stays_fixed_by_it(pytester: pytest
 
 
 @pytest.mark.slow
+@pytest.mark.needs_columns
 def test_a_guard_at_one_use_of_a_none_others_still_fail_on_is_withdrawn(
     pytester: pytest.Pytester,
 ) -> None:
