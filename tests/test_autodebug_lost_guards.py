@@ -325,3 +325,14 @@ def test_a_guard_body_that_leaves_a_loop_goes_only_inside_one() -> None:
     assert cannot_go_at("continue", function, 4)
     assert not cannot_go_at("continue", function, 3)
     assert not cannot_go_at("return None", function, 4)
+
+
+def test_a_loop_s_else_is_no_place_for_a_body_that_leaves_the_loop() -> None:
+    code = (
+        "def f(items, cmd):\n    for x in items:\n        pass\n"
+        "    else:\n        y = cmd.run()\n    return y\n"
+    )
+    function = ast.parse(code).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert cannot_go_at("continue", function, 5)
+    assert not cannot_go_at("continue", function, 3)

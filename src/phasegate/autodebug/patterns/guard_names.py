@@ -96,11 +96,12 @@ def _jumps(body: str) -> bool:
 
 
 def _in_loop(function: _Function, line: int) -> bool:
-    """Whether ``line`` is in the body of a loop of ``function`` itself."""
+    """Whether ``line`` is in the body of a loop of ``function`` itself (not its ``else:``,
+    where ``continue`` and ``break`` do not compile)."""
     loops = [
         n for n in own_nodes(function.body) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
     ]
-    return any(loop.body[0].lineno <= line <= (loop.end_lineno or 0) for loop in loops)
+    return any(loop.body[0].lineno <= line <= (loop.body[-1].end_lineno or 0) for loop in loops)
 
 
 def _assignments(function: _Function, before: int) -> dict[str, str]:
