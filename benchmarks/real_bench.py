@@ -80,6 +80,7 @@ SEEN_SEEDS = (
     "phasegate-real-faults-5",
     "phasegate-real-faults-6",
     "phasegate-real-faults-7",
+    "phasegate-real-faults-8",
 )
 #: The seed each project added later was first run with. The seeds of ``SEEN_SEEDS`` drawn
 #: before it never ran on that project, so none of its faults was seen and they leave none out.
