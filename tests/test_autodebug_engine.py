@@ -307,6 +307,15 @@ def test_a_localized_failure_a_guard_kept_after_it_fixed_is_said_fixed_by_it(
     assert (tmp_path / "mod.py").read_text() == "def f(x=None):\n    return x or 1\n"
 
 
+def _failing(*rows: tuple[str, str, str, str, str, str, int]) -> list[FailedTest]:
+    """One failed test of ``tests/test_a.py`` per row: ``(test, class, kind, exception, message,
+    path, line)``; the class is the diagnosis's pattern too."""
+    return [
+        FailedTest(f"tests/test_a.py::test_{test}", Diagnosis(cls, cls, kind, exc, msg, path, line))
+        for test, cls, kind, exc, msg, path, line in rows
+    ]
+
+
 class _GuardThenRespell:
     """Guards the None on line 1 of ``mod.py`` and respells the name on line 2, each on the
     file as it is now; ``respell`` is the line-2 rewrite."""
@@ -377,20 +386,11 @@ def _guard_then_respell(
     last texts in ``texts``). The file's times are :data:`_LONG_AGO` before the run."""
     (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
     os.utime(tmp_path / "mod.py", ns=(_LONG_AGO, _LONG_AGO))
-    failed = [
-        FailedTest(
-            "tests/test_a.py::test_one",
-            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
-        ),
-        FailedTest(
-            "tests/test_a.py::test_two",
-            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
-        ),
-        FailedTest(
-            "tests/test_a.py::test_three",
-            Diagnosis("none", "none", "none-operand", "TypeError", "c", "mod.py", 3),
-        ),
-    ]
+    failed = _failing(
+        ("one", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ("two", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
+        ("three", "none", "none-operand", "TypeError", "c", "mod.py", 3),
+    )
     project = Project(tmp_path, TestFiles(["tests/*"]))
     diffs: set[str] = set()
     written = texts if texts is not None else {}
@@ -537,16 +537,10 @@ def test_a_repair_kept_before_an_interrupt_has_its_diff_written_and_is_said_appl
     tmp_path: Path,
 ) -> None:
     (tmp_path / "mod.py").write_text("a = w\nb = nmae\nc = z\n")
-    failed = [
-        FailedTest(
-            "tests/test_a.py::test_one",
-            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
-        ),
-        FailedTest(
-            "tests/test_a.py::test_two",
-            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
-        ),
-    ]
+    failed = _failing(
+        ("one", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ("two", "name", "name-typo", "NameError", "nmae", "mod.py", 2),
+    )
     diffs: dict[str, str] = {}
     project = Project(tmp_path, TestFiles(["tests/*"]))
     engine = Engine(
@@ -637,20 +631,11 @@ def test_a_repair_whose_tests_passed_only_with_a_withdrawn_guard_is_escalated(
 ) -> None:
     (tmp_path / "mod.py").write_text("a = w\nb = 1\nc = z\n")
     (tmp_path / "other.py").write_text("b = nmae\n")
-    failed = [
-        FailedTest(
-            "tests/test_a.py::test_one",
-            Diagnosis("none", "none", "none-operand", "TypeError", "a", "mod.py", 1),
-        ),
-        FailedTest(
-            "tests/test_a.py::test_two",
-            Diagnosis("name", "name", "name-typo", "NameError", "nmae", "other.py", 1),
-        ),
-        FailedTest(
-            "tests/test_a.py::test_three",
-            Diagnosis("none", "none", "none-operand", "TypeError", "c", "mod.py", 3),
-        ),
-    ]
+    failed = _failing(
+        ("one", "none", "none-operand", "TypeError", "a", "mod.py", 1),
+        ("two", "name", "name-typo", "NameError", "nmae", "other.py", 1),
+        ("three", "none", "none-operand", "TypeError", "c", "mod.py", 3),
+    )
     project = Project(tmp_path, TestFiles(["tests/*"]))
     runner = _RunsOnTwoFiles(tmp_path, error)
     engine = Engine(
@@ -709,18 +694,12 @@ def test_an_unproven_repair_taken_out_makes_those_kept_after_it_re_run_too(
     files["third.py"] = "c = undefind\n"
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    failed = [
-        FailedTest(
-            f"tests/test_a.py::test_{test}",
-            Diagnosis(kind, kind, f"{kind}-x", exc, message, path, line),
-        )
-        for test, kind, exc, message, path, line in (
-            ("one", "none", "TypeError", "a", "mod.py", 1),
-            ("two", "name", "NameError", "nmae", "other.py", 1),
-            ("four", "name", "NameError", "undefind", "third.py", 1),
-            ("three", "none", "TypeError", "c", "mod.py", 3),
-        )
-    ]
+    failed = _failing(
+        ("one", "none", "none-x", "TypeError", "a", "mod.py", 1),
+        ("two", "name", "name-x", "NameError", "nmae", "other.py", 1),
+        ("four", "name", "name-x", "NameError", "undefind", "third.py", 1),
+        ("three", "none", "none-x", "TypeError", "c", "mod.py", 3),
+    )
     project = Project(tmp_path, TestFiles(["tests/*"]))
     diffs: set[str] = set()
     engine = Engine(
