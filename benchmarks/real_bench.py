@@ -270,6 +270,7 @@ def setup(name: str, log: Any = log_now) -> Setup:
             if ids:
                 lines[line] = ids
         coverage[relpath] = lines
+    coverage_data.close()
     shutil.rmtree(record, ignore_errors=True)
     for leftover in folder.glob("contexts.coverage*"):
         leftover.unlink()

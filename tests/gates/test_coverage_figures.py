@@ -87,6 +87,7 @@ def test_a_data_file_that_measured_nothing_is_an_error(tmp_path: Path) -> None:
 
     data = coverage.CoverageData(basename=str(tmp_path / ".coverage"))
     data.write()
+    data.close()
     with pytest.raises(MeasurementError, match="measured no code"):
         read_data_file(tmp_path, tmp_path / ".coverage")
 

@@ -123,8 +123,8 @@ def takes_all(request: str) -> bool:
 
 
 def shared(root: Path, data: Path, helper: object) -> CoverageFigures:
-    cov = open_data(coverage, root, data)
-    return shared_figures(cov, coverage, root, data, helper)  # type: ignore[arg-type]
+    with open_data(coverage, root, data) as cov:
+        return shared_figures(cov, coverage, root, data, helper)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -49,7 +49,8 @@ def test_figures_shared_with_the_static_process_are_coverage_pys_report(
         timeout_s=600,
     )
     process.start()
-    figures = shared_figures(open_data(coverage, root, data), coverage, root, data, process)
+    with open_data(coverage, root, data) as cov:
+        figures = shared_figures(cov, coverage, root, data, process)
     assert set(process.judgements()) == {"syntax"}
 
     assert len(report["files"]) > 10

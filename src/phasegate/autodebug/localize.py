@@ -111,6 +111,7 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
             tests = _tests_running(by_line, first, last)
             if tests:
                 covered[(relpath, name, first)] = tests
+    data.close()
     return Spectrum(covered, run.outcomes)
 
 

@@ -164,8 +164,11 @@ class CoverageRun:
     def merge(self, payload: bytes) -> None:
         """Add a worker's data to this measurement."""
         other = self._coverage_module.CoverageData(no_disk=True)
-        other.loads(payload)
-        self._cov.get_data().update(other)
+        try:
+            other.loads(payload)
+            self._cov.get_data().update(other)
+        finally:
+            other.close(force=True)  # in memory: only a forced close closes it
 
     def report(
         self, *, data_path: Path | None = None, helper: ShareHelper | None = None
@@ -182,9 +185,11 @@ class CoverageRun:
                 data_path.parent.mkdir(parents=True, exist_ok=True)
                 if data_path.exists():
                     data_path.unlink()  # a data file is a database: start anew, not merged
-                saved = self._coverage_module.CoverageData(basename=str(data_path))
-                saved.update(self._cov.get_data())
-                saved.write()
+                with contextlib.closing(
+                    self._coverage_module.CoverageData(basename=str(data_path))
+                ) as saved:
+                    saved.update(self._cov.get_data())
+                    saved.write()
             if helper is not None and data_path is not None and _here_at(self.root):
                 from phasegate.gates.coverage_share import shared_figures
 
@@ -195,6 +200,13 @@ class CoverageRun:
                 figures = _figures(self._cov, self._coverage_module, self.root)
         figures[NOTES_KEY] = list(dict.fromkeys(self.notes))
         return figures
+
+    def close(self) -> None:
+        """Stop measuring and close the data's database: nothing is read from this
+        measurement after."""
+        self.stop()
+        with self._warnings_as_notes():
+            _close_data(self._cov)
 
     @contextlib.contextmanager
     def _warnings_as_notes(self) -> Iterator[None]:
@@ -212,12 +224,8 @@ def read_data_file(root: Path, data_file: Path | None) -> CoverageFigures:
     """The figures of an existing data file (merged shards; ``None``: the one the project's
     coverage configuration names, as pytest-cov writes it)."""
     module = require("coverage", what="the coverage check", package="coverage", extra="gate")
-    if data_file is None:
-        cov = module.Coverage(config_file=_config_file(root))
-    else:
-        cov = module.Coverage(data_file=str(data_file), config_file=_config_file(root))
-    cov.load()
-    return _figures(cov, module, root)
+    with open_data(module, root, data_file) as cov:
+        return _figures(cov, module, root)
 
 
 def _figures(cov: coverage.Coverage, module: ModuleType, root: Path) -> CoverageFigures:
@@ -247,7 +255,7 @@ def prepared(cov: coverage.Coverage, module: ModuleType) -> Iterator[Analyses]:
     except (ImportError, AttributeError) as exc:
         raise MeasurementError(
             f"coverage.py {module.__version__} does not analyse files as phasegate reads them "
-            f"({exc}); install a coverage.py from 7.6 on that has them"
+            f"({exc}); install a coverage.py from 7.11 on that has them"
         ) from exc
     cov.set_option("report:ignore_errors", True)  # a file that no longer parses is left out
     prepare()
@@ -312,13 +320,34 @@ def figures_of(
     return {"meta": meta, "files": files, "totals": totals}
 
 
-def open_data(module: ModuleType, root: Path, data_file: Path) -> coverage.Coverage:
-    """A coverage.py with the project's settings and the data saved in ``data_file``."""
-    cov: coverage.Coverage = module.Coverage(
-        data_file=str(data_file), config_file=_config_file(root)
-    )
-    cov.load()
-    return cov
+@contextlib.contextmanager
+def open_data(
+    module: ModuleType, root: Path, data_file: Path | None
+) -> Iterator[coverage.Coverage]:
+    """A coverage.py with the project's settings and the data saved in ``data_file`` (``None``:
+    the one the project's coverage configuration names), its data closed at the end."""
+    if data_file is None:
+        cov: coverage.Coverage = module.Coverage(config_file=_config_file(root))
+    else:
+        cov = module.Coverage(data_file=str(data_file), config_file=_config_file(root))
+    try:
+        cov.load()
+        yield cov
+    finally:
+        _close_data(cov)
+
+
+def _close_data(cov: coverage.Coverage) -> None:
+    """Close the databases of ``cov``'s data. coverage.py closes them only at exit, and only
+    for a measurement it started; a measurement never started, and a report's copy mapped by
+    ``[paths]``, hold them in memory, which only a forced close closes. Python 3.13 warns
+    (``ResourceWarning``) about a database collected open.
+
+    ``get_data`` gives the data reports read (the mapped copy, once there is one); the data
+    it replaced is only on the list coverage.py keeps to close at exit (``_data_to_close``,
+    there from 7.11 on, read only if it is there)."""
+    for data in [cov.get_data(), *getattr(cov, "_data_to_close", [])]:
+        data.close(force=True)
 
 
 def _here_at(root: Path) -> bool:

@@ -255,10 +255,12 @@ def serve(line: str) -> None:
     from phasegate.optional import require
 
     module = require("coverage", what="the coverage check", package="coverage", extra="gate")
-    cov = open_data(module, Path(request["root"]), Path(request["data_file"]))
     analysed: list[tuple[int, Analysed]] = []
     index = len(files) - 1  # claimed above
-    with prepared(cov, module) as analyses:
+    with (
+        open_data(module, Path(request["root"]), Path(request["data_file"])) as cov,
+        prepared(cov, module) as analyses,
+    ):
         while True:
             analysed.append((index, _analysed(cov, module, analyses, files[index])))
             index -= 1

@@ -24,6 +24,7 @@ the check mutates): :func:`read_contexts` turns them into "which tests run each 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -261,14 +262,14 @@ def read_contexts(data_file: Path, root: Path) -> dict[str, dict[int, frozenset[
     """
     from coverage import CoverageData
 
-    data = CoverageData(basename=str(data_file))
-    data.read()
     found: dict[str, dict[int, frozenset[str]]] = {}
-    for filename in data.measured_files():
-        by_line = data.contexts_by_lineno(filename)
-        found[relative_path(Path(filename), root)] = {
-            line: frozenset(contexts) for line, contexts in by_line.items()
-        }
+    with contextlib.closing(CoverageData(basename=str(data_file))) as data:
+        data.read()
+        for filename in data.measured_files():
+            by_line = data.contexts_by_lineno(filename)
+            found[relative_path(Path(filename), root)] = {
+                line: frozenset(contexts) for line, contexts in by_line.items()
+            }
     return found
 
 

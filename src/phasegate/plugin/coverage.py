@@ -96,7 +96,7 @@ def stop_unneeded(config: pytest.Config) -> None:
     """Stop measuring and forget the data: the gate has no coverage check, or the run ends."""
     run = config.stash.get(COVERAGE_KEY, None)
     if run is not None:
-        run.stop()
+        run.close()
         del config.stash[COVERAGE_KEY]
 
 

@@ -171,7 +171,10 @@ class GateSession:
             run = self._config.stash.get(run_coverage.COVERAGE_KEY, None)
             if run is None and not self._worker_coverage:
                 return None, self._why_not_measured()
-            return self._figures(run if run is not None else _empty_run(root, self._runner)), None
+            if run is not None:
+                return self._figures(run), None
+            with contextlib.closing(_empty_run(root, self._runner)) as workers_only:
+                return self._figures(workers_only), None
         except (MeasurementError, PhasegateError) as exc:
             return None, str(exc)
 

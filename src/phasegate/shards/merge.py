@@ -18,6 +18,7 @@ the shard.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -369,11 +370,12 @@ def merge_coverage(shards: Sequence[Shard], target: Path, *, rootdir: Path) -> P
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
         target.unlink()  # a data file is a database: start anew, never merge into an old one
-    combined = coverage.CoverageData(basename=str(target))
-    for shard in shards:
-        data = _read_coverage(coverage, shard)
-        combined.update(data, map_path=_mover(Path(shard.report.invocation.rootdir), rootdir))
-    combined.write()
+    with contextlib.closing(coverage.CoverageData(basename=str(target))) as combined:
+        for shard in shards:
+            with contextlib.closing(_read_coverage(coverage, shard)) as data:
+                move = _mover(Path(shard.report.invocation.rootdir), rootdir)
+                combined.update(data, map_path=move)
+        combined.write()
     return target
 
 
@@ -386,6 +388,7 @@ def _read_coverage(coverage: ModuleType, shard: Shard) -> CoverageData:
             raise OSError(f"{path} is empty, not a coverage data file")
         data.read()
     except (coverage.exceptions.CoverageException, OSError) as exc:
+        data.close()
         raise MergeError(
             f"the coverage data of shard {shard.label} cannot be read: {exc}; run the "
             "shard again, or upload its artifacts folder whole"
