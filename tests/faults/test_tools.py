@@ -3,6 +3,10 @@
 A fake is a package put first on the children's PYTHONPATH, so ``python -m <tool>`` runs it.
 Each one crashes, hangs (with a grandchild holding the pipes), exits with a status the tool
 never uses, prints nothing, prints garbage, or prints a valid document of the wrong shape.
+
+The build check runs ``python -m build`` only for an isolated build (``isolation = "always"``
+here); otherwise its front end runs in-process and the backend's hooks are its tools: they
+misbehave in ``test_build_backend.py``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ WRONG_SHAPES = {
     "deps": 'print("Everything is fine.")',
     "build": 'print("Successfully built small-1.0.tar.gz and small-1.0-py3-none-any.whl")',
 }
+
+#: check id -> the options that make the check run the tool (the build's front end runs
+#: in-process unless the build is isolated).
+OPTIONS: dict[str, dict[str, object]] = {"build": {"isolation": "always"}}
 
 FAULTS = {
     "crashes": 'raise RuntimeError("the fake tool crashed")',
@@ -85,7 +93,7 @@ def test_a_misbehaving_tool_is_an_error_never_a_pass(
     _pip_answers(check_id, tmp_path / "legacy", monkeypatch)
     root = _copy(committed, tmp_path / "project")
     with tried("tools", f"{module} ({check_id}) {fault}"):
-        verdict, result = judge(root, check_id)
+        verdict, result = judge(root, check_id, options=OPTIONS.get(check_id))
         if check_id == "build" and fault == "crashes":
             # A build that fails is what the build check measures: failed, not passed.
             assert verdict.verdict == "insufficient"
@@ -198,7 +206,7 @@ def test_a_hung_tool_is_stopped_with_everything_it_started(
     monkeypatch.setenv("FAKE_PIDS", str(pids))
     root = _copy(committed, tmp_path / "project")
     with tried("tools", f"{module} ({check_id}) hangs, with a child holding its output"):
-        verdict, result = judge(root, check_id, timeout_s=3.0)
+        verdict, result = judge(root, check_id, timeout_s=3.0, options=OPTIONS.get(check_id))
         refused(verdict, result, "did not finish within 3s")
         started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
         assert started, "the fake never ran"

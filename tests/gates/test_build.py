@@ -237,3 +237,74 @@ def test_a_copy_or_a_requirements_lookup_that_fails_is_the_checks_error(
     with pytest.raises(CheckError, match=f"the {failing} failed"):
         BuildCheck().measure(make_context(root), BuildOptions())
     assert not (root / "touched-by-the-backend.txt").exists()
+
+
+def test_a_build_without_isolation_runs_its_front_end_in_this_process(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the backend's hooks are processes: no `python -m build`.
+    from phasegate.gates.checks import build
+
+    def no_front_end(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"python -m build was started: {args}")
+
+    monkeypatch.setattr(build, "run_tool", no_front_end)
+    root = sample(write_files, sdist_fails="the sdist cannot be made today")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
+    assert measurement.metrics == {"problems": 1, "sdist_built": False, "wheel_built": True}
+    assert "the sdist cannot be made today" in measurement.findings[0].message
+
+
+def test_without_tarfiles_data_filter_the_build_runs_python_m_build(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates.checks import build, build_frontend
+
+    started: list[list[str]] = []
+    real_run_tool = build.run_tool
+
+    def front_end(module: str, args: list[str], **kwargs: Any) -> Any:
+        started.append([module, *args])
+        return real_run_tool(module, args, **kwargs)
+
+    monkeypatch.setattr(build_frontend, "IN_PROCESS", False)
+    monkeypatch.setattr(build, "run_tool", front_end)
+    root = sample(write_files)
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    assert measurement.metrics == {"problems": 0, "sdist_built": True, "wheel_built": True}
+    ((module, *args),) = started
+    assert module == "build"
+    assert "--no-isolation" in args
+
+
+def _sdist(path: Path, members: dict[str, bytes]) -> Path:
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("members", "words"),
+    [
+        ({"a-1.0/PKG-INFO": b"x", "b-1.0/setup.py": b""}, "one top-level folder"),
+        ({"a-1.0/setup.py": b""}, "with a PKG-INFO"),
+        ({"a-1.0/PKG-INFO": b"x", "a-1.0/../../escaped.txt": b"out"}, "outside"),
+    ],
+    ids=["two top-level folders", "no PKG-INFO", "a member outside"],
+)
+def test_an_sdist_that_is_not_one_folder_with_its_metadata_is_not_extracted(
+    members: dict[str, bytes], words: str, tmp_path: Path
+) -> None:
+    from phasegate.gates.checks.build_frontend import _extracted
+
+    sdist = _sdist(tmp_path / "a-1.0.tar.gz", members)
+    (tmp_path / "into").mkdir()
+    with pytest.raises(Exception, match=words):
+        _extracted(sdist, tmp_path / "into")
+    assert not (tmp_path / "escaped.txt").exists()

@@ -1,11 +1,16 @@
 """build: the project builds as an sdist and a wheel, and their metadata is valid and agrees.
 
-``python -m build`` (the PyPA front end) builds the sdist from the source tree and then the
-wheel from the sdist, as a release would, so a file missing from the sdist shows up here.
-When the sdist fails, the wheel is tried from the source tree alone, so that both metrics say
-what works. The metadata of each (the sdist's ``PKG-INFO``, the wheel's ``METADATA``) must
-pass ``packaging``'s validation, and the name and version must agree between both and with
-the file names.
+The PyPA front end, ``build``, builds the sdist from the source tree and then the wheel from
+the sdist, as a release would, so a file missing from the sdist shows up here. When the sdist
+fails, the wheel is tried from the source tree alone, so that both metrics say what works. The
+metadata of each (the sdist's ``PKG-INFO``, the wheel's ``METADATA``) must pass ``packaging``'s
+validation, and the name and version must agree between both and with the file names.
+
+A build without isolation runs ``build``'s front end in this process (its ``ProjectBuilder``,
+:mod:`phasegate.gates.checks.build_frontend`): the backend's hooks are the only processes, and
+the cost of starting ``python -m build`` is gone from the static checks' longest path. An
+isolated build runs ``python -m build``, whose isolated environment installs the requirements
+in processes of its own, stopped with it.
 
 Nothing is written into the project: the build runs on a copy in a temporary folder (for a
 git project, a ``git clone --shared`` of the repository with the work tree's files copied
@@ -13,9 +18,10 @@ over, so that versions taken from git tags still work) and writes its output the
 build requirements are looked up while the copy is made: the build, which ends last among the
 static checks on small suites, waits for both.
 
-A build that exits 0 must have written exactly one sdist and one wheel: a front end or backend
-that reports success without them (or with several) is an error, not a pass. A hung backend is
-stopped at the check's timeout with every process it started (:mod:`phasegate.processes`).
+A build that ends well must have written exactly one sdist and one wheel: a front end or
+backend that reports success without them (or with several) is an error, not a pass. A hung
+backend is stopped at the check's timeout with every process it started
+(:mod:`phasegate.processes`).
 
 Isolation (option ``isolation``): ``never`` builds in this environment (``--no-isolation``);
 ``always`` lets ``build`` install ``[build-system].requires`` into a fresh environment (this
@@ -185,7 +191,7 @@ class BuildCheck:
         sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
         if run.returncode == 0 and (len(sdists) != 1 or len(wheels) != 1):
             raise CheckError(
-                f"python -m build reported success but wrote {len(sdists)} sdist(s) and "
+                f"the build reported success but wrote {len(sdists)} sdist(s) and "
                 f"{len(wheels)} wheel(s), not one of each: {_tail(run)}",
                 fix="run `python -m build` in the project to see what the backend does",
             )
@@ -207,7 +213,7 @@ def _decided_and_copied(
 ) -> tuple[bool, str, Path]:
     """Whether to build isolated and why, and the project copied to ``into`` (its root there).
 
-    The two are independent and ``python -m build`` waits for both: the requirements are
+    The two are independent and the build waits for both: the requirements are
     looked up (in Python) in a thread of their own while the copy (git and file copies, which
     mostly wait) runs in the check's thread, where the git commands it starts are the check's
     own, stopped with it at its timeout.
@@ -248,9 +254,7 @@ def _diagnose(
     """Say which stage failed; without a wheel, try the wheel alone from the source tree."""
     sdist_built = any(out.glob("*.tar.gz"))
     stage = "the wheel from the sdist" if sdist_built else "the sdist"
-    outcome.problems.append(
-        ("build-failed", f"python -m build failed building {stage}: {_tail(run)}")
-    )
+    outcome.problems.append(("build-failed", f"the build failed building {stage}: {_tail(run)}"))
     if any(out.glob("*.whl")):
         return
     alone = _build(ctx, source, out, isolated=isolated, only="--wheel")
@@ -279,6 +283,12 @@ def _build_requires(pyproject: Mapping[str, object]) -> list[str]:
 def _build(
     ctx: CheckContext, source: Path, out: Path, *, isolated: bool, only: str | None = None
 ) -> ToolRun:
+    from phasegate.gates.checks import build_frontend as frontend
+
+    if not isolated and frontend.IN_PROCESS:
+        return frontend.build_in_process(
+            source, out, timeout_s=ctx.timeout_s, wheel_only=bool(only)
+        )
     args = ["--outdir", str(out)]
     if only:
         args.append(only)
