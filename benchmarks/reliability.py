@@ -31,9 +31,12 @@ COMMAND = "python benchmarks/reliability.py --write"
 
 #: The areas in the order the document lists them, with what each covers.
 AREAS = {
-    "tools": "every tool a check runs (ruff, bandit, mypy, radon, pip check, the PEP 517 "
-    "build) replaced by a fake that crashes, hangs, exits with a status the tool never uses, "
-    "prints nothing, garbage, `{}` or a valid document of the wrong shape",
+    "tools": "every tool a check runs (ruff, bandit, mypy, radon, pip check, the isolated PEP "
+    "517 build) replaced by a fake that crashes, hangs, exits with a status the tool never "
+    "uses, prints nothing, garbage, `{}` or a valid document of the wrong shape; a PEP 517 "
+    "backend in the project's tree that crashes, exits with a status, ends without answering, "
+    "hangs, names a file it did not write, writes two, or asks for requirements missing or "
+    "malformed",
     "libraries": "griffe raising, answering nothing or a module read from elsewhere, hanging; "
     "coverage.py's report missing, `{}`, of another shape, or with totals that do not add up",
     "git": "a corrupt index; git crashing, exiting 1 in silence, printing nothing or garbage, "
