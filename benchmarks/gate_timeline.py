@@ -22,6 +22,9 @@ tests themselves use it): before the static checks' process started and after it
 the static side's critical path stretch by stretch (the static process's start, the build
 check's preparation, ``python -m build``, reading what it built, the exit and the parent's
 noticing it, the session's end after the wait), with each variant's medians at the end. The
+build's backend hooks are timed too, from the check's start to the first, from the first to the
+wheel's, and from there to the check's end: a build check whose front end runs in the static
+process (no ``python -m build``) has only those. The
 wall times and ratios are each run's own (the pytest command's, as ``benchmarks/gate.py``
 times it). "this checkout" runs the phasegate of this checkout's ``src``, put on the path
 before the caller's; ``--against`` another's; the timeline names the one that ran. No figure
@@ -150,10 +153,13 @@ class Tail(threading.Thread):
 
 
 def process_name(argv: list[str]) -> str:
-    """A short name for a Python process by its command line."""
+    """A short name for a Python process by its command line; a PEP 517 hook (which
+    ``pyproject_hooks`` runs as ``python .../_in_process.py HOOK FOLDER``) is "build hook HOOK"."""
     words = [word for word in argv[1:] if not word.startswith("-") or word == "-m"]
     if "-m" in words and words.index("-m") + 1 < len(words):
         return words[words.index("-m") + 1]
+    if len(words) > 1 and Path(words[0]).name == "_in_process.py":
+        return f"build hook {words[1]}"
     return Path(words[0]).name if words else "python"
 
 
@@ -259,6 +265,11 @@ STATIC_SIDE = (
      "build starts"),
     ("`python -m build`", "build starts", "build exits"),
     ("the build check's reading of its sdist and wheel", "build exits", "check build finished"),
+    ("the build check's preparation, to its first hook", "check build started", "build hook "),
+    ("the build's hooks, the first's start to the wheel's exit",
+     "build hook get_requires_for_build_sdist starts", "build hook build_wheel exits"),
+    ("the build check's end after the wheel's hook", "build hook build_wheel exits",
+     "check build finished"),
     ("the build check's end, to the static process's exit", "check build finished",
      "phasegate.gates.static_process exits"),
     ("the parent's noticing the static process's exit, once waiting",

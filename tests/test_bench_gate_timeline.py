@@ -47,6 +47,13 @@ def test_a_run_without_the_static_process_says_so(
     )
 
 
+def test_a_pep_517_hook_is_named_by_its_hook(gate_timeline: ModuleType) -> None:
+    hook = ["/usr/bin/python3", "/venv/pyproject_hooks/_in_process/_in_process.py"]
+    assert gate_timeline.process_name([*hook, "build_wheel", "/tmp/x"]) == "build hook build_wheel"
+    assert gate_timeline.process_name(["python", "-m", "build", "--no-isolation"]) == "build"
+    assert gate_timeline.process_name(["python", "script.py"]) == "script.py"
+
+
 def test_this_checkout_runs_its_own_phasegate(gate_timeline: ModuleType) -> None:
     source: Path = gate_timeline.THIS_CHECKOUT_SRC
     assert source == REPO_ROOT / "src"
@@ -58,6 +65,8 @@ STATIC_EVENTS = [
     (0.75, "check syntax started"),
     (0.75, "check build started"),
     (1.0, "build starts (pid 3)"),
+    (1.25, "build hook get_requires_for_build_sdist starts (pid 4)"),
+    (1.75, "build hook build_wheel exits, 0.20 s CPU of its own"),
     (2.0, "build exits, 0.10 s CPU of its own"),
     (2.25, "check build finished"),
     (2.4, "waiting for the static process starts"),
@@ -75,10 +84,28 @@ def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
         0.25,
         1.0,
         0.25,
+        0.5,  # to the first hook, `python -m build`'s start among it
+        0.5,
+        0.5,
         0.25,
         0.0,
         0.5,
     ]
+    # The front end in the static process: no `python -m build`, the hooks alone.
+    in_process = [event for event in STATIC_EVENTS if not event[1].startswith("build ")]
+    in_process += [
+        (1.0, "build hook get_requires_for_build_sdist starts (pid 4)"),
+        (1.5, "build hook build_wheel exits, 0.20 s CPU of its own"),
+    ]
+    assert gate_timeline.static_side(sorted(in_process)) == {
+        "the static process's start, to its first check": 0.25,
+        "the build check's preparation, to its first hook": 0.25,
+        "the build's hooks, the first's start to the wheel's exit": 0.5,
+        "the build check's end after the wheel's hook": 0.75,
+        "the build check's end, to the static process's exit": 0.25,
+        "the parent's noticing the static process's exit, once waiting": 0.0,
+        "the session's end after the wait (verdict, round, summary)": 0.5,
+    }
     # A run whose build was cached has no build process: those stretches are left out.
     cached = [event for event in STATIC_EVENTS if not event[1].startswith("build ")]
     assert gate_timeline.static_side(cached) == {
