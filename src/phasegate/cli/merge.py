@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from phasegate.cli import Subcommands
-from phasegate.config import RefineConfig, find_project_root, load_config
+from phasegate.config import LoadedConfig, RefineConfig, find_project_root, load_config
 from phasegate.extensions import make_plugin_manager
 from phasegate.gates.coverage_run import COVERAGE_DATA, read_data_file
 from phasegate.gates.definition import RECORD_ONLY
@@ -68,6 +68,19 @@ def _run(args: argparse.Namespace) -> int:
         store.write_model(RUN_REPORT_FILE, merged)
         print(f"report: {store.path(RUN_REPORT_FILE)}")
         return merged.exit_status
+    return _judge(args, loaded, store, shards, merged, name)
+
+
+def _judge(
+    args: argparse.Namespace,
+    loaded: LoadedConfig,
+    store: Store,
+    shards: list[Shard],
+    merged: RunReport,
+    name: str,
+) -> int:
+    """Run the gate ``name`` on the merged run, write the report and the verdict, print the
+    verdict, record the refinement round; 1 when the verdict is insufficient."""
     extensions = make_plugin_manager(loaded.config.plugins)
     runner = make_runner(loaded, store, extensions, name, base=args.base, environment=os.environ)
     _refuse_newer_artifacts(store, runner.gate.name, refine=loaded.config.refine.enabled)
