@@ -386,6 +386,10 @@ def test_the_dptr_design_and_plan_loops_from_the_command_line(
     assert "waiting: task EXEC_login_T1 is in queue/, not completed/" in out
     code, out, _ = run(capsys, "plan", "status", "login")
     assert "accepted: docs/plans/login_plan.toml" in out
+    code, out, _ = run(capsys, "design", "status", "login")
+    assert (code, out.count("|cora|ACCEPT|")) == (0, 2)  # status shows every turn
+    code, out, _ = run(capsys, "design", "status", "login", "--json")
+    assert [loop["session"] for loop in json.loads(out).values()] == ["DESIGN_login_DESIGN_1"]
     inst = json.loads((project / ".phasegate" / "workflows" / "login.json").read_text())
     assert inst["tasks"] == ["EXEC_login_T1"]
     assert [(g["gate"], g["sufficient"], g["attempt"]) for g in inst["gate_results"]] == [

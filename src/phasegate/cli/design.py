@@ -9,9 +9,9 @@ names under ``## Modules``), ``verdict`` is the critic's ACCEPT, REVISE or REJEC
 from __future__ import annotations
 
 import argparse
-import json
 
 from phasegate.cli import Subcommands
+from phasegate.cli.loop_status import show_loops, show_move
 from phasegate.model.loops import DESIGN_VERDICTS, DesignLoop
 from phasegate.workflow.engine import default_actor
 
@@ -67,11 +67,7 @@ def _verdict(args: argparse.Namespace) -> int:
     inst = LoopCommands(engine_here()).design_verdict(
         args.instance_id, args.decision, by=args.by or default_actor(), note=args.note
     )
-    loop = inst.design_loops.get(inst.phase or "") or next(iter(inst.design_loops.values()))
-    _print_loop(loop, brief=True)
-    if inst.state.value != "RUNNING":
-        reason = inst.blocked_reason or inst.failure_reason
-        print(f"{inst.id}: {inst.state.value}: {reason}")
+    show_move(inst, inst.design_loops, _print_loop)
     return 0
 
 
@@ -79,18 +75,10 @@ def _status(args: argparse.Namespace) -> int:
     from phasegate.cli.phase import engine_here
 
     inst = engine_here().load(args.instance_id)
-    loops = inst.design_loops
-    if args.json:
-        print(json.dumps({p: loop.model_dump(mode="json") for p, loop in loops.items()}, indent=2))
-        return 0
-    if not loops:
-        print(f"{inst.id}: no design loop yet")
-    for loop in loops.values():
-        _print_loop(loop, brief=False)
-    return 0
+    return show_loops(inst, inst.design_loops, "design", _print_loop, as_json=args.json)
 
 
-def _print_loop(loop: DesignLoop, *, brief: bool) -> None:
+def _print_loop(loop: DesignLoop, brief: bool) -> None:
     state = "done" if loop.done_at else "open"
     print(f"{loop.session}: design loop {state}")
     for item in loop.items():

@@ -11,9 +11,9 @@ turn it is and the dialogue; ``tasks`` queues the plan's tasks in the handoff qu
 from __future__ import annotations
 
 import argparse
-import json
 
 from phasegate.cli import Subcommands
+from phasegate.cli.loop_status import show_loops, show_move
 from phasegate.model.loops import CRITIC_CODES, SPEC_CODES, PlanLoop
 from phasegate.workflow.engine import default_actor
 
@@ -56,10 +56,7 @@ def _say(args: argparse.Namespace) -> int:
     inst = LoopCommands(engine_here()).plan_say(
         args.instance_id, args.code, by=args.by or default_actor(), note=args.note
     )
-    loop = inst.plan_loops.get(inst.phase or "") or next(iter(inst.plan_loops.values()))
-    _print_loop(loop, brief=True)
-    if inst.state.value != "RUNNING":
-        print(f"{inst.id}: {inst.state.value}: {inst.blocked_reason or inst.failure_reason}")
+    show_move(inst, inst.plan_loops, _print_loop)
     return 0
 
 
@@ -67,15 +64,7 @@ def _status(args: argparse.Namespace) -> int:
     from phasegate.cli.phase import engine_here
 
     inst = engine_here().load(args.instance_id)
-    loops = inst.plan_loops
-    if args.json:
-        print(json.dumps({p: loop.model_dump(mode="json") for p, loop in loops.items()}, indent=2))
-        return 0
-    if not loops:
-        print(f"{inst.id}: no plan loop yet")
-    for loop in loops.values():
-        _print_loop(loop, brief=False)
-    return 0
+    return show_loops(inst, inst.plan_loops, "plan", _print_loop, as_json=args.json)
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -92,7 +81,7 @@ def _tasks(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_loop(loop: PlanLoop, *, brief: bool) -> None:
+def _print_loop(loop: PlanLoop, brief: bool) -> None:
     turn = {"spec": "the spec agent's turn", "critic": "the critic's turn", "done": "accepted"}
     print(f"{loop.session}: round {loop.round}, {turn[loop.turn]}")
     if loop.accepted is not None:
