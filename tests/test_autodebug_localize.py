@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from phasegate.autodebug.localize import Spectrum, _functions, ochiai, rank_functions
+from phasegate.autodebug.localize import Spectrum, function_spans, ochiai, rank_functions
 
 
 def test_ochiai() -> None:
@@ -22,7 +22,7 @@ def test_functions_are_named_as_python_qualifies_them() -> None:
         "def top():\n    def inner():\n        pass\n\nclass Box:\n    def put(self):\n"
         "        pass\n"
     )
-    assert _functions(tree) == [("top", 1, 3), ("top.<locals>.inner", 2, 3), ("Box.put", 6, 7)]
+    assert function_spans(tree) == [("top", 1, 3), ("top.<locals>.inner", 2, 3), ("Box.put", 6, 7)]
 
 
 def test_the_function_only_failing_tests_run_ranks_first() -> None:

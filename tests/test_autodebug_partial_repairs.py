@@ -10,11 +10,11 @@ from phasegate.autodebug.partial_repairs import (
     KeptRepair,
     PartialGuards,
     escalate_fixed_by,
-    partial_guards,
     undone,
     unproven,
     unrepaired_nones,
     withdraw,
+    withdrawal_reasons,
 )
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.validate import Baseline
@@ -68,12 +68,18 @@ def test_guards_in_a_file_still_failing_on_none_are_withdrawn_last_first() -> No
         _kept("03", path="pkg/elsewhere.py"),  # no None failure is left in that file
         _kept("04"),
     ]
-    partial = partial_guards(kept, {"pkg/box.py": ["05"]})
-    assert [repair.entry_id for repair in partial] == ["04", "01"]
+    left = [_failure("05", "escalated")]
+    partial = withdrawal_reasons(kept, left, None)
+    assert [repair.entry_id for repair, _why in partial] == ["04", "03", "01"]
+    shorts = [why.short for _repair, why in partial]
+    assert shorts[0] == shorts[2] == "other uses of the None still fail"
+    # 03: the failure left may run its function, and with no coverage that cannot be told
+    assert shorts[1] == "failures still left run the function it guards"
 
 
-def test_nothing_is_withdrawn_when_every_none_failure_is_repaired() -> None:
-    assert partial_guards([_kept("01"), _kept("02")], {}) == []
+def test_nothing_is_withdrawn_when_every_failure_is_repaired() -> None:
+    repaired = [_failure("05", "repaired"), _failure("06", "fixed-by-another-repair")]
+    assert withdrawal_reasons([_kept("01"), _kept("02")], repaired, None) == []
 
 
 def _repaired(entry_id: str) -> AutodebugFailure:
@@ -99,7 +105,9 @@ def _repaired(entry_id: str) -> AutodebugFailure:
 
 def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_others() -> None:
     entry = _repaired("02")
-    withdraw(entry, _kept("02"), {"pkg/box.py": ["01", "04"]})
+    left = [_failure("01", "escalated"), _failure("04", "localized")]
+    [(_repair, reason)] = withdrawal_reasons([_kept("02")], left, None)
+    withdraw(entry, _kept("02"), reason)
     assert entry.outcome == "escalated"
     assert entry.repair is None
     assert entry.attempts[0].status == "rejected"

@@ -21,7 +21,8 @@ is not None, so the failure is first re-run as it is: one that passes then is fl
 guard is tried for it.
 
 Last, a None guard kept at one use of a None while a None failure of the same file is left
-unrepaired is withdrawn (:mod:`.partial_repairs`), and its diff removed (kept when the file
+unrepaired, or while a failure left runs its function (read from the localization's per-test
+coverage), is withdrawn (:mod:`.partial_repairs`), and its diff removed (kept when the file
 keeps the guard: a later repair rewrote its lines).
 """
 
@@ -36,7 +37,7 @@ from typing import Literal
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.diffs import unified_diff
-from phasegate.autodebug.localize import collect_spectrum, rank_functions
+from phasegate.autodebug.localize import Spectrum, collect_spectrum, rank_functions
 from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
@@ -138,6 +139,8 @@ class Engine:
         self._kept: list[KeptRepair] = []
         #: For each failure fixed by another repair, the repairs kept when it was seen so.
         self._fixed_by: dict[str, list[str]] = {}
+        #: The run's per-test coverage, once localization has read it.
+        self._spectrum: Spectrum | None = None
 
     def run(self, failed: Sequence[FailedTest], *, run_id: str | None = None) -> AutodebugReport:
         """Work on every failure and return the report (diffs are written on the way)."""
@@ -165,7 +168,7 @@ class Engine:
             remove=self.remove,
             progress=self.progress,
             warnings=self.warnings,
-        ).withdraw(entries, self._kept, self._fixed_by)
+        ).withdraw(entries, self._kept, self._fixed_by, self._spectrum)
         finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
@@ -473,6 +476,7 @@ class Engine:
         if spectrum.error is not None:
             self.warnings.append(f"localization could not run: {spectrum.error}")
             return
+        self._spectrum = spectrum
         for group, entry in tests_known:
             failing = [t for t in group.tests if "::" in t]
             entry.suspicious = rank_functions(spectrum, failing, top=self.settings.localize_top)

@@ -29,6 +29,7 @@ __all__ = [
     "CONTEXTS_SOURCE_ENV",
     "Spectrum",
     "collect_spectrum",
+    "function_spans",
     "ochiai",
     "rank_functions",
 ]
@@ -56,7 +57,7 @@ class Spectrum:
     error: str | None = None
 
 
-def _functions(tree: ast.Module) -> list[tuple[str, int, int]]:
+def function_spans(tree: ast.Module) -> list[tuple[str, int, int]]:
     """``(qualified name, first line, last line)`` of every function, nested ones included."""
     found: list[tuple[str, int, int]] = []
 
@@ -107,7 +108,7 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
             continue
         relpath, tree = source
         by_line = data.contexts_by_lineno(filename)
-        for name, first, last in _functions(tree):
+        for name, first, last in function_spans(tree):
             tests = _tests_running(by_line, first, last)
             if tests:
                 covered[(relpath, name, first)] = tests

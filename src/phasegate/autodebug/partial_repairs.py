@@ -10,7 +10,8 @@ Which Nones come from one place cannot be read from one failure, so the run's fa
 taken together: the None failures of one file count as one None. At the end of the run, when
 a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
 ``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
-its failure escalated with the reason;
+its failure escalated with the reason; so is a ``none-guard`` whose function the tests of any
+failure left run, or may run (:mod:`.masking_guards`);
 a failure whose tests passed only once a withdrawn guard was in place is escalated too
 (one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
 tests fail when re-run once it is taken out: :func:`unproven`; that repair is taken out too,
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field, replace
 
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
 from phasegate.autodebug.diffs import unified_diff
+from phasegate.autodebug.localize import Spectrum
+from phasegate.autodebug.masking_guards import masked_failures
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.validate import Baseline, passing
@@ -43,12 +46,13 @@ from phasegate.model.autodebug import AutodebugFailure, Escalation
 __all__ = [
     "KeptRepair",
     "PartialGuards",
+    "WhyWithdrawn",
     "escalate_fixed_by",
-    "partial_guards",
     "undone",
     "unproven",
     "unrepaired_nones",
     "withdraw",
+    "withdrawal_reasons",
 ]
 
 #: The outcomes of a failure the run leaves failing.
@@ -97,16 +101,65 @@ def unrepaired_nones(entries: Iterable[AutodebugFailure]) -> dict[str, list[str]
     return left
 
 
-def partial_guards(
-    kept: Sequence[KeptRepair], unrepaired: Mapping[str, list[str]]
-) -> list[KeptRepair]:
-    """The None guards kept in a file whose None failures are not all repaired, last kept
-    first (so that each is undone on the text it left)."""
-    return [
-        repair
+@dataclass(frozen=True)
+class WhyWithdrawn:
+    """Why a kept guard is withdrawn: in the escalation (``because``, after "but") and, in
+    short, in the failure's explanation."""
+
+    because: str
+    short: str
+
+
+def withdrawal_reasons(
+    kept: Sequence[KeptRepair], entries: Sequence[AutodebugFailure], spectrum: Spectrum | None
+) -> list[tuple[KeptRepair, WhyWithdrawn]]:
+    """The ``kept`` None guards that must be withdrawn, last kept first (so that each is
+    undone on the text it left), and why: a None failure of its file is left unrepaired, or a
+    failure left runs the function it guards (read from the run's per-test coverage
+    ``spectrum``, None when it has none)."""
+    unrepaired = unrepaired_nones(entries)
+    left = [entry for entry in entries if entry.outcome in _LEFT]
+    reasons = [
+        (repair, _why_withdrawn(repair, unrepaired, left, spectrum))
         for repair in reversed(kept)
-        if repair.candidate.kind == "none-guard" and set(repair.candidate.paths) & unrepaired.keys()
+        if repair.candidate.kind == "none-guard"
     ]
+    return [(repair, why) for repair, why in reasons if why is not None]
+
+
+def _why_withdrawn(
+    repair: KeptRepair,
+    unrepaired: Mapping[str, list[str]],
+    left: Sequence[AutodebugFailure],
+    spectrum: Spectrum | None,
+) -> WhyWithdrawn | None:
+    """Why the None guard ``repair`` must be withdrawn, or None when it may stay."""
+    if set(repair.candidate.paths) & unrepaired.keys():
+        return _none_left(repair, unrepaired)
+    if not left:
+        return None
+    masked = masked_failures(repair.candidate, dict(repair.befores), left, spectrum)
+    if masked is None:
+        return None
+    return WhyWithdrawn(
+        f"{masked}: a guard where a None arrives from elsewhere may hide the fault they fail on",
+        "failures still left run the function it guards",
+    )
+
+
+def _none_left(repair: KeptRepair, unrepaired: Mapping[str, list[str]]) -> WhyWithdrawn:
+    """Why ``repair``, a guard in a file whose None failures are not all repaired
+    (``unrepaired``), is withdrawn."""
+    still = [
+        f"{', '.join(unrepaired[path])} in {path}"
+        for path in repair.candidate.paths
+        if path in unrepaired
+    ]
+    return WhyWithdrawn(
+        f"the run still fails on None at other uses ({'; '.join(still)}): a guard at one use "
+        "leaves the None where it is made",
+        "other uses of the None still fail",
+    )
 
 
 def undone(before: str, after: str, current: str) -> str | None:
@@ -196,21 +249,15 @@ def _undone_all(text: str | None, path: str, guards: Sequence[KeptRepair]) -> st
 def withdraw(
     entry: AutodebugFailure,
     repair: KeptRepair,
-    unrepaired: Mapping[str, list[str]],
+    reason: WhyWithdrawn,
     *,
     left_because: str | None = None,
 ) -> None:
     """Turn the repaired ``entry`` into an escalation that says why its guard was withdrawn
-    (and, if it is ``left_because`` of a reason, that its files still hold it)."""
-    still = [
-        f"{', '.join(unrepaired[path])} in {path}"
-        for path in repair.candidate.paths
-        if path in unrepaired
-    ]
+    (``reason``; and, if it is ``left_because`` of a reason, that its files still hold it)."""
     why = (
-        f"the repair ({repair.candidate.description}) passed this failure's tests, but the run "
-        f"still fails on None at other uses ({'; '.join(still)}): a guard at one use leaves the "
-        "None where it is made, so it was withdrawn"
+        f"the repair ({repair.candidate.description}) passed this failure's tests, but "
+        f"{reason.because}, so it was withdrawn"
     )
     if left_because is not None:
         why += (
@@ -224,7 +271,7 @@ def withdraw(
     kept.reason = f"{kept.reason}; withdrawn at the end of the run"
     entry.outcome = "escalated"
     entry.repair = None
-    entry.explanation += " (withdrawn: other uses of the None still fail)"
+    entry.explanation += f" (withdrawn: {reason.short})"
     entry.escalation = Escalation(reason=why, tried=len(entry.attempts))
 
 
@@ -318,32 +365,33 @@ class PartialGuards:
         entries: list[AutodebugFailure],
         kept: list[KeptRepair],
         fixed_by: Mapping[str, list[str]],
+        spectrum: Spectrum | None = None,
     ) -> None:
         """Withdraw the None guards in ``kept`` (the run's kept repairs, in order; a repair
-        taken out of the tree leaves the list) where the run still fails on None, and escalate
-        the failures ``fixed_by`` them and, in apply mode, the repairs that passed only with
-        them. A repair kept after a guard taken out of its file gets its diff rewritten without
-        the guard."""
-        unrepaired = unrepaired_nones(entries)
+        taken out of the tree leaves the list) where the run still fails on None, or whose
+        function the tests of a failure left run (read from the run's per-test coverage
+        ``spectrum``, None when it has none), and escalate the failures ``fixed_by`` them and,
+        in apply mode, the repairs that passed only with them. A repair kept after a guard
+        taken out of its file gets its diff rewritten without the guard."""
         self._kept, self._by_id = kept, {entry.id: entry for entry in entries}
         self._order = {repair.entry_id: index for index, repair in enumerate(kept)}
         self._first = _first_originals(kept)
-        partial = partial_guards(list(kept), unrepaired)
-        for repair in partial:
-            self._withdraw(repair, unrepaired)
-        escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair in partial])
-        taken_out = [repair for repair in reversed(partial) if repair not in kept]
+        partial = withdrawal_reasons(kept, entries, spectrum)
+        for repair, reason in partial:
+            self._withdraw(repair, reason)
+        escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair, _reason in partial])
+        taken_out = [repair for repair, _reason in reversed(partial) if repair not in kept]
         if self.apply and taken_out:
             self._after_taking_out(taken_out)
 
-    def _withdraw(self, repair: KeptRepair, unrepaired: dict[str, list[str]]) -> None:
+    def _withdraw(self, repair: KeptRepair, reason: WhyWithdrawn) -> None:
         """Withdraw one partial guard: take it out of the tree (in apply mode) and remove its
         diff; when it cannot be taken out, the file and the diff keep it."""
         entry = self._by_id[repair.entry_id]
         left = self._take_out(repair) if self.apply else None
         if left is None:
             self._forget(repair, entry)
-        withdraw(entry, repair, unrepaired, left_because=left)
+        withdraw(entry, repair, reason, left_because=left)
 
     def _after_taking_out(self, taken_out: list[KeptRepair]) -> None:
         """The repairs kept after the first repair ``taken_out`` of the tree (in the order kept)

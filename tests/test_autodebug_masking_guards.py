@@ -1,0 +1,231 @@
+"""A None guard kept in a function the tests of failures still left run: said to mask them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.engine import Engine, FailedTest
+from phasegate.autodebug.localize import Spectrum
+from phasegate.autodebug.masking_guards import guarded_function, masked_failures
+from phasegate.autodebug.project import Project, TestFiles
+from phasegate.autodebug.runner import RunResult
+from phasegate.autodebug.settings import AutodebugSettings
+from phasegate.autodebug.validate import Baseline
+from phasegate.autodebug.workspace import Workspace
+from phasegate.model.autodebug import AutodebugFailure, AutodebugReport
+
+BEFORE = (
+    "class Parser:\n"
+    "    def parse(self, value):\n"
+    "        def clean(text):\n"
+    "            return text.strip()\n"
+    "        return clean(value)\n"
+    "\n"
+    "\n"
+    "def to_bool(value):\n"
+    "    return value.strip() == 'true'\n"
+)
+#: ``to_bool`` guarded: the ``if`` is on line 9.
+GUARDED = BEFORE.replace(
+    "    return value.strip() ==",
+    "    if value is None:\n        return value\n    return value.strip() ==",
+)
+#: The same guard in a file whose lines moved before it, as a later repair leaves it.
+MOVED = "import os\n\n\n" + GUARDED
+
+
+def _left(entry_id: str, *tests: str, cls: str = "assertion") -> AutodebugFailure:
+    return AutodebugFailure(
+        id=entry_id,
+        error_class=cls,
+        pattern=cls,
+        kind="assert",
+        tests=list(tests),
+        exc_type="AssertionError",
+        message="assert 2 == 0",
+        path="tests/test_it.py",
+        line=5,
+        explanation="an assertion",
+        outcome="localized",
+    )
+
+
+def _guard(text: str = GUARDED) -> Candidate:
+    return Candidate("none-guard", "put back `if value is None`", [FileEdit("pkg/it.py", text)], 1)
+
+
+def _spectrum(**running: set[str]) -> Spectrum:
+    """A spectrum where each function of ``pkg/it.py`` (by name) was run by the given tests."""
+    covered = {("pkg/it.py", name.replace("__", "."), 1): tests for name, tests in running.items()}
+    return Spectrum(covered=covered, outcomes={})
+
+
+def test_the_guarded_function_is_the_innermost_holding_the_guard() -> None:
+    assert guarded_function(BEFORE, FileEdit("pkg/it.py", GUARDED)) == "to_bool"
+    nested = BEFORE.replace(
+        "            return text.strip()",
+        "            if text is None:\n                return ''\n            return text.strip()",
+    )
+    assert guarded_function(BEFORE, FileEdit("pkg/it.py", nested)) == "Parser.parse.<locals>.clean"
+
+
+def test_a_guard_outside_any_function_or_in_a_text_that_cannot_be_read_has_no_function() -> None:
+    module_level = "x = None\nif x is None:\n    x = 1\n"
+    assert guarded_function("x = None\n", FileEdit("pkg/it.py", module_level)) is None
+    assert guarded_function(None, FileEdit("pkg/it.py", GUARDED)) is None  # not UTF-8 before
+    assert guarded_function(BEFORE, FileEdit("pkg/it.py", GUARDED + "def (:\n")) is None
+
+
+def test_a_failure_left_whose_test_runs_the_guarded_function_is_named() -> None:
+    left = [_left("02", "tests/test_it.py::test_default"), _left("03", "tests/test_it.py::test_b")]
+    spectrum = _spectrum(to_bool={"tests/test_it.py::test_default"})
+    why = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum)
+    assert why is not None
+    assert why == "the tests of failures still left (02) run the function it guards"
+
+
+def test_the_guarded_function_is_matched_by_name_where_its_lines_moved() -> None:
+    left = [_left("02", "tests/test_it.py::test_default")]
+    spectrum = _spectrum(to_bool={"tests/test_it.py::test_default"})  # its line as it was
+    moved_before = "import os\n\n\n" + BEFORE
+    assert masked_failures(_guard(MOVED), {"pkg/it.py": moved_before}, left, spectrum) is not None
+
+
+def test_a_guard_no_failure_left_runs_is_kept() -> None:
+    spectrum = _spectrum(
+        to_bool={"tests/test_it.py::test_guarded"},
+        Parser__parse={"tests/test_it.py::test_default"},  # another function only
+    )
+    left = [_left("02", "tests/test_it.py::test_default")]
+    assert masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum) is None
+
+
+def test_a_guard_whose_reach_cannot_be_told_while_failures_are_left_masks_them() -> None:
+    # Fails closed: no spectrum, a failure without a test to measure, a guard in no function.
+    left = [_left("02", "tests/test_it.py::test_default")]
+    no_spectrum = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, None)
+    assert no_spectrum is not None
+    assert "(02)" in no_spectrum
+    assert "no per-test coverage was read in this run" in no_spectrum
+    collection = [_left("04", "tests/test_broken.py", cls="other")]
+    untested = masked_failures(_guard(), {"pkg/it.py": BEFORE}, collection, _spectrum())
+    assert untested is not None
+    assert "04 has no test to measure" in untested
+    module_level = Candidate(
+        "none-guard", "g", [FileEdit("pkg/it.py", "if x is None:\n    x = 1\n")], 1
+    )
+    outside = masked_failures(module_level, {"pkg/it.py": ""}, left, _spectrum())
+    assert outside is not None
+    assert "outside any function" in outside
+
+
+class _Runs:
+    """A runner whose every re-run reports the same outcomes."""
+
+    def __init__(self, result: RunResult, scratch: Path) -> None:
+        self.result = result
+        self.base_args: list[str] = ["tests/test_it.py"]
+        self.cwd = scratch
+        self.scratch = scratch
+        self.runs = 0
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        self.runs += 1
+        return self.result
+
+
+class _GuardToBool:
+    """A None pattern that guards ``value`` in ``to_bool`` of ``pkg/it.py``."""
+
+    name = "none"
+    error_class = "none"
+
+    def classify(self, failure: object) -> None:
+        return None
+
+    def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:
+        return [_guard()]
+
+    def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
+        return "AttributeError: `value` is None"
+
+
+ONE, TWO = "tests/test_it.py::test_none", "tests/test_it.py::test_default"
+
+
+def _run_with_a_failure_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, running_to_bool: set[str]
+) -> tuple[AutodebugReport, set[str]]:
+    """A run where the guard in ``to_bool`` passes its own failure's test while an assertion
+    (``TWO``) stays failing, with a spectrum where ``running_to_bool`` ran ``to_bool``."""
+    from phasegate.autodebug import engine as engine_module
+
+    monkeypatch.setattr(
+        engine_module,
+        "collect_spectrum",
+        lambda *_args: _spectrum(to_bool=running_to_bool, Parser__parse={TWO}),
+    )
+    monkeypatch.setattr(engine_module, "lost_guard_candidates", lambda *_args: [])
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "it.py").write_bytes(BEFORE.encode())
+    failed = [
+        FailedTest(
+            ONE,
+            Diagnosis("none", "none", "none-attribute", "AttributeError", "strip", "pkg/it.py", 9),
+        ),
+        FailedTest(
+            TWO,
+            Diagnosis("assertion", "assertion", "assert", "AssertionError", "assert 2 == 0", "", 0),
+        ),
+    ]
+    after = RunResult(
+        outcomes={ONE: "passed", TWO: "failed"}, failures={TWO: "AssertionError: assert 2 == 0"}
+    )
+    diffs: set[str] = set()
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[_GuardToBool()],
+        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(),
+        mode=mode,  # type: ignore[arg-type]
+        baseline=Baseline({ONE: "failed", TWO: "failed"}),
+        write=lambda path, _text: diffs.add(path),
+        remove=diffs.remove,  # KeyError for a diff never written
+    )
+    return engine.run(failed), diffs
+
+
+@pytest.mark.parametrize("mode", ["apply", "suggest"])
+def test_a_guard_whose_function_an_assertion_left_runs_is_withdrawn_and_taken_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    pytest.importorskip("coverage")
+    report, diffs = _run_with_a_failure_left(tmp_path, monkeypatch, mode, {ONE, TWO})
+    guard, assertion = report.failures
+    assert (guard.outcome, assertion.outcome) == ("escalated", "localized")
+    assert guard.escalation is not None
+    assert (
+        "failures still left (02-assertion) run the function it guards" in guard.escalation.reason
+    )
+    assert "put back `if value is None`" in guard.escalation.reason  # the guard, by name
+    assert guard.explanation.endswith("(withdrawn: failures still left run the function it guards)")
+    assert guard.attempts[-1].status == "rejected"
+    assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()  # byte for byte
+    assert diffs == set()  # written when kept, removed when withdrawn
+    assert not (tmp_path / "journal.json").exists()  # the take-out was journaled and closed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]  # nothing written beside
+
+
+def test_a_guard_whose_function_no_failure_left_runs_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("coverage")
+    report, diffs = _run_with_a_failure_left(tmp_path, monkeypatch, "apply", {ONE})
+    assert [f.outcome for f in report.failures] == ["repaired", "localized"]
+    assert (tmp_path / "pkg" / "it.py").read_text() == GUARDED
+    assert diffs == {"autodebug/01-none.diff"}
