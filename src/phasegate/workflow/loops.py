@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 from phasegate.errors import UsageError
 from phasegate.gates.checks.plan import plan_problems
@@ -71,7 +72,8 @@ class LoopCommands:
         modules = self._modules(relpath) if name == "architecture" else []
 
         def rule(inst: WorkflowInstance, at: datetime) -> LoopOutcome:
-            return design_loop.submit(_design_loop(inst), spec, draft=draft, now=at, item=item,
+            loop = _current_loop(inst, inst.design_loops, design_loop.new_design_loop)
+            return design_loop.submit(loop, spec, draft=draft, now=at, item=item,
                                       modules=modules, note=note)  # fmt: skip
 
         return self._apply(instance_id, by, "design", rule, f"submitted {name}")
@@ -83,8 +85,8 @@ class LoopCommands:
         _, spec = self._loop_phase(instance_id, "design")
 
         def rule(inst: WorkflowInstance, at: datetime) -> LoopOutcome:
-            return design_loop.verdict(_design_loop(inst), spec, decision=decision, by=by, now=at,
-                                       note=note)  # fmt: skip
+            loop = _current_loop(inst, inst.design_loops, design_loop.new_design_loop)
+            return design_loop.verdict(loop, spec, decision=decision, by=by, now=at, note=note)
 
         return self._apply(instance_id, by, "design", rule, decision)
 
@@ -101,7 +103,8 @@ class LoopCommands:
             problems = self._plan_problems(relpath)
 
         def rule(inst: WorkflowInstance, at: datetime) -> LoopOutcome:
-            return plan_loop.say(_plan_loop(inst), spec, code=code, by=by, now=at, plan=plan,
+            loop = _current_loop(inst, inst.plan_loops, plan_loop.new_plan_loop)
+            return plan_loop.say(loop, spec, code=code, by=by, now=at, plan=plan,
                                  problems=problems, note=note)  # fmt: skip
 
         return self._apply(instance_id, by, "plan", rule, code)
@@ -193,23 +196,18 @@ class LoopCommands:
         return self.engine.act(instance_id, by, act)
 
 
-def _design_loop(inst: WorkflowInstance) -> DesignLoop:
-    """The design loop of the current pass through the phase (a new one on a new pass)."""
-    phase = inst.phase or ""
-    loop = inst.design_loops.get(phase)
-    if loop is None or loop.cycle != inst.cycle:
-        loop = design_loop.new_design_loop(inst.id, phase, inst.cycle)
-        inst.design_loops[phase] = loop
-    return loop
+Loop = TypeVar("Loop", DesignLoop, PlanLoop)
 
 
-def _plan_loop(inst: WorkflowInstance) -> PlanLoop:
-    """The plan loop of the current pass through the phase (a new one on a new pass)."""
+def _current_loop(
+    inst: WorkflowInstance, loops: dict[str, Loop], new_loop: Callable[[str, str, int], Loop]
+) -> Loop:
+    """The loop of the current pass through the phase (a new one on a new pass)."""
     phase = inst.phase or ""
-    loop = inst.plan_loops.get(phase)
+    loop = loops.get(phase)
     if loop is None or loop.cycle != inst.cycle:
-        loop = plan_loop.new_plan_loop(inst.id, phase, inst.cycle)
-        inst.plan_loops[phase] = loop
+        loop = new_loop(inst.id, phase, inst.cycle)
+        loops[phase] = loop
     return loop
 
 
