@@ -122,22 +122,8 @@ def run_tests(
     to ``scratch / "contexts.coverage"``.
     """
     scratch.mkdir(parents=True, exist_ok=True)
-    args_file = scratch / "selection.txt"
-    args_file.write_text("".join(f"{item}\n" for item in selection), encoding="utf-8")
     report_dir = scratch / "record"
-    argv = [
-        *command,
-        f"@{args_file}",
-        "-p",
-        "no:cacheprovider",
-        "--gate=record",
-        f"--phasegate-dir={report_dir}",
-        "-q",
-        "--tb=no",
-        "-o",
-        "console_output_style=classic",
-        *(["-x"] if stop_at_first else []),
-    ]
+    argv = _recording_argv(command, scratch, selection, report_dir, stop_at_first=stop_at_first)
     child_env = dict(env)
     if contexts_of:
         argv += ["-p", "phasegate.plugin.contexts"]
@@ -156,6 +142,33 @@ def run_tests(
     run = _recognize(report_dir / RUN_REPORT_FILE, finished.returncode, finished.stdout, selection)
     run.duration_s = clock.perf_counter() - started
     return run
+
+
+def _recording_argv(
+    command: Sequence[str],
+    scratch: Path,
+    selection: Sequence[str],
+    report_dir: Path,
+    *,
+    stop_at_first: bool,
+) -> list[str]:
+    """The pytest command that runs ``selection`` (read from a file in ``scratch``: a long
+    selection does not fit a command line) and records it into ``report_dir``."""
+    args_file = scratch / "selection.txt"
+    args_file.write_text("".join(f"{item}\n" for item in selection), encoding="utf-8")
+    return [
+        *command,
+        f"@{args_file}",
+        "-p",
+        "no:cacheprovider",
+        "--gate=record",
+        f"--phasegate-dir={report_dir}",
+        "-q",
+        "--tb=no",
+        "-o",
+        "console_output_style=classic",
+        *(["-x"] if stop_at_first else []),
+    ]
 
 
 def _contexts_environment(scratch: Path, cwd: Path, contexts_of: Sequence[Path]) -> dict[str, str]:
