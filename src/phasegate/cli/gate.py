@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -135,10 +135,7 @@ def _run(args: argparse.Namespace) -> int:
     if name == RECORD_ONLY:
         raise UsageError(_RECORD_ONLY_REFUSED)
     root = find_project_root(Path.cwd())
-    extra = [arg for arg in args.pytest_args if arg != "--"]
-    command = [sys.executable, "-m", "pytest", f"--gate={name}", *extra]
-    if args.base:
-        command.append(f"--base={args.base}")
+    command = _pytest_command(name, args.pytest_args, args.base)
     with tempfile.TemporaryDirectory(prefix="phasegate-progress-") as folder:
         progress = Path(folder) / "events.jsonl"
         progress.touch()
@@ -167,6 +164,15 @@ def _run(args: argparse.Namespace) -> int:
     if display.gate is None or display.artifacts is None:
         return _not_started(running_log, returncode)
     return _finish(display, returncode, _keep_log(running_log, display))
+
+
+def _pytest_command(gate: str, pytest_args: Sequence[str], base: str | None) -> list[str]:
+    """The pytest run of ``gate``: the arguments after ``--`` pass through to pytest."""
+    extra = [arg for arg in pytest_args if arg != "--"]
+    command = [sys.executable, "-m", "pytest", f"--gate={gate}", *extra]
+    if base:
+        command.append(f"--base={base}")
+    return command
 
 
 def _configured_gate() -> str:
