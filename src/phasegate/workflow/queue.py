@@ -134,18 +134,7 @@ class HandoffQueue:
         estimate_min: float | None = None,
     ) -> TaskRecord:
         """Put a new task in ``queue/``; the tasks it depends on must exist already."""
-        if not title.strip():
-            raise UsageError("a task needs a title")
-        new_id = task_id or f"t-{secrets.token_hex(4)}"
-        if not TASK_ID.match(new_id):
-            raise UsageError(
-                f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
-                "starting with a letter or digit"
-            )
-        if depends_on:
-            problem = unknown_dependencies(depends_on, list(self.statuses()), new_id)
-            if problem:
-                raise UsageError(problem)
+        new_id = self._vetted_id(title, task_id, depends_on)
         now = self.clock()
         task = TaskRecord(
             id=new_id, title=title, priority=priority, created_at=now, parent=parent, body=body,
@@ -164,6 +153,23 @@ class HandoffQueue:
             self._history(task, None, TaskStatus.QUEUE, by, "added")
             self.store.write_model(f"{TaskStatus.QUEUE.value}/{name}", task)
         return task
+
+    def _vetted_id(self, title: str, task_id: str | None, depends_on: Sequence[str]) -> str:
+        """The new task's id (``task_id``, or a fresh one), once its title, its id and its
+        dependencies are known to be allowed; a UsageError saying what is not."""
+        if not title.strip():
+            raise UsageError("a task needs a title")
+        new_id = task_id or f"t-{secrets.token_hex(4)}"
+        if not TASK_ID.match(new_id):
+            raise UsageError(
+                f"task id {new_id!r} is not allowed: use 1 to 64 letters, digits, '-' and '_', "
+                "starting with a letter or digit"
+            )
+        if depends_on:
+            problem = unknown_dependencies(depends_on, list(self.statuses()), new_id)
+            if problem:
+                raise UsageError(problem)
+        return new_id
 
     # -- claiming --------------------------------------------------------------------------
 
