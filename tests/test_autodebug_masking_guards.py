@@ -10,12 +10,13 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.engine import Engine, FailedTest
 from phasegate.autodebug.localize import Spectrum
 from phasegate.autodebug.masking_guards import guarded_function, masked_failures
+from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards, withdrawal_reasons
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.autodebug.validate import Baseline
 from phasegate.autodebug.workspace import Workspace
-from phasegate.model.autodebug import AutodebugFailure, AutodebugReport
+from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, CandidateAttempt
 
 BEFORE = (
     "class Parser:\n"
@@ -229,3 +230,89 @@ def test_a_guard_whose_function_no_failure_left_runs_is_kept(
     assert [f.outcome for f in report.failures] == ["repaired", "localized"]
     assert (tmp_path / "pkg" / "it.py").read_text() == GUARDED
     assert diffs == {"autodebug/01-none.diff"}
+
+
+TWO_USES = "def f(x):\n    return x.strip()\n\n\ndef h(y):\n    return y.lower()\n"
+GUARD_F = TWO_USES.replace(
+    "    return x.strip()", "    if x is None:\n        return x\n    return x.strip()"
+)
+BOTH = GUARD_F.replace(
+    "    return y.lower()", "    if y is None:\n        return y\n    return y.lower()"
+)
+T_F, T_ASSERT, T_H = (
+    "tests/test_a.py::test_f",
+    "tests/test_a.py::test_assert",
+    "tests/test_a.py::test_h",
+)
+
+
+def _entry(entry_id: str, test: str, cls: str, outcome: str) -> AutodebugFailure:
+    attempt = CandidateAttempt(
+        rank=1,
+        kind="none-guard",
+        description="g",
+        score=1.0,
+        files=["pkg/a.py"],
+        diff="",
+        status="kept",
+        reason="the failing tests pass",
+    )
+    return AutodebugFailure(
+        id=entry_id,
+        error_class=cls,
+        pattern=cls,
+        kind="k",
+        tests=[test],
+        exc_type="E",
+        message="m",
+        path="pkg/a.py" if cls == "none" else "tests/test_a.py",
+        line=2,
+        explanation="e",
+        outcome=outcome,  # type: ignore[arg-type]
+        attempts=[attempt] if outcome == "repaired" else [],
+    )
+
+
+@pytest.mark.parametrize("apply", [True, False])
+def test_a_failure_a_withdrawal_leaves_withdraws_the_guards_it_calls_for_in_turn(
+    tmp_path: Path, apply: bool
+) -> None:
+    # The guard in f masks an assertion whose test runs f; once it is withdrawn, its own None
+    # failure of pkg/a.py is left, so the guard in h, at another use of that file, goes too.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text(BOTH if apply else TWO_USES)
+    in_f = Candidate("none-guard", "guard x in f", [FileEdit("pkg/a.py", GUARD_F)], 1)
+    guard_h = BOTH if apply else BOTH.replace("    if x is None:\n        return x\n", "")
+    in_h = Candidate("none-guard", "guard y in h", [FileEdit("pkg/a.py", guard_h)], 1)
+    kept = [
+        KeptRepair("01", in_f, {"pkg/a.py": TWO_USES}),
+        KeptRepair("04", in_h, {"pkg/a.py": GUARD_F if apply else TWO_USES}),
+    ]
+    entries = [
+        _entry("01", T_F, "none", "repaired"),
+        _entry("03", T_ASSERT, "assertion", "localized"),
+        _entry("04", T_H, "none", "repaired"),
+    ]
+    spectrum = Spectrum(
+        covered={("pkg/a.py", "f", 1): {T_F, T_ASSERT}, ("pkg/a.py", "h", 5): {T_H}}, outcomes={}
+    )
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    h_passes = RunResult(outcomes={T_H: "passed"})  # the guard in h passes without the one in f
+    PartialGuards(
+        project=project,
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=_Runs(h_passes, tmp_path),  # type: ignore[arg-type]
+        baseline=Baseline({T_F: "failed", T_ASSERT: "failed", T_H: "failed"}),
+        apply=apply,
+        write=lambda _path, _text: None,
+        remove=lambda _path: None,
+        progress=lambda _message: None,
+        warnings=[],
+    ).withdraw(entries, kept, {}, spectrum)
+    assert [entry.outcome for entry in entries] == ["escalated", "localized", "escalated"]
+    assert entries[2].escalation is not None
+    assert "01-none" not in entries[2].escalation.reason  # its own reason: the file's None left
+    assert "01 in pkg/a.py" in entries[2].escalation.reason
+    assert kept == []
+    assert (tmp_path / "pkg" / "a.py").read_bytes() == TWO_USES.encode()  # apply: both out
+    assert withdrawal_reasons(kept, entries, spectrum) == []  # nothing more to withdraw

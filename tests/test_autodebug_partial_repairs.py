@@ -68,8 +68,8 @@ def test_guards_in_a_file_still_failing_on_none_are_withdrawn_last_first() -> No
         _kept("03", path="pkg/elsewhere.py"),  # no None failure is left in that file
         _kept("04"),
     ]
-    left = [_failure("05", "escalated")]
-    partial = withdrawal_reasons(kept, left, None)
+    entries = [_failure(f"0{n}", "repaired") for n in range(1, 5)] + [_failure("05", "escalated")]
+    partial = withdrawal_reasons(kept, entries, None)
     assert [repair.entry_id for repair, _why in partial] == ["04", "03", "01"]
     shorts = [why.short for _repair, why in partial]
     assert shorts[0] == shorts[2] == "other uses of the None still fail"
@@ -78,7 +78,8 @@ def test_guards_in_a_file_still_failing_on_none_are_withdrawn_last_first() -> No
 
 
 def test_nothing_is_withdrawn_when_every_failure_is_repaired() -> None:
-    repaired = [_failure("05", "repaired"), _failure("06", "fixed-by-another-repair")]
+    repaired = [_failure("01", "repaired"), _failure("02", "repaired")]
+    repaired.append(_failure("06", "fixed-by-another-repair"))
     assert withdrawal_reasons([_kept("01"), _kept("02")], repaired, None) == []
 
 
@@ -105,8 +106,8 @@ def _repaired(entry_id: str) -> AutodebugFailure:
 
 def test_a_withdrawn_guard_turns_its_failure_into_an_escalation_naming_the_others() -> None:
     entry = _repaired("02")
-    left = [_failure("01", "escalated"), _failure("04", "localized")]
-    [(_repair, reason)] = withdrawal_reasons([_kept("02")], left, None)
+    entries = [_failure("01", "escalated"), entry, _failure("04", "localized")]
+    [(_repair, reason)] = withdrawal_reasons([_kept("02")], entries, None)
     withdraw(entry, _kept("02"), reason)
     assert entry.outcome == "escalated"
     assert entry.repair is None
@@ -126,6 +127,11 @@ def test_a_failure_fixed_only_by_a_withdrawn_guard_is_escalated_too() -> None:
     assert "02" in by_withdrawn.escalation.reason
     assert by_withdrawn.explanation.endswith("(that repair was withdrawn)")
     assert by_other.outcome == "fixed-by-another-repair"
+    # a later round withdraws 01: 04 is escalated, 03 keeps what the first round said of it
+    escalate_fixed_by([by_withdrawn, by_other], {"03": ["01", "02"], "04": ["01"]}, ["01"])
+    assert by_other.outcome == "escalated"
+    assert by_withdrawn.explanation.count("(that repair was withdrawn)") == 1
+    assert "02" in by_withdrawn.escalation.reason
 
 
 def test_a_change_is_undone_on_a_text_later_edits_changed_around_it() -> None:

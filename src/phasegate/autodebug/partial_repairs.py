@@ -11,7 +11,8 @@ taken together: the None failures of one file count as one None. At the end of t
 a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
 ``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
 its failure escalated with the reason; so is a ``none-guard`` whose function the tests of any
-failure left run, or may run (:mod:`.masking_guards`);
+failure left run, or may run (:mod:`.masking_guards`). Rounds follow until none is left to
+withdraw: a failure escalated in one round may call for the withdrawal of another guard;
 a failure whose tests passed only once a withdrawn guard was in place is escalated too
 (one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
 tests fail when re-run once it is taken out: :func:`unproven`; that repair is taken out too,
@@ -113,16 +114,17 @@ class WhyWithdrawn:
 def withdrawal_reasons(
     kept: Sequence[KeptRepair], entries: Sequence[AutodebugFailure], spectrum: Spectrum | None
 ) -> list[tuple[KeptRepair, WhyWithdrawn]]:
-    """The ``kept`` None guards that must be withdrawn, last kept first (so that each is
-    undone on the text it left), and why: a None failure of its file is left unrepaired, or a
-    failure left runs the function it guards (read from the run's per-test coverage
-    ``spectrum``, None when it has none)."""
+    """The ``kept`` None guards whose failures are still said repaired that must be withdrawn,
+    last kept first (so that each is undone on the text it left), and why: a None failure of
+    its file is left unrepaired, or a failure left runs the function it guards (read from the
+    run's per-test coverage ``spectrum``, None when it has none)."""
     unrepaired = unrepaired_nones(entries)
     left = [entry for entry in entries if entry.outcome in _LEFT]
+    repaired = {entry.id for entry in entries if entry.outcome == "repaired"}
     reasons = [
         (repair, _why_withdrawn(repair, unrepaired, left, spectrum))
         for repair in reversed(kept)
-        if repair.candidate.kind == "none-guard"
+        if repair.candidate.kind == "none-guard" and repair.entry_id in repaired
     ]
     return [(repair, why) for repair, why in reasons if why is not None]
 
@@ -284,7 +286,7 @@ def escalate_fixed_by(
     it (``fixed_by``) was withdrawn: its tests passed with that repair, not without."""
     for entry in entries:
         gone = set(fixed_by.get(entry.id, ())) & set(withdrawn)
-        if gone:  # only a failure fixed by another repair is in ``fixed_by``
+        if gone and entry.outcome == "fixed-by-another-repair":  # not escalated in a round before
             entry.outcome = "escalated"
             entry.explanation += " (that repair was withdrawn)"
             entry.escalation = Escalation(
@@ -377,10 +379,22 @@ class PartialGuards:
         self._order = {repair.entry_id: index for index, repair in enumerate(kept)}
         self._first = _first_originals(kept)
         partial = withdrawal_reasons(kept, entries, spectrum)
+        while partial:  # a failure escalated in one round may call for more: each ends one
+            self._withdraw_round(partial, entries, fixed_by)
+            partial = withdrawal_reasons(self._kept, entries, spectrum)
+
+    def _withdraw_round(
+        self,
+        partial: list[tuple[KeptRepair, WhyWithdrawn]],
+        entries: list[AutodebugFailure],
+        fixed_by: Mapping[str, list[str]],
+    ) -> None:
+        """Withdraw the guards ``partial`` (last kept first, with why), escalate what passed
+        only with them, and, in apply mode, re-check the repairs kept after those taken out."""
         for repair, reason in partial:
             self._withdraw(repair, reason)
         escalate_fixed_by(entries, fixed_by, [repair.entry_id for repair, _reason in partial])
-        taken_out = [repair for repair, _reason in reversed(partial) if repair not in kept]
+        taken_out = [repair for repair, _reason in reversed(partial) if repair not in self._kept]
         if self.apply and taken_out:
             self._after_taking_out(taken_out)
 
