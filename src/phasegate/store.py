@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, Generic, TypeVar
 
 from phasegate import clock
 from phasegate.errors import StoreError
@@ -386,13 +386,7 @@ class Store:
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with open(target, "ab+") as handle:
-                    if handle.seek(0, os.SEEK_END) > 0:
-                        # A writer that died mid-line left no newline: end that line first so
-                        # the new entry is not glued to it (the stub is set aside on read).
-                        handle.seek(-1, os.SEEK_END)
-                        if handle.read(1) != b"\n":
-                            payload = b"\n" + payload
-                    handle.write(payload)
+                    handle.write(_line_end_owed(handle) + payload)
                     handle.flush()
                     os.fsync(handle.fileno())
             except OSError as exc:
@@ -526,6 +520,16 @@ def write_atomically(target: Path, payload: bytes, *, mode: int | None = None) -
         with contextlib.suppress(OSError):
             os.unlink(handle.name)
         raise
+
+
+def _line_end_owed(handle: BinaryIO) -> bytes:
+    """The newline a log opened for appending owes before the next entry: a writer that died
+    mid-line left none, and the new entry must not be glued to its stub (the stub is set
+    aside when the log is read)."""
+    if handle.seek(0, os.SEEK_END) == 0:
+        return b""
+    handle.seek(-1, os.SEEK_END)
+    return b"" if handle.read(1) == b"\n" else b"\n"
 
 
 def _lock_name(relpath: str | Path) -> str:
