@@ -38,7 +38,7 @@ from phasegate.errors import PhasegateError
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.tree_copy import environment_for, write_tree
 from phasegate.model.tdd import LedgerLine, LedgerTest, RunEntry
-from phasegate.processes import GroupTimeout, run_in_group
+from phasegate.processes import Finished, GroupTimeout, run_in_group
 from phasegate.store import Store
 from phasegate.tdd.classify import Classifier
 from phasegate.tdd.config import TddConfig
@@ -275,9 +275,15 @@ def _run_tests(
         ) from exc
     except OSError as exc:
         raise VerifyError(f"{shown} could not be started: {exc}") from exc
+    return _replay_report(artifacts / "report.json", finished, shown)
+
+
+def _replay_report(path: Path, finished: Finished, shown: str) -> RunDocument:
+    """The run report the replay wrote at ``path``; a VerifyError, with the end of what the
+    replay said, when there is none or it is not a run report."""
     said = (finished.stdout + finished.stderr).decode("utf-8", errors="replace").strip()
     try:
-        data: object = json.loads((artifacts / "report.json").read_bytes())
+        data: object = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise VerifyError(
             f"{shown} exited with status {finished.returncode} and left no readable run "
