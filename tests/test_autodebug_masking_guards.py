@@ -158,10 +158,15 @@ ONE, TWO = "tests/test_it.py::test_none", "tests/test_it.py::test_default"
 
 
 def _run_with_a_failure_left(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, running_to_bool: set[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    running_to_bool: set[str],
+    two_with_the_guard: str = "failed",
 ) -> tuple[AutodebugReport, set[str]]:
     """A run where the guard in ``to_bool`` passes its own failure's test while an assertion
-    (``TWO``) stays failing, with a spectrum where ``running_to_bool`` ran ``to_bool``."""
+    (``TWO``) ends ``two_with_the_guard`` in its trial, with a spectrum where
+    ``running_to_bool`` ran ``to_bool``."""
     from phasegate.autodebug import engine as engine_module
 
     monkeypatch.setattr(
@@ -183,7 +188,8 @@ def _run_with_a_failure_left(
         ),
     ]
     after = RunResult(
-        outcomes={ONE: "passed", TWO: "failed"}, failures={TWO: "AssertionError: assert 2 == 0"}
+        outcomes={ONE: "passed", TWO: two_with_the_guard},
+        failures={TWO: "AssertionError: assert 2 == 0"} if two_with_the_guard == "failed" else {},
     )
     diffs: set[str] = set()
     project = Project(tmp_path, TestFiles(["tests/*"]))
@@ -220,6 +226,18 @@ def test_a_guard_whose_function_an_assertion_left_runs_is_withdrawn_and_taken_ou
     assert diffs == set()  # written when kept, removed when withdrawn
     assert not (tmp_path / "journal.json").exists()  # the take-out was journaled and closed
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]  # nothing written beside
+
+
+def test_a_guard_that_also_passed_the_tests_of_a_failure_suggest_mode_leaves_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Suggest mode leaves the tree as it was, so the assertion stays failing; yet its test
+    # passed in the guard's trial: the guard repairs it too and masks nothing.
+    pytest.importorskip("coverage")
+    report, diffs = _run_with_a_failure_left(tmp_path, monkeypatch, "suggest", {ONE, TWO}, "passed")
+    assert [f.outcome for f in report.failures] == ["repaired", "localized"]
+    assert diffs == {"autodebug/01-none.diff"}
+    assert (tmp_path / "pkg" / "it.py").read_text() == BEFORE
 
 
 def test_a_guard_whose_function_no_failure_left_runs_is_kept(

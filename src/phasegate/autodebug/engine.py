@@ -325,7 +325,8 @@ class Engine:
                 **base, status="error", reason=str(exc), duration_s=clock.perf_counter() - started
             )
         if verdict.passed:
-            self._kept.append(KeptRepair.from_trial(entry_id, candidate, verdict.originals))
+            kept = KeptRepair.from_trial(entry_id, candidate, verdict.originals, verdict.suite)
+            self._kept.append(kept)
             self._take_passed(verdict, candidate, befores)
         return CandidateAttempt(
             **base,

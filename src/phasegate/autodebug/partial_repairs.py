@@ -39,8 +39,8 @@ from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.localize import Spectrum
 from phasegate.autodebug.masking_guards import masked_failures
 from phasegate.autodebug.project import Project
-from phasegate.autodebug.runner import TestRunner
-from phasegate.autodebug.validate import Baseline, passing
+from phasegate.autodebug.runner import RunResult, TestRunner
+from phasegate.autodebug.validate import Baseline, passing, target_passes
 from phasegate.autodebug.workspace import Original, Workspace
 from phasegate.model.autodebug import AutodebugFailure, Escalation
 
@@ -63,21 +63,27 @@ _LEFT = ("escalated", "localized", "not-attempted")
 @dataclass(frozen=True)
 class KeptRepair:
     """A candidate validation kept for failure ``entry_id``, and its files before it: as text
-    (None for a file that is not UTF-8 text) and as its trial found them (``originals``)."""
+    (None for a file that is not UTF-8 text) and as its trial found them (``originals``); and
+    the whole run its trial passed (``trial``, when known)."""
 
     entry_id: str
     candidate: Candidate
     befores: Mapping[str, str | None]
     originals: Mapping[str, Original] = field(default_factory=dict)
+    trial: RunResult | None = None
 
     @classmethod
     def from_trial(
-        cls, entry_id: str, candidate: Candidate, originals: Mapping[str, Original]
+        cls,
+        entry_id: str,
+        candidate: Candidate,
+        originals: Mapping[str, Original],
+        trial: RunResult | None = None,
     ) -> KeptRepair:
         """The repair kept for ``entry_id``, its texts before it read from the bytes its trial
-        found (``originals``)."""
+        found (``originals``), with the whole run its trial passed (``trial``)."""
         befores = {path: _decoded(original.data) for path, original in originals.items()}
-        return cls(entry_id, candidate, befores, dict(originals))
+        return cls(entry_id, candidate, befores, dict(originals), trial)
 
 
 def _decoded(data: bytes) -> str | None:
@@ -138,14 +144,23 @@ def _why_withdrawn(
     """Why the None guard ``repair`` must be withdrawn, or None when it may stay."""
     if set(repair.candidate.paths) & unrepaired.keys():
         return _none_left(repair, unrepaired)
-    if not left:
+    still = [entry for entry in left if not _passed_with(repair.trial, entry)]
+    if not still:
         return None
-    masked = masked_failures(repair.candidate, dict(repair.befores), left, spectrum)
+    masked = masked_failures(repair.candidate, dict(repair.befores), still, spectrum)
     if masked is None:
         return None
     return WhyWithdrawn(
         f"{masked}: a guard where a None arrives from elsewhere may hide the fault they fail on",
         "failures still left run the function it guards",
+    )
+
+
+def _passed_with(trial: RunResult | None, entry: AutodebugFailure) -> bool:
+    """Whether every test of ``entry`` passed in ``trial``, the run a guard's trial passed: the
+    guard repairs it too (in suggest mode, which leaves the tree as it was, it stays failing)."""
+    return trial is not None and all(
+        target_passes(trial.outcomes, trial.collection_errors, test) for test in entry.tests
     )
 
 
