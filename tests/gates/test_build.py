@@ -308,3 +308,38 @@ def test_an_sdist_that_is_not_one_folder_with_its_metadata_is_not_extracted(
     with pytest.raises(Exception, match=words):
         _extracted(sdist, tmp_path / "into")
     assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_the_sdists_metadata_is_read_while_the_wheel_is_built(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each waits for the other to have started: one after the other, the first would give up.
+    from phasegate.gates.checks import build_frontend, build_measure
+
+    reading, building = threading.Event(), threading.Event()
+    real_read, real_built = build_measure.SdistReading._read, build_frontend._built
+
+    def both_started(mine: threading.Event, other: threading.Event) -> None:
+        mine.set()
+        if not other.wait(timeout=60):
+            raise AssertionError("the sdist was not read beside the wheel's build")
+
+    def read(sdist: Path) -> Any:
+        both_started(reading, building)
+        return real_read(sdist)
+
+    def built(source: Path, distribution: str, out: Path, hooks: Any) -> Path:
+        if distribution == "wheel":
+            both_started(building, reading)
+        return real_built(source, distribution, out, hooks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_measure.SdistReading, "_read", staticmethod(read))
+    monkeypatch.setattr(build_frontend, "_built", built)
+    root = sample(write_files, metadata_version="0.9")
+    measurement = BuildCheck().measure(make_context(root), BuildOptions())
+    # The sdist's problems come first, as when it was read after the wheel.
+    assert [f.message.split(":")[0] for f in measurement.findings] == [
+        "tiny_sample-1.0.tar.gz",
+        "tiny_sample-1.0-py3-none-any.whl",
+    ]
+    assert measurement.metrics == {"problems": 2, "sdist_built": True, "wheel_built": True}

@@ -8,9 +8,10 @@ validation, and the name and version must agree between both and with the file n
 
 A build without isolation runs ``build``'s front end in this process (its ``ProjectBuilder``,
 :mod:`phasegate.gates.checks.build_frontend`): the backend's hooks are the only processes, and
-the cost of starting ``python -m build`` is gone from the static checks' longest path. An
-isolated build runs ``python -m build``, whose isolated environment installs the requirements
-in processes of its own, stopped with it.
+the cost of starting ``python -m build`` is gone from the static checks' longest path, and the
+sdist's metadata is read (in a thread of its own) while the wheel is built from it. An isolated
+build runs ``python -m build``, whose isolated environment installs the requirements in
+processes of its own, stopped with it.
 
 Nothing is written into the project: the build runs on a copy in a temporary folder (for a
 git project, a ``git clone --shared`` of the repository with the work tree's files copied
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,8 @@ from phasegate.tomlfile import table_in
 
 if TYPE_CHECKING:
     from packaging.metadata import Metadata
+
+    from phasegate.gates.checks.build_measure import SdistReading
 
 __all__ = ["BuildCheck", "BuildOptions"]
 
@@ -162,16 +165,24 @@ class BuildCheck:
         )
 
     def _build_and_inspect(self, ctx: CheckContext, options: BuildOptions) -> _Outcome:
-        with tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder:
+        with (
+            tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder,
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="phasegate-build-sdist") as pool,
+        ):
             isolated, why, source = _decided_and_copied(ctx, options, Path(folder) / "source")
+            # Imported by the requirements' lookup beside the copy (``auto``), else here.
+            from phasegate.gates.checks.build_measure import SdistReading
+
             out = Path(folder) / "dist"
-            run = _build(ctx, source, out, isolated=isolated)
+            reading = SdistReading(pool)
+            run = _build(ctx, source, out, isolated=isolated, on_sdist=reading.start)
             if options.isolation == "auto" and not isolated and _lacks_dependencies(run):
                 shutil.rmtree(out, ignore_errors=True)
                 isolated, why = True, "isolated: the backend needs packages not installed here"
+                reading = SdistReading(pool)
                 run = _build(ctx, source, out, isolated=True)
             outcome = _Outcome(isolation=why)
-            self._judge(ctx, source, out, run, outcome, isolated=isolated)
+            self._judge(ctx, source, out, run, outcome, isolated=isolated, reading=reading)
         return outcome
 
     @staticmethod
@@ -183,6 +194,7 @@ class BuildCheck:
         outcome: _Outcome,
         *,
         isolated: bool,
+        reading: SdistReading,
     ) -> None:
         from phasegate.gates.checks import build_measure as measuring
 
@@ -198,9 +210,7 @@ class BuildCheck:
         outcome.sdist_built, outcome.wheel_built = bool(sdists), bool(wheels)
         problems = outcome.problems
         if sdists:
-            outcome.sdist = measuring.validated_metadata(
-                sdists[0], measuring.read_sdist_metadata, problems
-            )
+            outcome.sdist = reading.validated(sdists[0], problems)
         if wheels:
             outcome.wheel = measuring.validated_metadata(
                 wheels[0], measuring.read_wheel_metadata, problems
@@ -281,13 +291,21 @@ def _build_requires(pyproject: Mapping[str, object]) -> list[str]:
 
 
 def _build(
-    ctx: CheckContext, source: Path, out: Path, *, isolated: bool, only: str | None = None
+    ctx: CheckContext,
+    source: Path,
+    out: Path,
+    *,
+    isolated: bool,
+    only: str | None = None,
+    on_sdist: Callable[[Path], None] | None = None,
 ) -> ToolRun:
+    """Build into ``out``; ``on_sdist`` is told of the sdist as soon as the front end in this
+    process has built it (``python -m build`` tells nothing)."""
     from phasegate.gates.checks import build_frontend as frontend
 
     if not isolated and frontend.IN_PROCESS:
         return frontend.build_in_process(
-            source, out, timeout_s=ctx.timeout_s, wheel_only=bool(only)
+            source, out, timeout_s=ctx.timeout_s, wheel_only=bool(only), on_sdist=on_sdist
         )
     args = ["--outdir", str(out)]
     if only:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -106,9 +106,15 @@ class _Unmet(Exception):
 
 
 def build_in_process(
-    source: Path, out: Path, *, timeout_s: float, wheel_only: bool = False
+    source: Path,
+    out: Path,
+    *,
+    timeout_s: float,
+    wheel_only: bool = False,
+    on_sdist: Callable[[Path], None] | None = None,
 ) -> ToolRun:
-    """Build the sdist and then the wheel from it (or the wheel alone) into ``out``.
+    """Build the sdist and then the wheel from it (or the wheel alone) into ``out``;
+    ``on_sdist`` is told of the sdist as soon as it is built, before the wheel's build.
 
     Status 0 when both were built, 1 when the build failed (its output says why); a
     CheckError when a hook did not end within ``timeout_s`` (counted from here) or could not
@@ -122,6 +128,8 @@ def build_in_process(
             _built(source, "wheel", out, hooks)
         else:
             sdist = _built(source, "sdist", out, hooks)
+            if on_sdist is not None:
+                on_sdist(sdist)
             with tempfile.TemporaryDirectory(prefix="phasegate-sdist-") as folder:
                 _built(_extracted(sdist, Path(folder)), "wheel", out, hooks)
     except BuildBackendException as exc:

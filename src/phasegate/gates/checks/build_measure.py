@@ -3,6 +3,7 @@
 Whether this environment satisfies the build requirements (to build without isolation), and
 whether each built file's metadata is valid, agrees with its file name and agrees between the
 sdist and the wheel. Every problem found is appended to the caller's list as (rule, message).
+The sdist's metadata can be read while the wheel is built from it (:class:`SdistReading`).
 
 Apart from :mod:`phasegate.gates.checks.build` because planning a gate imports every check's
 module, in the pytest process too, which has no use for ``packaging`` (its metadata module,
@@ -16,6 +17,7 @@ import importlib.metadata
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
@@ -29,6 +31,7 @@ from packaging.utils import (
 )
 
 __all__ = [
+    "SdistReading",
     "compare_metadata",
     "read_sdist_metadata",
     "read_wheel_metadata",
@@ -169,3 +172,30 @@ def compare_metadata(
                 f"the sdist has version {sdist.version} but the wheel {wheel.version}",
             )
         )
+
+
+class SdistReading:
+    """Sdists' metadata read and validated in ``pool``'s thread, each as soon as it is built
+    (:meth:`start`: the wheel's build from it, in processes, takes longer); a file not started
+    is read when it is asked for."""
+
+    def __init__(self, pool: Executor) -> None:
+        self._pool = pool
+        self._started: dict[str, Future[tuple[Metadata | None, list[Problem]]]] = {}
+
+    def start(self, sdist: Path) -> None:
+        """Read and validate ``sdist``'s metadata in the pool's thread."""
+        self._started[sdist.name] = self._pool.submit(self._read, sdist)
+
+    def validated(self, sdist: Path, problems: list[Problem]) -> Metadata | None:
+        """``sdist``'s validated metadata (waited for, if it was started), its problems added
+        to ``problems``."""
+        started = self._started.get(sdist.name)
+        metadata, found = started.result() if started is not None else self._read(sdist)
+        problems.extend(found)
+        return metadata
+
+    @staticmethod
+    def _read(sdist: Path) -> tuple[Metadata | None, list[Problem]]:
+        problems: list[Problem] = []
+        return validated_metadata(sdist, read_sdist_metadata, problems), problems
