@@ -15,6 +15,7 @@ from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.autodebug.validate import Baseline
 from phasegate.autodebug.workspace import Workspace
+from phasegate.model.autodebug import SuspiciousFunction
 from phasegate.plugin.autodebug import interrupted_message
 
 OLD = "import os\n\n\ndef f():\n    return lenght\n"
@@ -190,6 +191,47 @@ def test_a_localization_that_ranks_nothing_says_so(
         assert report.failures[0].outcome == "escalated"
         assert len(ranked_nothing) == 1
         assert nodeid in ranked_nothing[0]
+
+
+def test_the_lost_guard_search_reads_more_suspects_than_the_report_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("coverage")
+    from phasegate.autodebug import engine as engine_module
+    from phasegate.autodebug.localize import Spectrum
+
+    (tmp_path / "mod.py").write_text("".join(f"def f{n}():\n    return {n}\n" for n in range(8)))
+    nodeid, other = "tests/test_a.py::test_one", "tests/test_a.py::test_two"
+    diagnosis = Diagnosis("assertion", "assertion", "assert", "AssertionError", "1 == 2", "", 0)
+    # f0 is run by the failing test only; each next one by one more passing test.
+    passing = [f"tests/test_a.py::test_p{n}" for n in range(8)]
+    covered = {("mod.py", f"f{n}", 2 * n + 1): {nodeid, *passing[:n]} for n in range(8)}
+    outcomes = {nodeid: "failed", other: "passed", **dict.fromkeys(passing, "passed")}
+    monkeypatch.setattr(
+        engine_module, "collect_spectrum", lambda *_args: Spectrum(covered, outcomes)
+    )
+    seen: list[list[str]] = []
+
+    def record(_d: object, _p: object, suspects: list[SuspiciousFunction]) -> list[Candidate]:
+        seen.append([s.function for s in suspects])
+        return []
+
+    monkeypatch.setattr(engine_module, "lost_guard_candidates", record)
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[],
+        runner=_Runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(localize_top=2),
+        mode="suggest",
+        baseline=Baseline({nodeid: "failed"}),
+        write=lambda _path, _text: None,
+        remove=lambda _path: None,
+    )
+    report = engine.run([FailedTest(nodeid, diagnosis)])
+    assert [s.function for s in report.failures[0].suspicious] == ["f0", "f1"]
+    assert seen == [[f"f{n}" for n in range(8)]]
 
 
 class _GuardAtFirstUse:

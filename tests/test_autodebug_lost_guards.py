@@ -336,3 +336,85 @@ def test_a_loop_s_else_is_no_place_for_a_body_that_leaves_the_loop() -> None:
     assert isinstance(function, ast.FunctionDef)
     assert cannot_go_at("continue", function, 5)
     assert not cannot_go_at("continue", function, 3)
+
+
+CONTEXTS = """class Context:
+    def __init__(self, parent=None, obj=None, zone=None):
+        self.parent = parent
+        self.obj = obj
+        self.zone = zone
+
+    def find_object(self, kind):
+        node = self
+        while node is not None:
+            if isinstance(node.obj, kind):
+                return node.obj
+            node = node.parent
+        return None
+
+    def ensure_object(self, kind):
+        rv = self.find_object(kind)
+        if rv is None:
+            self.obj = rv = kind()
+        return rv
+
+    def localized(self, moment):
+        if self.zone is None:
+            raise ValueError("no zone")
+        return moment.replace(tzinfo=self.zone)
+
+    def forward(self, args):
+        return self.invoke(args)
+
+    def invoke(self, args):
+        return [*args]
+"""
+
+
+def test_a_local_set_from_a_function_of_the_file_that_may_return_none_is_guarded(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(CONTEXTS, "        if rv is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "ensure_object")])
+    # Its body (set a new object) is not synthesized; the value and the place are found.
+    assert candidates[0].description.startswith("put back `if rv is None: ")
+    assert "in `ensure_object` at reg.py:17" in candidates[0].description
+
+
+def test_an_attribute_set_from_a_parameter_whose_default_is_none_is_guarded(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(CONTEXTS, "        if self.zone is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis(
+        "assertion", "other", "Failed", "Failed", "DID NOT RAISE <class 'ValueError'>"
+    )
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "localized")])
+    # The message went with the guard: the bare exception comes first.
+    expected = CONTEXTS.replace('raise ValueError("no zone")', "raise ValueError")
+    assert _same(candidates[0].edits[0].text, expected)
+
+
+def test_a_suspect_with_a_value_likely_none_is_looked_into_before_likelier_plain_ones(
+    tmp_path: Path,
+) -> None:
+    # Ochiai ranks the function that lost its guard last of six (every failing test runs the
+    # others too); its value likely None, and nothing else's, brings it among those looked into.
+    faulty = _deleted(CONTEXTS, "        if self.zone is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis(
+        "assertion", "other", "Failed", "Failed", "DID NOT RAISE <class 'ValueError'>"
+    )
+    expected = CONTEXTS.replace('raise ValueError("no zone")', "raise ValueError")
+    plain = ["forward", "invoke", "forward", "invoke", "forward"]
+    ranked = [_suspect(faulty, name, 0.9 - 0.01 * rank) for rank, name in enumerate(plain)]
+    ranked = [*ranked[:2], *[s.model_copy(update={"line": s.line + 100}) for s in ranked[2:]]]
+    suspects = [*ranked, _suspect(faulty, "localized", 0.3)]
+    candidates = lost_guard_candidates(diagnosis, project, suspects)
+    assert _same(candidates[0].edits[0].text, expected)
+    # By Ochiai alone (the first four), it would not have been looked into.
+    fewer = lost_guard_candidates(diagnosis, project, suspects[:4])
+    assert fewer
+    assert not any(_same(c.edits[0].text, expected) for c in fewer)

@@ -40,7 +40,7 @@ from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.localize import Spectrum, collect_spectrum, rank_functions
 from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.patterns.base import Pattern, short
-from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
+from phasegate.autodebug.patterns.lost_guards import SUSPECTS_READ, lost_guard_candidates
 from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
 from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
 from phasegate.autodebug.project import Project
@@ -64,6 +64,7 @@ from phasegate.model.autodebug import (
     ContextFigures,
     Escalation,
     Repair,
+    SuspiciousFunction,
 )
 
 __all__ = ["DIFF_FOLDER", "Engine", "FailedTest", "remap_line", "unified_diff"]
@@ -135,6 +136,9 @@ class Engine:
         self.warnings: list[str] = []
         self._changed: dict[str, list[tuple[str, str]]] = {}
         self._causes: dict[str, _Group] = {}
+        #: For each failure localized, the suspects a lost guard is looked for in (more than
+        #: the report lists).
+        self._suspects: dict[str, list[SuspiciousFunction]] = {}
         self._unbound_before: dict[tuple[str, str], set[str] | None] = {}
         self._kept: list[KeptRepair] = []
         #: For each failure fixed by another repair, the repairs kept when it was seen so.
@@ -480,7 +484,10 @@ class Engine:
         self._spectrum = spectrum
         for group, entry in tests_known:
             failing = [t for t in group.tests if "::" in t]
-            entry.suspicious = rank_functions(spectrum, failing, top=self.settings.localize_top)
+            top = self.settings.localize_top
+            ranked = rank_functions(spectrum, failing, top=max(top, SUSPECTS_READ))
+            entry.suspicious = ranked[:top]
+            self._suspects[entry.id] = ranked
             if not entry.suspicious:
                 self.warnings.append(
                     f"{entry.id}: localization ranked no function: none of its failing tests "
@@ -495,7 +502,8 @@ class Engine:
             self._fixed_by_earlier(entry)
             return
         started = clock.perf_counter()
-        proposed = lost_guard_candidates(group.diagnosis, self.project, entry.suspicious)
+        ranked = self._suspects.get(entry.id, entry.suspicious)
+        proposed = lost_guard_candidates(group.diagnosis, self.project, ranked)
         proposed += unknown_attribute_candidates(self.project, entry.suspicious)
         proposed += unbound_import_candidates(self.project, entry.suspicious)
         candidates = self._usable(proposed)

@@ -26,6 +26,7 @@ which is right, as for every candidate.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -52,6 +53,12 @@ from phasegate.autodebug.patterns.none_parameters import (
     guarded_by_namesakes,
     passed_on,
 )
+from phasegate.autodebug.patterns.none_sources import (
+    attributes_set_from_none_defaults,
+    calls_one_of,
+    functions_returning_none,
+    is_self_attribute,
+)
 from phasegate.autodebug.source import (
     enclosing_function,
     insert_lines,
@@ -61,14 +68,21 @@ from phasegate.autodebug.source import (
 )
 
 if TYPE_CHECKING:
-    from phasegate.autodebug.project import Project
+    from phasegate.autodebug.project import EditableSource, Project
     from phasegate.model.autodebug import SuspiciousFunction
 
-__all__ = ["caller_guards", "expected_exception", "lost_guard_candidates"]
+__all__ = ["SUSPECTS_READ", "caller_guards", "expected_exception", "lost_guard_candidates"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: The suspicious functions looked into, best first.
-_FUNCTIONS = 3
+_FUNCTIONS = 4
+#: The suspects (by Ochiai) read for the values likely None that choose those looked into.
+SUSPECTS_READ = 50
+#: How likely a value must be None (a None default, a namesake's guard) to put its function
+#: before likelier suspects whose values are only plain parameters (0.6).
+_LIKELY = 0.8
+#: The functions a test called where it waited for an exception, looked into.
+_WAITED_ON = 3
 #: Bodies tried per value.
 _BODIES = 4
 #: Calls whose result may be None by design.
@@ -150,15 +164,44 @@ def _places(
     """``(path, line of the def, score)`` of the functions looked into: the top suspects
     (except a ``__repr__``), then the function the failure was raised in, then those a
     parameter was seen None in; the latter two as suspicious as the best suspect."""
-    places = [(s.path, s.line, s.score) for s in suspicious if _may_have_lost_one(s, project)]
-    places = places[:_FUNCTIONS]
-    best = max((score for _, _, score in places), default=1.0)
+    looked_into = _looked_into(project, suspicious)
+    best = max((s.score for s in looked_into), default=1.0)
+    places = [(s.path, s.line, best) for s in looked_into]
     raised_in = _raised_in(diagnosis, project)
     waited_on = _called_under_raises(diagnosis, project)
     for path, line in [*raised_in, *waited_on, *seen_none]:
         if all((path, line) != (known, at) for known, at, _ in places):
             places.append((path, line, best))
     return places
+
+
+def _looked_into(
+    project: Project, suspicious: Sequence[SuspiciousFunction]
+) -> list[SuspiciousFunction]:
+    """The suspects looked into, in order: the most suspicious (Ochiai), then those with a value
+    likely None that nothing there tests any more, then the rest.
+
+    Ochiai alone ties the functions every failing test runs (a constructor, a decorator) and
+    puts the function that lost its guard far down when passing tests run it too; a value
+    that may be None and is no longer tested is what a deleted guard leaves behind.
+    """
+    usable = [s for s in suspicious if _may_have_lost_one(s, project)]
+    sources = {path: project.editable_source(path) for path in {s.path for s in usable}}
+    likely = [s for s in usable[1:] if _likeliest_subject(project, sources[s.path], s) >= _LIKELY]
+    ordered = {(s.path, s.line): s for s in [*usable[:1], *likely, *usable[1:]]}
+    return list(ordered.values())[:_FUNCTIONS]
+
+
+def _likeliest_subject(
+    project: Project, source: EditableSource | None, suspect: SuspiciousFunction
+) -> float:
+    """How likely the likeliest value of the suspect (in ``source``) that may be None is (0 if
+    none)."""
+    function = _function_at(source.tree, suspect.line) if source is not None else None
+    if source is None or function is None:
+        return 0.0
+    subjects = _subjects(source.tree, function, project, suspect.path)
+    return max((likelihood for _, likelihood, _ in subjects), default=0.0)
 
 
 def _may_have_lost_one(suspect: SuspiciousFunction, project: Project) -> bool:
@@ -187,7 +230,7 @@ def _called_under_raises(diagnosis: Diagnosis, project: Project) -> list[tuple[s
     tree = parse(text) if text is not None else None
     if tree is None or line is None:
         return []
-    return _defined(project, _names_called_under_raises(tree, line))[:_FUNCTIONS]
+    return _defined(project, _names_called_under_raises(tree, line))[:_WAITED_ON]
 
 
 def _test_place(diagnosis: Diagnosis) -> tuple[str | None, int | None]:
@@ -341,7 +384,9 @@ def _subjects(
     found = _parameter_subjects(function, read - tested - passed_on(tree, function), likely)
     found += [(a, 0.85, None) for a in sorted(_none_attributes(tree, function) & read - tested)]
     found += [(a, 0.8, None) for a in sorted(_guarded_elsewhere(tree, function) & read - tested)]
-    found += [(name, 0.8, st) for st, name in _maybe_none_locals(function) if name not in tested]
+    maybe_none = functions_returning_none(tree)
+    locals_set = _maybe_none_locals(function, maybe_none)
+    found += [(name, 0.8, st) for st, name in locals_set if name not in tested]
     return found
 
 
@@ -386,8 +431,10 @@ def _none_attributes(tree: ast.Module, function: _Function) -> set[str]:
     owner = next(
         (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and function in n.body), None
     )
-    targets = _set_to_none(owner) if owner is not None else []
-    return {ast.unparse(target) for target in targets if _is_self_attribute(target)}
+    if owner is None:
+        return set()
+    found = {ast.unparse(target) for target in _set_to_none(owner) if is_self_attribute(target)}
+    return found | attributes_set_from_none_defaults(owner)
 
 
 def _set_to_none(scope: ast.AST) -> list[ast.expr]:
@@ -401,25 +448,19 @@ def _set_to_none(scope: ast.AST) -> list[ast.expr]:
     return found
 
 
-def _is_self_attribute(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-    )
-
-
 def _guarded_elsewhere(tree: ast.Module, function: _Function) -> set[str]:
     """``p.x`` for a parameter ``p`` of the function, where the file tests ``p.x is None``
     elsewhere (``dt.tzinfo``): a value the file knows may be None."""
     params = parameters(function) - {"self", "cls"}
     inside = (function.lineno, function.end_lineno or function.lineno)
-    outside = (
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Compare) and not inside[0] <= node.lineno <= inside[1]
-    )
+    outside = (node for node in _comparisons(tree) if not inside[0] <= node.lineno <= inside[1])
     return {ast.unparse(node.left) for node in outside if _tests_attribute_of(node, params)}
+
+
+@functools.lru_cache(maxsize=8)
+def _comparisons(tree: ast.Module) -> list[ast.Compare]:
+    """Every comparison of the file (read once for all the functions of one tree looked into)."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Compare)]
 
 
 def _tests_attribute_of(node: ast.Compare, names: set[str]) -> bool:
@@ -434,21 +475,26 @@ def _tests_attribute_of(node: ast.Compare, names: set[str]) -> bool:
     )
 
 
-def _maybe_none_locals(function: _Function) -> list[tuple[ast.stmt, str]]:
+def _maybe_none_locals(
+    function: _Function, maybe_none: frozenset[str]
+) -> list[tuple[ast.stmt, str]]:
     """Locals set (in the function's top-level statements) from a call that can give None:
-    ``m = re.match(...)``, and each name of ``k, v = next(it, (None, None))``."""
-    return [(st, name) for st in function.body for name in _maybe_none_names(st)]
+    ``m = re.match(...)``, ``rv = self.find_object(t)`` of a function of the file in
+    ``maybe_none``, and each name of ``k, v = next(it, (None, None))``."""
+    calls = _MAYBE_NONE_CALLS | maybe_none
+    return [(st, name) for st in function.body for name in _maybe_none_names(st, calls)]
 
 
-def _maybe_none_names(statement: ast.stmt) -> list[str]:
-    """``m`` of ``m = re.match(...)``; each name of ``k, v = next(it, (None, None))``."""
+def _maybe_none_names(statement: ast.stmt, calls: frozenset[str]) -> list[str]:
+    """``m`` of ``m = re.match(...)`` (a call of one of ``calls``); each name of
+    ``k, v = next(it, (None, None))``."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return []
     target, call = statement.targets[0], statement.value
     if not isinstance(call, ast.Call):
         return []
     if isinstance(target, ast.Name):
-        return [target.id] if called_name(call) in _MAYBE_NONE_CALLS else []
+        return [target.id] if calls_one_of(call, calls) else []
     return _names_of_tuple(target) if _defaults_to_nones(call) else []
 
 

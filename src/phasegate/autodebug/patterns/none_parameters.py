@@ -16,10 +16,12 @@ there tests against None any more. Two facts of the project sort them:
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.expressions import called_name
 from phasegate.autodebug.patterns.functions import functions_in, is_none, parameters, parents_of
+from phasegate.autodebug.source import parse
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -57,12 +59,25 @@ def _namesakes(project: Project, path: str, function: _Function) -> list[_Functi
     """The other functions of the project named as ``function`` is, unless it is special."""
     if function.name.startswith("__"):
         return []
+    texts = ((relpath, project.read(relpath)) for relpath in project.source_files)
     return [
         other
-        for relpath, tree in project.parsed_naming(function.name, project.source_files)
-        for other in functions_in(tree)
-        if other.name == function.name and (relpath, other.lineno) != (path, function.lineno)
+        for relpath, text in texts
+        if text is not None and function.name in text
+        for other in _functions_by_name(text).get(function.name, ())
+        if (relpath, other.lineno) != (path, function.lineno)
     ]
+
+
+@functools.lru_cache(maxsize=64)
+def _functions_by_name(text: str) -> dict[str, list[_Function]]:
+    """``{name: the functions of that name}`` of a file's text (empty if it does not parse);
+    parsed once per text, as the lost-guard search reads the namesakes of many suspects."""
+    tree = parse(text)
+    found: dict[str, list[_Function]] = {}
+    for function in functions_in(tree) if tree is not None else ():
+        found.setdefault(function.name, []).append(function)
+    return found
 
 
 def _in_place(function: _Function, other: _Function) -> list[tuple[str, str]]:
@@ -97,6 +112,7 @@ def _parameter_reads(function: _Function) -> dict[str, list[ast.Name]]:
     return reads
 
 
+@functools.lru_cache(maxsize=8)
 def _guarding_functions(tree: ast.Module) -> _Guarding:
     """``{name: functions of that name}`` for the functions of ``tree`` that compare a
     parameter of theirs with None."""
