@@ -58,6 +58,10 @@ def _guard(text: str = GUARDED) -> Candidate:
     return Candidate("none-guard", "put back `if value is None`", [FileEdit("pkg/it.py", text)], 1)
 
 
+#: The test of the None failure the guard repairs: the guarded function failed in it.
+OWN = ["tests/test_it.py::test_guarded"]
+
+
 def _spectrum(**running: set[str]) -> Spectrum:
     """A spectrum where each function of ``pkg/it.py`` (by name) was run by the given tests."""
     covered = {("pkg/it.py", name.replace("__", "."), 1): tests for name, tests in running.items()}
@@ -83,7 +87,7 @@ def test_a_guard_outside_any_function_or_in_a_text_that_cannot_be_read_has_no_fu
 def test_a_failure_left_whose_test_runs_the_guarded_function_is_named() -> None:
     left = [_left("02", "tests/test_it.py::test_default"), _left("03", "tests/test_it.py::test_b")]
     spectrum = _spectrum(to_bool={"tests/test_it.py::test_default"})
-    why = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum)
+    why = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum, OWN)
     assert why is not None
     assert why == "the tests of failures still left (02) run the function it guards"
 
@@ -92,7 +96,9 @@ def test_the_guarded_function_is_matched_by_name_where_its_lines_moved() -> None
     left = [_left("02", "tests/test_it.py::test_default")]
     spectrum = _spectrum(to_bool={"tests/test_it.py::test_default"})  # its line as it was
     moved_before = "import os\n\n\n" + BEFORE
-    assert masked_failures(_guard(MOVED), {"pkg/it.py": moved_before}, left, spectrum) is not None
+    assert (
+        masked_failures(_guard(MOVED), {"pkg/it.py": moved_before}, left, spectrum, OWN) is not None
+    )
 
 
 def test_a_guard_no_failure_left_runs_is_kept() -> None:
@@ -101,26 +107,58 @@ def test_a_guard_no_failure_left_runs_is_kept() -> None:
         Parser__parse={"tests/test_it.py::test_default"},  # another function only
     )
     left = [_left("02", "tests/test_it.py::test_default")]
-    assert masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum) is None
+    assert masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum, OWN) is None
 
 
 def test_a_guard_whose_reach_cannot_be_told_while_failures_are_left_masks_them() -> None:
     # Fails closed: no spectrum, a failure without a test to measure, a guard in no function.
     left = [_left("02", "tests/test_it.py::test_default")]
-    no_spectrum = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, None)
+    no_spectrum = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, None, OWN)
     assert no_spectrum is not None
     assert "(02)" in no_spectrum
     assert "no per-test coverage was read in this run" in no_spectrum
     collection = [_left("04", "tests/test_broken.py", cls="other")]
-    untested = masked_failures(_guard(), {"pkg/it.py": BEFORE}, collection, _spectrum())
+    untested = masked_failures(_guard(), {"pkg/it.py": BEFORE}, collection, _spectrum(), OWN)
     assert untested is not None
     assert "04 has no test to measure" in untested
     module_level = Candidate(
         "none-guard", "g", [FileEdit("pkg/it.py", "if x is None:\n    x = 1\n")], 1
     )
-    outside = masked_failures(module_level, {"pkg/it.py": ""}, left, _spectrum())
+    outside = masked_failures(module_level, {"pkg/it.py": ""}, left, _spectrum(), OWN)
     assert outside is not None
     assert "outside any function" in outside
+
+
+def test_a_spectrum_blind_to_the_guarded_function_cannot_tell_and_masks_the_failures_left() -> None:
+    # Not even the guard's own failure's test ran its function: the spectrum cannot see it (a
+    # contexts file never written reads as empty; code run in a subprocess is not seen).
+    left = [_left("02", "tests/test_it.py::test_default")]
+    empty = Spectrum(covered={}, outcomes={"tests/test_it.py::test_default": "failed"})
+    elsewhere = _spectrum(Parser__parse={"tests/test_it.py::test_default", *OWN})
+    for blind in (empty, elsewhere):
+        why = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, blind, OWN)
+        assert why is not None
+        assert why.startswith("failures are still left (02), and whether they run")
+        assert "did not see the function it guards run" in why
+
+
+def test_a_spectrum_where_only_a_failure_left_ran_the_guarded_function_names_it() -> None:
+    left = [_left("02", "tests/test_it.py::test_default")]
+    spectrum = _spectrum(to_bool={"tests/test_it.py::test_default"})  # not the guard's own test
+    why = masked_failures(_guard(), {"pkg/it.py": BEFORE}, left, spectrum, OWN)
+    assert why == "the tests of failures still left (02) run the function it guards"
+
+
+def test_a_failure_left_without_a_test_is_not_said_repaired_by_the_guards_trial() -> None:
+    # ``all`` over no tests is True: such a failure must not count as passed in the trial.
+    own = _left("01", *OWN, cls="none")
+    own.outcome = "repaired"
+    untested = _left("04", cls="other")
+    trial = RunResult(outcomes={OWN[0]: "passed", "tests/test_it.py::test_default": "passed"})
+    kept = [KeptRepair("01", _guard(), {"pkg/it.py": BEFORE}, trial=trial)]
+    spectrum = _spectrum(to_bool=set(OWN))
+    [(_repair, why)] = withdrawal_reasons(kept, [own, untested], spectrum)
+    assert "04 has no test to measure" in why.because
 
 
 class _Runs:
@@ -238,6 +276,24 @@ def test_a_guard_that_also_passed_the_tests_of_a_failure_suggest_mode_leaves_is_
     assert [f.outcome for f in report.failures] == ["repaired", "localized"]
     assert diffs == {"autodebug/01-none.diff"}
     assert (tmp_path / "pkg" / "it.py").read_text() == BEFORE
+
+
+@pytest.mark.parametrize("mode", ["apply", "suggest"])
+@pytest.mark.parametrize("running_to_bool", [set(), {TWO}], ids=["nobody", "only-the-left"])
+def test_a_guard_whose_own_failures_test_the_spectrum_did_not_see_run_it_is_withdrawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, running_to_bool: set[str]
+) -> None:
+    # The guard's own test (ONE) must have run to_bool; a spectrum that did not see it is
+    # blind to that function, and a blind spectrum is no proof that nothing left runs it.
+    pytest.importorskip("coverage")
+    report, diffs = _run_with_a_failure_left(tmp_path, monkeypatch, mode, running_to_bool)
+    guard, assertion = report.failures
+    assert (guard.outcome, assertion.outcome) == ("escalated", "localized")
+    assert guard.escalation is not None
+    assert "02-assertion" in guard.escalation.reason
+    assert guard.attempts[-1].status == "rejected"
+    assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()  # byte for byte
+    assert diffs == set()
 
 
 def test_a_guard_whose_function_no_failure_left_runs_is_kept(

@@ -13,7 +13,10 @@ is read from the spectrum localization collected (one coverage context per test,
 :mod:`.localize`); functions are matched by file and qualified name, as the lines of a file may
 have moved since. When a failure is left and this cannot be told (no spectrum: localization
 off, coverage.py missing or its run failed; a failure without a test, as a collection error;
-a guard outside any function), the guard is taken to mask it: the rule fails closed.
+a guard outside any function; a spectrum that did not see the guarded function run, not even
+by the tests of the failure the guard repairs, which must have run it: its contexts file never
+written, which coverage.py reads as empty, or the function run in a subprocess or under a
+tracer of the project's own), the guard is taken to mask it: the rule fails closed.
 
 Two independent faults whose tests run the same function then leave the guard of one
 escalated where it could have been kept: an escalation, never a masking guard kept. The
@@ -61,10 +64,12 @@ def masked_failures(
     befores: dict[str, str | None],
     left: Sequence[AutodebugFailure],
     spectrum: Spectrum | None,
+    own_tests: Sequence[str],
 ) -> str | None:
     """Why the guard ``candidate`` (its files ``befores`` it) may mask the failures the run
     leaves unrepaired (``left``, not empty): which of them run its function, or why that
-    cannot be told; None when none of them does."""
+    cannot be told; None when none of them does. ``own_tests`` are the tests of the failure
+    the guard repairs: a spectrum that did not see them run its function cannot see it."""
     places = [
         (edit.path, guarded_function(befores.get(edit.path), edit)) for edit in candidate.edits
     ]
@@ -75,11 +80,15 @@ def masked_failures(
         return _cannot_tell(left, unknown)
     running = _tests_running(spectrum, places)
     reached = [entry.id for entry in left if running & set(entry.tests)]
-    return (
-        f"the tests of failures still left ({', '.join(reached)}) run the function it guards"
-        if reached
-        else None
-    )
+    if reached:
+        return f"the tests of failures still left ({', '.join(reached)}) run the function it guards"
+    if not running & set(own_tests):
+        return _cannot_tell(
+            left,
+            "the per-test coverage did not see the function it guards run, not even by the "
+            "tests of the failure it repairs",
+        )
+    return None
 
 
 def _cannot_tell(left: Sequence[AutodebugFailure], why: str) -> str:

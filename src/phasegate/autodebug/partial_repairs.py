@@ -126,9 +126,9 @@ def withdrawal_reasons(
     run's per-test coverage ``spectrum``, None when it has none)."""
     unrepaired = unrepaired_nones(entries)
     left = [entry for entry in entries if entry.outcome in _LEFT]
-    repaired = {entry.id for entry in entries if entry.outcome == "repaired"}
+    repaired = {entry.id: entry for entry in entries if entry.outcome == "repaired"}
     reasons = [
-        (repair, _why_withdrawn(repair, unrepaired, left, spectrum))
+        (repair, _why_withdrawn(repair, repaired[repair.entry_id], unrepaired, left, spectrum))
         for repair in reversed(kept)
         if repair.candidate.kind == "none-guard" and repair.entry_id in repaired
     ]
@@ -137,17 +137,19 @@ def withdrawal_reasons(
 
 def _why_withdrawn(
     repair: KeptRepair,
+    own: AutodebugFailure,
     unrepaired: Mapping[str, list[str]],
     left: Sequence[AutodebugFailure],
     spectrum: Spectrum | None,
 ) -> WhyWithdrawn | None:
-    """Why the None guard ``repair`` must be withdrawn, or None when it may stay."""
+    """Why the None guard ``repair`` of the failure ``own`` must be withdrawn, or None when it
+    may stay."""
     if set(repair.candidate.paths) & unrepaired.keys():
         return _none_left(repair, unrepaired)
     still = [entry for entry in left if not _passed_with(repair.trial, entry)]
     if not still:
         return None
-    masked = masked_failures(repair.candidate, dict(repair.befores), still, spectrum)
+    masked = masked_failures(repair.candidate, dict(repair.befores), still, spectrum, own.tests)
     if masked is None:
         return None
     return WhyWithdrawn(
@@ -158,9 +160,14 @@ def _why_withdrawn(
 
 def _passed_with(trial: RunResult | None, entry: AutodebugFailure) -> bool:
     """Whether every test of ``entry`` passed in ``trial``, the run a guard's trial passed: the
-    guard repairs it too (in suggest mode, which leaves the tree as it was, it stays failing)."""
-    return trial is not None and all(
-        target_passes(trial.outcomes, trial.collection_errors, test) for test in entry.tests
+    guard repairs it too (in suggest mode, which leaves the tree as it was, it stays failing).
+    An entry without a test is never said passed."""
+    return (
+        trial is not None
+        and bool(entry.tests)
+        and all(
+            target_passes(trial.outcomes, trial.collection_errors, test) for test in entry.tests
+        )
     )
 
 
