@@ -43,6 +43,7 @@ from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import SUSPECTS_READ, lost_guard_candidates
 from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
 from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
+from phasegate.autodebug.patterns.unknown_keywords import unknown_keyword_candidates
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import TestRunner
 from phasegate.autodebug.settings import AutodebugSettings
@@ -77,6 +78,7 @@ _SETTLED = ("not-attempted", "fixed-by-another-repair")
 #: Why a candidate kept for a localized failure repairs it, by its kind (else a None guard).
 _WHY_KEPT = {
     "typo": "an attribute nothing defines is read, and its error caught",
+    "keyword-typo": "a keyword its function does not take is passed, and its error caught",
     "missing-import": "a name nothing binds is read, and its error caught",
 }
 
@@ -505,6 +507,7 @@ class Engine:
         ranked = self._suspects.get(entry.id, entry.suspicious)
         proposed = lost_guard_candidates(group.diagnosis, self.project, ranked)
         proposed += unknown_attribute_candidates(self.project, entry.suspicious)
+        proposed += unknown_keyword_candidates(self.project, entry.suspicious)
         proposed += unbound_import_candidates(self.project, entry.suspicious)
         candidates = self._usable(proposed)
         if candidates and not self._fails_again(group, entry):
