@@ -40,6 +40,7 @@ earlier ones never ran on it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -256,21 +257,20 @@ def setup(name: str, log: Any = log_now) -> Setup:
     failing = sorted(t["nodeid"] for t in report["tests"] if t["outcome"] in ("failed", "error"))
     from coverage import CoverageData
 
-    coverage_data = CoverageData(basename=str(data_file))
-    coverage_data.read()
     tests: dict[str, int] = {}
     coverage: dict[str, dict[int, list[int]]] = {}
-    for filename in coverage_data.measured_files():
-        relpath = os.path.relpath(filename, pristine)
-        if relpath.startswith("..") or _is_test(relpath):
-            continue
-        lines: dict[int, list[int]] = {}
-        for line, contexts in coverage_data.contexts_by_lineno(filename).items():
-            ids = sorted(tests.setdefault(c, len(tests)) for c in contexts if c)
-            if ids:
-                lines[line] = ids
-        coverage[relpath] = lines
-    coverage_data.close()
+    with contextlib.closing(CoverageData(basename=str(data_file))) as coverage_data:
+        coverage_data.read()
+        for filename in coverage_data.measured_files():
+            relpath = os.path.relpath(filename, pristine)
+            if relpath.startswith("..") or _is_test(relpath):
+                continue
+            lines: dict[int, list[int]] = {}
+            for line, contexts in coverage_data.contexts_by_lineno(filename).items():
+                ids = sorted(tests.setdefault(c, len(tests)) for c in contexts if c)
+                if ids:
+                    lines[line] = ids
+            coverage[relpath] = lines
     shutil.rmtree(record, ignore_errors=True)
     for leftover in folder.glob("contexts.coverage*"):
         leftover.unlink()

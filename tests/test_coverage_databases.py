@@ -143,16 +143,21 @@ def test_the_mutation_checks_contexts_are_read_and_closed(
 
 
 class _ContextsRun:
-    """A test runner whose one run writes the contexts plugin's data file, as a run would."""
+    """A test runner whose one run writes the contexts plugin's data file, as a run would (or,
+    ``torn``, only the first bytes of one)."""
 
-    def __init__(self, module: Path) -> None:
+    def __init__(self, module: Path, *, torn: bool = False) -> None:
         self.module = module
+        self.torn = torn
         self.runs = 0
 
     def run(self, selection: object = None, **options: Any) -> RunResult:
         self.runs += 1
         path = Path(options["env"][CONTEXTS_DATA_ENV])
-        _data_file(path, {str(self.module): [1, 2]}, "test_s.py::test_a")
+        if self.torn:
+            path.write_bytes(b"SQLite format 3\x00")
+        else:
+            _data_file(path, {str(self.module): [1, 2]}, "test_s.py::test_a")
         return RunResult(outcomes={"test_s.py::test_a": "failed"})
 
 
@@ -163,6 +168,16 @@ def test_the_localization_spectrum_is_read_and_closed(
     project = Project(tmp_path, TestFiles(DEFAULT_TEST_FILES))
     spectrum = collect_spectrum(_ContextsRun(module), project, tmp_path / "scratch")  # type: ignore[arg-type]
     assert spectrum.covered == {("shapes/core.py", "sign", 1): {"test_s.py::test_a"}}
+    assert unclosed() == []
+
+
+def test_a_localization_spectrum_that_cannot_be_read_still_has_it_closed(
+    tmp_path: Path, unclosed: Callable[[], list[str]]
+) -> None:
+    module = _project(tmp_path)
+    project = Project(tmp_path, TestFiles(DEFAULT_TEST_FILES))
+    with pytest.raises(coverage.exceptions.DataError, match=r"contexts-1\.coverage"):
+        collect_spectrum(_ContextsRun(module, torn=True), project, tmp_path / "scratch")  # type: ignore[arg-type]
     assert unclosed() == []
 
 

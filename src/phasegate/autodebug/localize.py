@@ -14,6 +14,7 @@ pinned for this run. Test files are measured but never ranked.
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -99,20 +100,19 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
         return Spectrum({}, run.outcomes, run.error)
     from coverage import CoverageData
 
-    data = CoverageData(basename=str(data_file))
-    data.read()
     covered: dict[tuple[str, str, int], set[str]] = {}
-    for filename in data.measured_files():
-        source = _ranked_source(project, filename)
-        if source is None:
-            continue
-        relpath, tree = source
-        by_line = data.contexts_by_lineno(filename)
-        for name, first, last in function_spans(tree):
-            tests = _tests_running(by_line, first, last)
-            if tests:
-                covered[(relpath, name, first)] = tests
-    data.close()
+    with contextlib.closing(CoverageData(basename=str(data_file))) as data:  # closed if read fails
+        data.read()
+        for filename in data.measured_files():
+            source = _ranked_source(project, filename)
+            if source is None:
+                continue
+            relpath, tree = source
+            by_line = data.contexts_by_lineno(filename)
+            for name, first, last in function_spans(tree):
+                tests = _tests_running(by_line, first, last)
+                if tests:
+                    covered[(relpath, name, first)] = tests
     return Spectrum(covered, run.outcomes)
 
 
