@@ -418,3 +418,43 @@ def test_a_suspect_with_a_value_likely_none_is_looked_into_before_likelier_plain
     fewer = lost_guard_candidates(diagnosis, project, suspects[:4])
     assert fewer
     assert not any(_same(c.edits[0].text, expected) for c in fewer)
+
+
+FIELDS = """class Naive:
+    def load(self, value, kind=None):
+        if self.timezone is None:
+            raise self.make_error("invalid_awareness", kind=self.KIND)
+        if kind is None:
+            raise self.make_error("missing", given=kind)
+        return value
+
+
+class Aware:
+    def __init__(self, default_timezone=None):
+        self.default_timezone = default_timezone
+
+    def load(self, value):
+        if self.default_timezone is None:
+            raise self.make_error("invalid_awareness", kind=self.KIND)
+        return value.replace(tzinfo=self.default_timezone)
+"""
+
+
+def test_a_guard_lost_where_the_test_waited_is_raised_as_its_namesakes_raise_on_a_none(
+    tmp_path: Path,
+) -> None:
+    # The project raises through a factory that names no exception; `Naive.load`, a namesake,
+    # raises it on a None. Its guard that reads its own parameter (`given=kind`) is not taken.
+    faulty = _deleted(FIELDS, "        if self.default_timezone is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis(
+        "assertion", "other", "Failed", "Failed", "DID NOT RAISE <class 'ValidationError'>"
+    )
+    line = faulty.index("class Aware")
+    aware = _suspect(faulty[line:], "load").model_copy(
+        update={"line": faulty[:line].count("\n") + 5}
+    )
+    candidates = lost_guard_candidates(diagnosis, project, [aware])
+    assert _same(candidates[0].edits[0].text, FIELDS)
+    assert "as the function's namesakes raise on a None" in candidates[0].description
+    assert not any("given=kind" in c.description for c in candidates)

@@ -42,6 +42,7 @@ from phasegate.autodebug.patterns.functions import (
     parameters,
 )
 from phasegate.autodebug.patterns.guard_names import cannot_go_at, names_read
+from phasegate.autodebug.patterns.namesake_raises import namesake_raises
 from phasegate.autodebug.patterns.none_guards import (
     best_first,
     blocks_held,
@@ -582,7 +583,7 @@ def _after_setter(value: _Value) -> tuple[int, int, str]:
 def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple[str, float, str]]:
     """``(body, likelihood, why)`` of the guard's bodies, likeliest first, each once."""
     function, subject = value.function, value.subject
-    bodies = _raising_expected(value, expected)
+    bodies = _raising_expected(project, value, expected)
     # The project's own guard of this value raising what the test waits for is the likeliest.
     line = value.setter.lineno + 1 if value.setter is not None else first_statement(function).lineno
     for body, score, why in guard_bodies(project, value.path, function, subject, line, []):
@@ -594,12 +595,18 @@ def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple
     return best_first(bodies)
 
 
-def _raising_expected(value: _Value, expected: str | None) -> list[tuple[str, float, str]]:
-    """``raise`` of the exception the test waits for, if it waits for one."""
+def _raising_expected(
+    project: Project, value: _Value, expected: str | None
+) -> list[tuple[str, float, str]]:
+    """``raise`` of the exception the test waits for, if it waits for one: as the function or
+    its file raises it, or as the function's namesakes raise on a None."""
     if expected is None:
         return []
     why = f"the test waits for {expected}"
-    return [(body, 0.95, why) for body in _raises(value.text, value.function, expected)]
+    bodies = [(body, 0.95, why) for body in _raises(value.text, value.function, expected)]
+    project_raises = namesake_raises(project, value.path, value.function)
+    why = f"the test waits for {expected}, as the function's namesakes raise on a None"
+    return [*bodies, *[(body, 0.96, why) for body in project_raises]]
 
 
 def _first_use(function: _Function, subject: str) -> ast.stmt | None:

@@ -26,7 +26,7 @@ from phasegate.autodebug.source import parse
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["compared_with_none", "guarded_by_namesakes", "passed_on"]
+__all__ = ["compared_with_none", "guarded_by_namesakes", "namesakes", "passed_on"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: ``{name: the functions of that name that compare a parameter of theirs with None}``
@@ -48,14 +48,14 @@ def guarded_by_namesakes(project: Project, path: str, function: _Function) -> se
     class has its ``__init__``: a special method's namesakes say nothing."""
     names = parameters(function) - {"self", "cls"}
     found: set[str] = set()
-    for other in _namesakes(project, path, function):
+    for other in namesakes(project, path, function):
         guarded = compared_with_none(other)
         found |= names & parameters(other) & guarded
         found |= {mine for mine, theirs in _in_place(function, other) if theirs in guarded}
     return found
 
 
-def _namesakes(project: Project, path: str, function: _Function) -> list[_Function]:
+def namesakes(project: Project, path: str, function: _Function) -> list[_Function]:
     """The other functions of the project named as ``function`` is, unless it is special."""
     if function.name.startswith("__"):
         return []
