@@ -239,6 +239,38 @@ def test_a_copy_or_a_requirements_lookup_that_fails_is_the_checks_error(
     assert not (root / "touched-by-the-backend.txt").exists()
 
 
+def test_a_bug_in_the_front_end_is_the_checks_error_not_the_projects_failed_build(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build that failed blames the project; phasegate's own bugs must not read as one.
+    from phasegate.gates.checks import build_frontend
+
+    def moved_api(*_args: Any) -> Any:
+        raise AttributeError("'ProjectBuilder' object has no attribute 'build'")
+
+    monkeypatch.setattr(build_frontend, "_built", moved_api)
+    root = sample(write_files)
+    with pytest.raises(AttributeError, match="no attribute 'build'"):
+        BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
+
+
+def test_a_bug_in_the_hooks_runner_is_the_checks_error_not_the_backends_failure(
+    write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``build`` wraps whatever the runner raises as the backend's failure: the runner says
+    # its own failure as the check's error before that.
+    from phasegate.gates.checks import build_frontend
+
+    def wrong_call(*_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("run_in_group() got an unexpected keyword argument 'env'")
+
+    monkeypatch.setattr(build_frontend, "run_in_group", wrong_call)
+    root = sample(write_files)
+    with pytest.raises(CheckError, match="hook runner failed: TypeError: run_in_group") as caught:
+        BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
+    assert "bug in phasegate" in (caught.value.fix or "")
+
+
 def test_a_build_without_isolation_runs_its_front_end_in_this_process(
     write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,10 @@ check's thread (so that a check past its timeout has it killed), and killed whol
 build's deadline passes, which is then the check's error. The hooks' output is kept, in the
 order they ran, for the last lines a failing build shows. Any other failure ``build`` raises
 (a backend that crashes, ends without answering, names a file it did not write) is a failed
-build, as ``python -m build`` reports it with status 1.
+build, as ``python -m build`` reports it with status 1. What the front end itself raises
+otherwise (a ``TypeError`` in the hooks' runner, an ``AttributeError`` from a ``build`` release
+whose API moved) is phasegate's own fault, not the project's: the check's error, never a
+failed build.
 
 Hand-written here: the sdist's check (one top-level folder holding ``PKG-INFO``) and its
 extraction, which ``build`` keeps private in its command line module.
@@ -83,6 +86,12 @@ class _Hooks:
             ) from exc
         except OSError as exc:
             raise CheckError(f"the build backend could not be started: {exc}") from exc
+        except Exception as exc:  # else ``build`` would wrap it as the backend's own failure
+            raise CheckError(
+                f"the build check's hook runner failed: {type(exc).__name__}: {exc}",
+                fix="this is a bug in phasegate's build front end; please report it with this "
+                "message",
+            ) from exc
         self._keep(finished.stdout, finished.stderr)
         if finished.returncode != 0:
             raise subprocess.CalledProcessError(finished.returncode, list(cmd))
@@ -117,10 +126,11 @@ def build_in_process(
     ``on_sdist`` is told of the sdist as soon as it is built, before the wheel's build.
 
     Status 0 when both were built, 1 when the build failed (its output says why); a
-    CheckError when a hook did not end within ``timeout_s`` (counted from here) or could not
-    be started.
+    CheckError when a hook did not end within ``timeout_s`` (counted from here), could not
+    be started, or the hooks' runner failed. Any other exception, a bug of this front end,
+    goes through (the check's error).
     """
-    from build import BuildBackendException
+    from build import BuildBackendException, BuildException
 
     hooks = _Hooks(timeout_s)
     try:
@@ -137,9 +147,9 @@ def build_in_process(
             raise exc.exception from None
         hooks.say(f"ERROR {exc}")
         return hooks.ran(1)
-    except CheckError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - what python -m build reports as its error, status 1
+    except (BuildException, _Unmet, OSError, ValueError, tarfile.TarError) as exc:
+        # What the project's build raises (a requirement that does not parse is a ValueError),
+        # said as ``python -m build`` says it, status 1; anything else is this front end's bug.
         hooks.say(f"ERROR {exc}")
         return hooks.ran(1)
     return hooks.ran(0)
