@@ -123,7 +123,9 @@ def run_tests(
     """
     scratch.mkdir(parents=True, exist_ok=True)
     report_dir = scratch / "record"
-    argv = _recording_argv(command, scratch, selection, report_dir, stop_at_first=stop_at_first)
+    selection_file = scratch / "selection.txt"  # a long selection does not fit a command line
+    selection_file.write_text("".join(f"{item}\n" for item in selection), encoding="utf-8")
+    argv = _recording_argv(command, selection_file, report_dir, stop_at_first=stop_at_first)
     child_env = dict(env)
     if contexts_of:
         argv += ["-p", "phasegate.plugin.contexts"]
@@ -145,20 +147,13 @@ def run_tests(
 
 
 def _recording_argv(
-    command: Sequence[str],
-    scratch: Path,
-    selection: Sequence[str],
-    report_dir: Path,
-    *,
-    stop_at_first: bool,
+    command: Sequence[str], selection_file: Path, report_dir: Path, *, stop_at_first: bool
 ) -> list[str]:
-    """The pytest command that runs ``selection`` (read from a file in ``scratch``: a long
-    selection does not fit a command line) and records it into ``report_dir``."""
-    args_file = scratch / "selection.txt"
-    args_file.write_text("".join(f"{item}\n" for item in selection), encoding="utf-8")
+    """The pytest command that runs the tests listed in ``selection_file``, one a line, and
+    records the run into ``report_dir``."""
     return [
         *command,
-        f"@{args_file}",
+        f"@{selection_file}",
         "-p",
         "no:cacheprovider",
         "--gate=record",
