@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
-
-import pytest
 
 from phasegate.autodebug.import_order import ImportPrecedence, import_identity
 from phasegate.autodebug.source import insert_import, leading_imports
-from tests.autodebug_support import diagnose
 
 
 def learnt(*headers: str) -> ImportPrecedence:
@@ -81,23 +77,3 @@ def test_a_restored_import_can_end_a_block_before_a_blank_line() -> None:
     assert insert_import(text, "import os", precedence) == (
         "import sys\nimport json\nimport os\n\nimport re\n\nx = 1\n"
     )
-
-
-def test_the_name_pattern_puts_a_lost_import_back_in_the_projects_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    header = "import sys\nimport os\nimport re\nfrom . import util\n"
-    original = header + "\n\ndef where():\n    return os.sep + re.escape(sys.prefix)\n"
-    files = {
-        "nm_po/__init__.py": "",
-        "nm_po/util.py": "",
-        "nm_po/one.py": header + "\n\nONE = os.sep, re, sys, util\n",
-        "nm_po/two.py": "import sys\nimport os\n\n\nTWO = os.sep, sys\n",
-        "nm_po/api.py": original.replace("import os\n", ""),
-    }
-    _, candidates, _ = diagnose(
-        tmp_path, files, "from nm_po.api import where; where()", monkeypatch
-    )
-    assert candidates[0].detail["statement"] == "import os"
-    (edit,) = candidates[0].edits
-    assert edit.text == original

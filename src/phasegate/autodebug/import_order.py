@@ -6,6 +6,12 @@ the package's own modules. :class:`ImportPrecedence` counts, over the leading im
 the project's files, how many put one import before another, and places a restored import
 where it agrees with most of those counts about its neighbours.
 
+Auto-debug does not use it: measured by ``benchmarks/import_placement.py`` (every one-line
+import of the unsorted headers of the installed packages deleted and put back, packages split
+by seed), it won on the development half and lost on the report half, so auto-debug keeps the
+file's own rule (:func:`phasegate.autodebug.source.insert_import` without a precedence). It
+stays for that benchmark, which measures it against the file's own rule.
+
 Hand-written: isort and ruff sort imports by fixed rules; none learns a project's own order.
 """
 

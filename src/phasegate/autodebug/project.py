@@ -20,9 +20,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple
 
-from phasegate.autodebug.import_order import ImportPrecedence
 from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
-from phasegate.autodebug.source import leading_imports, parse
+from phasegate.autodebug.source import parse
 from phasegate.errors import ConfigError
 from phasegate.tomlfile import TOMLDecodeError, loads, table_in
 
@@ -240,17 +239,6 @@ class Project:
                 relative += imports.relative
                 absolute += imports.absolute_own
         return counts, (relative, absolute)
-
-    @cached_property
-    def import_precedence(self) -> ImportPrecedence:
-        """The order the project's files keep among their leading imports, for putting a
-        lost import back where the project puts it."""
-        precedence = ImportPrecedence()
-        for relpath in self.python_files:
-            tree = parse(self.read(relpath) or "")
-            if tree is not None:
-                precedence.learn(leading_imports(tree)[0])
-        return precedence
 
     @cached_property
     def test_vocabulary(self) -> Counter[str]:

@@ -477,7 +477,7 @@ def import_candidates(
             lambda module: _module_as_written(text, path, module, project),
         ),
     ]
-    candidates = _imports_added(text, path, missing, statements, project)
+    candidates = _imports_added(text, path, missing, statements)
     if span is None or candidates:
         return candidates
     return _respelt_and_imported(text, path, missing, span, project, context)
@@ -548,11 +548,11 @@ def _stdlib_imports(missing: str, unbound: list[str], project: Project) -> list[
 
 
 def _imports_added(
-    text: str, path: str, missing: str, statements: list[Statement], project: Project
+    text: str, path: str, missing: str, statements: list[Statement]
 ) -> list[Candidate]:
     candidates: list[Candidate] = []
     for statement, score, where in statements:
-        new = insert_import(text, statement, project.import_precedence)
+        new = insert_import(text, statement)
         if new is not None:
             candidates.append(
                 Candidate(
@@ -583,11 +583,7 @@ def _respelt_and_imported(
         near = closest(missing, [definition.name])
         statement = f"from {definition.module} import {definition.name}"
         renamed = (
-            insert_import(
-                replace_span(text, span, definition.name), statement, project.import_precedence
-            )
-            if near
-            else None
+            insert_import(replace_span(text, span, definition.name), statement) if near else None
         )
         if renamed is None:
             continue
