@@ -2184,3 +2184,36 @@ def test_a_none_index_is_guarded_as_the_project_guards_it_elsewhere(
     )
     assert (diagnosis.kind, diagnosis.facts["expr"]) == ("none-index", "number")
     assert restores(candidates[0], BARREL)
+
+
+CACHED = """\
+class cachedproperty:
+    def __init__(self, func):
+        self.func = func
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.func.__name__] = self.func(obj)
+        return value
+"""
+
+
+def test_a_none_handed_down_into_a_file_not_edited_is_guarded_in_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The descriptor read on its class hands a None `obj` to a test's method, where it fails
+    # as `self`: the test file is not edited, so the guard goes back into the descriptor.
+    faulty = CACHED.replace("        if obj is None:\n            return self\n", "")
+    test_file = (
+        "from ng_cached import cachedproperty\n\n\nclass Box:\n    base = 1\n\n"
+        "    @cachedproperty\n    def area(self):\n        return self.base + 1\n"
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_cached.py": faulty, "test_ng_cached.py": test_file},
+        "import test_ng_cached; test_ng_cached.Box.area",
+        monkeypatch,
+    )
+    assert diagnosis.error_class == "none"
+    assert any(restores(c, CACHED) for c in candidates[:5])

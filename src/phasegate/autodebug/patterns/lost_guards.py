@@ -126,13 +126,14 @@ def lost_guard_candidates(
 def caller_guards(diagnosis: Diagnosis, project: Project) -> list[Candidate]:
     """Guards of a parameter that was None in a caller's frame, in that caller: a None handed
     down from parameter to parameter came in there, and its guard may have been lost there
-    rather than where it failed (the None failed as a parameter there). Only a parameter the
-    call the caller was running reads: one seen None there but not handed down is not the
-    None that failed."""
+    rather than where it failed (the None failed as a parameter there, or in a file auto-debug
+    may not edit, as the ``self`` of a test's method a descriptor called with a None). Only a
+    parameter the call the caller was running reads: one seen None there but not handed down
+    is not the None that failed."""
     failing = set(_raised_in(diagnosis, project))
     seen_none = _seen_none(diagnosis, project)
     expr = diagnosis.facts.get("expr")
-    if not any(expr in seen_none.get(place, ()) for place in failing):
+    if failing and not any(expr in seen_none.get(place, ()) for place in failing):
         return []
     handed_down = _handed_down(diagnosis, project)
     callers = [(place, names) for place, names in handed_down.items() if place not in failing]
