@@ -9,7 +9,7 @@ file byte for byte. The packages are split by a fixed seed into a development ha
 it) and a report half (report it); the projects of the real-code benchmark and phasegate
 itself are left out.
 
-    python benchmarks/import_placement.py [--seed S] [--half dev|report|both] [--root DIR]
+    python benchmarks/import_placement.py [--seed S] [--half dev|report|both] [--verbose]
 """
 
 from __future__ import annotations
