@@ -10,11 +10,12 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.engine import Engine, FailedTest
 from phasegate.autodebug.localize import Spectrum
 from phasegate.autodebug.masking_guards import guarded_function, masked_failures
-from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards, withdrawal_reasons
+from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import AutodebugSettings
 from phasegate.autodebug.validate import Baseline
+from phasegate.autodebug.withdrawals import withdrawal_reasons
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, CandidateAttempt
 

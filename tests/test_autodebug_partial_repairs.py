@@ -12,12 +12,11 @@ from phasegate.autodebug.partial_repairs import (
     escalate_fixed_by,
     undone,
     unproven,
-    unrepaired_nones,
     withdraw,
-    withdrawal_reasons,
 )
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.validate import Baseline
+from phasegate.autodebug.withdrawals import unrepaired_nones, withdrawal_reasons
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import AutodebugFailure, CandidateAttempt, Repair
 

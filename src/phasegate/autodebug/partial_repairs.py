@@ -7,24 +7,21 @@ is still made where it was, and the other uses still fail. Such a partial repair
 fault it was meant to mend behind a tree that looks repaired: worse than none.
 
 Which Nones come from one place cannot be read from one failure, so the run's failures are
-taken together: the None failures of one file count as one None. At the end of the run, when
-a None failure of a file is left unrepaired (escalated, localized, or not attempted beyond
-``max_failures``), every ``none-guard`` kept in that file is withdrawn, last kept first, and
-its failure escalated with the reason; so is a ``none-guard`` whose function the tests of any
-failure left run, or may run (:mod:`.masking_guards`). Rounds follow until none is left to
-withdraw: a failure escalated in one round may call for the withdrawal of another guard;
-a failure whose tests passed only once a withdrawn guard was in place is escalated too
-(one said fixed by another repair, and, in apply mode, a repair kept after the guard whose
-tests fail when re-run once it is taken out: :func:`unproven`; that repair is taken out too,
-and those kept after it re-run in turn). In
-apply mode :class:`PartialGuards` (the engine's last step) takes the guard out of the tree
-with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back as
-they were, as long as they are still there unchanged (a file nothing else changed gets back the
-bytes and times its trial found); when a later repair rewrote one of them, or a text was not
-UTF-8 (never read as empty), the guard stays in the file, and the escalation says so and why
-(revert it by hand). Either way the
-failure is escalated, as in suggest mode. A repair at the
-None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
+taken together (which guards and why: :mod:`.withdrawals`): every ``none-guard`` kept in a
+file where a None failure is left unrepaired is withdrawn, last kept first, and its failure
+escalated with the reason; so is one whose function the tests of a failure left run, or may
+run (:mod:`.masking_guards`). Rounds follow until none is left to withdraw: a failure
+escalated in one round may call for the withdrawal of another guard. A failure whose tests
+passed only once a withdrawn guard was in place is escalated too (one said fixed by another
+repair, and, in apply mode, a repair kept after the guard whose tests fail when re-run once it
+is taken out: :func:`unproven`; that repair is taken out too, and those kept after it re-run in
+turn). In apply mode :class:`PartialGuards` (the engine's last step) takes the guard out of the
+tree with :func:`undone`: on the file as the run left it, the lines the guard wrote are put back
+as they were, as long as they are still there unchanged (a file nothing else changed gets back
+the bytes and times its trial found); when a later repair rewrote one of them, or a text was
+not UTF-8 (never read as empty), the guard stays in the file, and the escalation says so and
+why (revert it by hand). Either way the failure is escalated, as in suggest mode. A repair at
+the None's origin (a lost ``return``, an empty initial value) is left alone: it mends the place
 the None comes from, not one of its uses.
 """
 
@@ -37,27 +34,21 @@ from dataclasses import dataclass, field, replace
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
 from phasegate.autodebug.diffs import unified_diff
 from phasegate.autodebug.localize import Spectrum
-from phasegate.autodebug.masking_guards import masked_failures
 from phasegate.autodebug.project import Project
 from phasegate.autodebug.runner import RunResult, TestRunner
-from phasegate.autodebug.validate import Baseline, passing, target_passes
+from phasegate.autodebug.validate import Baseline, passing
+from phasegate.autodebug.withdrawals import WhyWithdrawn, withdrawal_reasons
 from phasegate.autodebug.workspace import Original, Workspace
 from phasegate.model.autodebug import AutodebugFailure, Escalation
 
 __all__ = [
     "KeptRepair",
     "PartialGuards",
-    "WhyWithdrawn",
     "escalate_fixed_by",
     "undone",
     "unproven",
-    "unrepaired_nones",
     "withdraw",
-    "withdrawal_reasons",
 ]
-
-#: The outcomes of a failure the run leaves failing.
-_LEFT = ("escalated", "localized", "not-attempted")
 
 
 @dataclass(frozen=True)
@@ -97,93 +88,6 @@ def _decoded(data: bytes) -> str | None:
 
 class _Stays(Exception):
     """A repair's change cannot be taken out of a file; the message says why."""
-
-
-def unrepaired_nones(entries: Iterable[AutodebugFailure]) -> dict[str, list[str]]:
-    """The files where a None failure is left unrepaired, each with those failures' ids."""
-    left: dict[str, list[str]] = {}
-    for entry in entries:
-        if entry.error_class == "none" and entry.outcome in _LEFT and entry.path is not None:
-            left.setdefault(entry.path, []).append(entry.id)
-    return left
-
-
-@dataclass(frozen=True)
-class WhyWithdrawn:
-    """Why a kept guard is withdrawn: in the escalation (``because``, after "but") and, in
-    short, in the failure's explanation."""
-
-    because: str
-    short: str
-
-
-def withdrawal_reasons(
-    kept: Sequence[KeptRepair], entries: Sequence[AutodebugFailure], spectrum: Spectrum | None
-) -> list[tuple[KeptRepair, WhyWithdrawn]]:
-    """The ``kept`` None guards whose failures are still said repaired that must be withdrawn,
-    last kept first (so that each is undone on the text it left), and why: a None failure of
-    its file is left unrepaired, or a failure left runs the function it guards (read from the
-    run's per-test coverage ``spectrum``, None when it has none)."""
-    unrepaired = unrepaired_nones(entries)
-    left = [entry for entry in entries if entry.outcome in _LEFT]
-    repaired = {entry.id: entry for entry in entries if entry.outcome == "repaired"}
-    reasons = [
-        (repair, _why_withdrawn(repair, repaired[repair.entry_id], unrepaired, left, spectrum))
-        for repair in reversed(kept)
-        if repair.candidate.kind == "none-guard" and repair.entry_id in repaired
-    ]
-    return [(repair, why) for repair, why in reasons if why is not None]
-
-
-def _why_withdrawn(
-    repair: KeptRepair,
-    own: AutodebugFailure,
-    unrepaired: Mapping[str, list[str]],
-    left: Sequence[AutodebugFailure],
-    spectrum: Spectrum | None,
-) -> WhyWithdrawn | None:
-    """Why the None guard ``repair`` of the failure ``own`` must be withdrawn, or None when it
-    may stay."""
-    if set(repair.candidate.paths) & unrepaired.keys():
-        return _none_left(repair, unrepaired)
-    still = [entry for entry in left if not _passed_with(repair.trial, entry)]
-    if not still:
-        return None
-    masked = masked_failures(repair.candidate, dict(repair.befores), still, spectrum, own.tests)
-    if masked is None:
-        return None
-    return WhyWithdrawn(
-        f"{masked}: a guard where a None arrives from elsewhere may hide the fault they fail on",
-        "failures still left run the function it guards",
-    )
-
-
-def _passed_with(trial: RunResult | None, entry: AutodebugFailure) -> bool:
-    """Whether every test of ``entry`` passed in ``trial``, the run a guard's trial passed: the
-    guard repairs it too (in suggest mode, which leaves the tree as it was, it stays failing).
-    An entry without a test is never said passed."""
-    return (
-        trial is not None
-        and bool(entry.tests)
-        and all(
-            target_passes(trial.outcomes, trial.collection_errors, test) for test in entry.tests
-        )
-    )
-
-
-def _none_left(repair: KeptRepair, unrepaired: Mapping[str, list[str]]) -> WhyWithdrawn:
-    """Why ``repair``, a guard in a file whose None failures are not all repaired
-    (``unrepaired``), is withdrawn."""
-    still = [
-        f"{', '.join(unrepaired[path])} in {path}"
-        for path in repair.candidate.paths
-        if path in unrepaired
-    ]
-    return WhyWithdrawn(
-        f"the run still fails on None at other uses ({'; '.join(still)}): a guard at one use "
-        "leaves the None where it is made",
-        "other uses of the None still fail",
-    )
 
 
 def undone(before: str, after: str, current: str) -> str | None:
