@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.engine import Engine, FailedTest
-from phasegate.autodebug.localize import Spectrum
+from phasegate.autodebug.localize import CONTEXTS_DATA_ENV, Spectrum, collect_spectrum
 from phasegate.autodebug.masking_guards import guarded_function, masked_failures
 from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.project import Project, TestFiles
@@ -202,16 +204,17 @@ def _run_with_a_failure_left(
     mode: str,
     running_to_bool: set[str],
     two_with_the_guard: str = "failed",
+    collect: Callable[..., Spectrum] | None = None,
 ) -> tuple[AutodebugReport, set[str]]:
     """A run where the guard in ``to_bool`` passes its own failure's test while an assertion
     (``TWO``) ends ``two_with_the_guard`` in its trial, with a spectrum where
-    ``running_to_bool`` ran ``to_bool``."""
+    ``running_to_bool`` ran ``to_bool`` (or the one ``collect`` collects)."""
     from phasegate.autodebug import engine as engine_module
 
     monkeypatch.setattr(
         engine_module,
         "collect_spectrum",
-        lambda *_args: _spectrum(to_bool=running_to_bool, Parser__parse={TWO}),
+        collect or (lambda *_args: _spectrum(to_bool=running_to_bool, Parser__parse={TWO})),
     )
     monkeypatch.setattr(engine_module, "lost_guard_candidates", lambda *_args: [])
     (tmp_path / "pkg").mkdir()
@@ -294,6 +297,38 @@ def test_a_guard_whose_own_failures_test_the_spectrum_did_not_see_run_it_is_with
     assert "02-assertion" in guard.escalation.reason
     assert guard.attempts[-1].status == "rejected"
     assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()  # byte for byte
+    assert diffs == set()
+
+
+class _TornContexts:
+    """A runner whose run under per-test coverage leaves its data file torn."""
+
+    runs = 0
+
+    def run(self, selection: object = None, **options: Any) -> RunResult:
+        Path(options["env"][CONTEXTS_DATA_ENV]).write_bytes(b"SQLite format 3\x00")
+        return RunResult(outcomes={ONE: "passed", TWO: "failed"})
+
+
+def test_a_torn_per_test_coverage_file_is_no_spectrum_and_the_guard_is_withdrawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read, it raised out of the run before the end-of-run withdrawals: the guard stayed.
+    pytest.importorskip("coverage")
+
+    def torn(_runner: object, project: Project, scratch: Path, *_args: object) -> Spectrum:
+        return collect_spectrum(_TornContexts(), project, scratch)  # type: ignore[arg-type]
+
+    report, diffs = _run_with_a_failure_left(tmp_path, monkeypatch, "apply", set(), collect=torn)
+    guard, assertion = report.failures
+    assert (guard.outcome, assertion.outcome) == ("escalated", "escalated")  # nothing ranked
+    assert guard.escalation is not None
+    assert "no per-test coverage was read in this run" in guard.escalation.reason
+    assert any(
+        w.startswith("localization could not run: its per-test coverage data could not be read")
+        for w in report.warnings
+    )
+    assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()
     assert diffs == set()
 
 

@@ -171,13 +171,16 @@ def test_the_localization_spectrum_is_read_and_closed(
     assert unclosed() == []
 
 
-def test_a_localization_spectrum_that_cannot_be_read_still_has_it_closed(
+def test_a_localization_spectrum_that_cannot_be_read_is_its_error_and_closed(
     tmp_path: Path, unclosed: Callable[[], list[str]]
 ) -> None:
     module = _project(tmp_path)
     project = Project(tmp_path, TestFiles(DEFAULT_TEST_FILES))
-    with pytest.raises(coverage.exceptions.DataError, match=r"contexts-1\.coverage"):
-        collect_spectrum(_ContextsRun(module, torn=True), project, tmp_path / "scratch")  # type: ignore[arg-type]
+    spectrum = collect_spectrum(_ContextsRun(module, torn=True), project, tmp_path / "scratch")  # type: ignore[arg-type]
+    assert spectrum.covered == {}
+    assert spectrum.error is not None
+    assert spectrum.error.startswith("its per-test coverage data could not be read: ")
+    assert "contexts-1.coverage" in spectrum.error
     assert unclosed() == []
 
 

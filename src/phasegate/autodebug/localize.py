@@ -96,8 +96,20 @@ def collect_spectrum(
 
 
 def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectrum:
+    """The spectrum of ``run``, or its error: the run's own, or its coverage data that cannot
+    be read (a torn file), which must not stop auto-debug's end-of-run withdrawals."""
     if run.error is not None:
         return Spectrum({}, run.outcomes, run.error)
+    from coverage.exceptions import DataError
+
+    try:
+        return Spectrum(_functions_run(data_file, project), run.outcomes)
+    except DataError as exc:
+        return Spectrum({}, run.outcomes, f"its per-test coverage data could not be read: {exc}")
+
+
+def _functions_run(data_file: Path, project: Project) -> dict[tuple[str, str, int], set[str]]:
+    """For each ranked function of the project, the tests ``data_file`` saw run it."""
     from coverage import CoverageData
 
     covered: dict[tuple[str, str, int], set[str]] = {}
@@ -113,7 +125,7 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
                 tests = _tests_running(by_line, first, last)
                 if tests:
                     covered[(relpath, name, first)] = tests
-    return Spectrum(covered, run.outcomes)
+    return covered
 
 
 def _ranked_source(project: Project, filename: str) -> tuple[str, ast.Module] | None:
