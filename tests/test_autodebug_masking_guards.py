@@ -332,6 +332,22 @@ def test_a_torn_per_test_coverage_file_is_no_spectrum_and_the_guard_is_withdrawn
     assert diffs == set()
 
 
+def test_a_localization_that_breaks_still_has_the_guards_judged_before_the_run_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The withdrawal is the run's last step: an error out of localization (a bug of its own)
+    # must not leave a guard that may mask a failure in the tree, unjudged.
+    pytest.importorskip("coverage")
+
+    def broken(*_args: object) -> Spectrum:
+        raise RuntimeError("localization broke")
+
+    with pytest.raises(RuntimeError, match="localization broke"):
+        _run_with_a_failure_left(tmp_path, monkeypatch, "apply", set(), collect=broken)
+    assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()
+    assert not (tmp_path / "journal.json").exists()
+
+
 def test_a_guard_whose_function_no_failure_left_runs_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

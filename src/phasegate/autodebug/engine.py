@@ -163,18 +163,14 @@ class Engine:
                 )
                 continue
             entries.append(self._work_on(entry_id, group))
-        self._localize(groups, entries)
-        PartialGuards(
-            project=self.project,
-            workspace=self.workspace,
-            runner=self.runner,
-            baseline=self.baseline,
-            apply=self.mode == "apply",
-            write=self.write,
-            remove=self.remove,
-            progress=self.progress,
-            warnings=self.warnings,
-        ).withdraw(entries, self._kept, self._fixed_by, self._spectrum)
+        try:
+            self._localize(groups, entries)
+        except Exception:
+            # The guards kept are judged all the same (with no spectrum, fail closed): none
+            # that must be withdrawn stays in the tree because localization broke.
+            self._withdraw_partial_guards(entries)
+            raise
+        self._withdraw_partial_guards(entries)
         finished = clock.utc_now()
         return AutodebugReport(
             run_id=run_id,
@@ -189,6 +185,21 @@ class Engine:
             failures=entries,
             warnings=self.warnings,
         )
+
+    def _withdraw_partial_guards(self, entries: list[AutodebugFailure]) -> None:
+        """The run's last step: :class:`PartialGuards` withdraws the None guards kept that
+        may mask a failure left."""
+        PartialGuards(
+            project=self.project,
+            workspace=self.workspace,
+            runner=self.runner,
+            baseline=self.baseline,
+            apply=self.mode == "apply",
+            write=self.write,
+            remove=self.remove,
+            progress=self.progress,
+            warnings=self.warnings,
+        ).withdraw(entries, self._kept, self._fixed_by, self._spectrum)
 
     # -- one failure ------------------------------------------------------------------------
 

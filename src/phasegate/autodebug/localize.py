@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,11 +101,11 @@ def _read_spectrum(data_file: Path, project: Project, run: RunResult) -> Spectru
     be read (a torn file), which must not stop auto-debug's end-of-run withdrawals."""
     if run.error is not None:
         return Spectrum({}, run.outcomes, run.error)
-    from coverage.exceptions import DataError
+    from coverage.exceptions import CoverageException
 
     try:
         return Spectrum(_functions_run(data_file, project), run.outcomes)
-    except DataError as exc:
+    except (CoverageException, sqlite3.Error, OSError) as exc:
         return Spectrum({}, run.outcomes, f"its per-test coverage data could not be read: {exc}")
 
 
