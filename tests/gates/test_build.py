@@ -342,6 +342,23 @@ def test_an_sdist_that_is_not_one_folder_with_its_metadata_is_not_extracted(
     assert not (tmp_path / "escaped.txt").exists()
 
 
+def test_an_sdist_cut_short_is_a_failed_build_not_the_checks_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A backend that wrote half an sdist: gzip's EOFError is the build's failure.
+    import os
+
+    from phasegate.gates.checks import build_frontend
+
+    whole = _sdist(tmp_path / "whole.tar.gz", {"a-1.0/PKG-INFO": os.urandom(20000)}).read_bytes()
+    half = tmp_path / "a-1.0.tar.gz"
+    half.write_bytes(whole[: len(whole) // 2])
+    monkeypatch.setattr(build_frontend, "_built", lambda *_args: half)
+    run = build_frontend.build_in_process(tmp_path, tmp_path / "out", timeout_s=60)
+    assert run.returncode == 1
+    assert "ERROR Compressed file ended before the end-of-stream marker" in run.stderr
+
+
 def test_the_sdists_metadata_is_read_while_the_wheel_is_built(
     write_files: WriteFiles, make_context: MakeContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tempfile
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -147,9 +148,18 @@ def build_in_process(
             raise exc.exception from None
         hooks.say(f"ERROR {exc}")
         return hooks.ran(1)
-    except (BuildException, _Unmet, OSError, ValueError, tarfile.TarError) as exc:
-        # What the project's build raises (a requirement that does not parse is a ValueError),
-        # said as ``python -m build`` says it, status 1; anything else is this front end's bug.
+    except (
+        BuildException,
+        _Unmet,
+        OSError,
+        ValueError,
+        tarfile.TarError,
+        EOFError,
+        zlib.error,
+    ) as exc:
+        # What the project's build raises (a requirement that does not parse is a ValueError,
+        # an sdist cut short an EOFError), said as ``python -m build`` says it, status 1;
+        # anything else is this front end's bug.
         hooks.say(f"ERROR {exc}")
         return hooks.ran(1)
     return hooks.ran(0)
