@@ -762,7 +762,9 @@ def report_counts(name: str, counted: Counted) -> float:
 def compare_findings(subject: Subject, out: Path) -> bool:
     """The last cold gate's findings against the tools' own output; print and say if equal.
 
-    Findings compare as (file, rule id, line), each as often as it is reported.
+    Findings compare as (file, rule id, line), each as often as it is reported; a notebook's
+    ruff finding by its file alone (ruff's row counts within its cell, and the gate names the
+    cell and that row in the message instead).
     """
     root = subject.root
     verdict = json.loads((root / ".phasegate" / "gates" / f"{GATE}.json").read_text())
@@ -776,7 +778,8 @@ def compare_findings(subject: Subject, out: Path) -> bool:
     def relative(name: str) -> str:
         return Path(os.path.relpath(Path(root, name).resolve(), root.resolve())).as_posix()
 
-    ruff = Counter((relative(e["filename"]), e["code"] or "syntax-error", e["location"]["row"])
+    ruff = Counter((relative(e["filename"]), e["code"] or "syntax-error",
+                    None if e.get("cell") else e["location"]["row"])
                    for e in json.loads((out / "ruff.json").read_text()))  # fmt: skip
     bandit = Counter((relative(e["filename"]), e["test_id"], e["line_number"])
                      for e in json.loads((out / "bandit.json").read_text())["results"])  # fmt: skip

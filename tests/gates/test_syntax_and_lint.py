@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import pytest
 
 from phasegate.gates.checks.lint import LintCheck
 from phasegate.gates.checks.syntax import SyntaxCheck
+from phasegate.gates.newcode import NewCode
 from phasegate.gates.protocol import CheckContext, NoOptions
+from phasegate.model.gate import BaseInfo
 
 CLEAN = {
     "pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n',
@@ -139,6 +143,64 @@ def test_lint_reads_the_stubs_and_pyproject_toml_as_ruff_check_dot_does(
     assert sorted((finding.path, finding.rule, finding.line) for finding in found) == [
         ("pkg/__init__.pyi", "F821", 1),
         ("pyproject.toml", "RUF200", 2),
+    ]
+
+
+def _notebook(*cells: str) -> str:
+    """A Jupyter notebook (nbformat 4) with a markdown cell, then a code cell per text."""
+    code = [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+         "source": text.splitlines(keepends=True)}
+        for text in cells
+    ]  # fmt: skip
+    markdown = {"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n"]}
+    metadata = {"language_info": {"name": "python"}}
+    return json.dumps({"cells": [markdown, *code], "metadata": metadata, "nbformat": 4,
+                       "nbformat_minor": 5}, indent=1)  # fmt: skip
+
+
+def test_lint_reads_notebooks_as_ruff_check_dot_does_and_places_findings_by_cell(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    root = write_files(
+        {**CLEAN, "notes/explore.ipynb": _notebook("import os\nVALUE = 1\n", "print(missing)\n")}
+    )
+    found = LintCheck().measure(make_context(), NoOptions()).findings
+    by_hand = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--output-format", "json", "--no-cache", "."],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    ruff = [
+        (Path(entry["filename"]).relative_to(root).as_posix(), entry["code"],
+         f"cell {entry['cell']}, line {entry['location']['row']}: {entry['message']}")
+        for entry in json.loads(by_hand.stdout)
+    ]  # fmt: skip
+    assert (
+        sorted((f.path, f.rule, f.message) for f in found)
+        == sorted(ruff)
+        == [
+            ("notes/explore.ipynb", "F401", "cell 2, line 1: `os` imported but unused"),
+            ("notes/explore.ipynb", "F821", "cell 3, line 1: Undefined name `missing`"),
+        ]
+    )
+    assert [(f.line, f.column, f.new) for f in found] == [(None, None, True)] * 2
+
+
+def test_a_notebooks_findings_are_new_when_the_notebook_changed(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files(
+        {
+            **CLEAN,
+            "explore.ipynb": _notebook("import os\n"),
+            "other.ipynb": _notebook("import sys\n"),
+        }
+    )
+    changed = NewCode(BaseInfo(ref="main", available=True), {"explore.ipynb": frozenset({3})})
+    found = LintCheck().measure(make_context(new_code=changed), NoOptions()).findings
+    assert sorted((f.path, f.new) for f in found) == [
+        ("explore.ipynb", True),
+        ("other.ipynb", False),
     ]
 
 

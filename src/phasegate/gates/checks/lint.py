@@ -1,9 +1,11 @@
-"""lint: ruff over every Python file, stub and ``pyproject.toml``, read from its JSON output.
+"""lint: ruff over every Python file, stub, notebook and ``pyproject.toml``, from its JSON.
 
 The files are those ``ruff check .`` lints by default, of the project's files: Python files,
-type stubs (``.pyi``) and ``pyproject.toml`` (ruff's RUF200: a ``[project]`` table it cannot
-read). Notebooks (``.ipynb``), which ruff also lints, are left out: ruff gives a finding's line
-within its cell, which the new-code lines of the notebook's file do not match.
+type stubs (``.pyi``), Jupyter notebooks (``.ipynb``, linted by default since ruff 0.6) and
+``pyproject.toml`` (ruff's RUF200: a ``[project]`` table it cannot read). ruff places a
+notebook's finding by its cell (``cell``, from 1) and the line within that cell, which is no
+line of the notebook's file: such a finding names the file only, with the cell and the line in
+its message, and it is on new code when the notebook changed at all.
 
 ruff runs in the project folder, so the project's own ruff configuration (rules, ignores,
 excludes: ``--force-exclude`` keeps excluded files out even though they are named) decides
@@ -49,6 +51,7 @@ class _RuffFinding(TypedDict):
     row: int
     column: int | None
     fixable: bool
+    cell: int | None  # the notebook cell (from 1) of a notebook's finding
 
 
 class LintCheck:
@@ -99,22 +102,32 @@ class LintCheck:
     def _finding(ctx: CheckContext, entry: _RuffFinding) -> Finding:
         code = entry["code"] or "syntax-error"
         serious = code == "syntax-error" or code.startswith(_SERIOUS_PREFIXES)
+        line, column, message = _place(entry)
         return locate(
             ctx.project,
             ctx.new_code,
             rule=code,
             severity=Severity.HIGH if serious else Severity.MEDIUM,
-            message=entry["message"],
+            message=message,
             path=entry["filename"],
-            line=entry["row"],
-            column=entry["column"],
+            line=line,
+            column=column,
         )
 
 
+def _place(entry: _RuffFinding) -> tuple[int | None, int | None, str]:
+    """A finding's line, column and message: a notebook's names its cell and the line in it
+    in the message (ruff's row counts within the cell, not within the notebook's file)."""
+    if entry["cell"] is None:
+        return entry["row"], entry["column"], entry["message"]
+    return None, None, f"cell {entry['cell']}, line {entry['row']}: {entry['message']}"
+
+
 def _linted_files(ctx: CheckContext) -> list[Path]:
-    """The project's Python files, with its stubs and ``pyproject.toml`` files when it has any
-    Python file (none: nothing to lint)."""
-    python = ctx.project.python_files
+    """The project's Python files and notebooks, with its stubs and ``pyproject.toml`` files
+    when it has any of them (none: nothing to lint)."""
+    notebooks = [path for path in ctx.project.all_files if path.suffix == ".ipynb"]
+    python = [*ctx.project.python_files, *notebooks]
     if not python:
         return []
     others = (
@@ -154,7 +167,7 @@ def _entries(document: object) -> list[_RuffFinding]:
 def _entry(entry: object) -> _RuffFinding:
     found = expect("ruff", entry, dict, "a finding")
     location = expect("ruff", found.get("location"), dict, "a finding's location")
-    column = location.get("column")
+    column, cell = location.get("column"), found.get("cell")
     return {
         "code": expect("ruff", found.get("code"), (str, type(None)), "a finding's code"),
         "filename": expect("ruff", found.get("filename"), str, "a finding's filename"),
@@ -162,6 +175,7 @@ def _entry(entry: object) -> _RuffFinding:
         "row": expect("ruff", location.get("row"), int, "a finding's row"),
         "column": column if is_int(column) else None,
         "fixable": bool(found.get("fix")),
+        "cell": cell if is_int(cell) else None,
     }
 
 
