@@ -121,6 +121,33 @@ def test_apply_leaves_the_repair_in_place_and_never_touches_tests(
 
 
 @pytest.mark.slow
+def test_a_run_that_fails_after_a_repair_was_applied_names_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As an interrupted run does: the files the run changed are said, not left unmentioned.
+    from phasegate.autodebug.engine import Engine
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("localization broke")
+
+    monkeypatch.setattr(Engine, "_localize", broken)
+    make_project(
+        pytester,
+        {
+            "src/stats.py": STATS.replace("def double(x):", "def double(x)"),
+            "tests/test_stats.py": TESTS,
+        },
+    )
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*auto-debug failed: RuntimeError: localization broke; the repairs it had kept stay "
+            "applied: 01-syntax (src/stats.py); their diffs are in *autodebug*"
+        ]
+    )
+    assert (pytester.path / "src/stats.py").read_text() == STATS.lstrip("\n")
+
+
 def test_a_none_that_flows_on_to_a_wrong_value_gets_its_lost_guard_back(
     pytester: pytest.Pytester,
 ) -> None:

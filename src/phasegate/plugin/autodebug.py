@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure", "interrupted_message"]
+__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure", "failed_message", "interrupted_message"]
 
 #: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
 DIAGNOSIS_ATTRIBUTE = "phasegate_autodebug"
@@ -163,11 +163,26 @@ def interrupted_message(applied: list[tuple[str, list[str]]], folder: str) -> st
     tree, each with its diff written in ``folder``."""
     if not applied:
         return "auto-debug was interrupted; every file it tried a repair on was restored"
-    kept = "; ".join(f"{entry_id} ({', '.join(files)})" for entry_id, files in applied)
     return (
         "auto-debug was interrupted; the repair it was trying was undone, but the repairs it "
-        f"had kept stay applied: {kept}; their diffs are in {folder}"
+        f"had kept stay applied: {_listed(applied)}; their diffs are in {folder}"
     )
+
+
+def failed_message(error: str, applied: list[tuple[str, list[str]]], folder: str) -> str:
+    """What a run that failed with ``error`` says it left: the repairs it had kept in apply
+    mode (``applied``) stay in the tree, each with its diff written in ``folder``."""
+    if not applied:
+        return f"auto-debug failed: {error}"
+    return (
+        f"auto-debug failed: {error}; the repairs it had kept stay applied: "
+        f"{_listed(applied)}; their diffs are in {folder}"
+    )
+
+
+def _listed(applied: list[tuple[str, list[str]]]) -> str:
+    """Each failure's id with the files its repair changed."""
+    return "; ".join(f"{entry_id} ({', '.join(files)})" for entry_id, files in applied)
 
 
 class AutodebugController:
@@ -241,13 +256,15 @@ class AutodebugController:
         except KeyboardInterrupt:
             # Ctrl-C (or SIGTERM) while a candidate was tried: the workspace has put the
             # files of that one back on its way out. One line and pytest's exit status 2.
-            self.errors.append(self._interrupted())
+            self.errors.append(interrupted_message(*self._left_applied()))
             session.exitstatus = pytest.ExitCode.INTERRUPTED
             return
         except PhasegateError as exc:
             self.errors.append(str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug here must not lose the run report
-            self.errors.append(f"auto-debug failed: {type(exc).__name__}: {exc}")
+            self.errors.append(
+                failed_message(f"{type(exc).__name__}: {exc}", *self._left_applied())
+            )
         if self.errors and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
@@ -349,11 +366,11 @@ class AutodebugController:
         )
         baseline.update(run)
 
-    def _interrupted(self) -> str:
-        """What an interrupted run left (see :func:`interrupted_message`)."""
+    def _left_applied(self) -> tuple[list[tuple[str, list[str]]], str]:
+        """The repairs a run that stopped early left in the tree, and the folder of their
+        diffs (for :func:`interrupted_message` and :func:`failed_message`)."""
         applied = self._engine_run.applied() if self._engine_run is not None else []
-        folder = display_path(self._recorder.store.path("autodebug"), self._config)
-        return interrupted_message(applied, folder)
+        return applied, display_path(self._recorder.store.path("autodebug"), self._config)
 
     def _clear_old_diffs(self) -> None:
         folder = self._recorder.store.path("autodebug")
