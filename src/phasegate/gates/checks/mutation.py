@@ -180,17 +180,34 @@ def _measurement(
         "not_covered": not_covered,
     }
     findings = [_finding(ctx, o) for o in outcomes if o.status in ("survived", "not-covered")]
-    how = "a traced run in a copy" if traced else "this run's coverage contexts"
-    timeouts = f" ({timed_out} by timeout: the mutant's run hung)" if timed_out else ""
-    chosen = f" (of {candidates} possible)" if candidates > len(outcomes) else ""
     return Measurement(
-        summary=f"{len(outcomes)} mutants of the changed lines{chosen}: {killed} killed"
-        f"{timeouts}, {survived} survived; mutation score {score:.2f} (each run against the "
-        f"tests that ran its line, per {how})",
+        summary=_summary(
+            mutants=len(outcomes),
+            killed=killed,
+            timed_out=timed_out,
+            score=score,
+            candidates=candidates,
+            traced=traced,
+        ),
         score=score,
         metrics=metrics,
         new_code_metrics=dict(metrics),
         findings=findings,
+    )
+
+
+def _summary(
+    *, mutants: int, killed: int, timed_out: int, score: float, candidates: int, traced: bool
+) -> str:
+    """The check's sentence: how many mutants of how many possible, killed (some by timeout)
+    and survived, the score, and how each mutant's tests were chosen."""
+    how = "a traced run in a copy" if traced else "this run's coverage contexts"
+    timeouts = f" ({timed_out} by timeout: the mutant's run hung)" if timed_out else ""
+    chosen = f" (of {candidates} possible)" if candidates > mutants else ""
+    return (
+        f"{mutants} mutants of the changed lines{chosen}: {killed} killed{timeouts}, "
+        f"{mutants - killed} survived; mutation score {score:.2f} (each run against the "
+        f"tests that ran its line, per {how})"
     )
 
 
