@@ -110,7 +110,16 @@ def phase_report(report: pytest.TestReport, root: Path, traceback_limit: int) ->
             attributes.get("wasxfail"),
             worker=attributes.get("worker_id"),
         )
-    extra = extra or ReportAnnotation()
+    return _full_phase_report(report, extra or ReportAnnotation(), root, traceback_limit)
+
+
+def _full_phase_report(
+    report: pytest.TestReport, extra: ReportAnnotation, root: Path, traceback_limit: int
+) -> PhaseReport:
+    """A phase that did not plainly pass, or carries more than its outcome: its skip reason,
+    failure, markers, worker and subtest."""
+    attributes = report.__dict__
+    outcome = report.outcome
     subtest = _subtest_name(attributes.get("context"))
     skip_reason = None
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
