@@ -102,6 +102,16 @@ def read_shards(folders: Sequence[Path]) -> list[Shard]:
 
 def _check_own_records(path: Path, report: RunReport) -> None:
     """A MergeError unless the report's counts are what its own records add up to."""
+    wrong = _counts_unlike_records(report)
+    if wrong:
+        raise MergeError(
+            f"{path}: its counts disagree with its own test records ({'; '.join(wrong)}); "
+            "the report was edited or is corrupt: run the shard again"
+        )
+
+
+def _counts_unlike_records(report: RunReport) -> list[str]:
+    """Each count of the report that is not what its records add up to, and what they hold."""
     tally = Counter(test.outcome.value for test in report.tests)
     counts = report.counts
     expected = {
@@ -122,11 +132,7 @@ def _check_own_records(path: Path, report: RunReport) -> None:
     held = len(report.tests)
     if counts.collected < held or (counts.collected != held and not report.incomplete):
         wrong.append(f"collected {counts.collected} but its records hold {held} tests")
-    if wrong:
-        raise MergeError(
-            f"{path}: its counts disagree with its own test records ({'; '.join(wrong)}); "
-            "the report was edited or is corrupt: run the shard again"
-        )
+    return wrong
 
 
 def _check_same(shards: list[Shard]) -> None:
