@@ -70,19 +70,20 @@ class TestsCheck:
             "pass_rate": None if pass_rate is None else round(pass_rate, 4),
             "incomplete": run.incomplete,
         }
-        findings = [
-            self._finding(ctx, record)
-            for record in run.tests
-            if record.outcome in (Outcome.FAILED, Outcome.ERROR)
-        ]
-        findings += [_collection_finding(ctx, error) for error in run.collection_errors]
         return Measurement(
             summary=_summary(run),
             score=pass_rate if pass_rate is not None else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),  # a run is not split by lines
-            findings=findings,
+            findings=self._findings(ctx, run),
         )
+
+    @classmethod
+    def _findings(cls, ctx: CheckContext, run: RunReport) -> list[Finding]:
+        """A finding per test that failed or errored, and per collection error."""
+        failed = (Outcome.FAILED, Outcome.ERROR)
+        findings = [cls._finding(ctx, record) for record in run.tests if record.outcome in failed]
+        return findings + [_collection_finding(ctx, error) for error in run.collection_errors]
 
     @staticmethod
     def _finding(ctx: CheckContext, record: TestRecord) -> Finding:
