@@ -161,6 +161,12 @@ def _run(verdict: GateVerdict, check: CheckResult, prefix: str, limit: int) -> _
     return _Run(document, len(results), left)
 
 
+def _placeable(path: str | None) -> bool:
+    """Whether a finding's path can be placed in the repository, as SARIF places results: a
+    path relative to the project (not none, not absolute, not on a drive: ``C:``)."""
+    return path is not None and not path.startswith("/") and ":" not in path[:3]
+
+
 def _results(
     check: CheckResult, prefix: str, limit: int
 ) -> tuple[dict[str, JsonObject], list[JsonObject], dict[str, int]]:
@@ -171,7 +177,7 @@ def _results(
     unplaced = 0
     cut = 0
     for finding in _ordered(check.findings):
-        if finding.path is None or finding.path.startswith("/") or ":" in finding.path[:3]:
+        if not _placeable(finding.path):
             unplaced += 1
             continue
         if len(results) >= limit:
