@@ -411,13 +411,19 @@ def _deselected(
         now = head.get(path) or _unchanged_module(sources, path, first_party)
         if now is None:
             continue
-        had = _base_tests(path, base, head, now)
-        tricks.extend(
-            _deselection(path, name, test)
-            for name, test in now.tests.items()
-            if _collected_both(had.get(name), test) and f"{path}::{name}" not in run_ids
-        )
+        tricks.extend(_not_run(path, _base_tests(path, base, head, now), now, run_ids))
     return tricks
+
+
+def _not_run(
+    path: str, had: dict[str, TestFacts], now: ModuleFacts, run_ids: set[str]
+) -> list[Trick]:
+    """The tests of ``path`` the base and the work tree both collect that the run did not."""
+    return [
+        _deselection(path, name, test)
+        for name, test in now.tests.items()
+        if _collected_both(had.get(name), test) and f"{path}::{name}" not in run_ids
+    ]
 
 
 def _base_tests(
