@@ -144,6 +144,12 @@ def load_baseline(path: Path) -> Baseline | None:
         return None
     except OSError as exc:
         raise UsageError(f"the baseline {path} cannot be read: {exc}") from exc
+    return _parsed_baseline(path, text)
+
+
+def _parsed_baseline(path: Path, text: str) -> Baseline:
+    """The baseline ``text`` (read from ``path``) holds; a usage error naming the file when it
+    is no baseline, or one of a newer schema than this phasegate reads."""
     try:
         baseline = Baseline.model_validate_json(text)
     except ValidationError as exc:
