@@ -216,6 +216,15 @@ def _say_running(log_path: Path, gate: str, command: list[str]) -> None:
     )
 
 
+def _error_lines(text: str) -> list[str]:
+    """What pytest's output says after ``ERROR:`` (phasegate's own ``phasegate:`` taken off)."""
+    return [
+        line.removeprefix("ERROR: ").removeprefix("phasegate: ")
+        for line in text.splitlines()
+        if line.startswith("ERROR: ")
+    ]
+
+
 def _not_started(running_log: Path, returncode: int) -> int:
     """pytest ended before it had loaded the gate: a bad setting, base or gate, or a crash.
 
@@ -226,11 +235,7 @@ def _not_started(running_log: Path, returncode: int) -> int:
         text = running_log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = ""
-    errors = [
-        line.removeprefix("ERROR: ").removeprefix("phasegate: ")
-        for line in text.splitlines()
-        if line.startswith("ERROR: ")
-    ]
+    errors = _error_lines(text)
     if returncode == USAGE_ERROR_EXIT_CODE and errors:
         running_log.unlink(missing_ok=True)
         raise UsageError("\n".join(errors))
