@@ -88,6 +88,13 @@ def from_artifact(path: Path, shown: str, root: Path, base_sha: str | None) -> B
             fix="download the base run's report.json there, or unset baseline_artifact",
         ) from exc
     run = _run_report(data, f"the perf baseline artifact {shown}")
+    commit = _base_commit(run, shown, root, base_sha)
+    return BaseMeasures(measures_of_run(run), f"the artifact {shown} (commit {commit[:12]})")
+
+
+def _base_commit(run: RunReport, shown: str, root: Path, base_sha: str | None) -> str:
+    """The commit the artifact's run was made at, once it is shown to be the base or one of
+    its ancestors (a CheckError when the artifact names none, or another)."""
     commit = run.git.sha if run.git else None
     if commit is None:
         raise CheckError(
@@ -101,7 +108,7 @@ def from_artifact(path: Path, shown: str, root: Path, base_sha: str | None) -> B
             f"the base {base_sha[:12]} nor one of its ancestors",
             fix="use the report of a run at the base commit",
         )
-    return BaseMeasures(measures_of_run(run), f"the artifact {shown} (commit {commit[:12]})")
+    return commit
 
 
 def from_committed_file(root: Path, base_sha: str, relpath: str) -> BaseMeasures | None:
