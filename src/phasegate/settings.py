@@ -45,18 +45,25 @@ def describe_errors(
     ``flags`` maps top-level keys to the command-line flag that set them, so an error in a
     value that came from a flag names the flag.
     """
+    return "\n".join(
+        _describe_one(error, model, where, table, flags or {}) for error in _one_per_key(exc, model)
+    )
+
+
+def _one_per_key(exc: ValidationError, model: type[BaseModel]) -> list[ErrorDetails]:
+    """pydantic's errors, one per key of ``model`` (located by field path).
+
+    A value that matches no member of a union gets one error per member, located under the
+    member's name: one error for the key, each member's message joined.
+    """
     merged: dict[tuple[str, ...], ErrorDetails] = {}
     for error in exc.errors():
-        # A value that matches no member of a union gets one error per member, located
-        # under the member's name: one line for the key, each member's message joined.
         loc = tuple(_field_path(model, [str(part) for part in error["loc"]]))
         if loc in merged and merged[loc]["type"] != "extra_forbidden":
             merged[loc]["msg"] += f", or {error['msg'][:1].lower()}{error['msg'][1:]}"
         else:
             merged[loc] = {**error, "loc": loc}
-    return "\n".join(
-        _describe_one(error, model, where, table, flags or {}) for error in merged.values()
-    )
+    return list(merged.values())
 
 
 #: What an annotation holds (a class, ``X | None``, ``dict[str, X]``), read by ``typing``'s
