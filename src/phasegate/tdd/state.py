@@ -119,6 +119,12 @@ def _apply_run(state: TddState, entry: RunEntry) -> None:
         # A failure that is not a broken refactor keeps the rollback still due, if any.
         state.pending_rollback = _rollback_due(entry) or state.pending_rollback
         return
+    _apply_passed_run(state, entry)
+
+
+def _apply_passed_run(state: TddState, entry: RunEntry) -> None:
+    """A run the rules passed: its files are accepted, and its cycles move on (a red run opens
+    or extends its cycles; any other sets the green state and advances them)."""
     state.accepted = AcceptedFiles(run_id=entry.run_id, files=entry.files)
     state.pending_rollback = None
     if entry.phase == "red":
