@@ -203,6 +203,19 @@ def _critic(
     plan: Draft | None,
     problems: Sequence[str],
 ) -> None:
+    _refuse_out_of_turn_critic(loop, code, by)
+    stated = loop.plan
+    if stated is not None and (plan is None or plan.sha256 != stated.sha256):
+        raise TransitionError(
+            f"{stated.path} changed after the spec agent put it forward; the spec agent says "
+            "PR before the critic judges it"
+        )
+    _check_verdict(loop, spec, code, problems)
+
+
+def _refuse_out_of_turn_critic(loop: PlanLoop, code: str, by: str) -> None:
+    """A TransitionError unless it is the critic's turn and ``by`` is not who put the plan
+    forward (the critique comes from another agent)."""
     if loop.turn != "critic":
         raise TransitionError(
             f"{code} is the critic's, and it is the spec agent's turn (PC, PR or DG) on round "
@@ -213,13 +226,6 @@ def _critic(
         raise TransitionError(
             f"{by} spoke for the plan last; the critique comes from another agent"
         )
-    stated = loop.plan
-    if stated is not None and (plan is None or plan.sha256 != stated.sha256):
-        raise TransitionError(
-            f"{stated.path} changed after the spec agent put it forward; the spec agent says "
-            "PR before the critic judges it"
-        )
-    _check_verdict(loop, spec, code, problems)
 
 
 def _check_verdict(loop: PlanLoop, spec: LoopSpec, code: str, problems: Sequence[str]) -> None:
