@@ -96,33 +96,6 @@ def test_the_child_plans_no_session_check(
     assert (root / ".phasegate").is_dir()  # the settings' artifacts folder, none given
 
 
-def test_the_child_switches_threads_every_millisecond(
-    write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    import sys
-
-    from phasegate.gates import static_process
-
-    # What the interpreter says while the checks run, not only what was asked of it.
-    seen: list[float] = []
-    original = GateRunner.run_static
-
-    def run_static(self: GateRunner) -> object:
-        seen.append(sys.getswitchinterval())
-        return original(self)
-
-    monkeypatch.setattr(GateRunner, "run_static", run_static)
-    monkeypatch.setattr(static_process.signal, "signal", lambda *_args: None)  # not in pytest
-    root = project(write_files)
-    out = tmp_path / "judgements.json"
-    before = sys.getswitchinterval()
-    try:
-        assert static_process.main(["--root", str(root), "--gate", "two.toml", "--out", str(out)])
-    finally:
-        sys.setswitchinterval(before)
-    assert seen == [static_process.SWITCH_INTERVAL_S] == [0.001]
-
-
 def test_the_session_checks_known_without_importing_them_are_the_session_checks() -> None:
     from phasegate.gates.registry import BUILT_IN, SESSION_CHECKS, CheckRegistry
 

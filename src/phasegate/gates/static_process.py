@@ -27,13 +27,6 @@ has served it or the parent has closed that input (the parent does when it asks 
 judgements, or stops the child). While its checks still run, the pytest process analyses
 alone.
 
-The child's checks share one interpreter lock, and the longest of them, the build, mostly
-waits on its processes (the copy's git, the backend's hooks) between short stretches of Python
-(its cache key, the copy, reading what was built): each time one of its processes ends, its
-thread waits for the lock while the checks that compute (compiling, parsing, the API dump) hold
-it. The child switches threads every millisecond rather than Python's five, so that such a
-thread gets the lock back sooner; the work done is the same.
-
 Stopping the child stops everything it started: it is asked first (SIGTERM, on which it kills
 the process groups of the tools and git commands still running, see
 :mod:`phasegate.processes`), then its own process group is killed.
@@ -77,8 +70,6 @@ _EXIT_GRACE_S = 10.0
 _CLEANUP_S = 3.0
 #: Seconds between two looks for the judgements while the child runs.
 _POLL_S = 0.1
-#: The child's thread switch interval (Python's default is 0.005 s): see the module docstring.
-SWITCH_INTERVAL_S = 0.001
 
 
 class StaticJudgement(Model):
@@ -340,7 +331,6 @@ def main(argv: Sequence[str] | None = None) -> bool:
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
