@@ -74,6 +74,23 @@ def test_lines_changed_against_the_base_and_untracked_files(repo: Path) -> None:
     assert new.base.changed_files == 2
 
 
+@pytest.mark.parametrize("attribute", ["binary", "-diff"])
+def test_a_changed_file_git_diffs_as_binary_is_new_code_whole(repo: Path, attribute: str) -> None:
+    # Notebook projects often mark notebooks so; git then prints no hunk for them, and a
+    # notebook's findings (no line) would never be new.
+    (repo / ".gitattributes").write_text(f"*.ipynb {attribute}\n")
+    (repo / "n.ipynb").write_text('{"cells": []}\n')
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "notebook")
+    git(repo, "branch", "-f", "main")
+    (repo / "n.ipynb").write_text('{"cells": [{"source": ["import os"]}]}\n')
+    new = resolve_new_code(repo, "main", {})
+    assert new.contains("n.ipynb", None)
+    assert new.contains("n.ipynb", 1)
+    assert new.whole_files == {"n.ipynb"}  # nothing else changed since main
+    assert new.base.changed_files == 1
+
+
 def test_pull_request_base_from_the_environment(repo: Path) -> None:
     new = resolve_new_code(repo, None, {"GITHUB_BASE_REF": "main"})
     assert new.base.ref == "main"

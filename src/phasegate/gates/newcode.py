@@ -3,8 +3,10 @@
 The base is ``--base`` (or ``base`` in ``[tool.phasegate]``), else the pull request's base
 branch in GitHub Actions (``GITHUB_BASE_REF``). Changed lines are those of
 ``git diff <merge-base>`` against the work tree (uncommitted changes count), plus every line of
-files git does not track yet. With no base, every line is new: new-code conditions are then
-evaluated over all code, never skipped, and :attr:`NewCode.base` says so.
+files git does not track yet, and of changed files git diffs as binary (a notebook marked
+``binary`` or ``-diff`` in ``.gitattributes``): no hunk says which of their lines changed. With
+no base, every line is new: new-code conditions are then evaluated over all code, never
+skipped, and :attr:`NewCode.base` says so.
 
 The unified-diff hunk headers are parsed here (``@@ -a,b +c,d @@``): the format is fixed by
 git, and the libraries that parse diffs carry far more than this needs.
@@ -182,10 +184,12 @@ def _changed_since(root: Path, ref: str, merge_base: str | None, note: str) -> N
         return NewCode(BaseInfo(ref=ref, note=f"git diff against {ref} failed: all code is new"))
     changed = parse_unified_diff(diff)
     untracked = _git(root, ["ls-files", "--others", "--exclude-standard"])
-    if untracked is None:
+    binary = _binary_changes(root, merge_base or ref)
+    if untracked is None or binary is None:
         # New files would go unseen: judge all code as new rather than too little of it.
-        return NewCode(BaseInfo(ref=ref, note="git ls-files failed: all code is new"))
-    whole = frozenset(name for name in untracked.splitlines() if name)
+        failed = "git ls-files" if untracked is None else "git diff --numstat"
+        return NewCode(BaseInfo(ref=ref, note=f"{failed} failed: all code is new"))
+    whole = frozenset(name for name in untracked.splitlines() if name) | binary
     info = BaseInfo(
         ref=ref,
         sha=merge_base,
@@ -195,6 +199,16 @@ def _changed_since(root: Path, ref: str, merge_base: str | None, note: str) -> N
         changed_lines=sum(len(lines) for lines in changed.values()),
     )
     return NewCode(info, changed, whole)
+
+
+def _binary_changes(root: Path, since: str) -> frozenset[str] | None:
+    """The files changed since ``since`` that git diffs as binary (``--numstat`` counts no
+    lines for them), or ``None`` when git fails."""
+    numstat = _git(root, ["diff", "--no-ext-diff", "--numstat", "-z", "--no-renames", since])
+    if numstat is None:
+        return None
+    entries = numstat.split("\0")
+    return frozenset(entry[4:] for entry in entries if entry.startswith("-\t-\t"))
 
 
 def require_base(root: Path, base: str) -> None:
