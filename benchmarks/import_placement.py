@@ -4,10 +4,14 @@ Every one-line import of every unsorted leading-import header (three imports or 
 neither isort order) of the installed packages is deleted and put back by
 :func:`phasegate.autodebug.source.insert_import`, once by the file's own rule alone and once
 with the order the package's other modules keep (:class:`ImportPrecedence`, learnt from
-every other file of the same top-level package). A restoration counts when it gives back the
-file byte for byte. The packages are split by a fixed seed into a development half (tune on
-it) and a report half (report it); the projects of the real-code benchmark and phasegate
-itself are left out.
+every other file of the same top-level package, consulted only where the import's block of
+imports is in no isort order). A restoration counts when it gives back the file byte for byte.
+The packages are split by a fixed seed into a development half (tune on it) and a report
+half (report it); the projects of the real-code benchmark and phasegate itself are left out.
+
+The project's order won on the development half and lost on the report half, so auto-debug
+keeps the file's own rule and the project's order lives here only, for this measurement.
+Hand-written: isort and ruff sort imports by fixed rules; none learns a project's own order.
 
     python benchmarks/import_placement.py [--seed S] [--half dev|report|both] [--verbose]
 """
@@ -18,12 +22,13 @@ import argparse
 import ast
 import hashlib
 import sysconfig
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from phasegate.autodebug.import_order import ImportPrecedence
-from phasegate.autodebug.source import insert_import, leading_imports, parse
+from phasegate.autodebug import source
+from phasegate.autodebug.source import insert_import, insert_lines, leading_imports, parse
 
 SEED = "phasegate-import-placement-1"
 # The top-level packages of the real-code benchmark's projects (and phasegate): never measured.
@@ -41,6 +46,102 @@ LEFT_OUT = {
     "tlz",
     "toolz",
 }
+
+ImportNode = ast.Import | ast.ImportFrom
+
+
+def import_identity(stmt: ImportNode) -> str:
+    """What an import reads, as the project's modules repeat it: ``import os``, ``from .x``
+    (the names a ``from`` import takes vary from module to module; its module does not)."""
+    if isinstance(stmt, ast.ImportFrom):
+        return f"from {'.' * stmt.level}{stmt.module or ''}"
+    return "import " + ", ".join(alias.name for alias in stmt.names)
+
+
+class ImportPrecedence:
+    """How many of the project's files put one import before another."""
+
+    def __init__(self) -> None:
+        self._before: Counter[tuple[str, str]] = Counter()
+
+    def learn(self, header: Sequence[ImportNode], weight: int = 1) -> None:
+        """Count the order of one file's leading imports (a negative ``weight`` takes back a
+        file counted before)."""
+        order = list(dict.fromkeys(import_identity(stmt) for stmt in header))
+        for index, first in enumerate(order):
+            for second in order[index + 1 :]:
+                self._before[first, second] += weight
+
+    def lean(self, first: str, second: str) -> int:
+        """How many more files put ``first`` before ``second`` than after it."""
+        return self._before[first, second] - self._before[second, first]
+
+    def line_for(self, header: Sequence[ImportNode], new: ImportNode, fallback: int) -> int:
+        """The line ``new`` goes before among ``header`` (a module's leading imports): the
+        place between two imports that agrees with most of the project's counts about the
+        imports above and below it; ``fallback`` when the project never orders ``new`` against
+        any of them, or when ``fallback`` agrees as well as any place does."""
+        wanted = import_identity(new)
+        leans = [(stmt.lineno, self.lean(import_identity(stmt), wanted)) for stmt in header]
+        if not any(lean for _line, lean in leans):
+            return fallback
+        scores = {line: _agreement(leans, line) for line in _places(header)}
+        return _best_place(scores, fallback)
+
+
+def _places(header: Sequence[ImportNode]) -> list[int]:
+    """The lines an import may go before: each import's first line, and the line after each
+    run of adjacent imports (the end of a block, before a blank line or what follows)."""
+    places = {stmt.lineno for stmt in header}
+    for stmt, following in zip(header, [*header[1:], None], strict=True):
+        end = (stmt.end_lineno or stmt.lineno) + 1
+        if following is None or following.lineno != end:
+            places.add(end)
+    return sorted(places)
+
+
+def _best_place(scores: dict[int, int], fallback: int) -> int:
+    """The place of the highest score: ``fallback`` if it has it, else the nearest to it."""
+    best = max(scores.values())
+    if scores.get(fallback) == best:
+        return fallback
+    tied = [line for line, score in scores.items() if score == best]
+    return min(tied, key=lambda line: (abs(line - fallback), line))
+
+
+def _agreement(leans: list[tuple[int, int]], line: int) -> int:
+    """How many of the project's counts a new import put before ``line`` agrees with: those
+    that put each import above it first, and each import below it after."""
+    return sum(lean if above < line else -lean for above, lean in leans)
+
+
+def insert_in_project_order(text: str, statement: str, precedence: ImportPrecedence) -> str | None:
+    """:func:`insert_import`, except that among imports in no isort order (the header's and
+    the block's own), the import goes where the project's other modules put it."""
+    tree = parse(text)
+    new = source._import_statement(statement)  # the rule measured against is source's own
+    if tree is None or new is None:
+        return None
+    header, after = leading_imports(tree)
+    if not _in_no_isort_order(header, new):
+        return insert_import(text, statement)
+    fallback = source._import_line(header, new, after, source.split_lines(text))
+    return insert_lines(text, precedence.line_for(header, new, fallback), [statement])
+
+
+def _in_no_isort_order(header: list[ImportNode], new: ImportNode) -> bool:
+    """Whether the file's own rule falls back on its order of kinds and sections: neither the
+    header nor the block ``new`` belongs in is sorted by isort's key or by module alone (and
+    ``new`` joins no ``from`` import of the header)."""
+    if isinstance(new, ast.ImportFrom) and source._joinable_import(header, new) is not None:
+        return False
+    block = source._own_block(header, new) or []
+    return bool(header) and not any(
+        source._sorted_by(imports, key)
+        for imports in (header, block)
+        if imports
+        for key in (source._import_key, source._plain_import_key)
+    )
 
 
 @dataclass
@@ -92,8 +193,6 @@ def packages(root: Path) -> Iterator[tuple[str, list[tuple[str, ast.Module]]]]:
 
 
 def unsorted_header(header: list[ast.Import | ast.ImportFrom]) -> bool:
-    from phasegate.autodebug import source
-
     keys = (source._import_key, source._plain_import_key)  # the rule measured
     return len(header) >= 3 and not any(source._sorted_by(header, key) for key in keys)
 
@@ -131,7 +230,7 @@ def measure(files: list[tuple[str, ast.Module]], tally: Tally) -> None:
             without = "".join(lines[: stmt.lineno - 1] + lines[stmt.lineno :])
             tally.cases += 1
             tally.own_rule += insert_import(without, statement) == text
-            tally.project_order += insert_import(without, statement, precedence) == text
+            tally.project_order += insert_in_project_order(without, statement, precedence) == text
             tally.informed += _informed(precedence, header, stmt)
         precedence.learn(header)
 
@@ -139,8 +238,6 @@ def measure(files: list[tuple[str, ast.Module]], tally: Tally) -> None:
 def _informed(
     precedence: ImportPrecedence, header: list[ast.Import | ast.ImportFrom], stmt: ast.stmt
 ) -> bool:
-    from phasegate.autodebug.import_order import import_identity
-
     assert isinstance(stmt, (ast.Import, ast.ImportFrom))
     wanted = import_identity(stmt)
     return any(precedence.lean(import_identity(s), wanted) for s in header if s is not stmt)

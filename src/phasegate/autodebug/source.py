@@ -13,10 +13,7 @@ import sys
 import tokenize
 import warnings
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from phasegate.autodebug.import_order import ImportPrecedence
+from typing import Literal
 
 __all__ = [
     "Span",
@@ -230,15 +227,12 @@ ImportNode = ast.Import | ast.ImportFrom
 ImportKey = Callable[[ImportNode], tuple[int, int, str]]
 
 
-def insert_import(
-    text: str, statement: str, precedence: ImportPrecedence | None = None
-) -> str | None:
+def insert_import(text: str, statement: str) -> str | None:
     """Add the import ``statement`` as a careful person would; None if the text does not parse.
 
     A name imported from a module the file already imports from joins that statement.
     Otherwise the statement goes among the module's leading imports where isort would put
-    it (where the project's other modules put it, ``precedence``, among unsorted imports),
-    or after the docstring, or after leading comment lines.
+    it, or after the docstring, or after leading comment lines.
     """
     tree = parse(text)
     new = _import_statement(statement)
@@ -250,7 +244,7 @@ def insert_import(
         joined = _joinable_import(header, new)
         if joined is not None:
             return _joined(text, lines, joined, new)
-    return insert_lines(text, _import_line(header, new, after, lines, precedence), [statement])
+    return insert_lines(text, _import_line(header, new, after, lines), [statement])
 
 
 def _import_statement(statement: str) -> ImportNode | None:
@@ -325,22 +319,16 @@ def _joined(text: str, lines: list[str], stmt: ast.ImportFrom, new: ast.ImportFr
     return replace_span(text, span, _from_statement(stmt, sorted(merged, key=_name_key), indent))
 
 
-def _import_line(
-    header: list[ImportNode],
-    new: ImportNode,
-    after: int,
-    lines: list[str],
-    precedence: ImportPrecedence | None,
-) -> int:
+def _import_line(header: list[ImportNode], new: ImportNode, after: int, lines: list[str]) -> int:
     """The line the new import goes before: as the file orders its imports already
-    (isort's default, or by module alone; else its own order, or the project's), or after
+    (isort's default, or by module alone; else its own order), or after
     the docstring and leading comments."""
     if not header:
         return (after or _leading_comments(lines)) + 1
     for key in (_import_key, _plain_import_key):
         if _sorted_by(header, key):
             return _line_in_order(header, key, new)
-    return _line_in_own_order(header, new, precedence)
+    return _line_in_own_order(header, new)
 
 
 def _line_in_order(imports: list[ImportNode], key: ImportKey, new: ImportNode) -> int:
@@ -362,12 +350,9 @@ def _leading_comments(lines: list[str]) -> int:
     return count
 
 
-def _line_in_own_order(
-    header: list[ImportNode], new: ImportNode, precedence: ImportPrecedence | None
-) -> int:
+def _line_in_own_order(header: list[ImportNode], new: ImportNode) -> int:
     """An order of the file's own: the import goes into the block of imports (imports with
     no blank line between them) that holds its section, ordered as that block is ordered;
-    else where the project's other modules put it among these imports (``precedence``);
     else before the first import of its kind (``import`` or ``from``) and section that sorts
     after it, in that block or else anywhere (else after the last of them), where a file
     out of order most often had it; with none of its kind, where isort would put it."""
@@ -376,8 +361,7 @@ def _line_in_own_order(
         if block and _sorted_by(block, key):
             return _line_in_order(block, key, new)
     group = _same_kind(block, new) or _same_kind(header, new)
-    line = _line_in_order(group or header, _import_key, new)
-    return precedence.line_for(header, new, line) if precedence is not None else line
+    return _line_in_order(group or header, _import_key, new)
 
 
 def _import_blocks(header: list[ImportNode]) -> list[list[ImportNode]]:
