@@ -348,6 +348,25 @@ def test_a_localization_that_breaks_still_has_the_guards_judged_before_the_run_f
     assert not (tmp_path / "journal.json").exists()
 
 
+def test_a_failure_whose_work_breaks_still_has_the_guards_kept_before_it_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The assertion is never worked on: not attempted, it is a failure left all the same.
+    pytest.importorskip("coverage")
+    real_work_on = Engine._work_on
+
+    def work_on(engine: Engine, entry_id: str, group: Any) -> AutodebugFailure:
+        if entry_id == "02-assertion":
+            raise RuntimeError("validation broke")
+        return real_work_on(engine, entry_id, group)
+
+    monkeypatch.setattr(Engine, "_work_on", work_on)
+    with pytest.raises(RuntimeError, match="validation broke"):
+        _run_with_a_failure_left(tmp_path, monkeypatch, "apply", {ONE})
+    assert (tmp_path / "pkg" / "it.py").read_bytes() == BEFORE.encode()
+    assert not (tmp_path / "journal.json").exists()
+
+
 def test_a_guard_whose_function_no_failure_left_runs_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -154,20 +154,19 @@ class Engine:
         groups = _group(failed)
         self._causes = {_key(group): group for group in groups}
         entries: list[AutodebugFailure] = []
-        for index, group in enumerate(groups):
-            entry_id = f"{index + 1:02d}-{group.diagnosis.error_class}"
-            if index >= self.settings.max_failures:
-                entries.append(self._entry(entry_id, group, "not-attempted", None, [], 0.0))
-                entries[-1].escalation = Escalation(
-                    reason=f"beyond max_failures = {self.settings.max_failures}", tried=0
-                )
-                continue
-            entries.append(self._work_on(entry_id, group))
         try:
+            for index, group in enumerate(groups):
+                entries.append(self._attempted_or_not(index, group))
             self._localize(groups, entries)
         except Exception:
-            # The guards kept are judged all the same (with no spectrum, fail closed): none
-            # that must be withdrawn stays in the tree because localization broke.
+            # The guards kept are judged all the same (with no spectrum, fail closed; the
+            # failures not reached count as left): none that must be withdrawn stays in the
+            # tree because a later step broke.
+            reached = len(entries)
+            entries += [
+                self._not_attempted(index, group, "auto-debug stopped before it")
+                for index, group in enumerate(groups[reached:], start=reached)
+            ]
             self._withdraw_partial_guards(entries)
             raise
         self._withdraw_partial_guards(entries)
@@ -185,6 +184,20 @@ class Engine:
             failures=entries,
             warnings=self.warnings,
         )
+
+    def _attempted_or_not(self, index: int, group: _Group) -> AutodebugFailure:
+        """The entry of the ``index``-th failure ``group``: worked on, or not attempted when
+        it is beyond ``max_failures``."""
+        if index >= self.settings.max_failures:
+            why = f"beyond max_failures = {self.settings.max_failures}"
+            return self._not_attempted(index, group, why)
+        return self._work_on(_entry_id(index, group), group)
+
+    def _not_attempted(self, index: int, group: _Group, why: str) -> AutodebugFailure:
+        """The entry of the ``index``-th failure ``group``, not attempted (``why``)."""
+        entry = self._entry(_entry_id(index, group), group, "not-attempted", None, [], 0.0)
+        entry.escalation = Escalation(reason=why, tried=0)
+        return entry
 
     def _withdraw_partial_guards(self, entries: list[AutodebugFailure]) -> None:
         """The run's last step: :class:`PartialGuards` withdraws the None guards kept that
@@ -614,6 +627,11 @@ def _unrepaired(
         for group, entry in zip(groups, entries, strict=True)
         if entry.outcome == "escalated" or entry.error_class in _UNREPAIRED
     ]
+
+
+def _entry_id(index: int, group: _Group) -> str:
+    """The report's id of the ``index``-th failure (from 0): its number and class."""
+    return f"{index + 1:02d}-{group.diagnosis.error_class}"
 
 
 def _group(failed: Sequence[FailedTest]) -> list[_Group]:
