@@ -5,11 +5,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from phasegate.autodebug.diagnosis import Diagnosis
+from phasegate.autodebug.patterns import none_parameters
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.patterns.none_parameters import (
     compared_with_none,
     guarded_by_namesakes,
+    namesakes,
     passed_on,
 )
 from phasegate.autodebug.project import Project, TestFiles
@@ -163,3 +167,66 @@ def test_the_guard_its_namesakes_have_comes_first_though_a_constructor_ranks_hig
     )
     guarded = {c.description.split("`")[1] for c in candidates if "`__init__`" in c.description}
     assert not any(g.startswith(("if attribute ", "if validate ")) for g in guarded)
+
+
+NAMESAKES = {
+    "a.py": "def load(path):\n    return open(path)\n",
+    "b.py": "def load(path):\n    if path is None:\n        return None\n    return path\n",
+    "c.py": "class Store:\n    def load(self, key=None):\n        return key\n\n"
+    "def save(value):\n    return value\n",
+    "d.py": "def save(value):\n    if value is None:\n        raise ValueError\n",
+}
+
+
+def _functions_named(text: str, name: str) -> list[tuple[int, str]]:
+    """An oracle: the line and source of each function named ``name`` in ``text``."""
+    return [
+        (node.lineno, ast.unparse(node))
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+
+
+def test_each_file_is_parsed_once_for_the_namesakes_of_many_suspects_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, text in NAMESAKES.items():
+        (tmp_path / name).write_text(text)
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    parsed: list[str] = []
+    real = none_parameters.functions_by_name
+
+    def counting(text: str) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(none_parameters, "functions_by_name", counting)
+    suspects = [("a.py", "load"), ("c.py", "save"), ("b.py", "load"), ("d.py", "save")]
+    for _round in range(3):
+        for path, name in suspects:
+            function = _load(NAMESAKES[path], name)
+            found = namesakes(project, path, function)
+            expected = [
+                found_here
+                for other, text in NAMESAKES.items()
+                for found_here in _functions_named(text, name)
+                if (other, found_here[0]) != (path, function.lineno)
+            ]
+            assert [(f.lineno, ast.unparse(f)) for f in found] == expected
+            assert expected  # every suspect has namesakes in other files
+    # Four files, each holding a suspect's name: each parsed once over twelve questions.
+    assert sorted(parsed) == sorted(NAMESAKES.values())
+    # A file that changes (as a kept repair changes it) is parsed again, and its new text counts.
+    (tmp_path / "d.py").write_text("def save(value):\n    return value\n")
+    assert none_parameters.guarded_by_namesakes(project, "a.py", _load(NAMESAKES["a.py"])) == {
+        "path"
+    }
+    found = namesakes(project, "d.py", _load(NAMESAKES["d.py"], "save"))
+    assert [ast.unparse(f) for f in found] == ["def save(value):\n    return value"]
+    assert parsed.count("def save(value):\n    return value\n") == 1
+
+
+def _load(text: str, name: str = "load") -> ast.FunctionDef:
+    return next(
+        n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef) and n.name == name
+    )

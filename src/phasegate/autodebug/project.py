@@ -15,10 +15,10 @@ import fnmatch
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 from phasegate.autodebug.live import EXCLUDED_PARTS, project_path
 from phasegate.autodebug.source import parse
@@ -73,6 +73,9 @@ def _glob_matches(glob: str, relpath: str) -> bool:
     return "/" not in glob and fnmatch.fnmatchcase(PurePosixPath(relpath).name, glob)
 
 
+_T = TypeVar("_T")
+
+
 class Project:
     """One project root: reading files, the edit policy, module names, the symbol index."""
 
@@ -81,6 +84,7 @@ class Project:
         self.test_files = test_files
         self.index_backend = index_backend
         self._texts: dict[str, str | None] = {}
+        self._worked_out: dict[tuple[str, Callable[[str], object]], tuple[str, object]] = {}
 
     # -- files ------------------------------------------------------------------------------
 
@@ -114,6 +118,16 @@ class Project:
             tree = parse(text) if text is not None and name in text else None
             if tree is not None:
                 yield relpath, tree
+
+    def parsed_once(self, relpath: str, text: str, work_out: Callable[[str], _T]) -> _T:
+        """``work_out(text)`` for ``text``, the current text of ``relpath``: worked out once
+        per text of each file and kept until the file's text changes, as the lost-guard search
+        asks for the namesakes of many suspects across the project."""
+        kept = self._worked_out.get((relpath, work_out))
+        if kept is None or kept[0] != text:
+            kept = (text, work_out(text))
+            self._worked_out[relpath, work_out] = kept
+        return cast("_T", kept[1])
 
     def read_editable(self, relpath: str | None) -> str | None:
         """The text of ``relpath`` if auto-debug may rewrite it, else None."""

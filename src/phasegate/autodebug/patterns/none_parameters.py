@@ -26,7 +26,13 @@ from phasegate.autodebug.source import parse
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["compared_with_none", "guarded_by_namesakes", "namesakes", "passed_on"]
+__all__ = [
+    "compared_with_none",
+    "functions_by_name",
+    "guarded_by_namesakes",
+    "namesakes",
+    "passed_on",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: ``{name: the functions of that name that compare a parameter of theirs with None}``
@@ -64,15 +70,13 @@ def namesakes(project: Project, path: str, function: _Function) -> list[_Functio
         other
         for relpath, text in texts
         if text is not None and function.name in text
-        for other in _functions_by_name(text).get(function.name, ())
+        for other in project.parsed_once(relpath, text, functions_by_name).get(function.name, ())
         if (relpath, other.lineno) != (path, function.lineno)
     ]
 
 
-@functools.lru_cache(maxsize=64)
-def _functions_by_name(text: str) -> dict[str, list[_Function]]:
-    """``{name: the functions of that name}`` of a file's text (empty if it does not parse);
-    parsed once per text, as the lost-guard search reads the namesakes of many suspects."""
+def functions_by_name(text: str) -> dict[str, list[_Function]]:
+    """``{name: the functions of that name}`` of a file's text (empty if it does not parse)."""
     tree = parse(text)
     found: dict[str, list[_Function]] = {}
     for function in functions_in(tree) if tree is not None else ():
