@@ -12,6 +12,7 @@ import pytest
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.patterns import BUILTIN_PATTERNS, Pattern, classify_exception
 from phasegate.autodebug.project import Project, TestFiles
+from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import DEFAULT_TEST_FILES
 from phasegate.autodebug.source import ast_equal
 
@@ -73,3 +74,18 @@ def restores(candidate: Candidate, original: str) -> bool:
     """Whether the candidate's only edit has the syntax tree of ``original``."""
     (edit,) = candidate.edits
     return ast_equal(edit.text, textwrap.dedent(original).lstrip("\n"))
+
+
+class SameRuns:
+    """A runner whose every re-run of ``test_file`` reports the same outcomes."""
+
+    def __init__(self, result: RunResult, scratch: Path, test_file: str) -> None:
+        self.result = result
+        self.base_args: list[str] = [test_file]
+        self.cwd = scratch
+        self.scratch = scratch
+        self.runs = 0
+
+    def run(self, selection: object = None, **_: object) -> RunResult:
+        self.runs += 1
+        return self.result

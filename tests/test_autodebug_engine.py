@@ -17,6 +17,7 @@ from phasegate.autodebug.validate import Baseline
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import SuspiciousFunction
 from phasegate.plugin.autodebug import interrupted_message
+from tests.autodebug_support import SameRuns
 
 OLD = "import os\n\n\ndef f():\n    return lenght\n"
 NEW = "import os\nimport sys\n\n\ndef f():\n    return length\n"
@@ -60,19 +61,9 @@ class _OneCandidate:
         return "NameError"
 
 
-class _Runs:
-    """A runner whose every re-run reports the same outcomes."""
-
-    def __init__(self, result: RunResult, scratch: Path) -> None:
-        self.result = result
-        self.base_args: list[str] = ["tests/test_a.py"]
-        self.cwd = scratch
-        self.scratch = scratch
-        self.runs = 0
-
-    def run(self, selection: object = None, **_: object) -> RunResult:
-        self.runs += 1
-        return self.result
+def _same_runs(result: RunResult, scratch: Path) -> SameRuns:
+    """A runner whose every re-run of ``tests/test_a.py`` reports ``result``."""
+    return SameRuns(result, scratch, "tests/test_a.py")
 
 
 def test_a_test_still_failing_on_its_own_message_has_not_moved_to_a_look_alike(
@@ -105,7 +96,7 @@ def test_a_test_still_failing_on_its_own_message_has_not_moved_to_a_look_alike(
     engine = Engine(
         project=project,
         patterns=[_OneCandidate()],
-        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(after, tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(localize=False),
         mode="apply",
@@ -143,7 +134,7 @@ def test_a_module_that_collects_after_a_repair_is_not_fixed_while_one_of_its_tes
     engine = Engine(
         project=project,
         patterns=[_OneCandidate()],
-        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(after, tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(localize=False),
         mode="apply",
@@ -174,7 +165,7 @@ def test_a_localization_that_ranks_nothing_says_so(
     engine = Engine(
         project=project,
         patterns=[],
-        runner=_Runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(),
         mode="suggest",
@@ -221,7 +212,7 @@ def test_the_lost_guard_search_reads_more_suspects_than_the_report_lists(
     engine = Engine(
         project=project,
         patterns=[],
-        runner=_Runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(RunResult(outcomes={nodeid: "failed"}), tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(localize_top=2),
         mode="suggest",
@@ -271,7 +262,7 @@ def test_a_guard_kept_while_another_none_of_its_file_fails_is_withdrawn(
     engine = Engine(
         project=project,
         patterns=[_GuardAtFirstUse()],
-        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(after, tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(localize=False),
         mode=mode,  # type: ignore[arg-type]

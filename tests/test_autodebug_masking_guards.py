@@ -20,6 +20,7 @@ from phasegate.autodebug.validate import Baseline
 from phasegate.autodebug.withdrawals import withdrawal_reasons
 from phasegate.autodebug.workspace import Workspace
 from phasegate.model.autodebug import AutodebugFailure, AutodebugReport, CandidateAttempt
+from tests.autodebug_support import SameRuns
 
 BEFORE = (
     "class Parser:\n"
@@ -164,19 +165,9 @@ def test_a_failure_left_without_a_test_is_not_said_repaired_by_the_guards_trial(
     assert "04 has no test to measure" in why.because
 
 
-class _Runs:
-    """A runner whose every re-run reports the same outcomes."""
-
-    def __init__(self, result: RunResult, scratch: Path) -> None:
-        self.result = result
-        self.base_args: list[str] = ["tests/test_it.py"]
-        self.cwd = scratch
-        self.scratch = scratch
-        self.runs = 0
-
-    def run(self, selection: object = None, **_: object) -> RunResult:
-        self.runs += 1
-        return self.result
+def _same_runs(result: RunResult, scratch: Path) -> SameRuns:
+    """A runner whose every re-run of ``tests/test_it.py`` reports ``result``."""
+    return SameRuns(result, scratch, "tests/test_it.py")
 
 
 class _GuardToBool:
@@ -238,7 +229,7 @@ def _run_with_a_failure_left(
     engine = Engine(
         project=project,
         patterns=[_GuardToBool()],
-        runner=_Runs(after, tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(after, tmp_path),  # type: ignore[arg-type]
         workspace=Workspace(project, tmp_path / "journal.json"),
         settings=AutodebugSettings(),
         mode=mode,  # type: ignore[arg-type]
@@ -446,7 +437,7 @@ def test_a_failure_a_withdrawal_leaves_withdraws_the_guards_it_calls_for_in_turn
     PartialGuards(
         project=project,
         workspace=Workspace(project, tmp_path / "journal.json"),
-        runner=_Runs(h_passes, tmp_path),  # type: ignore[arg-type]
+        runner=_same_runs(h_passes, tmp_path),  # type: ignore[arg-type]
         baseline=Baseline({T_F: "failed", T_ASSERT: "failed", T_H: "failed"}),
         apply=apply,
         write=lambda _path, _text: None,
