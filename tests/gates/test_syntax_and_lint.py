@@ -204,6 +204,18 @@ def test_a_notebooks_findings_are_new_when_the_notebook_changed(
     ]
 
 
+def test_a_notebook_ruff_cannot_read_is_one_finding_on_the_whole_notebook(
+    write_files: WriteFiles, make_context: MakeContext
+) -> None:
+    write_files({**CLEAN, "torn.ipynb": _notebook("import os\n")[:40]})
+    changed = NewCode(BaseInfo(ref="main", available=True), {"torn.ipynb": frozenset({3})})
+    found = LintCheck().measure(make_context(new_code=changed), NoOptions()).findings
+    assert [(f.path, f.rule, f.line, f.new) for f in found] == [
+        ("torn.ipynb", "invalid-syntax", None, True)
+    ]
+    assert "Jupyter Notebook" in found[0].message
+
+
 def test_lint_respects_the_projects_ruff_config(
     write_files: WriteFiles, make_context: MakeContext
 ) -> None:

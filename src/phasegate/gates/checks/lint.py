@@ -117,10 +117,14 @@ class LintCheck:
 
 def _place(entry: _RuffFinding) -> tuple[int | None, int | None, str]:
     """A finding's line, column and message: a notebook's names its cell and the line in it
-    in the message (ruff's row counts within the cell, not within the notebook's file)."""
-    if entry["cell"] is None:
-        return entry["row"], entry["column"], entry["message"]
-    return None, None, f"cell {entry['cell']}, line {entry['row']}: {entry['message']}"
+    in the message (ruff's row counts within the cell, not within the notebook's file); one
+    without a cell (a notebook ruff cannot read) is about the whole notebook, never a line of
+    its JSON."""
+    if entry["cell"] is not None:
+        return None, None, f"cell {entry['cell']}, line {entry['row']}: {entry['message']}"
+    if entry["filename"].endswith(".ipynb"):
+        return None, None, entry["message"]
+    return entry["row"], entry["column"], entry["message"]
 
 
 def _linted_files(ctx: CheckContext) -> list[Path]:
