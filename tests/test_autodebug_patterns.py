@@ -192,6 +192,60 @@ def test_a_deleted_private_alias_of_a_public_definition_comes_back(
     assert restores(candidates[0], original)
 
 
+def test_a_deleted_private_alias_of_a_standard_library_symbol_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (
+        "from operator import itemgetter as _itemgetter\n\n\n"
+        "def first(pairs):\n    return sorted(pairs, key=_itemgetter(0))\n"
+    )
+    files = {
+        "nm_ss/__init__.py": "",
+        "nm_ss/order.py": "\n\ndef first(pairs):\n    return sorted(pairs, key=_itemgetter(0))\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_ss.order import first; first([(2, 1)])", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from operator import itemgetter as _itemgetter"
+    assert candidates[0].detail["where"] == "standard library symbol"
+    assert restores(candidates[0], original)
+
+
+def test_a_private_alias_the_project_defines_publicly_is_not_taken_from_the_standard_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "nm_sp/__init__.py": "",
+        "nm_sp/_funcs.py": "def itemgetter(i):\n    return lambda row: row[i]\n",
+        "nm_sp/order.py": "\n\ndef first(pairs):\n    return sorted(pairs, key=_itemgetter(0))\n",
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_sp.order import first; first([(2, 1)])", monkeypatch
+    )
+    statements = [c.detail.get("statement") for c in candidates]
+    assert statements[0] == "from nm_sp._funcs import itemgetter as _itemgetter"
+    assert "from operator import itemgetter as _itemgetter" not in statements
+
+
+@pytest.mark.parametrize(
+    "private",
+    [
+        "_OrderedDict",  # collections and typing both offer it: no one obvious module
+        "_frobnicate_widget",  # no standard-library module offers it
+    ],
+)
+def test_a_private_name_without_one_standard_library_symbol_gets_no_alias_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: str
+) -> None:
+    files = {
+        "nm_sn/__init__.py": "",
+        "nm_sn/use.py": f"\n\ndef make():\n    return {private}()\n",
+    }
+    _, candidates, _ = diagnose(tmp_path, files, "from nm_sn.use import make; make()", monkeypatch)
+    statements = [str(c.detail.get("statement", "")) for c in candidates]
+    assert not [s for s in statements if f" as {private}" in s]
+
+
 def test_a_deleted_import_of_a_submodule_comes_back_from_its_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,7 +6,9 @@ and the standard library. Two kinds of import bind a name that is defined nowher
 * **an alias**: ``from ._funcs import asdict as _asdict`` binds ``_asdict``. It is found as
   another file of the project writes it (the same alias of the same module), or, for a
   private name, as the public definition (or standard-library module) it aliases with one
-  leading underscore less (``_asdict`` -> ``asdict``, ``_warnings`` -> ``warnings``);
+  leading underscore less (``_asdict`` -> ``asdict``, ``_warnings`` -> ``warnings``), or,
+  when the project defines no such name, as the public symbol of the one standard-library
+  module that offers it (``_itemgetter`` -> ``from operator import itemgetter as _itemgetter``);
 * **a submodule**: ``from . import keys`` binds the module ``pkg.keys``, which is a file,
   not a definition.
 
@@ -22,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.source import parse
-from phasegate.autodebug.stdlib import is_stdlib_module
+from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -93,7 +95,18 @@ def _public_aliased(
             found.append((statement, 0.85, f"defined in {definition.path}:{definition.line}"))
     if is_stdlib_module(public):
         found.append((f"import {public} as {missing}", 0.84, "standard library module"))
+    elif not project.index.exact(public):
+        found += _stdlib_symbol_aliased(public, missing)
     return found
+
+
+def _stdlib_symbol_aliased(public: str, missing: str) -> list[Statement]:
+    """``from <module> import public as missing`` when exactly one standard-library module
+    offers ``public``; ranked below the best import of ``missing`` itself."""
+    modules = modules_defining(public)
+    if len(modules) != 1:
+        return []
+    return [(_from(modules[0], [(public, missing)]), 0.78, "standard library symbol")]
 
 
 def _submodule_statements(
