@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from phasegate.errors import UsageError
-from phasegate.gates.newcode import parse_unified_diff, resolve_new_code
+from phasegate.gates import newcode
+from phasegate.gates.newcode import parse_unified_diff, resolve_new_code, split_numstat_and_patch
 
 DIFF = """\
 diff --git a/src/a.py b/src/a.py
@@ -89,6 +90,72 @@ def test_a_changed_file_git_diffs_as_binary_is_new_code_whole(repo: Path, attrib
     assert new.contains("n.ipynb", 1)
     assert new.whole_files == {"n.ipynb"}  # nothing else changed since main
     assert new.base.changed_files == 1
+
+
+def test_one_git_diff_gives_the_binary_files_and_the_changed_lines(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / ".gitattributes").write_text("*.ipynb binary\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    git(repo, "branch", "-f", "main")
+    started: list[list[str]] = []
+    real = newcode.run_in_group
+
+    def recording(command: list[str], **options: object) -> object:
+        started.append(command)
+        return real(command, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(newcode, "run_in_group", recording)
+    (repo / "n.ipynb").write_text("{}\n")
+    git(repo, "add", "n.ipynb")
+    new = resolve_new_code(repo, "main", {})
+    assert new.whole_files == {"n.ipynb", "fresh.py"}
+    assert [command[1] for command in started].count("diff") == 1
+
+
+def test_a_renamed_file_and_a_name_with_a_space(repo: Path) -> None:
+    (repo / "old name.py").write_text("k = 1\n")
+    (repo / "data.bin").write_bytes(b"\0binary\0")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "more")
+    git(repo, "branch", "-f", "main")
+    git(repo, "mv", "old name.py", "new name.py")
+    git(repo, "mv", "data.bin", "moved data.bin")
+    (repo / "new name.py").write_text("k = 1\nm = 2\n")
+    new = resolve_new_code(repo, "main", {})
+    assert new.lines_of("new name.py") == {2}
+    assert new.lines_of("old name.py") == frozenset()
+    assert new.lines_of("moved data.bin") is None  # binary: new code as a whole
+    assert new.base.available
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "garbage",
+        "diff --git a/mod.py b/mod.py\n+++ b/mod.py\n@@ -1 +1 @@",  # a patch, no numstat
+        "1\t0\tmod.py",  # numstat, no patch after it
+        "x\t0\tmod.py\0\0diff --git a/mod.py b/mod.py",
+        "-\t-\t\0only-old.bin\0\0diff --git",  # a rename record cut short
+    ],
+)
+def test_diff_output_of_another_shape_is_not_parsed(output: str) -> None:
+    assert split_numstat_and_patch(output) is None
+
+
+def test_a_git_diff_printing_garbage_makes_all_code_new(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = newcode._git
+
+    def garbling(root: Path, args: list[str]) -> str | None:
+        return "\x00garbage" if args[0] == "diff" else real(root, args)
+
+    monkeypatch.setattr(newcode, "_git", garbling)
+    new = resolve_new_code(repo, "main", {})
+    assert new.all_new
+    assert "git diff against main failed" in new.base.note
 
 
 def test_pull_request_base_from_the_environment(repo: Path) -> None:

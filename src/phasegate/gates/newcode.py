@@ -8,15 +8,16 @@ files git does not track yet, and of changed files git diffs as binary (a notebo
 no base, every line is new: new-code conditions are then evaluated over all code, never
 skipped, and :attr:`NewCode.base` says so.
 
-The unified-diff hunk headers are parsed here (``@@ -a,b +c,d @@``): the format is fixed by
-git, and the libraries that parse diffs carry far more than this needs.
+One ``git diff --numstat --patch -z`` gives both: its numstat records name the binary files, its
+patch the changed lines. Both are parsed here (``-\t-\tpath``, ``@@ -a,b +c,d @@``): the
+formats are fixed by git, and the libraries that parse diffs carry far more than this needs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,10 @@ __all__ = [
 ]
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_NUMSTAT = re.compile(r"(\d+|-)\t(\d+|-)\t(.*)", re.DOTALL)
+# One git run gives both what each changed file counts (binary files count no lines) and the
+# patch whose hunks say which lines changed.
+_DIFF = ("diff", "--no-color", "--no-ext-diff", "--unified=0", "--numstat", "--patch", "-z")
 _GIT_TIMEOUT_S = 60.0
 
 
@@ -138,7 +143,8 @@ def _new_path(target: str) -> str | None:
     """The path a ``+++`` line names (``None`` for a deleted file's ``/dev/null``)."""
     if target == "/dev/null":
         return None
-    return _unquote(target).removeprefix("b/")
+    # git ends a name with a space in a tab on ``---``/``+++`` lines.
+    return _unquote(target.removesuffix("\t")).removeprefix("b/")
 
 
 def _hunk_lines(header: str) -> range:
@@ -179,16 +185,16 @@ def _merge_base(root: Path, ref: str, origin: str) -> tuple[str | None, str]:
 def _changed_since(root: Path, ref: str, merge_base: str | None, note: str) -> NewCode:
     """The lines changed since ``merge_base`` and the untracked files; all code is new when
     git fails at either."""
-    diff = _git(root, ["diff", "--no-color", "--no-ext-diff", "--unified=0", merge_base or ref])
-    if diff is None:
+    output = _git(root, [*_DIFF, merge_base or ref])
+    split = None if output is None else split_numstat_and_patch(output)
+    if split is None:
         return NewCode(BaseInfo(ref=ref, note=f"git diff against {ref} failed: all code is new"))
+    binary, diff = split
     changed = parse_unified_diff(diff)
     untracked = _git(root, ["ls-files", "--others", "--exclude-standard"])
-    binary = _binary_changes(root, merge_base or ref)
-    if untracked is None or binary is None:
+    if untracked is None:
         # New files would go unseen: judge all code as new rather than too little of it.
-        failed = "git ls-files" if untracked is None else "git diff --numstat"
-        return NewCode(BaseInfo(ref=ref, note=f"{failed} failed: all code is new"))
+        return NewCode(BaseInfo(ref=ref, note="git ls-files failed: all code is new"))
     whole = frozenset(name for name in untracked.splitlines() if name) | binary
     info = BaseInfo(
         ref=ref,
@@ -201,14 +207,40 @@ def _changed_since(root: Path, ref: str, merge_base: str | None, note: str) -> N
     return NewCode(info, changed, whole)
 
 
-def _binary_changes(root: Path, since: str) -> frozenset[str] | None:
-    """The files changed since ``since`` that git diffs as binary (``--numstat`` counts no
-    lines for them), or ``None`` when git fails."""
-    numstat = _git(root, ["diff", "--no-ext-diff", "--numstat", "-z", "--no-renames", since])
-    if numstat is None:
-        return None
-    entries = numstat.split("\0")
-    return frozenset(entry[4:] for entry in entries if entry.startswith("-\t-\t"))
+def split_numstat_and_patch(output: str) -> tuple[frozenset[str], str] | None:
+    """The files git diffs as binary and the patch, from one ``git diff --numstat --patch -z``.
+
+    git prints the NUL-terminated numstat records first (``-\t-\tpath`` for a binary file;
+    ``-\t-\t``, old path, new path for a rename), an empty record, then the patch. ``None``
+    when the output has not that shape: the caller then counts all code as new.
+    """
+    if not output:
+        return frozenset(), ""
+    numstat, separator, patch = output.partition("\0\0")
+    binary = _binary_paths(numstat) if separator else None
+    return None if binary is None else (binary, patch)
+
+
+def _binary_paths(numstat: str) -> frozenset[str] | None:
+    """The paths of the numstat records that count no lines (binary), ``None`` on garbage."""
+    found: set[str] = set()
+    records = iter(numstat.split("\0"))
+    for record in records:
+        match = _NUMSTAT.fullmatch(record)
+        if match is None:
+            return None
+        path = match.group(3) or _rename_target(records)
+        if path is None:
+            return None
+        if match.group(1) == "-":
+            found.add(path)
+    return frozenset(found)
+
+
+def _rename_target(records: Iterator[str]) -> str | None:
+    """The new path of a renamed file's numstat record: the second of the two paths after it."""
+    next(records, None)
+    return next(records, None) or None
 
 
 def require_base(root: Path, base: str) -> None:
