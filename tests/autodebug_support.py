@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from phasegate.autodebug.project import Project, TestFiles
 from phasegate.autodebug.runner import RunResult
 from phasegate.autodebug.settings import DEFAULT_TEST_FILES
 from phasegate.autodebug.source import ast_equal
+from phasegate.model.autodebug import SuspiciousFunction
 
 
 def write_project(root: Path, files: dict[str, str]) -> None:
@@ -89,3 +91,17 @@ class SameRuns:
     def run(self, selection: object = None, **_: object) -> RunResult:
         self.runs += 1
         return self.result
+
+
+def suspects_in(
+    root: Path, text: str, name: str, copies: int = 1
+) -> tuple[Project, list[SuspiciousFunction]]:
+    """A project of one module ``mod.py`` (``text``) and an empty ``tests/`` folder, with the
+    function or class ``name`` as the suspect, ``copies`` times over."""
+    (root / "mod.py").write_text(text)
+    (root / "tests").mkdir()
+    line = next(n.lineno for n in ast.walk(ast.parse(text)) if getattr(n, "name", None) == name)
+    suspect = SuspiciousFunction(
+        path="mod.py", function=name, line=line, score=0.9, failed_covering=1, passed_covering=0
+    )
+    return Project(root, TestFiles(["tests/*"])), [suspect] * copies

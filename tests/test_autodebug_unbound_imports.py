@@ -6,8 +6,9 @@ import ast
 from pathlib import Path
 
 from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
-from phasegate.autodebug.project import Project, TestFiles
+from phasegate.autodebug.project import Project
 from phasegate.model.autodebug import SuspiciousFunction
+from tests.autodebug_support import suspects_in
 
 PARSER = """\
 from decimal import Decimal
@@ -29,13 +30,7 @@ def parse(text):
 
 
 def _suspects(tmp_path: Path, text: str, name: str) -> tuple[Project, list[SuspiciousFunction]]:
-    (tmp_path / "mod.py").write_text(text)
-    (tmp_path / "tests").mkdir()
-    line = next(n.lineno for n in ast.walk(ast.parse(text)) if getattr(n, "name", None) == name)
-    suspect = SuspiciousFunction(
-        path="mod.py", function=name, line=line, score=0.9, failed_covering=1, passed_covering=0
-    )
-    return Project(tmp_path, TestFiles(["tests/*"])), [suspect, suspect]
+    return suspects_in(tmp_path, text, name, copies=2)
 
 
 def test_a_deleted_import_whose_name_error_is_caught_comes_back(tmp_path: Path) -> None:

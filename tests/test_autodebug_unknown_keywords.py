@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
 from phasegate.autodebug.patterns.unknown_keywords import unknown_keyword_candidates
-from phasegate.autodebug.project import Project, TestFiles
-from phasegate.model.autodebug import SuspiciousFunction
+from tests.autodebug_support import suspects_in as _suspects
 
 ZONE = """\
 def shifted(value, offset=0, *, scale=1):
@@ -33,16 +31,6 @@ class Zone:
         except TypeError:
             return dt
 """
-
-
-def _suspects(tmp_path: Path, text: str, name: str) -> tuple[Project, list[SuspiciousFunction]]:
-    (tmp_path / "mod.py").write_text(text)
-    (tmp_path / "tests").mkdir()
-    line = next(n.lineno for n in ast.walk(ast.parse(text)) if getattr(n, "name", None) == name)
-    suspect = SuspiciousFunction(
-        path="mod.py", function=name, line=line, score=0.9, failed_covering=1, passed_covering=0
-    )
-    return Project(tmp_path, TestFiles(["tests/*"])), [suspect]
 
 
 @pytest.mark.parametrize(
