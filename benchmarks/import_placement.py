@@ -42,6 +42,7 @@ LEFT_OUT = {
     "inflection",
     "marshmallow",
     "more_itertools",
+    "parso",
     "phasegate",
     "tlz",
     "toolz",

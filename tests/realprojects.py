@@ -152,6 +152,16 @@ PROJECTS: dict[str, RealProject] = {
             notes="flat layout; many small utility modules, each with its own test module",
             tags=frozenset({"flat"}),
         ),
+        RealProject(
+            name="parso",
+            version="0.8.7",
+            filename="parso-0.8.7.tar.gz",
+            sha256="eaaac4c9fdd5e9e8852dc778d2d7405897ec510f2a298071453e5e3a07914bb1",
+            layout="flat",
+            packages=("parso",),
+            notes="flat layout; a parser with many None guards; pytest.ini, doctests, test/",
+            tags=frozenset({"flat"}),
+        ),
     )
 }
 
