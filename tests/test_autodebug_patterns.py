@@ -1190,6 +1190,35 @@ def test_calls_that_do_not_fit(
             "lambda inner: wrap(inner, key)",
             "make({}, 'k')(lambda c, k: (c, k))",
         ),
+        (
+            # the first argument left out: `n` fits the parameter by name, but is set only
+            # further down (unbound at the call); `it` is set and then read nowhere else
+            "first_argument_set_and_unread",
+            "def windowed(seq, n):\n    seq = list(seq)\n"
+            "    return [seq[i : i + n] for i in range(len(seq) - n + 1)]\n\n\n"
+            "def padded(iterable, size):\n    it = [*iterable, None]\n"
+            "    windows = windowed(it, size)\n    n = len(windows)\n    return windows, n\n\n\n"
+            "def plain(iterable, size):\n    return windowed(iterable, size)\n",
+            "    windows = windowed(it, size)",
+            "    windows = windowed(size)",
+            "padded([1, 2], 2)",
+        ),
+        (
+            # what the `if` around the call tests, not what a call further away passes (which
+            # a call beside this one passes too: it is another call's value)
+            "what_the_if_tests",
+            "def sign(x):\n    return -1 if x < 0 else 1\n\n\n"
+            "class Span:\n    def __init__(self, hours, months):\n"
+            "        self.hours, self.months = hours, months\n\n"
+            "    def fix(self):\n        if abs(self.hours) > 23:\n"
+            "            s = sign(self.hours)\n            self.hours = self.hours % 24 * s\n"
+            "        if abs(self.months) > 11:\n            s = sign(self.months)\n"
+            "            self.months = self.months % 12 * s\n        return self\n\n"
+            "    def flip(self):\n        return sign(self.months)\n",
+            "            s = sign(self.hours)",
+            "            s = sign()",
+            "Span(30, 1).fix()",
+        ),
     ],
 )
 def test_a_left_out_argument_is_found_in_scope(

@@ -1,9 +1,10 @@
 """How well a value fits a parameter: the scores :mod:`.missing_args` ranks candidates by.
 
 A value fits a parameter by its name (the same name, the same words, a shared beginning or
-end, a letter or two apart), by the loop it is the variable of, by what other calls pass
-there, by the type the parameter's default or annotation names, and by how well the call's
-other arguments still line up with the parameters they reach once it is inserted.
+end, a letter or two apart), by what the code around the call says of it (the loop it is the
+variable of, a local set and never read, what the ``if`` around it tests), by what other
+calls pass there, by the type the parameter's default or annotation names, and by how well
+the call's other arguments still line up with the parameters they reach once it is inserted.
 Hand-written: these are signals of auto-debug's own, which no library ranks.
 """
 
@@ -46,14 +47,15 @@ def fit(
     kind: str | None,
     param: ParameterFacts,
     sites: Counter[str],
-    loops: Mapping[str, float],
+    near: Mapping[str, float],
     passed: list[str],
 ) -> float:
-    """How well ``value`` fits the parameter ``param`` (about -1.1 to 2.9); ``loops`` gives
-    the variables of the loops around the call their weight."""
+    """How well ``value`` fits the parameter ``param`` (about -1.1 to 3.9); ``near`` gives
+    what the code around the call says of a value its weight (the variable of a loop around
+    it, a local set and never read, what the ``if`` around it tests)."""
     word = _last_word(value)
     score = _similarity(word, str(param["name"]).strip("_"))
-    score += loops.get(value, 0.0)
+    score += near.get(value, 0.0)
     if sites:
         score += 0.8 * sites[value] / sum(sites.values())
     score += _type_fit(kind, param)

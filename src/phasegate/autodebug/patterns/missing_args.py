@@ -60,6 +60,8 @@ __all__ = ["missing_candidates", "visible_values"]
 _KEPT = 6
 #: A loop variable's weight as the left-out argument, by whether its loop reads it elsewhere.
 _LOOP_WEIGHT = {True: 0.35, False: 0.8}
+#: The weight of a value the test of the ``if`` or ``while`` around the call reads.
+_TESTED_WEIGHT = 0.5
 _SELF_ATTRIBUTES = 40
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 #: What :func:`_call_sites` records for a call that passes the function it is made in.
@@ -144,7 +146,7 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
         {_CALLER: _top_function(tree, call), _TARGET: target if target in bound else None},
     )
     pool = _pool(diagnosis, tree, sites)
-    scored = _scored_places(call, facts, pool, sites, _loop_variables(tree, call))
+    scored = _scored_places(call, facts, pool, sites, _near_values(tree, call))
     candidates += _added_arguments(diagnosis, call_text, call, scored[:_KEPT])
     candidates += _keyword_only(diagnosis, call_text, call, facts["params"], pool, path)
     return candidates
@@ -155,24 +157,38 @@ def _scored_places(
     facts: CallFacts,
     pool: dict[str, str | None],
     sites: dict[int, Counter[str]],
-    loops: dict[str, float],
+    near: dict[str, float],
 ) -> list[tuple[float, int, str]]:
     """Every (score, position, value) the left-out argument could be, the best first: each
-    value of the pool at each place up to the first parameter passed by keyword."""
+    value of the pool at each place up to the first parameter passed by keyword; ``near``
+    weighs what the code around the call says of a value (:func:`_near_values`)."""
     positional = [p for p in facts["params"] if p["kind"] in _POSITIONAL]
     passed = [ast.unparse(arg) for arg in call.args]
     wanted = next((i for i, p in enumerate(positional) if p["name"] == facts["missing"][0]), None)
     scored: list[tuple[float, int, str]] = []
     for position in _open_places(call, positional):
         param = positional[position]
-        align = alignment(call.args, positional, position)
+        align = alignment(call.args, positional, position) + _site_alignment(
+            passed, sites, position
+        )
         bonus = 0.02 if position == wanted else 0.0
         sites_here = sites.get(position, Counter())
         scored += [
-            (fit(value, kind, param, sites_here, loops, passed) + align + bonus, position, value)
+            (fit(value, kind, param, sites_here, near, passed) + align + bonus, position, value)
             for value, kind in pool.items()
         ]
     return sorted(scored, key=lambda item: (-item[0], item[1], item[2]))
+
+
+def _site_alignment(passed: list[str], sites: dict[int, Counter[str]], position: int) -> float:
+    """How the call's arguments line up with what other calls pass once one is inserted at
+    ``position``: each that moves is weighed by whether others pass it at its new place or at
+    its old one (``windowed(window_size)``: others pass ``window_size`` second, so the value
+    left out goes first)."""
+    score = 0.0
+    for index, text in enumerate(passed[position:], start=position):
+        score += 0.25 * ((text in sites.get(index + 1, ())) - (text in sites.get(index, ())))
+    return score
 
 
 def _open_places(call: ast.Call, positional: list[ParameterFacts]) -> Iterator[int]:
@@ -289,12 +305,27 @@ def _call_sites(
         return found
     own = _own_lines(project, path, failing)
     failing_place = (failing.lineno, failing.col_offset)
+    beside_calls: list[list[str]] = []
     for relpath, tree in project.parsed_naming(name, project.python_files):
         for place, values in _calls_of(tree, name):
             beside = relpath == path and own[0] <= place[0] <= own[1]
             if not (beside and place == failing_place):
                 # calls beside it pass other values, or it would not need two: their shape counts
                 _count(found, values, only=_TARGET if beside else None)
+                beside_calls += [values] if beside else []
+    return _without_beside(found, beside_calls)
+
+
+def _without_beside(
+    found: dict[int, Counter[str]], beside_calls: list[list[str]]
+) -> dict[int, Counter[str]]:
+    """``found`` without what the calls beside the failing one pass at each place: the
+    function calls it there with another value, or it would not need two calls
+    (``_sign(self.months)`` beside it and further away: not what ``_sign()`` left out)."""
+    for values in beside_calls:
+        for position, value in enumerate(values):
+            if value != _TARGET:
+                found.get(position, Counter()).pop(value, None)
     return found
 
 
@@ -402,9 +433,10 @@ def _starts_from(text: str, *scopes: Container[str]) -> bool:
 
 
 def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
-    """The parameters and local names of the functions (and lambdas) around ``line``."""
+    """The parameters and local names of the functions (and lambdas) around ``line`` that
+    the calling frame may not show (:func:`_unseen_scopes`)."""
     names: list[str] = []
-    for node in _functions_around(tree, line):
+    for node in _unseen_scopes(tree, line):
         names += parameter_names(node.args)
         body = node.body if isinstance(node.body, list) else [node.body]
         names += [
@@ -416,17 +448,58 @@ def _enclosing_names(tree: ast.Module, line: int | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _functions_around(
+def _unseen_scopes(
     tree: ast.Module, line: int | None
-) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda]:
-    """The functions and lambdas whose lines hold ``line``, outermost first."""
-    if line is None:
-        return
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and (
-            node.lineno <= line <= (node.end_lineno or node.lineno)
-        ):
-            yield node
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda]:
+    """The functions and lambdas whose lines hold ``line``, outermost first, but the innermost
+    ``def``: the calling frame's locals are its names, and one of its names they lack is not
+    bound where the call is made (``windowed()`` cannot pass the ``n`` set further down)."""
+    around = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        and node.lineno <= (line or 0) <= (node.end_lineno or node.lineno)
+    ]
+    return around[:-1] if around and not isinstance(around[-1], ast.Lambda) else around
+
+
+def _near_values(tree: ast.Module, call: ast.Call) -> dict[str, float]:
+    """What the code around the call says of each value: the weights of the variables of the
+    loops and comprehensions it is inside, of the locals its function sets and never reads,
+    and of what the ``if`` or ``while`` it is in tests."""
+    scope = enclosing_function(tree, call.lineno) or tree
+    near = _tested_values(scope, call.lineno)
+    for name, weight in _loop_variables(tree, call).items():
+        near[name] = near.get(name, 0.0) + weight
+    for name in _unread_locals(scope):
+        near[name] = max(near.get(name, 0.0), _LOOP_WEIGHT[False])
+    return near
+
+
+def _tested_values(scope: ast.AST, line: int) -> dict[str, float]:
+    """The names and attributes the test of the innermost ``if`` or ``while`` around ``line``
+    reads: what the block is about (``if abs(self.minutes) > 59: s = _sign(self.minutes)``)."""
+    tests = [
+        node.test
+        for node in ast.walk(scope)
+        if isinstance(node, (ast.If, ast.While))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return {
+        ast.unparse(node): _TESTED_WEIGHT
+        for test in tests[-1:]
+        for node in ast.walk(test)
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def _unread_locals(scope: ast.AST) -> set[str]:
+    """The names ``scope`` (a function) sets and never reads (``_`` aside): the left-out
+    argument was the one use of such a name (``it = chain(...)`` before
+    ``windowed(window_size)``)."""
+    names = [node for node in ast.walk(scope) if isinstance(node, ast.Name)]
+    read = {node.id for node in names if isinstance(node.ctx, ast.Load)}
+    return {node.id for node in names if isinstance(node.ctx, ast.Store)} - read - {"_"}
 
 
 def _loop_variables(tree: ast.Module, call: ast.Call) -> dict[str, float]:
