@@ -42,6 +42,7 @@ from phasegate.autodebug.partial_repairs import KeptRepair, PartialGuards
 from phasegate.autodebug.patterns.base import Pattern, short
 from phasegate.autodebug.patterns.lost_guards import SUSPECTS_READ, lost_guard_candidates
 from phasegate.autodebug.patterns.unbound_imports import unbound_import_candidates
+from phasegate.autodebug.patterns.undefined_attributes import undefined_attribute_candidates
 from phasegate.autodebug.patterns.unknown_attributes import unknown_attribute_candidates
 from phasegate.autodebug.patterns.unknown_keywords import unknown_keyword_candidates
 from phasegate.autodebug.project import Project
@@ -522,8 +523,8 @@ class Engine:
                 )
 
     def _put_back_lost_guard(self, group: _Group, entry: AutodebugFailure) -> None:
-        """Try guards put back in the suspicious functions, and the attributes of ``self``
-        nothing defines there respelt; keep the first that passes."""
+        """Try guards put back in the suspicious functions, and the attribute names nothing
+        defines there respelt; keep the first that passes."""
         if self._fixed_already(group):  # a guard kept for an earlier failure of this run
             self._fixed_by_earlier(entry)
             return
@@ -531,6 +532,7 @@ class Engine:
         ranked = self._suspects.get(entry.id, entry.suspicious)
         proposed = lost_guard_candidates(group.diagnosis, self.project, ranked)
         proposed += unknown_attribute_candidates(self.project, entry.suspicious)
+        proposed += undefined_attribute_candidates(self.project, ranked)
         proposed += unknown_keyword_candidates(self.project, entry.suspicious)
         proposed += unbound_import_candidates(self.project, entry.suspicious)
         candidates = self._usable(proposed)

@@ -22,7 +22,14 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["StdlibModule", "is_stdlib_module", "modules_defining", "offers", "stdlib_modules"]
+__all__ = [
+    "StdlibModule",
+    "attribute_names",
+    "is_stdlib_module",
+    "modules_defining",
+    "offers",
+    "stdlib_modules",
+]
 
 # Importing these does something (opens a browser, prints, needs a display) or warns that
 # the module is deprecated (PEP 594); they are never suggested.
@@ -178,3 +185,18 @@ def _may_offer(module: StdlibModule, word: re.Pattern[str]) -> bool:
         return True
     text = _source(module.origin)
     return "import *" in text or word.search(text) is not None
+
+
+@cache
+def attribute_names(module_name: str) -> frozenset[str]:
+    """The names an attribute read on ``module_name`` or on what it holds may have: the
+    module's own, and those of its classes and submodules (``inspect.Parameter.KEYWORD_ONLY``,
+    ``os.path.isfile``); empty for a module that is not a public standard-library one."""
+    module = _import_quietly(module_name) if is_stdlib_module(module_name) else None
+    if module is None:
+        return frozenset()
+    names = set(dir(module))
+    for value in list(vars(module).values()):
+        if isinstance(value, (type, ModuleType)):
+            names.update(dir(value))
+    return frozenset(names)

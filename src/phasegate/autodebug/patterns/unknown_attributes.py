@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
     from phasegate.model.autodebug import SuspiciousFunction
 
-__all__ = ["unknown_attribute_candidates"]
+__all__ = ["class_names_of", "unknown_attribute_candidates"]
 
 #: The suspects looked into, best first.
 _FUNCTIONS = 3
@@ -58,7 +58,7 @@ def _respelt(suspect: SuspiciousFunction, text: str, tree: ast.Module) -> list[C
     method = defined_at(tree, suspect.line)
     if method is None:
         return []
-    known = _known_to_class_of(method, tree)  # empty: nothing is close to a name in it
+    known = class_names_of(method, tree)  # empty: nothing is close to a name in it
     lines = split_lines(text)
     return [
         candidate
@@ -111,9 +111,7 @@ def _is_static(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
 
 
-def _known_to_class_of(
-    method: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
-) -> set[str]:
+def class_names_of(method: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module) -> set[str]:
     """Every name the class whose body defines ``method`` knows; empty for a function that is
     no method, and where the names cannot be known."""
     classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
