@@ -12,6 +12,7 @@ from phasegate.autodebug.patterns import none_parameters
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.patterns.none_parameters import (
     compared_with_none,
+    function_index,
     guarded_by_namesakes,
     namesakes,
     passed_on,
@@ -104,25 +105,23 @@ def test_a_parameter_passed_by_keyword_to_a_function_that_guards_it_is_passed_on
 def test_a_parameter_an_override_of_the_same_method_guards_is_likely_none(
     tmp_path: Path,
 ) -> None:
-    project = _project(tmp_path, FIELDS)
+    index = function_index(_project(tmp_path, FIELDS))
     tree = ast.parse(FIELDS)
-    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Text", "_serialize")) == {
+    assert guarded_by_namesakes(index, "fields.py", _function(tree, "Text", "_serialize")) == {
         "value"
     }
     # The guarding override itself is not its own namesake.
     assert (
-        guarded_by_namesakes(project, "fields.py", _function(tree, "Number", "_serialize")) == set()
+        guarded_by_namesakes(index, "fields.py", _function(tree, "Number", "_serialize")) == set()
     )
     # An override that renamed the parameter: the one in the same place.
-    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Nested", "_serialize")) == {
+    assert guarded_by_namesakes(index, "fields.py", _function(tree, "Nested", "_serialize")) == {
         "nested"
     }
     # Every class has an __init__: its namesakes say nothing (Tag's tests its `label`, in
     # the place of Nested's `schema` and Field's `attribute`).
-    assert guarded_by_namesakes(project, "fields.py", _function(tree, "Field", "__init__")) == set()
-    assert (
-        guarded_by_namesakes(project, "fields.py", _function(tree, "Nested", "__init__")) == set()
-    )
+    assert guarded_by_namesakes(index, "fields.py", _function(tree, "Field", "__init__")) == set()
+    assert guarded_by_namesakes(index, "fields.py", _function(tree, "Nested", "__init__")) == set()
 
 
 def _suspect(text: str, owner: str, name: str, score: float) -> SuspiciousFunction:
@@ -218,12 +217,44 @@ def test_each_file_is_parsed_once_for_the_namesakes_of_many_suspects_until_it_ch
     assert sorted(parsed) == sorted(NAMESAKES.values())
     # A file that changes (as a kept repair changes it) is parsed again, and its new text counts.
     (tmp_path / "d.py").write_text("def save(value):\n    return value\n")
-    assert none_parameters.guarded_by_namesakes(project, "a.py", _load(NAMESAKES["a.py"])) == {
-        "path"
-    }
+    index = function_index(project)
+    assert none_parameters.guarded_by_namesakes(index, "a.py", _load(NAMESAKES["a.py"])) == {"path"}
     found = namesakes(project, "d.py", _load(NAMESAKES["d.py"], "save"))
     assert [ast.unparse(f) for f in found] == ["def save(value):\n    return value"]
     assert parsed.count("def save(value):\n    return value\n") == 1
+
+
+def test_one_index_answers_the_namesakes_of_many_suspects_with_each_file_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, text in NAMESAKES.items():
+        (tmp_path / name).write_text(text)
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    reads: list[str] = []
+    real = Project.read
+
+    def counting(self: Project, relpath: str) -> str | None:
+        reads.append(relpath)
+        return real(self, relpath)
+
+    monkeypatch.setattr(Project, "read", counting)
+    index = function_index(project)
+    assert sorted(reads) == sorted(NAMESAKES)
+    assert sorted(index) == ["load", "save"]
+    found_load = [(path, f.lineno) for path, f in index["load"]]
+    assert found_load == [("a.py", 1), ("b.py", 1), ("c.py", 2)]
+    suspects = [("a.py", "load"), ("c.py", "save"), ("b.py", "load"), ("d.py", "save")] * 5
+    found = {
+        (path, name): guarded_by_namesakes(index, path, _load(NAMESAKES[path], name))
+        for path, name in suspects
+    }
+    assert len(reads) == len(NAMESAKES)  # twenty questions, no file read again
+    assert found == {
+        ("a.py", "load"): {"path"},  # b.py's load tests its path against None
+        ("b.py", "load"): set(),  # c.py's load tests a key, not a path
+        ("c.py", "save"): {"value"},  # d.py's save tests its value
+        ("d.py", "save"): set(),
+    }
 
 
 def _load(text: str, name: str = "load") -> ast.FunctionDef:

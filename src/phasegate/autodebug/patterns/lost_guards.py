@@ -50,7 +50,9 @@ from phasegate.autodebug.patterns.none_guards import (
     guard_bodies,
 )
 from phasegate.autodebug.patterns.none_parameters import (
+    FunctionIndex,
     compared_with_none,
+    function_index,
     guarded_by_namesakes,
     passed_on,
 )
@@ -116,10 +118,12 @@ def lost_guard_candidates(
     """
     expected = expected_exception(diagnosis)
     seen_none = _seen_none(diagnosis, project)
+    index = function_index(project)
+    places = _places(diagnosis, project, suspicious, seen_none, index)
     candidates: list[Candidate] = []
-    for rank, (path, line, score) in enumerate(_places(diagnosis, project, suspicious, seen_none)):
+    for rank, (path, line, score) in enumerate(places):
         weight = score * (1.0 - 0.02 * rank)
-        candidates += _function_guards(project, path, line, weight, seen_none, expected)
+        candidates += _function_guards(project, index, path, line, weight, seen_none, expected)
     return best_per_edit(candidates)
 
 
@@ -149,7 +153,7 @@ def _caller_guards(project: Project, path: str, line: int, names: set[str]) -> l
     function = _function_at(source.tree, line) if source is not None else None
     if source is None or function is None:
         return []
-    likely = guarded_by_namesakes(project, path, function)
+    likely = guarded_by_namesakes(function_index(project), path, function)
     candidates: list[Candidate] = []
     for name in sorted(names - _tested(function)):
         value = _Value(path, source.text, function, name, None)
@@ -162,11 +166,12 @@ def _places(
     project: Project,
     suspicious: Sequence[SuspiciousFunction],
     seen_none: dict[tuple[str, int], set[str]],
+    index: FunctionIndex,
 ) -> list[tuple[str, int, float]]:
     """``(path, line of the def, score)`` of the functions looked into: the top suspects
     (except a ``__repr__``), then the function the failure was raised in, then those a
     parameter was seen None in; the latter two as suspicious as the best suspect."""
-    looked_into = _looked_into(project, suspicious)
+    looked_into = _looked_into(project, suspicious, index)
     best = max((s.score for s in looked_into), default=1.0)
     places = [(s.path, s.line, best) for s in looked_into]
     raised_in = _raised_in(diagnosis, project)
@@ -178,7 +183,7 @@ def _places(
 
 
 def _looked_into(
-    project: Project, suspicious: Sequence[SuspiciousFunction]
+    project: Project, suspicious: Sequence[SuspiciousFunction], index: FunctionIndex
 ) -> list[SuspiciousFunction]:
     """The suspects looked into, in order: the most suspicious (Ochiai), then those with a value
     likely None that nothing there tests any more, then the rest.
@@ -189,20 +194,20 @@ def _looked_into(
     """
     usable = [s for s in suspicious if _may_have_lost_one(s, project)]
     sources = {path: project.editable_source(path) for path in {s.path for s in usable}}
-    likely = [s for s in usable[1:] if _likeliest_subject(project, sources[s.path], s) >= _LIKELY]
+    likely = [s for s in usable[1:] if _likeliest_subject(index, sources[s.path], s) >= _LIKELY]
     ordered = {(s.path, s.line): s for s in [*usable[:1], *likely, *usable[1:]]}
     return list(ordered.values())[:_FUNCTIONS]
 
 
 def _likeliest_subject(
-    project: Project, source: EditableSource | None, suspect: SuspiciousFunction
+    index: FunctionIndex, source: EditableSource | None, suspect: SuspiciousFunction
 ) -> float:
     """How likely the likeliest value of the suspect (in ``source``) that may be None is (0 if
-    none)."""
+    none); ``index`` holds the project's functions by name."""
     function = _function_at(source.tree, suspect.line) if source is not None else None
     if source is None or function is None:
         return 0.0
-    subjects = _subjects(source.tree, function, project, suspect.path)
+    subjects = _subjects(source.tree, function, index, suspect.path)
     return max((likelihood for _, likelihood, _ in subjects), default=0.0)
 
 
@@ -296,20 +301,22 @@ def _functions_named(project: Project, relpath: str, names: list[str]) -> list[_
 
 def _function_guards(
     project: Project,
+    index: FunctionIndex,
     path: str,
     line: int,
     weight: float,
     seen_none: dict[tuple[str, int], set[str]],
     expected: str | None,
 ) -> list[Candidate]:
-    """The guards of every value that may be None in the function defined at ``path:line``."""
+    """The guards of every value that may be None in the function defined at ``path:line``
+    (``index``: the project's functions by name)."""
     source = project.editable_source(path)
     function = _function_at(source.tree, line) if source is not None else None
     if source is None or function is None or not function.body:
         return []
     text, tree = source.text, source.tree
     candidates: list[Candidate] = []
-    for subject, likelihood, setter in _subjects(tree, function, project, path):
+    for subject, likelihood, setter in _subjects(tree, function, index, path):
         boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
         value = _Value(path, text, function, subject, setter)
         candidates += _guards(project, value, expected, weight * likelihood * boost)
@@ -376,13 +383,13 @@ def _function_at(tree: ast.Module, line: int) -> _Function | None:
 
 
 def _subjects(
-    tree: ast.Module, function: _Function, project: Project, path: str
+    tree: ast.Module, function: _Function, index: FunctionIndex, path: str
 ) -> list[tuple[str, float, ast.stmt | None]]:
     """``(value, likelihood, statement that set it or None)`` of the values the function reads
-    that may be None and that it no longer tests against None."""
+    that may be None and that it no longer tests against None (its namesakes from ``index``)."""
     tested = _tested(function)
     read = {ast.unparse(node) for node in ast.walk(function) if _is_read(node)}
-    likely = guarded_by_namesakes(project, path, function)
+    likely = guarded_by_namesakes(index, path, function)
     found = _parameter_subjects(function, read - tested - passed_on(tree, function), likely)
     found += [(a, 0.85, None) for a in sorted(_none_attributes(tree, function) & read - tested)]
     found += [(a, 0.8, None) for a in sorted(_guarded_elsewhere(tree, function) & read - tested)]

@@ -27,16 +27,21 @@ if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
 __all__ = [
+    "FunctionIndex",
     "compared_with_none",
+    "function_index",
     "functions_by_name",
     "guarded_by_namesakes",
     "namesakes",
+    "namesakes_in",
     "passed_on",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: ``{name: the functions of that name that compare a parameter of theirs with None}``
 _Guarding = dict[str, list[_Function]]
+#: ``{name: (file, function) of each function of that name in the project}``
+FunctionIndex = dict[str, list[tuple[str, _Function]]]
 
 
 def compared_with_none(function: _Function) -> set[str]:
@@ -48,29 +53,45 @@ def compared_with_none(function: _Function) -> set[str]:
     }
 
 
-def guarded_by_namesakes(project: Project, path: str, function: _Function) -> set[str]:
-    """The parameters of ``function`` that another function of its name in the project
-    compares with None: by name, or in the same place (an override may rename it). Every
-    class has its ``__init__``: a special method's namesakes say nothing."""
+def guarded_by_namesakes(index: FunctionIndex, path: str, function: _Function) -> set[str]:
+    """The parameters of ``function`` that another function of its name in the project (its
+    ``index``) compares with None: by name, or in the same place (an override may rename it).
+    Every class has its ``__init__``: a special method's namesakes say nothing."""
     names = parameters(function) - {"self", "cls"}
     found: set[str] = set()
-    for other in namesakes(project, path, function):
+    for other in namesakes_in(index, path, function):
         guarded = compared_with_none(other)
         found |= names & parameters(other) & guarded
         found |= {mine for mine, theirs in _in_place(function, other) if theirs in guarded}
     return found
 
 
+def function_index(project: Project) -> FunctionIndex:
+    """Every function of the project's source files by name, read now: each file read once
+    and parsed once per text (kept in the ``Project`` until the file changes), so that the
+    namesakes of many suspects cost one pass over the project, not one pass each."""
+    index: FunctionIndex = {}
+    for relpath in project.source_files:
+        text = project.read(relpath)
+        found = project.parsed_once(relpath, text, functions_by_name) if text is not None else {}
+        for name, functions in found.items():
+            index.setdefault(name, []).extend((relpath, function) for function in functions)
+    return index
+
+
 def namesakes(project: Project, path: str, function: _Function) -> list[_Function]:
     """The other functions of the project named as ``function`` is, unless it is special."""
+    return namesakes_in(function_index(project), path, function)
+
+
+def namesakes_in(index: FunctionIndex, path: str, function: _Function) -> list[_Function]:
+    """The other functions of ``index`` named as ``function`` (at ``path``) is, unless it is
+    special."""
     if function.name.startswith("__"):
         return []
-    texts = ((relpath, project.read(relpath)) for relpath in project.source_files)
     return [
         other
-        for relpath, text in texts
-        if text is not None and function.name in text
-        for other in project.parsed_once(relpath, text, functions_by_name).get(function.name, ())
+        for relpath, other in index.get(function.name, ())
         if (relpath, other.lineno) != (path, function.lineno)
     ]
 
