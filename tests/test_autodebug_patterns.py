@@ -1204,6 +1204,34 @@ def test_calls_that_do_not_fit(
             "padded([1, 2], 2)",
         ),
         (
+            # `is_record(v.__class__)` beside it, of the comprehension's other variable: the
+            # same expression of `k`, not `k` itself (a TypeError) nor `mapping`
+            "what_a_call_beside_passes_of_the_other_variable",
+            "def is_record(cls):\n    if not isinstance(cls, type):\n        raise TypeError(cls)\n"
+            "    return hasattr(cls, 'fields')\n\n\n"
+            "def flatten(mapping):\n    return {\n"
+            "        (k.fields if is_record(k.__class__) else k): (\n"
+            "            v.fields if is_record(v.__class__) else v\n        )\n"
+            "        for k, v in mapping.items()\n    }\n",
+            "(k.fields if is_record(k.__class__) else k)",
+            "(k.fields if is_record() else k)",
+            "flatten({'a': 1})",
+        ),
+        (
+            # the same, of another comprehension's variable (`v`, not bound where `i` is)
+            "what_a_call_beside_passes_of_another_loop",
+            "def is_record(cls):\n    if not isinstance(cls, type):\n        raise TypeError(cls)\n"
+            "    return hasattr(cls, 'fields')\n\n\n"
+            "def flatten_all(items, mapping):\n"
+            "    listed = [i.fields if is_record(i.__class__) else i for i in items]\n"
+            "    return listed, {\n"
+            "        k: (v.fields if is_record(v.__class__) else v) for k, v in mapping.items()\n"
+            "    }\n",
+            "[i.fields if is_record(i.__class__) else i for i in items]",
+            "[i.fields if is_record() else i for i in items]",
+            "flatten_all([1], {'a': 1})",
+        ),
+        (
             # what the `if` around the call tests, not what a call further away passes (which
             # a call beside this one passes too: it is another call's value)
             "what_the_if_tests",

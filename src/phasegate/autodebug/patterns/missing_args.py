@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING
 
@@ -62,6 +62,10 @@ _KEPT = 6
 _LOOP_WEIGHT = {True: 0.35, False: 0.8}
 #: The weight of a value the test of the ``if`` or ``while`` around the call reads.
 _TESTED_WEIGHT = 0.5
+#: The weight a loop variable gains from a call beside the failing one (:func:`_parallels`).
+_PARALLEL_WEIGHT = 0.8
+#: What a value loses where a call beside the failing one passes it already.
+_BESIDE_PENALTY = 0.3
 _SELF_ATTRIBUTES = 40
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 #: What :func:`_call_sites` records for a call that passes the function it is made in.
@@ -141,12 +145,15 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
     callee = facts["callee"]["text"]
     bound = {entry["name"] for entry in facts["scope"]}
     target = _assigned_names(tree).get((call.lineno, call.col_offset))
+    sites, beside = _call_sites(project, callee.rpartition(".")[2], path, call)
     sites = _as_caller(
-        _call_sites(project, callee.rpartition(".")[2], path, call),
-        {_CALLER: _top_function(tree, call), _TARGET: target if target in bound else None},
+        sites, {_CALLER: _top_function(tree, call), _TARGET: target if target in bound else None}
     )
-    pool = _pool(diagnosis, tree, sites)
-    scored = _scored_places(call, facts, pool, sites, _near_values(tree, call))
+    loops = _loop_variables(tree, call)
+    parallels = _parallels(beside, loops, bound)
+    pool = {**dict.fromkeys(parallels), **_pool(diagnosis, tree, sites)}
+    near = _near_values(tree, call, [*loops, parallels], beside)
+    scored = _scored_places(call, facts, pool, sites, near)
     candidates += _added_arguments(diagnosis, call_text, call, scored[:_KEPT])
     candidates += _keyword_only(diagnosis, call_text, call, facts["params"], pool, path)
     return candidates
@@ -298,11 +305,12 @@ def _keyword_added(
 
 def _call_sites(
     project: Project, name: str, path: str, failing: ast.Call
-) -> dict[int, Counter[str]]:
-    """What the project's other calls of ``name`` pass at each position (their source text)."""
+) -> tuple[dict[int, Counter[str]], set[str]]:
+    """What the project's other calls of ``name`` pass at each position (their source text),
+    and what the calls beside the failing one (in its function) pass."""
     found: dict[int, Counter[str]] = {}
     if not name:
-        return found
+        return found, set()
     own = _own_lines(project, path, failing)
     failing_place = (failing.lineno, failing.col_offset)
     beside_calls: list[list[str]] = []
@@ -318,15 +326,17 @@ def _call_sites(
 
 def _without_beside(
     found: dict[int, Counter[str]], beside_calls: list[list[str]]
-) -> dict[int, Counter[str]]:
-    """``found`` without what the calls beside the failing one pass at each place: the
-    function calls it there with another value, or it would not need two calls
+) -> tuple[dict[int, Counter[str]], set[str]]:
+    """``found`` without what the calls beside the failing one pass at each place, and what
+    they pass: the function calls it there with another value, or it would not need two calls
     (``_sign(self.months)`` beside it and further away: not what ``_sign()`` left out)."""
+    beside: set[str] = set()
     for values in beside_calls:
         for position, value in enumerate(values):
             if value != _TARGET:
                 found.get(position, Counter()).pop(value, None)
-    return found
+                beside.add(value)
+    return found, beside
 
 
 def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[int, int]:
@@ -463,17 +473,46 @@ def _unseen_scopes(
     return around[:-1] if around and not isinstance(around[-1], ast.Lambda) else around
 
 
-def _near_values(tree: ast.Module, call: ast.Call) -> dict[str, float]:
-    """What the code around the call says of each value: the weights of the variables of the
-    loops and comprehensions it is inside, of the locals its function sets and never reads,
-    and of what the ``if`` or ``while`` it is in tests."""
+def _near_values(
+    tree: ast.Module, call: ast.Call, weighed: list[dict[str, float]], beside: set[str]
+) -> dict[str, float]:
+    """What the code around the call says of each value: the ``weighed`` values (the
+    variables of the loops and comprehensions it is inside, :func:`_parallels`), the locals
+    its function sets and never reads, what the ``if`` or ``while`` it is in tests, and, less
+    than nothing, what the calls ``beside`` it pass."""
     scope = enclosing_function(tree, call.lineno) or tree
     near = _tested_values(scope, call.lineno)
-    for name, weight in _loop_variables(tree, call).items():
+    for name, weight in ChainMap(*reversed(weighed)).items():
         near[name] = near.get(name, 0.0) + weight
     for name in _unread_locals(scope):
         near[name] = max(near.get(name, 0.0), _LOOP_WEIGHT[False])
+    for value in beside:
+        near[value] = near.get(value, 0.0) - _BESIDE_PENALTY
     return near
+
+
+def _parallels(
+    beside: set[str], loops: list[dict[str, float]], bound: set[str]
+) -> dict[str, float]:
+    """What a call beside the failing one passes of a loop's variable (``vv.__class__``), as
+    the same expression of each variable of the innermost loop around the failing call
+    (``kk.__class__``), weighed more than the variable: in ``for kk, vv in ...``,
+    ``has(vv.__class__)`` beside ``has()`` says what ``has()`` left out. The loop beside may
+    be another one (``j`` of ``[... has(j.__class__) ... for j in v]``, not bound here); an
+    expression of a name bound here that is no variable of that loop (``self.x``) is not
+    read so."""
+    innermost = loops[-1] if loops else {}
+    found: dict[str, float] = {}
+    for text in sorted(beside):
+        root = root_name(text)
+        if root is None or root == text or (root in bound and root not in innermost):
+            continue
+        found |= {
+            f"{name}{text[len(root) :]}": weight + _PARALLEL_WEIGHT
+            for name, weight in innermost.items()
+            if name != root
+        }
+    return found
 
 
 def _tested_values(scope: ast.AST, line: int) -> dict[str, float]:
@@ -502,9 +541,10 @@ def _unread_locals(scope: ast.AST) -> set[str]:
     return {node.id for node in names if isinstance(node.ctx, ast.Store)} - read - {"_"}
 
 
-def _loop_variables(tree: ast.Module, call: ast.Call) -> dict[str, float]:
-    """The variables of the loops and comprehensions the call is inside, with their weight: one
-    that nothing in its loop reads weighs more (the left-out argument was its one use)."""
+def _loop_variables(tree: ast.Module, call: ast.Call) -> list[dict[str, float]]:
+    """The variables of each loop and comprehension the call is inside (outermost first), with
+    their weight: one that nothing in its loop reads weighs more (the left-out argument was
+    its one use)."""
     where = (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
 
     def holds(nodes: list[ast.AST]) -> bool:
@@ -515,7 +555,7 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> dict[str, float]:
             for child in ast.walk(node)
         )
 
-    names: dict[str, float] = {}
+    loops: list[dict[str, float]] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor)):
             inside = holds(list(node.body))
@@ -526,8 +566,8 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> dict[str, float]:
         else:
             continue
         if inside:
-            names.update(_loop_weights(node, target))
-    return names
+            loops.append(_loop_weights(node, target))
+    return loops
 
 
 def _loop_weights(loop: ast.AST, target: ast.AST) -> dict[str, float]:
