@@ -40,6 +40,9 @@ NO_SUCH_REVISION = ("needed a single revision",)
 
 _STDERR_CHARS = 600
 
+#: Environment variables that can move the repository away from the top folder's ``.git``.
+_GIT_DIR_VARIABLES = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")
+
 
 def git_environment() -> dict[str, str]:
     """The environment git runs with: English messages, no prompts, no optional locks."""
@@ -206,22 +209,41 @@ def git_toplevel(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None
     return top
 
 
-def git_state_files(root: Path) -> list[Path]:
+def git_state_files(toplevel: Path | None) -> list[Path]:
     """The files that say which commit and tags the work tree is at (for cache keys).
 
     ``HEAD``, the branch file it points to, ``packed-refs`` and the tag files: when any of them
-    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too. Outside a
-    repository there are none; a git that fails otherwise is a :class:`CheckError`.
+    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too.
+    ``toplevel`` is the work tree's top folder as git named it (asked once per run, see
+    :attr:`~phasegate.gates.project.GateProject.git_toplevel`); outside a repository (``None``)
+    there are none.
     """
-    found = git_text(root, ["rev-parse", "--absolute-git-dir"], none_when=NOT_A_REPOSITORY)
-    if found is None:
+    if toplevel is None:
         return []
-    git_dir = Path(found)
+    git_dir = _git_dir(toplevel)
     files = [git_dir / "HEAD", git_dir / "packed-refs", *_branch_file(git_dir)]
     tags = git_dir / "refs" / "tags"
     if tags.is_dir():
         files.extend(path for path in tags.rglob("*") if path.is_file())
     return [path for path in files if path.is_file()]
+
+
+def _git_dir(toplevel: Path) -> Path:
+    """The repository folder of the work tree whose top folder is ``toplevel``.
+
+    Read from the file system only where git's own layout leaves no doubt: ``.git`` in the top
+    folder is a folder holding ``HEAD``, and no environment variable points git elsewhere. In
+    every other case (a linked work tree or a submodule, whose ``.git`` is a file naming the
+    folder; ``GIT_DIR`` set) git is asked, and its answer must be an absolute folder.
+    """
+    own = toplevel / ".git"
+    if not any(os.environ.get(name) for name in _GIT_DIR_VARIABLES) and (own / "HEAD").is_file():
+        return own
+    found = git_text(toplevel, ["rev-parse", "--absolute-git-dir"])
+    git_dir = Path(found)
+    if not git_dir.is_absolute() or not git_dir.is_dir():
+        raise CheckError(f"git rev-parse --absolute-git-dir answered {found!r:.200}, not a folder")
+    return git_dir
 
 
 def _branch_file(git_dir: Path) -> list[Path]:

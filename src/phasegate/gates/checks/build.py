@@ -123,7 +123,7 @@ class BuildCheck:
         return [
             *ctx.project.all_files,
             *metadata_files(),
-            *git_state_files(ctx.project.root),
+            *git_state_files(ctx.project.git_toplevel),
         ]
 
     def measure(self, ctx: CheckContext, options: BuildOptions) -> Measurement:
