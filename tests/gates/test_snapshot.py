@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from phasegate.gates import git as git_module
 from phasegate.gates.project import GateProject
 from phasegate.gates.snapshot import copy_project
 from phasegate.store import Store
@@ -63,3 +66,28 @@ def test_folder_outside_git_is_copied_without_environments(tmp_path: Path) -> No
     assert (copy / "pkg/__init__.py").is_file()
     assert not (copy / ".venv").exists()
     assert not (copy / ".phasegate").exists()
+
+
+def test_a_project_at_the_top_folder_is_listed_once_for_its_files_and_its_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg/__init__.py").write_text("")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "feat: first")
+    (project / "pkg/new.py").write_text("")  # untracked, not ignored
+    asked: list[list[str]] = []
+    real = git_module._run_git
+
+    def recording(root: Path, args: list[str], *rest: object) -> object:
+        asked.append(args)
+        return real(root, args, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(git_module, "_run_git", recording)
+    gate_project = GateProject(project)
+    assert [path.name for path in gate_project.all_files] == ["__init__.py", "new.py"]
+    copy = copy_project(gate_project, Store(project / ".pg"), tmp_path / "copy", 60)
+    assert (copy / "pkg/new.py").is_file()
+    assert [args[0] for args in asked].count("ls-files") == 1

@@ -136,7 +136,7 @@ class GateProject:
     def all_files(self) -> list[Path]:
         """Every file of the project, of any kind, as :attr:`python_files` lists them."""
         if self.in_git:
-            candidates: Iterable[Path] = self._listed(_LIST_ALL)
+            candidates: Iterable[Path] = [self.root / name for name in self.git_listing]
         else:
             candidates = self._walk(suffix="")
         return sorted(
@@ -192,18 +192,21 @@ class GateProject:
         relative = self.relative(path)
         return any(fnmatch.fnmatchcase(relative, pattern) for pattern in self.exclude_patterns)
 
-    def _listed(self, args: list[str]) -> list[Path]:
-        """The files git lists; a CheckError when git fails (never an empty list for it).
+    @cached_property
+    def git_listing(self) -> list[str]:
+        """What git lists at the root (tracked files, and untracked ones it does not ignore),
+        relative to the root; a CheckError when git fails (never an empty list for it).
 
-        An empty list is believed only if git also says it ignores every file the folder
-        holds: real git lists untracked files too, so "nothing" beside files on disk means
-        the answer was not git's.
+        Asked once per run, for the file lists and the build's copy of the project. An empty
+        list is believed only if git also says it ignores every file the folder holds: real
+        git lists untracked files too, so "nothing" beside files on disk means the answer was
+        not git's.
         """
-        listed = git_text(self.root, args, timeout_s=_GIT_TIMEOUT_S)
-        files = [self.root / name for name in listed.split("\0") if name]
-        if not files:
-            self._refuse_unlisted(".py" if args[-1] == "*.py" else "")
-        return files
+        listed = git_text(self.root, _LIST_ALL, timeout_s=_GIT_TIMEOUT_S)
+        names = [name for name in listed.split("\0") if name]
+        if not names:
+            self._refuse_unlisted("")
+        return names
 
     def _refuse_unlisted(self, suffix: str) -> None:
         on_disk = [self.relative(path) for path in itertools.islice(self._walk(suffix), 50)]

@@ -34,7 +34,7 @@ def copy_project(project: GateProject, store: Store, into: Path, timeout_s: floa
         )
         return into
     _clone_at(toplevel, head, into, timeout_s)
-    _copy_work_tree(toplevel, into, store, timeout_s)
+    _copy_work_tree(toplevel, _listed_at_top(project, toplevel, timeout_s), into, store)
     return into / os.path.relpath(root.resolve(), toplevel.resolve())
 
 
@@ -50,15 +50,24 @@ def _clone_at(toplevel: Path, head: str, into: Path, timeout_s: float) -> None:
     git_text(into, ["reset", "--quiet", "--mixed", head], timeout_s=timeout_s, fix=fix)
 
 
-def _copy_work_tree(toplevel: Path, into: Path, store: Store, timeout_s: float) -> None:
-    """The files a commit would hold, as they are in the work tree, the artifacts aside."""
+def _listed_at_top(project: GateProject, toplevel: Path, timeout_s: float) -> list[str]:
+    """The files a commit would hold, relative to ``toplevel``: the project's own listing
+    when its root is the top folder (asked once per run), else git's at the top folder."""
+    if project.root.resolve() == toplevel.resolve():
+        return project.git_listing
     listed = git_text(
         toplevel,
         ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         timeout_s=timeout_s,
     )
+    return listed.split("\0")
+
+
+def _copy_work_tree(toplevel: Path, names: list[str], into: Path, store: Store) -> None:
+    """The files ``names`` (relative to ``toplevel``), as they are in the work tree, into
+    ``into``, the artifacts aside."""
     artifacts = store.root.resolve()
-    for name in listed.split("\0"):
+    for name in names:
         source = toplevel / name
         if name and artifacts not in source.resolve().parents:
             _copy_file(source, into / name)
