@@ -536,9 +536,12 @@ def _unread_locals(scope: ast.AST) -> set[str]:
     """The names ``scope`` (a function) sets and never reads (``_`` aside): the left-out
     argument was the one use of such a name (``it = chain(...)`` before
     ``windowed(window_size)``)."""
-    names = [node for node in ast.walk(scope) if isinstance(node, ast.Name)]
-    read = {node.id for node in names if isinstance(node.ctx, ast.Load)}
-    return {node.id for node in names if isinstance(node.ctx, ast.Store)} - read - {"_"}
+    return _names(scope, ast.Store) - _names(scope, ast.Load) - {"_"}
+
+
+def _names(node: ast.AST, context: type[ast.expr_context]) -> set[str]:
+    """The names ``node`` reads (``ast.Load``) or sets (``ast.Store``)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, context)}
 
 
 def _loop_variables(tree: ast.Module, call: ast.Call) -> list[dict[str, float]]:
@@ -572,7 +575,7 @@ def _loop_variables(tree: ast.Module, call: ast.Call) -> list[dict[str, float]]:
 
 def _loop_weights(loop: ast.AST, target: ast.AST) -> dict[str, float]:
     """The weight of each variable ``target`` binds: more for one nothing in ``loop`` reads."""
-    read = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = _names(loop, ast.Load)
     bound = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
     return {name: _LOOP_WEIGHT[name in read] for name in bound}
 
