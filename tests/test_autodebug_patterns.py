@@ -172,6 +172,38 @@ def test_a_deleted_aliased_import_comes_back_as_another_module_writes_it(
     assert restores(candidates[0], original)
 
 
+REEXPORTS = "from .errors import NoSuchOption as NoSuchOption\n"
+
+
+@pytest.mark.parametrize(
+    ("own_imports", "restored"),
+    [
+        ("from .errors import Abort\n", "from .errors import Abort, NoSuchOption\n"),
+        (
+            "from .errors import Abort as Abort\n",
+            "from .errors import Abort as Abort, NoSuchOption as NoSuchOption\n",
+        ),
+    ],
+)
+def test_a_re_exports_form_is_copied_only_into_a_file_that_re_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_imports: str, restored: str
+) -> None:
+    # `__init__.py` marks its re-exports as `X as X`; a module that writes no such import
+    # gets the name back plainly, one that does gets its own form
+    use = "\n\ndef fail():\n    raise NoSuchOption()\n"
+    errors = "class NoSuchOption(Exception):\n    pass\n\n\nclass Abort(Exception):\n    pass\n"
+    files = {
+        "nm_re/__init__.py": REEXPORTS,
+        "nm_re/errors.py": errors,
+        "nm_re/parser.py": own_imports + use,
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_re.parser import fail; fail()", monkeypatch
+    )
+    assert candidates[0].detail["where"] == "as nm_re/__init__.py imports it"
+    assert candidates[0].edits[0].text == restored + use
+
+
 def test_a_deleted_private_alias_of_a_public_definition_comes_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,12 +14,16 @@ and the standard library. Two kinds of import bind a name that is defined nowher
 
 Each statement is written as the file writes its imports (relative or absolute), and other
 names the file reads and nothing binds join it when they come from the same place, as a
-deleted ``from m import a, b`` takes them all.
+deleted ``from m import a, b`` takes them all. An alias that repeats the name (``from
+.exceptions import NoSuchOption as NoSuchOption``, how a package's ``__init__.py`` marks a
+re-export) is copied only into a file that writes that form itself; elsewhere the name is
+imported plainly.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["alias_statements"]
 
+#: ``B as B``: an import's alias that repeats the name.
+_REEXPORT = re.compile(r"\b(\w+) as \1\b")
 #: ``(statement, score, where it comes from)``, as :func:`.names.import_candidates` ranks them.
 Statement = tuple[str, float, str]
 #: ``{alias: {(absolute module, imported name or None for a module): file that imports it}}``
@@ -50,6 +56,7 @@ def alias_statements(
     """
     own_module = project.module_name(path)
     aliases = _project_aliases(project, skip=path)
+    plain = not _reexports(project.read(path) or "")
     found: list[Statement] = []
     for (module, name), where in aliases.get(missing, {}).items():
         if module == own_module:
@@ -58,12 +65,25 @@ def alias_statements(
             statement = f"import {module} as {missing}"
         else:
             together = _aliased_with(module, missing, unbound, aliases)
-            statement = _from(as_written(module), [(name, missing), *together])
+            names = [(name, missing), *together]
+            statement = _from(as_written(module), _unaliased(names) if plain else names)
         found.append((statement, 0.89, f"as {where} imports it"))
     if not found:
         found += _public_aliased(missing, own_module, project, as_written)
     found += _submodule_statements(path, missing, unbound, project, as_written)
     return found
+
+
+def _reexports(text: str) -> bool:
+    """Whether the file writes a name under its own name (``from .a import B as B``), the
+    form that marks a re-export in a package's ``__init__.py`` (PEP 484)."""
+    return _REEXPORT.search(text) is not None
+
+
+def _unaliased(names: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """``names`` with each alias that repeats its name left out: a re-export's form is not
+    copied into a file that re-exports nothing."""
+    return [(name, None if alias == name else alias) for name, alias in names]
 
 
 def _aliased_with(
