@@ -81,6 +81,7 @@ def test_a_closer_respelling_ranks_first_whatever_the_suspects_order(tmp_path: P
     [
         ("the name is spelt elsewhere", "kinds = []", "kinds = [inspect.VAR_OSITIONAL]"),
         ("a built-in type has it", "param.VAR_POSITIONAL", "param.startswith"),
+        ("every named tuple has it", "param.VAR_POSITIONAL", "param._replace"),
         ("the imported module has it", "param.VAR_POSITIONAL", "param.POSITIONAL_ONLY"),
         ("nothing defined is close", "param.VAR_POSITIONAL", "param.frobnicate"),
     ],
