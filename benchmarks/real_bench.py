@@ -93,6 +93,7 @@ FIRST_SEED = {
     "boltons": "phasegate-real-faults-5",
     # Added for the none class: nine seeds had drawn most of the others' caught None guards.
     "parso": "phasegate-real-faults-10",
+    "jinja2": "phasegate-real-faults-10",
 }
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "timed-out", "not-triggered")
 #: The limit of one pytest run of the benchmark, in seconds.
@@ -104,7 +105,11 @@ MAX_SELECTED = 150
 #: Mutants screened per project and class before giving up on finding more.
 MAX_SCREENED = 40
 #: Options some suites need to run at all here (a marker of a plugin that is not installed).
-EXTRA_OPTIONS = {"python-dateutil": ["-W", "ignore::pytest.PytestUnknownMarkWarning"]}
+EXTRA_OPTIONS = {
+    "python-dateutil": ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
+    # Its two async test modules import trio, which phasegate's environment does not have.
+    "jinja2": ["--ignore=tests/test_async.py", "--ignore=tests/test_async_filters.py"],
+}
 SETTINGS = "\n[tool.phasegate.autodebug]\ntimeout_s = 300\n"
 #: Set-up logs reach a redirected output at once, not when the first fault is done.
 log_now = partial(print, flush=True)

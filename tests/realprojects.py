@@ -162,6 +162,17 @@ PROJECTS: dict[str, RealProject] = {
             notes="flat layout; a parser with many None guards; pytest.ini, doctests, test/",
             tags=frozenset({"flat"}),
         ),
+        RealProject(
+            name="jinja2",
+            version="3.1.6",
+            filename="jinja2-3.1.6.tar.gz",
+            sha256="0137fb05990d35f1275a587e9aee6d56da821fc83491a0fb838183be43f66d6d",
+            layout="src",
+            packages=("jinja2",),
+            test_requires=("MarkupSafe",),
+            notes="src layout; many None guards; two async test modules need trio (left out)",
+            tags=frozenset({"src"}),
+        ),
     )
 }
 
