@@ -1264,6 +1264,21 @@ def test_calls_that_do_not_fit(
             "flatten_all([1], {'a': 1})",
         ),
         (
+            # in the `else`, what the `if`'s body reads and the `else` does not: `data`, not
+            # the names the `if` tests (they are about the body) nor the loop's variables
+            "what_the_other_branch_reads",
+            "def run(check, output, *, extra):\n    return check(output) + extra\n\n\n"
+            "def validate(checks, data, extra, many):\n    found = []\n"
+            "    for check in checks:\n        if many:\n"
+            "            for item in data:\n"
+            "                found.append(run(check, item, extra=extra))\n"
+            "        else:\n            found.append(run(check, data, extra=extra))\n"
+            "    return found\n",
+            "found.append(run(check, data, extra=extra))",
+            "found.append(run(check, extra=extra))",
+            "validate([len], 'ab', 1, False)",
+        ),
+        (
             # what the `if` around the call tests, not what a call further away passes (which
             # a call beside this one passes too: it is another call's value)
             "what_the_if_tests",

@@ -2,7 +2,7 @@
 
 A value fits a parameter by its name (the same name, the same words, a shared beginning or
 end, a letter or two apart), by what the code around the call says of it (the loop it is the
-variable of, a local set and never read, what the ``if`` around it tests), by what other
+variable of, a local set and never read, what the ``if`` around it reads), by what other
 calls pass there, by the type the parameter's default or annotation names, and by how well
 the call's other arguments still line up with the parameters they reach once it is inserted.
 Hand-written: these are signals of auto-debug's own, which no library ranks.
@@ -52,7 +52,7 @@ def fit(
 ) -> float:
     """How well ``value`` fits the parameter ``param`` (about -1.1 to 3.9); ``near`` gives
     what the code around the call says of a value its weight (the variable of a loop around
-    it, a local set and never read, what the ``if`` around it tests)."""
+    it, a local set and never read, what the ``if`` around it reads)."""
     word = _last_word(value)
     score = _similarity(word, str(param["name"]).strip("_"))
     score += near.get(value, 0.0)

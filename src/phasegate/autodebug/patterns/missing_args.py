@@ -60,8 +60,9 @@ __all__ = ["missing_candidates", "visible_values"]
 _KEPT = 6
 #: A loop variable's weight as the left-out argument, by whether its loop reads it elsewhere.
 _LOOP_WEIGHT = {True: 0.35, False: 0.8}
-#: The weight of a value the test of the ``if`` or ``while`` around the call reads.
-_TESTED_WEIGHT = 0.5
+#: The weight of what the ``if`` or ``while`` around the call says of a value (its test, for
+#: a call in its body; what only its body reads, for a call in its ``else``).
+_BRANCH_WEIGHT = 0.5
 #: The weight a loop variable gains from a call beside the failing one (:func:`_parallels`).
 _PARALLEL_WEIGHT = 0.8
 #: What a value loses where a call beside the failing one passes it already.
@@ -478,10 +479,11 @@ def _near_values(
 ) -> dict[str, float]:
     """What the code around the call says of each value: the ``weighed`` values (the
     variables of the loops and comprehensions it is inside, :func:`_parallels`), the locals
-    its function sets and never reads, what the ``if`` or ``while`` it is in tests, and, less
+    its function sets and never reads, what the ``if`` or ``while`` it is in says of it
+    (:func:`_branch_values`), and, less
     than nothing, what the calls ``beside`` it pass."""
     scope = enclosing_function(tree, call.lineno) or tree
-    near = _tested_values(scope, call.lineno)
+    near = _branch_values(scope, call.lineno)
     for name, weight in ChainMap(*reversed(weighed)).items():
         near[name] = near.get(name, 0.0) + weight
     for name in _unread_locals(scope):
@@ -515,19 +517,31 @@ def _parallels(
     return found
 
 
-def _tested_values(scope: ast.AST, line: int) -> dict[str, float]:
-    """The names and attributes the test of the innermost ``if`` or ``while`` around ``line``
-    reads: what the block is about (``if abs(self.minutes) > 59: s = _sign(self.minutes)``)."""
-    tests = [
-        node.test
+def _branch_values(scope: ast.AST, line: int) -> dict[str, float]:
+    """What the innermost ``if`` or ``while`` around ``line`` says of a value: in its body, what
+    its test reads (what the block is about: ``if abs(self.minutes) > 59: s = _sign()``); in
+    its ``else``, what its body reads and the ``else`` does not (the body's call passes
+    ``data``'s items, the ``else``'s call left ``data`` out)."""
+    blocks = [
+        node
         for node in ast.walk(scope)
         if isinstance(node, (ast.If, ast.While))
         and node.lineno <= line <= (node.end_lineno or node.lineno)
     ]
+    if not blocks:
+        return {}
+    block = blocks[-1]
+    if block.orelse and block.orelse[0].lineno <= line:
+        return dict.fromkeys(_read_values(block.body) - _read_values(block.orelse), _BRANCH_WEIGHT)
+    return dict.fromkeys(_read_values([block.test]), _BRANCH_WEIGHT)
+
+
+def _read_values(nodes: list[ast.stmt] | list[ast.expr]) -> set[str]:
+    """The names and attributes ``nodes`` read."""
     return {
-        ast.unparse(node): _TESTED_WEIGHT
-        for test in tests[-1:]
-        for node in ast.walk(test)
+        ast.unparse(node)
+        for top in nodes
+        for node in ast.walk(top)
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
     }
 
