@@ -84,6 +84,11 @@ def test_a_closer_respelling_ranks_first_whatever_the_suspects_order(tmp_path: P
         ("every named tuple has it", "param.VAR_POSITIONAL", "param._replace"),
         ("the imported module has it", "param.VAR_POSITIONAL", "param.POSITIONAL_ONLY"),
         ("nothing defined is close", "param.VAR_POSITIONAL", "param.frobnicate"),
+        (
+            "an annotation is not run",
+            "def positional(func):",
+            "def positional(func: inspect.Sgnature):",
+        ),
     ],
 )
 def test_a_name_that_may_be_defined_or_has_no_close_respelling_is_left_alone(

@@ -110,12 +110,13 @@ def _closest_defined(
 def _attribute_reads(
     suspects: list[SuspiciousFunction], tree: ast.Module
 ) -> Iterator[tuple[SuspiciousFunction, _Function, ast.Attribute]]:
-    """Each attribute read in each suspect function, with the suspect and its function."""
+    """Each attribute read in the body of each suspect function (not in its annotations,
+    defaults or decorators, which its calls do not run), with the suspect and its function."""
     for suspect in suspects:
         function = defined_at(tree, suspect.line)
         if function is None:
             continue
-        for node in ast.walk(function):
+        for node in ast.walk(ast.Module(body=function.body, type_ignores=[])):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 yield suspect, function, node
 
