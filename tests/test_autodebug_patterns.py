@@ -1279,6 +1279,19 @@ def test_calls_that_do_not_fit(
             "validate([len], 'ab', 1, False)",
         ),
         (
+            # the class attribute named as the attribute the statement sets (`self._ampm`),
+            # though the call is of a method of `self`
+            "named_as_the_attribute_set",
+            "class Words:\n    JUMP = ['a', 'the']\n    AMPM = [('am', 'a'), ('pm', 'p')]\n\n"
+            "    def __init__(self, upper=False):\n"
+            "        self._jump = self._convert(self.JUMP)\n"
+            "        self._ampm = self._convert(self.AMPM)\n        self.upper = upper\n\n"
+            "    def _convert(self, lst):\n        return {str(v): i for i, v in enumerate(lst)}\n",
+            "self._ampm = self._convert(self.AMPM)",
+            "self._ampm = self._convert()",
+            "Words()",
+        ),
+        (
             # what the `if` around the call tests, not what a call further away passes (which
             # a call beside this one passes too: it is another call's value)
             "what_the_if_tests",

@@ -153,7 +153,9 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
     loops = _loop_variables(tree, call)
     parallels = _parallels(beside, loops, bound)
     pool = {**dict.fromkeys(parallels), **_pool(diagnosis, tree, sites)}
-    near = _near_values(tree, call, [*loops, parallels], beside)
+    namesakes = _namesakes_of_target(tree, call, pool)
+    pool = {**dict.fromkeys(namesakes), **pool}
+    near = _near_values(tree, call, [*loops, parallels, namesakes], beside)
     scored = _scored_places(call, facts, pool, sites, near)
     candidates += _added_arguments(diagnosis, call_text, call, scored[:_KEPT])
     candidates += _keyword_only(diagnosis, call_text, call, facts["params"], pool, path)
@@ -515,6 +517,53 @@ def _parallels(
             if name != root
         }
     return found
+
+
+def _namesakes_of_target(
+    tree: ast.Module, call: ast.Call, pool: dict[str, str | None]
+) -> dict[str, float]:
+    """The values named as the attribute the call's statement sets, case and underscores
+    aside: a name in scope (``self.timeout = check(timeout)``) or an attribute the class body
+    sets (``self._ampm = self._convert(self.AMPM)``)."""
+    word = _set_attribute(tree, call)
+    if word is None:
+        return {}
+    values = [*pool, *(f"self.{name}" for name in _class_attributes(tree, call.lineno))]
+    plain = word.strip("_").lower()
+    return {
+        value: _BRANCH_WEIGHT
+        for value in values
+        if value.rpartition(".")[2].strip("_").lower() == plain
+    }
+
+
+def _set_attribute(tree: ast.Module, call: ast.Call) -> str | None:
+    """The attribute a statement ``obj.attribute = call`` sets."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[-1], ast.Attribute)
+            and (node.value.lineno, node.value.col_offset) == (call.lineno, call.col_offset)
+        ):
+            return node.targets[-1].attr
+    return None
+
+
+def _class_attributes(tree: ast.Module, line: int) -> list[str]:
+    """The names the body of the innermost class around ``line`` assigns."""
+    classes = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and node.lineno <= line <= (node.end_lineno or line)
+    ]
+    body = classes[-1].body if classes else []
+    return [
+        target.id
+        for statement in body
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    ]
 
 
 def _branch_values(scope: ast.AST, line: int) -> dict[str, float]:
