@@ -34,7 +34,8 @@ sample: the mutants are ordered by the new seed, and every fault the seeds run b
 (``SEEN_SEEDS``, each drawn without the faults of those before it) dealt to either half is
 skipped (by file and line, in its class), so that no fault of the fresh sample was seen before.
 A project added later (``FIRST_SEED``) leaves out only the seeds run since it was added: the
-earlier ones never ran on it.
+earlier ones never ran on it, and it is not part of their samples (drawn now, they would draw
+from the same pool as its first seed, whose report half may be the next headline).
 """
 
 from __future__ import annotations
@@ -545,6 +546,19 @@ def seeds_before(name: str, seed: str) -> tuple[str, ...]:
     return earlier[SEEN_SEEDS.index(first) :]
 
 
+def in_sample(name: str, seed: str) -> bool:
+    """Whether project ``name`` is part of ``seed``'s sample.
+
+    A project added later (``FIRST_SEED``) is not part of a seen seed drawn before it was first
+    run: that seed never ran on it, and drawing it now would draw from the pool of the project's
+    first seed, whose report half may not be seen yet.
+    """
+    first = FIRST_SEED.get(name)
+    if first is None or seed not in SEEN_SEEDS:
+        return True
+    return first in SEEN_SEEDS and SEEN_SEEDS.index(seed) >= SEEN_SEEDS.index(first)
+
+
 def _draw_key(
     project: Setup, error_class: str, per_class: int, seed: str, before: Sequence[str]
 ) -> str:
@@ -750,7 +764,13 @@ def time_suite(project: Setup, scratch: Path) -> tuple[float, float] | None:
 
 def main(args: Any) -> int:
     classes = args.only or list(CLASSES)
-    names = args.projects or list(realprojects.PROJECTS)
+    asked = args.projects or list(realprojects.PROJECTS)
+    names = [name for name in asked if in_sample(name, args.seed)]
+    for name in asked:
+        if name not in names:
+            print(
+                f"{name}: first run with {FIRST_SEED[name]!r}, not part of {args.seed!r}'s sample"
+            )
     refusal = _refusal(names)
     if refusal:
         print(refusal)

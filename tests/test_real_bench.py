@@ -137,6 +137,22 @@ def test_a_project_added_later_leaves_out_only_the_seeds_run_since(
     assert real_bench.seeds_before("old", "s4") == seen
 
 
+def test_a_project_added_later_is_not_part_of_a_seen_seed_drawn_before_it(
+    real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(real_bench, "SEEN_SEEDS", ("s1", "s2", "s3"))
+    monkeypatch.setattr(real_bench, "FIRST_SEED", {"late": "s2", "new": "s4"})
+    assert not real_bench.in_sample("late", "s1")
+    assert real_bench.in_sample("late", "s2")
+    assert real_bench.in_sample("late", "s3")
+    assert real_bench.in_sample("late", "s4")
+    # Not yet seen: no seen seed may draw from the pool of its first seed's report half.
+    assert not real_bench.in_sample("new", "s1")
+    assert not real_bench.in_sample("new", "s3")
+    assert real_bench.in_sample("new", "s4")
+    assert real_bench.in_sample("old", "s1")
+
+
 def test_a_suites_requirement_missing_from_this_environment_is_named(
     real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
