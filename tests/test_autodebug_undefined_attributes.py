@@ -1,4 +1,4 @@
-"""An attribute name defined nowhere, read in a suspect function where its error is caught."""
+"""An attribute name defined nowhere, read in a suspect function."""
 
 from __future__ import annotations
 
@@ -74,6 +74,18 @@ def test_a_closer_respelling_ranks_first_whatever_the_suspects_order(tmp_path: P
     assert "`.VAR_POSITIONAL`" in first.description
     assert "`.func`" in second.description
     assert first.score > second.score
+
+
+def test_a_respelling_in_a_weak_suspect_scores_below_a_guard_in_the_top_one(tmp_path: Path) -> None:
+    # closeness and suspicion both count (their geometric mean): the name defined nowhere in a
+    # function the failing tests hardly single out does not take a strong suspect's slots
+    faulty = SIGNATURE.replace("param.VAR_POSITIONAL", "param.VAR_OSITIONAL")
+    project, (suspect,) = _suspects(tmp_path, faulty, "positional")
+    weak = suspect.model_copy(update={"score": 0.1})
+    strong = suspect.model_copy(update={"score": 1.0})
+    (in_weak,) = undefined_attribute_candidates(project, [weak])
+    (in_strong,) = undefined_attribute_candidates(project, [strong])
+    assert in_weak.score < 0.33 < 0.9 < in_strong.score
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ _UNREPAIRED = ("assertion", "other")
 _SETTLED = ("not-attempted", "fixed-by-another-repair")
 #: Why a candidate kept for a localized failure repairs it, by its kind (else a None guard).
 _WHY_KEPT = {
-    "typo": "an attribute nothing defines is read, and its error caught",
+    "typo": "an attribute nothing defines is read, and shows only as a wrong value",
     "keyword-typo": "a keyword its function does not take is passed, and its error caught",
     "missing-import": "a name nothing binds is read, and its error caught",
 }
