@@ -42,6 +42,13 @@ _STDERR_CHARS = 600
 
 #: Environment variables that can move the repository away from the top folder's ``.git``.
 _GIT_DIR_VARIABLES = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")
+#: Asks git for a work tree's repository folder and the common folder, both absolute.
+_REV_PARSE_FOLDERS = (
+    "rev-parse",
+    "--path-format=absolute",
+    "--absolute-git-dir",
+    "--git-common-dir",
+)
 
 
 def git_environment() -> dict[str, str]:
@@ -212,44 +219,76 @@ def git_toplevel(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None
 def git_state_files(toplevel: Path | None) -> list[Path]:
     """The files that say which commit and tags the work tree is at (for cache keys).
 
-    ``HEAD``, the branch file it points to, ``packed-refs`` and the tag files: when any of them
-    changes, a version derived from git (hatch-vcs, setuptools-scm) may change too.
-    ``toplevel`` is the work tree's top folder as git named it (asked once per run, see
+    ``HEAD``, the branch file it points to, ``packed-refs``, the tag files and reftable's
+    tables: when any of them changes, a version derived from git (hatch-vcs, setuptools-scm)
+    may change too. ``HEAD`` is the work tree's own; the rest is the repository's, in its common
+    folder, which a linked work tree shares with the main one. ``toplevel`` is the work tree's
+    top folder as git named it (asked once per run, see
     :attr:`~phasegate.gates.project.GateProject.git_toplevel`); outside a repository (``None``)
     there are none.
     """
     if toplevel is None:
         return []
-    git_dir = _git_dir(toplevel)
-    files = [git_dir / "HEAD", git_dir / "packed-refs", *_branch_file(git_dir)]
-    tags = git_dir / "refs" / "tags"
-    if tags.is_dir():
-        files.extend(path for path in tags.rglob("*") if path.is_file())
+    git_dir, common = _git_folders(toplevel)
+    files = [git_dir / "HEAD", common / "packed-refs", *_branch_file(git_dir, common)]
+    for folder in (common / "refs" / "tags", common / "reftable"):
+        if folder.is_dir():
+            files.extend(folder.rglob("*"))  # its sub-folders are left out below
     return [path for path in files if path.is_file()]
 
 
-def _git_dir(toplevel: Path) -> Path:
-    """The repository folder of the work tree whose top folder is ``toplevel``.
+def _git_folders(toplevel: Path) -> tuple[Path, Path]:
+    """The repository folder of the work tree whose top folder is ``toplevel``, and the common
+    folder that holds its branches and tags (the same folder but in a linked work tree).
 
     Read from the file system only where git's own layout leaves no doubt: ``.git`` in the top
-    folder is a folder holding ``HEAD``, and no environment variable points git elsewhere. In
-    every other case (a linked work tree or a submodule, whose ``.git`` is a file naming the
-    folder; ``GIT_DIR`` set) git is asked, and its answer must be an absolute folder.
+    folder is a folder holding ``HEAD`` whose refs are in git's files backend, and no
+    environment variable points git elsewhere. In every other case (a linked work tree or a
+    submodule, whose ``.git`` is a file naming the folder; ``GIT_DIR`` set; reftable) git is
+    asked, and the common folder must hold refs in the files backend or reftable, or the key
+    could not see a commit.
     """
     own = toplevel / ".git"
-    if not any(os.environ.get(name) for name in _GIT_DIR_VARIABLES) and (own / "HEAD").is_file():
-        return own
-    found = git_text(toplevel, ["rev-parse", "--absolute-git-dir"])
-    git_dir = Path(found)
-    if not git_dir.is_absolute() or not git_dir.is_dir():
-        raise CheckError(f"git rev-parse --absolute-git-dir answered {found!r:.200}, not a folder")
-    return git_dir
+    if not any(os.environ.get(name) for name in _GIT_DIR_VARIABLES) and _files_backend(own):
+        return own, own
+    git_dir, common = _asked_folders(toplevel)
+    if not (_files_backend(common) or (common / "reftable" / "tables.list").is_file()):
+        raise CheckError(
+            f"the refs of {common} are in neither git's files backend nor reftable",
+            fix="set `cache = false` in [tool.phasegate] to build without a cache key",
+        )
+    return git_dir, common
 
 
-def _branch_file(git_dir: Path) -> list[Path]:
+def _asked_folders(toplevel: Path) -> tuple[Path, Path]:
+    """git's answer for the work tree's repository folder and common folder, recognized: two
+    lines, each an absolute folder; anything else is a :class:`CheckError`."""
+    found = git_text(toplevel, [*_REV_PARSE_FOLDERS])
+    folders = [Path(line) for line in found.splitlines()]
+    if len(folders) != 2 or not all(path.is_absolute() and path.is_dir() for path in folders):
+        raise CheckError(
+            f"git {' '.join(_REV_PARSE_FOLDERS)} answered {found!r:.200}, not two absolute folders",
+            fix=f"run it in {toplevel} to see why; `--path-format` needs git 2.31 or later",
+        )
+    return folders[0], folders[1]
+
+
+def _files_backend(git_dir: Path) -> bool:
+    """Whether ``git_dir`` holds ``HEAD`` and its refs in git's files backend: a ``refs`` folder,
+    no ``reftable`` folder, and a ``config`` that names no ref storage (git writes
+    ``extensions.refstorage`` for any other)."""
+    try:
+        config = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    layout = (git_dir / "HEAD").is_file() and (git_dir / "refs").is_dir()
+    return layout and not (git_dir / "reftable").exists() and "refstorage" not in config.lower()
+
+
+def _branch_file(git_dir: Path, common: Path) -> list[Path]:
     """The file of the branch ``HEAD`` points to (none when it is detached or unreadable)."""
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:
         return []
-    return [git_dir / head.removeprefix("ref: ")] if head.startswith("ref: ") else []
+    return [common / head.removeprefix("ref: ")] if head.startswith("ref: ") else []
