@@ -1764,6 +1764,60 @@ def test_a_none_joined_is_guarded_as_the_function_guards_its_other_values(
     assert "as the function guards its other values" in candidates[0].description
 
 
+SETTINGS = """\
+class Command:
+    indent = 2
+    max_width = 80
+
+
+class Context:
+    def __init__(self, command, indent=None, max_width=None):
+        if indent is None:
+            indent = command.indent
+        if max_width is None:
+            max_width = command.max_width
+        self.text_width = max_width - indent
+"""
+
+
+@pytest.mark.needs_columns
+def test_a_none_is_given_the_attribute_of_its_name_as_the_function_gives_its_other_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `max_width - indent` with `max_width` None; the guard of `indent` takes the command's
+    # attribute of its name, and the file defines `max_width` on the command too.
+    faulty = SETTINGS.replace(
+        "        if max_width is None:\n            max_width = command.max_width\n", ""
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_settings.py": faulty},
+        "import ng_settings; ng_settings.Context(ng_settings.Command())",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "max_width")
+    assert restores(candidates[0], SETTINGS)
+    assert "as the function guards its other values" in candidates[0].description
+
+
+@pytest.mark.needs_columns
+def test_an_attribute_the_file_does_not_define_is_not_given_as_the_function_gives_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = SETTINGS.replace(
+        "        if max_width is None:\n            max_width = command.max_width\n", ""
+    )
+    faulty = faulty.replace("    max_width = 80\n", "")
+    _diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_settings2.py": faulty},
+        "import ng_settings2; ng_settings2.Context(ng_settings2.Command(), max_width=None)",
+        monkeypatch,
+    )
+    assert candidates  # other bodies are offered
+    assert not any("command.max_width" in edit.text for c in candidates for edit in c.edits)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

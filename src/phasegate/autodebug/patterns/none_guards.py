@@ -58,6 +58,7 @@ from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
 from phasegate.autodebug.source import (
     insert_lines,
     line_indent,
+    parse,
     split_lines,
 )
 
@@ -325,7 +326,7 @@ def guard_bodies(
     parameter = setter is None and subject.split(".")[0] in parameters(function)
     found = [
         *_bodies_elsewhere(project, path, function, subject, setter),
-        *_analogous_bodies(function, subject),
+        *_analogous_bodies(function, subject, _attributes_of(project, path)),
         *own_setting_bodies(project, path, function, subject),
         *default_name_bodies(project, path, function, subject),
         *factory_bodies(project, path, function, subject),
@@ -445,14 +446,18 @@ def _elsewhere(
     return templates, defaults
 
 
-def _analogous_bodies(function: _Function, subject: str) -> list[tuple[str, float, str]]:
+def _analogous_bodies(
+    function: _Function, subject: str, attributes: frozenset[str]
+) -> list[tuple[str, float, str]]:
     """The function's guards of its other names, in this one's: ``if dpath is None: dpath =
-    orig_dpath`` gives ``ext = orig_ext`` for ``ext`` when the function binds ``orig_ext``."""
+    orig_dpath`` gives ``ext = orig_ext`` for ``ext`` when the function binds ``orig_ext``;
+    ``if allow_extra_args is None: allow_extra_args = command.allow_extra_args`` gives
+    ``command.allow_interspersed_args`` when the file defines that attribute (``attributes``)."""
     if "." in subject:
         return []
-    bound = bound_names(function, nested=False)
+    known = _Known(bound_names(function, nested=False), attributes)
     bodies = [
-        _with_name_part_replaced(body, name, subject, bound)
+        _with_name_part_replaced(body, name, subject, known)
         for name, body in _guards_of_names(function)
     ]
     why = "as the function guards its other values"
@@ -475,19 +480,71 @@ def _guarded_name(node: ast.AST) -> str | None:
     return name if isinstance(name, str) and _is_guard(node, name) else None
 
 
-def _with_name_part_replaced(
-    statement: ast.stmt, old: str, new: str, bound: set[str]
-) -> str | None:
-    """``statement`` with ``old`` in each name made ``new``, when it then names something
-    else bound (``orig_dpath`` made ``orig_ext``); else None."""
+class _Known(NamedTuple):
+    """What a body copied from another guard may name: the function's names, and the
+    attributes its file defines."""
+
+    bound: set[str]
+    attributes: frozenset[str]
+
+
+def _with_name_part_replaced(statement: ast.stmt, old: str, new: str, known: _Known) -> str | None:
+    """``statement`` with ``old`` in each name made ``new``, and each attribute named ``old``
+    made ``new``, when it then names something else bound (``orig_dpath`` made ``orig_ext``)
+    or an attribute the file defines (``command.allow_extra_args`` made
+    ``command.allow_interspersed_args``), and nothing unknown; else None."""
     copied = copy.deepcopy(statement)
-    names = [n for n in ast.walk(copied) if isinstance(n, ast.Name) and old in n.id]
-    others = {n.id.replace(old, new) for n in names if n.id != old}
-    if not others or not others <= bound:
+    others, attribute = _renamed(copied, old, new)
+    if not others <= known.bound or (attribute and new not in known.attributes):
         return None
-    for name in names:
-        name.id = name.id.replace(old, new)
-    return ast.unparse(copied)
+    return ast.unparse(copied) if others or attribute else None
+
+
+def _renamed(node: ast.stmt, old: str, new: str) -> tuple[set[str], bool]:
+    """Make ``old`` ``new`` in each name of ``node`` that holds it, and in each attribute named
+    ``old``; return the names made (but ``new`` itself) and whether an attribute was."""
+    others: set[str] = set()
+    attribute = False
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and old in child.id:
+            child.id = child.id.replace(old, new)
+            others.add(child.id)
+        elif isinstance(child, ast.Attribute) and child.attr == old:
+            child.attr = new
+            attribute = True
+    return others - {new}, attribute
+
+
+def _attributes_of(project: Project, path: str) -> frozenset[str]:
+    """The attributes the file at ``path`` defines (worked out once per text)."""
+    text = project.read_editable(path)
+    return project.parsed_once(path, text, attributes_defined) if text is not None else frozenset()
+
+
+def attributes_defined(text: str) -> frozenset[str]:
+    """The attribute names a module's text defines: set on an object anywhere (``self.x =
+    ...``), or named in a class's body (``x = True``, ``x: bool``, ``def x``)."""
+    tree = parse(text)
+    nodes = list(ast.walk(tree)) if tree is not None else []
+    stored = {
+        n.attr for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+    }
+    in_classes = {
+        name for cls in nodes if isinstance(cls, ast.ClassDef) for name in _class_names(cls)
+    }
+    return frozenset(stored | in_classes)
+
+
+def _class_names(cls: ast.ClassDef) -> set[str]:
+    """The names a class's own body binds: its attributes, annotated ones and methods."""
+    found: set[str] = set()
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
 
 
 def _defaults_given(node: ast.AST, name: str) -> list[str]:
