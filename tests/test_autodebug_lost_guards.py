@@ -458,3 +458,48 @@ def test_a_guard_lost_where_the_test_waited_is_raised_as_its_namesakes_raise_on_
     assert _same(candidates[0].edits[0].text, FIELDS)
     assert "as the function's namesakes raise on a None" in candidates[0].description
     assert not any("given=kind" in c.description for c in candidates)
+
+
+CONTEXT = """class Command:
+    max_width = 80
+    indent = 2
+
+
+class Context:
+    def __init__(self, command, indent=None, max_width=None):
+        if indent is None:
+            indent = command.indent
+        self.indent = indent
+        if max_width is None:
+            max_width = command.max_width
+        self.max_width = max_width
+
+    def to_info_dict(self):
+        return {"indent": self.indent, "max_width": self.max_width}
+"""
+
+
+def test_a_parameter_another_method_stores_whole_is_guarded_there_before_it_is_stored(
+    tmp_path: Path,
+) -> None:
+    # An assertion on `to_info_dict()` (`'max_width': None`): the ranking points at
+    # `to_info_dict`; the None came in as `__init__`'s `max_width`, stored whole, untested.
+    faulty = _deleted(CONTEXT, "        if max_width is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "other", "AssertionError", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "to_info_dict")])
+    restoring = [c for c in candidates if _same(c.edits[0].text, CONTEXT)]
+    assert restoring
+    assert restoring[0] is candidates[0]
+    assert "`__init__`" in candidates[0].description
+
+
+def test_a_stored_parameter_its_method_still_tests_is_not_guarded_again(tmp_path: Path) -> None:
+    faulty = _deleted(CONTEXT, "        if max_width is None:")
+    faulty = faulty.replace("        self.max_width = max_width\n", "")
+    faulty = faulty.replace('"max_width": self.max_width', '"max_width": self.indent')
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "other", "AssertionError", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "to_info_dict")])
+    # `indent` is stored and read, but `__init__` still tests it: nothing to guard there.
+    assert not any("in `__init__`" in c.description for c in candidates)

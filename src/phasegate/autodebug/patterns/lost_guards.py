@@ -61,6 +61,7 @@ from phasegate.autodebug.patterns.none_sources import (
     calls_one_of,
     functions_returning_none,
     is_self_attribute,
+    stored_from_none_defaults,
 )
 from phasegate.autodebug.source import (
     enclosing_function,
@@ -88,6 +89,9 @@ _LIKELY = 0.8
 _WAITED_ON = 3
 #: Bodies tried per value.
 _BODIES = 4
+#: How likely a parameter defaulting to None that another method stores in an attribute the
+#: function reads is the None (as likely as the attribute itself).
+_STORED = 0.85
 #: Calls whose result may be None by design.
 _MAYBE_NONE_CALLS = frozenset({"get", "match", "search", "fullmatch", "getattr", "pop", "find"})
 #: The calls a test waits for an exception with.
@@ -320,6 +324,9 @@ def _function_guards(
         boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
         value = _Value(path, text, function, subject, setter)
         candidates += _guards(project, value, expected, weight * likelihood * boost)
+    for method, name in _stored_unguarded(tree, function):
+        value = _Value(path, text, method, name, None, at_use_first=True)
+        candidates += _guards(project, value, expected, weight * _STORED)
     return candidates
 
 
@@ -435,11 +442,35 @@ def _truth_tested(test: ast.expr) -> set[str]:
     return set()
 
 
+def _stored_unguarded(tree: ast.Module, function: _Function) -> list[tuple[_Function, str]]:
+    """``(method, p)`` for each ``self.x = p`` in another method of the function's class that
+    the function reads, ``p`` a parameter of that method whose default is None and that
+    nothing there tests any more: the None read here came in there (``__init__``)."""
+    owner = _owner(tree, function)
+    if owner is None:
+        return []
+    read = {ast.unparse(node) for node in ast.walk(function) if _is_read(node)}
+    methods = [method for method in functions_in(owner) if method is not function]
+    return [(method, name) for method in methods for name in _unguarded_stores(method, read)]
+
+
+def _unguarded_stores(method: _Function, read: set[str]) -> list[str]:
+    """The parameters defaulting to None that ``method`` stores whole in one of the attributes
+    ``read`` and no longer tests."""
+    tested = _tested(method)
+    stored = stored_from_none_defaults(method).items()
+    return [name for attribute, name in stored if attribute in read and name not in tested]
+
+
+def _owner(tree: ast.Module, function: _Function) -> ast.ClassDef | None:
+    """The class whose body defines ``function``, if any."""
+    classes = (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))
+    return next((cls for cls in classes if function in cls.body), None)
+
+
 def _none_attributes(tree: ast.Module, function: _Function) -> set[str]:
     """``self.x`` for each attribute the function's class sets to None somewhere."""
-    owner = next(
-        (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and function in n.body), None
-    )
+    owner = _owner(tree, function)
     if owner is None:
         return set()
     found = {ast.unparse(target) for target in _set_to_none(owner) if is_self_attribute(target)}
@@ -535,6 +566,8 @@ class _Value(NamedTuple):
     function: _Function
     subject: str
     setter: ast.stmt | None
+    #: Whether its guard goes right before its first use first (a parameter stored whole).
+    at_use_first: bool = False
 
 
 def _guards(
@@ -566,7 +599,8 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
     """``(line to insert at, line whose indent to take, how to say it)``: after the statement
     that set the value (or at the top), and right before the statement that first reads it,
     inside the blocks that statement is in; the latter first for an attribute of a parameter,
-    which the function may only use on one path."""
+    which the function may only use on one path, and for a parameter the method stores whole
+    (``self.x = x``), whose guard goes with the store."""
     function, subject, setter = value.function, value.subject, value.setter
     places = [_after_setter(value)]
     at = places[0][0]
@@ -574,7 +608,7 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
     if use is None or use.lineno == at or (setter is not None and use.lineno < at):
         return places
     before_use = (use.lineno, use.lineno, ", before its first use")
-    if "." in subject and subject.split(".")[0] in parameters(function):
+    if value.at_use_first or ("." in subject and subject.split(".")[0] in parameters(function)):
         return [before_use, *places]
     return [*places, before_use]
 

@@ -33,6 +33,7 @@ __all__ = [
     "calls_one_of",
     "functions_returning_none",
     "is_self_attribute",
+    "stored_from_none_defaults",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -47,9 +48,15 @@ def attributes_set_from_none_defaults(owner: ast.ClassDef) -> set[str]:
 def _set_from_none_defaults(method: _Function) -> set[str]:
     """``self.x`` of each ``self.x = p`` of the method, ``p`` a parameter whose default is
     None."""
+    return set(stored_from_none_defaults(method))
+
+
+def stored_from_none_defaults(method: _Function) -> dict[str, str]:
+    """``{self.x: p}`` for each ``self.x = p`` of the method, ``p`` a parameter whose default
+    is None."""
     optional = {name for name, default in parameter_defaults(method) if is_none(default)}
     return {
-        ast.unparse(target)
+        ast.unparse(target): value.id
         for target, value in _assigned_pairs(method)
         if is_self_attribute(target) and isinstance(value, ast.Name) and value.id in optional
     }
