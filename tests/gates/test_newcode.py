@@ -188,3 +188,59 @@ def test_unfetched_pull_request_base_says_how_to_fetch(repo: Path) -> None:
     new = resolve_new_code(repo, None, {"GITHUB_BASE_REF": "release"})
     assert new.all_new
     assert "fetch-depth: 0" in new.base.note
+
+
+def _inside_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Who asks git whether the folder is in a work tree from now on: "new code" or "project"."""
+    from phasegate.gates import git as git_module
+
+    asked: list[str] = []
+    real_new, real_project = newcode._git, git_module._run_git
+
+    def by_new_code(root: Path, args: list[str]) -> str | None:
+        if "--is-inside-work-tree" in args:
+            asked.append("new code")
+        return real_new(root, args)
+
+    def by_project(root: Path, args: list[str], *rest: object) -> object:
+        if "--is-inside-work-tree" in args:
+            asked.append("project")
+        return real_project(root, args, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(newcode, "_git", by_new_code)
+    monkeypatch.setattr(git_module, "_run_git", by_project)
+    return asked
+
+
+def test_the_project_answers_whether_it_is_in_a_work_tree_once_for_new_code_and_checks(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates.project import GateProject
+
+    asked = _inside_asked(monkeypatch)
+    project = GateProject(repo)
+    new = resolve_new_code(repo, "main", {}, project=project)
+    assert project.in_git  # what the checks read: the answer new code took
+    assert asked == ["project"]
+    assert new.base.ref == "main"
+    outside = tmp_path_factory.mktemp("outside")
+    new = resolve_new_code(outside, None, {}, project=GateProject(outside))
+    assert new.all_new
+    assert "not a git work tree" in new.base.note
+
+
+def test_a_project_whose_git_fails_leaves_new_code_to_ask_git(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates.project import GateProject
+    from phasegate.gates.protocol import CheckError
+
+    class Failing(GateProject):
+        @property
+        def in_git(self) -> bool:  # type: ignore[override]
+            raise CheckError("git rev-parse --is-inside-work-tree failed")
+
+    asked = _inside_asked(monkeypatch)
+    new = resolve_new_code(repo, "main", {}, project=Failing(repo))
+    assert asked == ["new code"]
+    assert new.base.ref == "main"  # git answered new code's own question

@@ -15,6 +15,7 @@ formats are fixed by git, and the libraries that parse diffs carry far more than
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from phasegate.errors import UsageError
 from phasegate.gates.git import git_environment
+from phasegate.gates.protocol import CheckError
 from phasegate.model.gate import BaseInfo
 from phasegate.processes import GroupTimeout, run_in_group
 
@@ -157,9 +159,20 @@ def _hunk_lines(header: str) -> range:
     return range(start, start + length)
 
 
-def resolve_new_code(root: Path, base: str | None, environment: Mapping[str, str]) -> NewCode:
-    """Find the base and the changed lines; a base given but unknown is a usage error."""
-    if _git(root, ["rev-parse", "--is-inside-work-tree"]) != "true":
+def resolve_new_code(
+    root: Path,
+    base: str | None,
+    environment: Mapping[str, str],
+    *,
+    project: GateProject | None = None,
+) -> NewCode:
+    """Find the base and the changed lines; a base given but unknown is a usage error.
+
+    ``project``, the run's project at ``root``, says whether ``root`` is in a git work tree
+    with the answer its checks take (one git process fewer before they start); where it
+    cannot say (git failed), git is asked here, and a failure counts all code as new.
+    """
+    if not _in_work_tree(root, project):
         if base:
             require_base(root, base)
         return NewCode(BaseInfo(note="not a git work tree: all code is treated as new code"))
@@ -251,6 +264,11 @@ def require_base(root: Path, base: str) -> None:
             "gate inside the project's git repository, or leave out --base (and base in "
             "[tool.phasegate]) to treat all code as new code"
         )
+    _require_commit(root, base)
+
+
+def _require_commit(root: Path, base: str) -> None:
+    """A usage error unless ``base`` names a commit (``root`` is in a git work tree)."""
     if _git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"]) is None:
         raise UsageError(
             f"--base {base!r} is not a commit in this repository; fetch it first "
@@ -258,11 +276,18 @@ def require_base(root: Path, base: str) -> None:
         )
 
 
+def _in_work_tree(root: Path, project: GateProject | None) -> bool:
+    if project is not None:
+        with contextlib.suppress(CheckError):
+            return project.in_git
+    return _git(root, ["rev-parse", "--is-inside-work-tree"]) == "true"
+
+
 def _choose_ref(
     root: Path, base: str | None, environment: Mapping[str, str]
 ) -> tuple[str | None, str]:
     if base:
-        require_base(root, base)
+        _require_commit(root, base)  # in a work tree: the caller has asked
         return base, "the base given"
     pull_request_base = environment.get("GITHUB_BASE_REF", "")
     if pull_request_base:

@@ -63,9 +63,10 @@ def make_runner(
     settings = loaded.config
     root = loaded.project_root
     gate, source = configured_gate(loaded, name, leave_out=leave_out)
+    project = configured_project(loaded, store)
     context = CheckContext(
-        project=configured_project(loaded, store),
-        new_code=resolve_new_code(root, base or settings.base, environment),
+        project=project,
+        new_code=resolve_new_code(root, base or settings.base, environment, project=project),
         store=store,
         timeout_s=settings.check_timeout_s,
         in_pull_request=in_pull_request(environment),
