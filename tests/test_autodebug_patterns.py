@@ -1329,6 +1329,30 @@ def test_a_left_out_argument_is_found_in_scope(
     assert restores(candidates[0], original)
 
 
+def test_a_call_in_the_other_branch_of_an_if_is_no_evidence_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the two branches of an `if` may well pass one value: `emit(msg, 2)` in the body does not
+    # hold `msg` against the `else`'s `emit()` (as a call beside it would), nor count for it
+    def score_of_msg(body: str, module: str) -> float:
+        faulty = (
+            "def emit(event, level=0):\n    return (event, level)\n\n\n"
+            f"def handle(msg, loud):\n    if loud:\n        out = {body}\n"
+            "    else:\n        out = emit()\n    return out\n"
+        )
+        folder = tmp_path / module
+        folder.mkdir()
+        _, candidates, _ = diagnose(
+            folder,
+            {f"{module}.py": faulty},
+            f"import {module}; {module}.handle('x', False)",
+            monkeypatch,
+        )
+        return next(c.score for c in candidates if "pass `msg` as argument 1" in c.description)
+
+    assert score_of_msg("emit(msg, 2)", "ob_call") == score_of_msg("(msg, 2)", "ob_tuple")
+
+
 GUARDED = """\
 def check(spec, func):
     if spec is None:

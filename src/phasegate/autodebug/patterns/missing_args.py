@@ -146,12 +146,12 @@ def missing_candidates(diagnosis: Diagnosis, site: CallSite, project: Project) -
     callee = facts["callee"]["text"]
     bound = {entry["name"] for entry in facts["scope"]}
     target = _assigned_names(tree).get((call.lineno, call.col_offset))
-    sites, beside = _call_sites(project, callee.rpartition(".")[2], path, call)
+    sites, beside, apart = _call_sites(project, callee.rpartition(".")[2], path, call)
     sites = _as_caller(
         sites, {_CALLER: _top_function(tree, call), _TARGET: target if target in bound else None}
     )
     loops = _loop_variables(tree, call)
-    parallels = _parallels(beside, loops, bound)
+    parallels = _parallels(beside | apart, loops, bound)
     pool = {**dict.fromkeys(parallels), **_pool(diagnosis, tree, sites)}
     namesakes = _namesakes_of_target(tree, call, pool)
     pool = {**dict.fromkeys(namesakes), **pool}
@@ -308,23 +308,31 @@ def _keyword_added(
 
 def _call_sites(
     project: Project, name: str, path: str, failing: ast.Call
-) -> tuple[dict[int, Counter[str]], set[str]]:
+) -> tuple[dict[int, Counter[str]], set[str], set[str]]:
     """What the project's other calls of ``name`` pass at each position (their source text),
-    and what the calls beside the failing one (in its function) pass."""
+    what the calls beside the failing one (in its function) pass, and what those in another
+    branch of an ``if`` around it pass: they run when it does not, so they may well pass the
+    same value (``if loud: emit(msg, 2) else: emit()``); they are no evidence either way, and
+    only lend their loop variables' expressions (:func:`_parallels`)."""
     found: dict[int, Counter[str]] = {}
     if not name:
-        return found, set()
-    own = _own_lines(project, path, failing)
+        return found, set(), set()
+    own, apart = _own_lines(project, path, failing)
     failing_place = (failing.lineno, failing.col_offset)
     beside_calls: list[list[str]] = []
+    apart_values: set[str] = set()
     for relpath, tree in project.parsed_naming(name, project.python_files):
         for place, values in _calls_of(tree, name):
-            beside = relpath == path and own[0] <= place[0] <= own[1]
+            if relpath == path and place[0] in apart:
+                apart_values.update(values)
+                continue
+            beside = relpath == path and place[0] in own
             if not (beside and place == failing_place):
                 # calls beside it pass other values, or it would not need two: their shape counts
                 _count(found, values, only=_TARGET if beside else None)
                 beside_calls += [values] if beside else []
-    return _without_beside(found, beside_calls)
+    found, beside_values = _without_beside(found, beside_calls)
+    return found, beside_values, apart_values - {_TARGET}
 
 
 def _without_beside(
@@ -342,13 +350,29 @@ def _without_beside(
     return found, beside
 
 
-def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[int, int]:
-    """The lines of the function the failing call is made in (of the call, outside one)."""
+def _own_lines(project: Project, path: str, failing: ast.Call) -> tuple[set[int], set[int]]:
+    """The lines of the function the failing call is made in (of the call, outside one), but
+    for those of the other branches of each ``if`` around the call, and those lines."""
     own_tree = parse(project.read(path) or "")
     function = enclosing_function(own_tree, failing.lineno) if own_tree is not None else None
-    if function is not None:
-        return (function.lineno, function.end_lineno or function.lineno)
-    return (failing.lineno, failing.end_lineno or failing.lineno)
+    if function is None:
+        return set(range(failing.lineno, (failing.end_lineno or failing.lineno) + 1)), set()
+    apart = _other_branches(function, failing.lineno)
+    return set(range(function.lineno, (function.end_lineno or function.lineno) + 1)) - apart, apart
+
+
+def _other_branches(scope: ast.AST, line: int) -> set[int]:
+    """The lines of the branch (body or ``else``) of each ``if`` around ``line`` that ``line``
+    is not in."""
+    lines: set[int] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.If) and node.orelse:
+            spans = [
+                range(b[0].lineno, (b[-1].end_lineno or 0) + 1) for b in (node.body, node.orelse)
+            ]
+            if any(line in span for span in spans):
+                lines.update(*(span for span in spans if line not in span))
+    return lines
 
 
 def _calls_of(tree: ast.Module, name: str) -> Iterator[tuple[tuple[int, int], list[str]]]:
