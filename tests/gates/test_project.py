@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from phasegate.gates.project import GateProject
 from tests.conftest import git
 
@@ -69,3 +71,49 @@ def test_all_files_lists_every_kind_of_file(write_files: WriteFiles) -> None:
     assert "data/table.csv" in names
     assert "src/app/core.py" in names
     assert "fixtures/broken/bad.py" not in names
+
+
+def test_whether_in_a_work_tree_and_its_top_folder_are_one_git_question(
+    write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import git as git_module
+
+    root = write_files({"libs/one/setup.py": ""})
+    git(root, "init", "-q")
+    asked: list[list[str]] = []
+    real = git_module._run_git
+
+    def recording(cwd: Path, args: list[str], *rest: object) -> object:
+        asked.append(args)
+        return real(cwd, args, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(git_module, "_run_git", recording)
+    project = GateProject(root / "libs" / "one")
+    assert project.in_git
+    assert project.git_toplevel is not None
+    assert project.git_toplevel.resolve() == root.resolve()
+    assert asked == [["rev-parse", "--is-inside-work-tree", "--show-toplevel"]]
+    inside_git_folder = GateProject(root / ".git")
+    assert not inside_git_folder.in_git
+    assert inside_git_folder.git_toplevel is None
+
+
+@pytest.mark.parametrize(
+    "answer", [b"true\n", b"false\n/x\n", b"true\nrelative\n", b"true\n/\n/\n", b""]
+)
+def test_an_answer_about_the_work_tree_that_is_not_git_s_is_an_error(
+    answer: bytes, write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import git as git_module
+    from phasegate.gates.protocol import CheckError
+    from phasegate.processes import Finished
+
+    root = write_files({"setup.py": ""})
+    git(root, "init", "-q")
+
+    def lying(_cwd: Path, _args: list[str], *_rest: object) -> object:
+        return Finished(returncode=0, stdout=answer, stderr=b"")
+
+    monkeypatch.setattr(git_module, "_run_git", lying)
+    with pytest.raises(CheckError, match="answered"):
+        assert GateProject(root).in_git

@@ -28,6 +28,7 @@ __all__ = [
     "git_state_files",
     "git_text",
     "git_toplevel",
+    "git_work_tree",
 ]
 
 #: git answers in milliseconds; this guards against a hung repository or file system.
@@ -35,6 +36,8 @@ GIT_TIMEOUT_S = 60.0
 
 #: How git says the folder is not in a repository.
 NOT_A_REPOSITORY = ("not a git repository",)
+#: How git says a question needs a work tree where there is none (inside a ``.git`` folder).
+_NO_WORK_TREE = "must be run in a work tree"
 #: How ``git rev-parse --verify`` says a revision does not exist (a repository without commits).
 NO_SUCH_REVISION = ("needed a single revision",)
 
@@ -207,11 +210,38 @@ def git_toplevel(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None
     )
     if shown is None:
         return None
+    return _recognized_top(root, shown)
+
+
+def git_work_tree(root: Path, *, timeout_s: float = GIT_TIMEOUT_S) -> Path | None:
+    """The top folder of the git work tree ``root`` is in; ``None`` outside a repository or
+    inside a ``.git`` folder, where there is no work tree.
+
+    One ``git rev-parse --is-inside-work-tree --show-toplevel``: the answer is recognized as
+    ``true`` and an absolute folder that holds ``root``; anything else is a
+    :class:`CheckError`.
+    """
+    said = git_text(
+        root,
+        ["rev-parse", "--is-inside-work-tree", "--show-toplevel"],
+        timeout_s=timeout_s,
+        none_when=(*NOT_A_REPOSITORY, _NO_WORK_TREE),
+    )
+    if said is None:
+        return None
+    inside, _, shown = said.partition("\n")
+    if inside != "true":
+        raise CheckError(f"git rev-parse --is-inside-work-tree answered {said!r:.200}")
+    return _recognized_top(root, shown)
+
+
+def _recognized_top(root: Path, shown: str) -> Path:
+    """The top folder git named for ``root``: an absolute folder that holds it, else a
+    :class:`CheckError`."""
     top = Path(shown)
-    resolved = root.resolve()
     if not top.is_absolute() or not top.is_dir():
         raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not a folder")
-    if not resolved.is_relative_to(top.resolve()):
+    if not root.resolve().is_relative_to(top.resolve()):
         raise CheckError(f"git rev-parse --show-toplevel answered {shown!r:.200}, not above {root}")
     return top
 

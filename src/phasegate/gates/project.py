@@ -26,7 +26,7 @@ from pathlib import Path
 
 from phasegate import tomlfile
 from phasegate.failures import relative_path
-from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text, git_toplevel
+from phasegate.gates.git import NO_SUCH_REVISION, git_text, git_work_tree
 from phasegate.gates.parsed import SyntaxTrees
 from phasegate.gates.protocol import CheckError
 
@@ -85,29 +85,28 @@ class GateProject:
         return path
 
     @cached_property
-    def in_git(self) -> bool:
-        """Whether the root is inside a git work tree (a CheckError when git cannot tell)."""
+    def _work_tree(self) -> Path | None:
+        """The top folder of the git work tree the root is in (``None`` outside one): one git
+        question for :attr:`in_git` and :attr:`git_toplevel`, asked once per run; a
+        CheckError when git cannot tell."""
         try:
-            answer = git_text(
-                self.root,
-                ["rev-parse", "--is-inside-work-tree"],
-                timeout_s=_GIT_TIMEOUT_S,
-                none_when=NOT_A_REPOSITORY,
-            )
+            return git_work_tree(self.root, timeout_s=_GIT_TIMEOUT_S)
         except CheckError:
             if not _git_installed() and not any(
                 (folder / ".git").exists() for folder in (self.root, *self.root.parents)
             ):
-                return False  # no git and no repository: walk the folder
+                return None  # no git and no repository: walk the folder
             raise
-        if answer not in (None, "true", "false"):
-            raise CheckError(f"git rev-parse --is-inside-work-tree answered {answer!r:.100}")
-        return answer == "true"
 
-    @cached_property
+    @property
+    def in_git(self) -> bool:
+        """Whether the root is inside a git work tree (a CheckError when git cannot tell)."""
+        return self._work_tree is not None
+
+    @property
     def git_toplevel(self) -> Path | None:
         """The top folder of the git work tree (``None`` outside one), asked once per run."""
-        return git_toplevel(self.root, timeout_s=_GIT_TIMEOUT_S) if self.in_git else None
+        return self._work_tree
 
     @cached_property
     def head(self) -> str | None:
