@@ -1842,6 +1842,56 @@ def test_an_attribute_the_file_does_not_define_is_not_given_as_the_function_give
     assert not any("command.max_width" in edit.text for c in candidates for edit in c.edits)
 
 
+DECORATORS = """\
+import typing as t
+
+from ng_core import Argument
+
+ArgType = t.TypeVar("ArgType", bound=Argument)
+
+
+def argument(*decls, cls: t.Optional[t.Type[Argument]] = None, **attrs):
+    if cls is None:
+        cls = Argument
+    return cls(decls, **attrs)
+
+
+def typed(*decls, cls: "type[ArgType] | None" = None):
+    return cls(decls)
+"""
+CORE = "class Argument:\n    def __init__(self, decls, **attrs):\n        self.decls = decls\n"
+
+
+@pytest.mark.needs_columns
+def test_a_class_parameter_is_given_the_class_its_annotation_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = DECORATORS.replace("    if cls is None:\n        cls = Argument\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_core.py": CORE, "ng_decorators.py": faulty},
+        "import ng_decorators; ng_decorators.argument('name')",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "cls")
+    assert restores(candidates[0], DECORATORS)
+    assert "the class its annotation names" in candidates[0].description
+
+
+@pytest.mark.needs_columns
+def test_a_type_variable_in_the_annotation_is_no_class_to_default_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ng_core.py": CORE, "ng_decorators2.py": DECORATORS},
+        "import ng_decorators2; ng_decorators2.typed('name')",
+        monkeypatch,
+    )
+    assert candidates  # other bodies are offered
+    assert not any("cls = ArgType" in edit.text for c in candidates for edit in c.edits)
+
+
 def test_an_assertion_on_a_function_that_returns_nothing_is_a_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,7 +53,11 @@ from phasegate.autodebug.patterns.guard_names import (
     in_target_names,
     names_read,
 )
-from phasegate.autodebug.patterns.own_settings import default_name_bodies, own_setting_bodies
+from phasegate.autodebug.patterns.own_settings import (
+    annotated_class_bodies,
+    default_name_bodies,
+    own_setting_bodies,
+)
 from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
 from phasegate.autodebug.source import (
     insert_lines,
@@ -329,6 +333,7 @@ def guard_bodies(
         *_analogous_bodies(function, subject, _attributes_of(project, path)),
         *own_setting_bodies(project, path, function, subject),
         *default_name_bodies(project, path, function, subject),
+        *annotated_class_bodies(project, path, function, subject),
         *factory_bodies(project, path, function, subject),
         *unused_import_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),

@@ -5,16 +5,18 @@ A method that takes ``catch_exceptions=None`` or ``partial=None`` while its clas
 argument) usually starts with ``if partial is None: partial = self.partial``: the call may
 override the setting, and None leaves it. A function nested in another often reads the
 default the enclosing one kept as ``default_color`` (or ``color_default``): ``if color is
-None: return not default_color`` beside ``return not color``. When such a guard is lost,
-nothing else in the function says so; the class, or the scope around it, does. This module
-reads that from the syntax: no library answers "which attributes does this class set on
-``self``".
+None: return not default_color`` beside ``return not color``. A parameter annotated as a
+class or None (``cls: type[Argument] | None = None``) names the class it defaults to. When
+such a guard is lost, nothing else in the function says so; the class, the scope around it,
+or the annotation does. This module reads that from the syntax: no library answers "which
+attributes does this class set on ``self``".
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import re
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.functions import own_nodes, parameter_names
@@ -22,9 +24,15 @@ from phasegate.autodebug.patterns.functions import own_nodes, parameter_names
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["default_name_bodies", "own_setting_bodies"]
+__all__ = ["annotated_class_bodies", "default_name_bodies", "own_setting_bodies"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: ``type[X] | None``, ``None | type[X]``, ``Optional[type[X]]`` (``typing.Type`` too): ``X``.
+_TYPE_OR_NONE = re.compile(
+    r"(?:[\w.]*Optional\[[\w.]*[Tt]ype\[(\w+)\]\]"
+    r"|[\w.]*[Tt]ype\[(\w+)\]\s*\|\s*None"
+    r"|None\s*\|\s*[\w.]*[Tt]ype\[(\w+)\])"
+)
 
 
 def own_setting_bodies(
@@ -109,3 +117,39 @@ def _renamed(statement: ast.stmt, old: str, new: str) -> str:
         if isinstance(node, ast.Name) and node.id == old:
             node.id = new
     return ast.unparse(copied)
+
+
+def annotated_class_bodies(
+    project: Project, path: str, function: _Function, subject: str
+) -> list[tuple[str, float, str]]:
+    """``<subject> = X`` for a parameter annotated ``type[X] | None`` (or ``Optional[type[X]]``,
+    also written as a string), ``X`` a class the file defines or imports, not a type variable:
+    ``if cls is None: cls = Argument`` for ``cls: type[Argument] | None = None``."""
+    found = _TYPE_OR_NONE.fullmatch(_annotation_text(function, subject))
+    named = next((group for group in found.groups() if group), None) if found else None
+    source = project.editable_source(path) if named is not None else None
+    if source is None or named not in _classes_bound(source.tree):
+        return []
+    return [(f"{subject} = {named}", 0.8, "the class its annotation names")]
+
+
+def _annotation_text(function: _Function, name: str) -> str:
+    """The annotation of ``function``'s parameter ``name`` as written ("" if none)."""
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    annotation = next((a.annotation for a in every if a.arg == name), None)
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.strip()
+    return ast.unparse(annotation) if annotation is not None else ""
+
+
+def _classes_bound(tree: ast.Module) -> set[str]:
+    """The names the module binds to a class: those it defines and those it imports from a
+    module (a name assigned, as a type variable is, is not one)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            found.update(alias.asname or alias.name for alias in node.names)
+    return found
