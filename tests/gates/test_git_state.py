@@ -52,7 +52,7 @@ def _digest(top: Path) -> str:
 
 
 #: What git is asked when the folder is not read from the file system.
-ASKED = ["rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir"]
+ASKED = ["rev-parse", "--absolute-git-dir", "--git-common-dir"]
 
 
 def test_a_git_folder_at_the_top_is_read_without_asking_git(
@@ -209,6 +209,21 @@ def test_an_answer_that_is_not_two_folders_is_an_error(
     monkeypatch.setattr(git_module, "_run_git", lying)
     with pytest.raises(CheckError, match="git-common-dir answered"):
         git_state_files(root)
+
+
+def test_a_common_folder_given_relative_to_the_top_folder_is_taken_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _repository(tmp_path / "project")
+    (root / ".git" / "reftable").mkdir()  # not the files backend: git is asked
+    (root / ".git" / "reftable" / "tables.list").write_text("0x1.ref\n")
+    said = f"{root / '.git'}\n.git\n".encode()  # as git answers in the main work tree
+
+    def answering(_root: Path, _args: list[str], *_rest: object) -> object:
+        return Finished(returncode=0, stdout=said, stderr=b"")
+
+    monkeypatch.setattr(git_module, "_run_git", answering)
+    assert "reftable/tables.list" in _names(git_state_files(root), (root / ".git").resolve())
 
 
 def test_a_git_that_fails_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

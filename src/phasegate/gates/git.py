@@ -46,12 +46,8 @@ _STDERR_CHARS = 600
 #: Environment variables that can move the repository away from the top folder's ``.git``.
 _GIT_DIR_VARIABLES = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")
 #: Asks git for a work tree's repository folder and the common folder, both absolute.
-_REV_PARSE_FOLDERS = (
-    "rev-parse",
-    "--path-format=absolute",
-    "--absolute-git-dir",
-    "--git-common-dir",
-)
+#: Both known since git 2.13; ``--git-common-dir`` may answer relative to the folder git ran in.
+_REV_PARSE_FOLDERS = ("rev-parse", "--absolute-git-dir", "--git-common-dir")
 
 
 def git_environment() -> dict[str, str]:
@@ -292,13 +288,17 @@ def _git_folders(toplevel: Path) -> tuple[Path, Path]:
 
 def _asked_folders(toplevel: Path) -> tuple[Path, Path]:
     """git's answer for the work tree's repository folder and common folder, recognized: two
-    lines, each an absolute folder; anything else is a :class:`CheckError`."""
+    lines, the first an absolute folder, the second a folder (git gives the common folder
+    relative to ``toplevel``, where it ran, unless it is elsewhere); anything else is a
+    :class:`CheckError`."""
     found = git_text(toplevel, [*_REV_PARSE_FOLDERS])
-    folders = [Path(line) for line in found.splitlines()]
-    if len(folders) != 2 or not all(path.is_absolute() and path.is_dir() for path in folders):
+    lines = found.splitlines()
+    folders = [(toplevel / line).resolve() for line in lines if line]
+    recognized = len(lines) == len(folders) == 2 and Path(lines[0]).is_absolute()
+    if not recognized or not all(path.is_dir() for path in folders):
         raise CheckError(
-            f"git {' '.join(_REV_PARSE_FOLDERS)} answered {found!r:.200}, not two absolute folders",
-            fix=f"run it in {toplevel} to see why; `--path-format` needs git 2.31 or later",
+            f"git {' '.join(_REV_PARSE_FOLDERS)} answered {found!r:.200}, not two folders",
+            fix=f"run it in {toplevel} to see why",
         )
     return folders[0], folders[1]
 
