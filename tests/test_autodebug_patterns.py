@@ -183,6 +183,12 @@ REEXPORTS = "from .errors import NoSuchOption as NoSuchOption\n"
             "from .errors import Abort as Abort\n",
             "from .errors import Abort as Abort, NoSuchOption as NoSuchOption\n",
         ),
+        (  # neither a module's alias of its own name nor a docstring showing the form
+            '"""Write `from .errors import Abort as Abort` to re-export."""\n'
+            "import os.path as path\nfrom .errors import Abort\n",
+            '"""Write `from .errors import Abort as Abort` to re-export."""\n'
+            "import os.path as path\nfrom .errors import Abort, NoSuchOption\n",
+        ),
     ],
 )
 def test_a_re_exports_form_is_copied_only_into_a_file_that_re_exports(

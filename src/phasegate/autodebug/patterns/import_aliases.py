@@ -23,7 +23,6 @@ imported plainly.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["alias_statements"]
 
-#: ``B as B``: an import's alias that repeats the name.
-_REEXPORT = re.compile(r"\b(\w+) as \1\b")
 #: ``(statement, score, where it comes from)``, as :func:`.names.import_candidates` ranks them.
 Statement = tuple[str, float, str]
 #: ``{alias: {(absolute module, imported name or None for a module): file that imports it}}``
@@ -75,9 +72,16 @@ def alias_statements(
 
 
 def _reexports(text: str) -> bool:
-    """Whether the file writes a name under its own name (``from .a import B as B``), the
-    form that marks a re-export in a package's ``__init__.py`` (PEP 484)."""
-    return _REEXPORT.search(text) is not None
+    """Whether the file imports a name under its own name (``from .a import B as B``), the
+    form that marks a re-export in a package's ``__init__.py`` (PEP 484); its imports read,
+    not its text (``import os.path as path`` and a docstring that shows the form are none)."""
+    tree = parse(text)
+    return tree is not None and any(
+        alias.asname == alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    )
 
 
 def _unaliased(names: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
