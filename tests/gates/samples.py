@@ -7,7 +7,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BACKEND", "PYPROJECT", "git", "tiny_project"]
+import pytest
+
+from phasegate.gates import git as git_module
+
+__all__ = ["BACKEND", "PYPROJECT", "git", "git_commands_run", "tiny_project"]
 
 
 def git(root: Path, *args: str) -> str:
@@ -20,6 +24,19 @@ def git(root: Path, *args: str) -> str:
         text=True,
     )
     return completed.stdout.strip()
+
+
+def git_commands_run(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every git command phasegate runs from now on, recorded (and run)."""
+    asked: list[list[str]] = []
+    real = git_module._run_git
+
+    def recording(root: Path, args: list[str], *rest: object) -> object:
+        asked.append(args)
+        return real(root, args, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(git_module, "_run_git", recording)
+    return asked
 
 
 BACKEND = '''\

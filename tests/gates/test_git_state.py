@@ -13,7 +13,7 @@ from phasegate.gates.git import git_state_files, git_toplevel
 from phasegate.gates.protocol import CheckError
 from phasegate.processes import Finished
 
-from .samples import git
+from .samples import git, git_commands_run
 
 
 def _repository(root: Path) -> Path:
@@ -24,19 +24,6 @@ def _repository(root: Path) -> Path:
     git(root, "commit", "-qm", "feat: first")
     git(root, "tag", "v1.0")
     return root
-
-
-def _asked(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every git command run from now on, recorded (and run)."""
-    asked: list[list[str]] = []
-    real = git_module._run_git
-
-    def recording(root: Path, args: list[str], *rest: object) -> object:
-        asked.append(args)
-        return real(root, args, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(git_module, "_run_git", recording)
-    return asked
 
 
 def _names(files: list[Path], git_dir: Path) -> set[str]:
@@ -61,7 +48,7 @@ def test_a_git_folder_at_the_top_is_read_without_asking_git(
     root = _repository(tmp_path / "project")
     for name in ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"):
         monkeypatch.delenv(name, raising=False)
-    asked = _asked(monkeypatch)
+    asked = git_commands_run(monkeypatch)
     files = git_state_files(root)
     assert asked == []
     assert _names(files, root / ".git") == {"HEAD", "refs/heads/main", "refs/tags/v1.0"}
@@ -78,7 +65,7 @@ def test_a_linked_work_tree_takes_branches_and_tags_from_the_common_folder(
     assert (linked / ".git").is_file()  # it names the folder; only git reads it
     top = git_toplevel(linked)  # as the build check is given it
     assert top is not None
-    asked = _asked(monkeypatch)
+    asked = git_commands_run(monkeypatch)
     files = git_state_files(top)
     assert asked == [ASKED]  # one process, as for the folder alone
     assert _names(files, main / ".git") == {
@@ -112,7 +99,7 @@ def test_git_dir_in_the_environment_asks_git(
 ) -> None:
     root = _repository(tmp_path / "project")
     monkeypatch.setenv("GIT_DIR", str(root / ".git"))
-    asked = _asked(monkeypatch)
+    asked = git_commands_run(monkeypatch)
     assert _names(git_state_files(root), root / ".git") == {
         "HEAD",
         "refs/heads/main",
@@ -153,7 +140,7 @@ def test_refs_outside_the_files_backend_ask_git(
         (dot_git / "refs").rename(dot_git / "refs-aside")
     else:
         (dot_git / "config").rename(dot_git / "config-aside")
-    asked = _asked(monkeypatch)
+    asked = git_commands_run(monkeypatch)
     error = NOT_THE_FILES_BACKEND[layout]
     if error is None:
         assert "reftable/tables.list" in _names(git_state_files(root), dot_git)

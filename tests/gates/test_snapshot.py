@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.gates import git as git_module
 from phasegate.gates.project import GateProject
 from phasegate.gates.snapshot import copy_project
 from phasegate.store import Store
 
-from .samples import git
+from .samples import git, git_commands_run
 
 
 def test_git_copy_holds_what_a_commit_would_and_the_history(tmp_path: Path) -> None:
@@ -78,14 +77,7 @@ def test_a_project_at_the_top_folder_is_listed_once_for_its_files_and_its_copy(
     git(project, "add", ".")
     git(project, "commit", "-qm", "feat: first")
     (project / "pkg/new.py").write_text("")  # untracked, not ignored
-    asked: list[list[str]] = []
-    real = git_module._run_git
-
-    def recording(root: Path, args: list[str], *rest: object) -> object:
-        asked.append(args)
-        return real(root, args, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(git_module, "_run_git", recording)
+    asked = git_commands_run(monkeypatch)
     gate_project = GateProject(project)
     assert [path.name for path in gate_project.all_files] == ["__init__.py", "new.py"]
     copy = copy_project(gate_project, Store(project / ".pg"), tmp_path / "copy", 60)
