@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
-from phasegate.autodebug.patterns import NamePattern
+from phasegate.autodebug.patterns import NamePattern, missing_args
 from phasegate.autodebug.source import insert_import
 from tests.autodebug_support import classify_in, diagnose, explain, restores
 
@@ -1333,6 +1333,24 @@ def test_a_left_out_argument_is_found_in_scope(
     )
     assert diagnosis.kind == "missing-argument"
     assert restores(candidates[0], original)
+
+
+@pytest.mark.parametrize(
+    ("body", "weighed", "not_weighed"),
+    [
+        ("    if abs(self.minutes) > 59:\n        s = _sign()\n", "self.minutes", None),
+        # the statement already uses `n` beside the call: the `if` tests where it goes
+        ("    if n > 0:\n        return shout() * n\n", None, "n"),
+    ],
+)
+def test_what_the_if_around_a_call_tests_is_weighed_unless_its_statement_uses_it(
+    body: str, weighed: str | None, not_weighed: str | None
+) -> None:
+    tree = ast.parse(f"def f(self, name, n):\n{body}")
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call) and not node.args)
+    values = missing_args._branch_values(tree.body[0], call)
+    assert weighed is None or values[weighed] > 0
+    assert not_weighed is None or not_weighed not in values
 
 
 def test_a_call_in_the_other_branch_of_an_if_is_no_evidence_either_way(

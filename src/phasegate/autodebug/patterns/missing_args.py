@@ -509,7 +509,7 @@ def _near_values(
     (:func:`_branch_values`), and, less
     than nothing, what the calls ``beside`` it pass."""
     scope = enclosing_function(tree, call.lineno) or tree
-    near = _branch_values(scope, call.lineno)
+    near = _branch_values(scope, call)
     for name, weight in ChainMap(*reversed(weighed)).items():
         near[name] = near.get(name, 0.0) + weight
     for name in _unread_locals(scope):
@@ -590,11 +590,14 @@ def _class_attributes(tree: ast.Module, line: int) -> list[str]:
     ]
 
 
-def _branch_values(scope: ast.AST, line: int) -> dict[str, float]:
-    """What the innermost ``if`` or ``while`` around ``line`` says of a value: in its body, what
-    its test reads (what the block is about: ``if abs(self.minutes) > 59: s = _sign()``); in
-    its ``else``, what its body reads and the ``else`` does not (the body's call passes
-    ``data``'s items, the ``else``'s call left ``data`` out)."""
+def _branch_values(scope: ast.AST, call: ast.Call) -> dict[str, float]:
+    """What the innermost ``if`` or ``while`` around the call says of a value: in its body, what
+    its test reads (what the block is about: ``if abs(self.minutes) > 59: s = _sign()``) and
+    the call's statement does not already use beside the call (``if n > 0: return shout() *
+    n`` tests the ``n`` it multiplies by); in its ``else``, what its body reads and the
+    ``else`` does not (the body's call passes ``data``'s items, the ``else``'s call left
+    ``data`` out)."""
+    line = call.lineno
     blocks = [
         node
         for node in ast.walk(scope)
@@ -606,7 +609,15 @@ def _branch_values(scope: ast.AST, line: int) -> dict[str, float]:
     block = blocks[-1]
     if block.orelse and block.orelse[0].lineno <= line:
         return dict.fromkeys(_read_values(block.body) - _read_values(block.orelse), _BRANCH_WEIGHT)
-    return dict.fromkeys(_read_values([block.test]), _BRANCH_WEIGHT)
+    statement = _statement_of(block.body, call)
+    beside = _read_values([statement]) - _read_values([call]) if statement else set()
+    return dict.fromkeys(_read_values([block.test]) - beside, _BRANCH_WEIGHT)
+
+
+def _statement_of(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
+    """The statement of ``body`` whose lines hold ``call``."""
+    line = call.lineno
+    return next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
 
 
 def _read_values(nodes: list[ast.stmt] | list[ast.expr]) -> set[str]:
