@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import ChainMap, Counter
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
@@ -620,7 +620,7 @@ def _statement_of(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
     return next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
 
 
-def _read_values(nodes: list[ast.stmt] | list[ast.expr]) -> set[str]:
+def _read_values(nodes: Sequence[ast.AST]) -> set[str]:
     """The names and attributes ``nodes`` read."""
     return {
         ast.unparse(node)
