@@ -9,6 +9,7 @@ import pytest
 
 from phasegate.gates.project import GateProject
 from tests.conftest import git
+from tests.gates.samples import git_commands_run
 
 WriteFiles = Callable[..., Path]
 
@@ -76,18 +77,9 @@ def test_all_files_lists_every_kind_of_file(write_files: WriteFiles) -> None:
 def test_whether_in_a_work_tree_and_its_top_folder_are_one_git_question(
     write_files: WriteFiles, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from phasegate.gates import git as git_module
-
     root = write_files({"libs/one/setup.py": ""})
     git(root, "init", "-q")
-    asked: list[list[str]] = []
-    real = git_module._run_git
-
-    def recording(cwd: Path, args: list[str], *rest: object) -> object:
-        asked.append(args)
-        return real(cwd, args, *rest)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(git_module, "_run_git", recording)
+    asked = git_commands_run(monkeypatch)
     project = GateProject(root / "libs" / "one")
     assert project.in_git
     assert project.git_toplevel is not None
