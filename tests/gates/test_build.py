@@ -47,6 +47,31 @@ def test_clean_project_builds_without_isolation(
     assert not (root / "touched-by-the-backend.txt").exists()
 
 
+def test_the_builds_temporary_folders_are_removed_at_once_or_once_the_judgements_are_written(
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tempfile
+
+    from phasegate.gates import scratch
+
+    temp = tmp_path_factory.mktemp("temp")  # outside the project, which is copied
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root = sample(write_files)
+    BuildCheck().measure(make_context(root), BuildOptions())
+    assert list(temp.iterdir()) == []  # the copy and the sdist's extraction folder
+    scratch.defer_removal()  # as the static checks' process does
+    try:
+        BuildCheck().measure(make_context(root), BuildOptions())
+        kept = sorted(path.name.rsplit("-", 1)[0] for path in temp.iterdir())
+        assert kept == ["phasegate-build", "phasegate-sdist"]
+    finally:
+        scratch.remove_deferred()
+    assert list(temp.iterdir()) == []
+
+
 def test_git_project_builds_from_a_copy_with_its_history(
     tmp_path: Path, write_files: WriteFiles, make_context: MakeContext
 ) -> None:

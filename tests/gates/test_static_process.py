@@ -44,11 +44,16 @@ def test_the_child_returns_a_judgement_per_static_check(
     root = project(write_files)
     gate, source = load_gate("two.toml", root)
     runner = GateRunner(gate, source, CheckRegistry(), make_context(root))
-    runner.start(process_for(root))
+    process = process_for(root)
+    runner.start(process)
     verdict = runner.finish(None)
     statuses = {check.id: check.status for check in verdict.checks}
     assert statuses == {"syntax": CheckStatus.PASSED, "lint": CheckStatus.FAILED}
     assert verdict.checks[1].findings[0].rule == "F401"
+    runner.close()  # the run's end: the child has ended, its folder is gone
+    assert process._process is not None
+    assert process._process.returncode == 0
+    assert process._folder is None
 
 
 @pytest.mark.slow
@@ -393,6 +398,9 @@ def test_tests_that_outlast_the_checks_limit_do_not_lose_the_judgements_written_
     )
     process.start()  # its limit has passed once it started: the tests run longer than that
     assert written(process).judgements() == {}
+    process.end()  # let go, it reads the end of its input and ends within its grace
+    assert process._process is not None
+    assert process._process.returncode == 1  # input()'s EOFError: it ended, was not stopped
 
 
 @pytest.mark.slow
@@ -486,6 +494,11 @@ def test_judgements_written_by_a_child_that_then_hangs_are_read_without_a_wait_f
         "lint": CheckStatus.PASSED,
         "security": CheckStatus.ERROR,
     }
+    assert process._process is not None
+    assert process._process.poll() is None  # read while the child still runs
+    process.end()  # past its grace, it is stopped
+    assert process._process.returncode is not None
+    assert process._folder is None
 
 
 @pytest.mark.parametrize("pidfd", ["available", "refused"])

@@ -211,9 +211,10 @@ class GateRunner:
         return not running
 
     def close(self) -> None:
-        """Stop what still runs in the background (an interrupted run)."""
+        """End the static checks' process (stopped at once in an interrupted run) and stop
+        what still runs in the background."""
         if self._static_process is not None:
-            self._static_process.terminate()
+            self._static_process.end()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 

@@ -20,6 +20,12 @@ counts only until the judgements are written: the child then waits for the end o
 (below), however long they run, and once let go has a fixed grace to end, or, when it was asked
 to analyse part of the coverage, the checks' limit again from that request.
 
+The parent reads the judgements as soon as they are written
+(:meth:`StaticChecksProcess.judgements`), not once the child has ended: the child then removes
+the checks' temporary folders (:mod:`phasegate.gates.scratch`, the build's copy of the project
+among them) while the parent judges, and the parent waits for its end only when the pytest run
+ends (:meth:`StaticChecksProcess.end`).
+
 Once its checks have ended, the child takes part of coverage.py's per-file analysis at the end
 of the tests (:mod:`phasegate.gates.coverage_share`), on the core its checks no longer use: it
 waits for one request on its standard input (the name of a file holding it), and ends once it
@@ -53,6 +59,7 @@ from pydantic import TypeAdapter
 from phasegate import clock
 from phasegate.gates.evaluation import Judgement
 from phasegate.gates.protocol import CheckError
+from phasegate.gates.scratch import defer_removal, remove_all, remove_deferred
 from phasegate.gates.static_start import JUDGEMENTS_FILE, STDERR_FILE, StartedChild, start_child
 from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
@@ -211,13 +218,20 @@ class StaticChecksProcess:
         return max(clock.monotonic(), share_until) + _EXIT_GRACE_S
 
     def judgements(self) -> dict[str, Judgement]:
-        """Wait for the child; raise :class:`CheckError` when it gave no usable results.
+        """Wait for the child's judgements; raise :class:`CheckError` when it gave no usable
+        results.
 
-        Judgements the child wrote are read even when it had to be stopped afterwards: they
-        are written atomically, so the file is complete once it exists, and they say which
-        check did not finish."""
+        They are read as soon as they are written, without waiting for the child's end: they
+        are written atomically, so the file is complete once it exists, and the child then
+        removes the checks' temporary folders (:mod:`phasegate.gates.scratch`) while the
+        parent judges; :meth:`end` lets it end. Judgements written by a child that had to be
+        stopped are read too: they say which check did not finish."""
+        process = self._process
+        if process is None:
+            raise CheckError("the static checks were never started")
+        self._let_go()
         try:
-            self.wait_until_ended()
+            self._wait_for_end_or_judgements(process)
         except CheckError:
             if not self._written():
                 self._cleanup()
@@ -225,18 +239,28 @@ class StaticChecksProcess:
         try:
             entries = _JUDGEMENTS.validate_json(self._out.read_bytes())
         except (OSError, ValueError) as exc:
-            tail = self._stderr_tail()
-            returncode = self._process.returncode if self._process else None
+            tail = self._stderr_tail()  # of a child that ended, unless its file is garbage
+            self.end()
             raise CheckError(
-                f"the process running the static checks exited with status {returncode} "
-                f"without its results: {tail or exc}",
+                f"the process running the static checks exited with status "
+                f"{process.returncode} without its results: {tail or exc}",
                 fix="run `phasegate gate run` to see the whole output",
             ) from exc
-        finally:
-            self._cleanup()
+        if process.poll() is not None:
+            self._cleanup()  # it has ended already (after a coverage share): nothing to wait for
         return {
             entry.result.id: Judgement(entry.result, list(entry.conditions)) for entry in entries
         }
+
+    def end(self) -> None:
+        """Let the child end, then remove its folder: one whose judgements are written has
+        its grace to end (it removes the checks' temporary folders first), and is stopped
+        past it; any other (an interrupted run) is stopped at once."""
+        process = self._process
+        self._let_go()
+        if process is not None and self._written():
+            _ended_by(process, self._end_deadline())
+        self.terminate()  # stops it if it still runs
 
     def _written(self) -> bool:
         """Whether the child's judgements file exists (in its own folder, still there)."""
@@ -331,6 +355,17 @@ def main(argv: Sequence[str] | None = None) -> bool:
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
+    defer_removal()  # the checks' temporary folders go once the judgements are written
+    try:
+        return _run_and_serve(args)
+    finally:
+        remove_deferred()
+
+
+def _run_and_serve(args: argparse.Namespace) -> bool:
+    """Run the checks, write their judgements, remove the folders the checks are done with
+    (the parent judges meanwhile), then serve a coverage share; whether every check's thread
+    has ended since."""
 
     from phasegate.config import load_config
     from phasegate.extensions import make_plugin_manager
@@ -360,6 +395,7 @@ def main(argv: Sequence[str] | None = None) -> bool:
     ]
     store_out = Store(args.out.parent)
     store_out.write_text(args.out.name, _JUDGEMENTS.dump_json(payload).decode("utf-8"))
+    remove_deferred()
     if args.share_coverage:
         _serve_coverage_share()
     return runner.every_check_ended(within_s=_CLEANUP_S)
@@ -377,8 +413,10 @@ def _serve_coverage_share() -> None:
 
 
 def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM: kill the tools and git commands still running, then exit at once."""
+    """SIGTERM: kill the tools and git commands still running, remove the checks' temporary
+    folders, then exit at once."""
     kill_running_groups()
+    remove_all()
     os._exit(128 + signum)
 
 
@@ -407,9 +445,11 @@ def exit_at_once(code: int) -> NoReturn:
     of it is needed. The judgements were written atomically and closed before this; a tool or
     git command still running is killed, as when the child is stopped. A check's thread still
     running is cut off and may leave its temporary folders behind, which is why :func:`main`
-    first waits a few seconds for such threads.
+    first waits a few seconds for such threads; its temporary folders (those made with
+    :func:`~phasegate.gates.scratch.scratch_folder`) are removed here, its tools killed first.
     """
     kill_running_groups()
+    remove_all()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

@@ -63,7 +63,7 @@ class GateSession:
         node.workerinput[run_coverage.WORKER_CONTEXTS_KEY] = self._runner.wants_test_contexts
 
     def pytest_unconfigure(self) -> None:
-        self._runner.close()  # an interrupted run leaves no check process behind
+        self._runner.close()  # the static checks' process ends; in an interrupted run, stopped
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: object, error: object | None) -> None:

@@ -16,6 +16,8 @@ processes of its own, stopped with it.
 Nothing is written into the project: the build runs on a copy in a temporary folder (for a
 git project, a ``git clone --shared`` of the repository with the work tree's files copied
 over, so that versions taken from git tags still work) and writes its output there too. The
+folder is a :func:`~phasegate.gates.scratch.scratch_folder`: the static checks' process removes
+it once its judgements are written, off the gate's critical path. The
 build requirements are looked up while the copy is made: the build, which ends last among the
 static checks on small suites, waits for both.
 
@@ -38,7 +40,6 @@ imports every check's module, in the pytest process too, which has no use for it
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.git import git_state_files
 from phasegate.gates.installed import metadata_files
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
+from phasegate.gates.scratch import scratch_folder
 from phasegate.gates.snapshot import copy_project
 from phasegate.gates.tools import ToolRun, require_tool, run_tool
 from phasegate.model.gate import Finding, Severity, ToolInfo
@@ -166,14 +168,14 @@ class BuildCheck:
 
     def _build_and_inspect(self, ctx: CheckContext, options: BuildOptions) -> _Outcome:
         with (
-            tempfile.TemporaryDirectory(prefix="phasegate-build-") as folder,
+            scratch_folder("phasegate-build-") as folder,
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="phasegate-build-sdist") as pool,
         ):
-            isolated, why, source = _decided_and_copied(ctx, options, Path(folder) / "source")
+            isolated, why, source = _decided_and_copied(ctx, options, folder / "source")
             # Imported by the requirements' lookup beside the copy (``auto``), else here.
             from phasegate.gates.checks.build_measure import SdistReading
 
-            out = Path(folder) / "dist"
+            out = folder / "dist"
             reading = SdistReading(pool)
             run = _build(ctx, source, out, isolated=isolated, on_sdist=reading.start)
             if options.isolation == "auto" and not isolated and _lacks_dependencies(run):

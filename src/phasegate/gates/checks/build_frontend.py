@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import subprocess
 import tarfile
-import tempfile
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import Literal
 from phasegate import clock
 from phasegate.gates.helper_env import helper_environment
 from phasegate.gates.protocol import CheckError
+from phasegate.gates.scratch import scratch_folder
 from phasegate.gates.tools import ToolRun
 from phasegate.processes import GroupTimeout, run_in_group
 
@@ -141,8 +141,8 @@ def build_in_process(
             sdist = _built(source, "sdist", out, hooks)
             if on_sdist is not None:
                 on_sdist(sdist)
-            with tempfile.TemporaryDirectory(prefix="phasegate-sdist-") as folder:
-                _built(_extracted(sdist, Path(folder)), "wheel", out, hooks)
+            with scratch_folder("phasegate-sdist-") as folder:
+                _built(_extracted(sdist, folder), "wheel", out, hooks)
     except BuildBackendException as exc:
         if isinstance(exc.exception, CheckError):
             raise exc.exception from None
