@@ -21,7 +21,10 @@ pytest process ran with nothing of the static side beside it (the second core id
 tests themselves use it): before the static checks' process started and after it ended; then
 the static side's critical path stretch by stretch (the static process's start, the build
 check's preparation, ``python -m build``, reading what it built, the exit and the parent's
-noticing it, the session's end after the wait), with each variant's medians at the end. The
+noticing it, the session's end after the wait), with each variant's medians at the end. Since
+the parent reads the judgements without waiting for the static process's exit (which then
+removes the checks' temporary folders), the stretch from the build check's end to the parent's
+having the judgements is the one on the path. The
 build's backend hooks are timed too, from the check's start to the first, from the first to the
 wheel's, and from there to the check's end: a build check whose front end runs in the static
 process (no ``python -m build``) has only those. The
@@ -272,6 +275,8 @@ STATIC_SIDE = (
      "check build finished"),
     ("the build check's end, to the static process's exit", "check build finished",
      "phasegate.gates.static_process exits"),
+    ("the build check's end, to the parent's having the judgements", "check build finished",
+     "waiting for the static process ends"),
     ("the parent's noticing the static process's exit, once waiting",
      ("phasegate.gates.static_process exits", "waiting for the static process starts"),
      "waiting for the static process ends"),

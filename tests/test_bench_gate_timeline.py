@@ -88,6 +88,7 @@ def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
         0.5,
         0.5,
         0.25,
+        0.25,  # to the parent's having the judgements
         0.0,
         0.5,
     ]
@@ -103,6 +104,7 @@ def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
         "the build's hooks, the first's start to the wheel's exit": 0.5,
         "the build check's end after the wheel's hook": 0.75,
         "the build check's end, to the static process's exit": 0.25,
+        "the build check's end, to the parent's having the judgements": 0.25,
         "the parent's noticing the static process's exit, once waiting": 0.0,
         "the session's end after the wait (verdict, round, summary)": 0.5,
     }
@@ -111,9 +113,18 @@ def test_the_static_sides_stretches_are_measured_from_the_runs_moments(
     assert gate_timeline.static_side(cached) == {
         "the static process's start, to its first check": 0.25,
         "the build check's end, to the static process's exit": 0.25,
+        "the build check's end, to the parent's having the judgements": 0.25,
         "the parent's noticing the static process's exit, once waiting": 0.0,
         "the session's end after the wait (verdict, round, summary)": 0.5,
     }
+    # The judgements read before the static process's exit (it removes its folders after):
+    # the path goes from the build check's end to the parent's having them.
+    before_exit = [(t, e) for t, e in STATIC_EVENTS if not e.startswith("waiting for")]
+    before_exit += [(2.3, "waiting for the static process starts")]
+    before_exit += [(2.35, "waiting for the static process ends")]
+    read_early = gate_timeline.static_side(sorted(before_exit))
+    key = "the build check's end, to the parent's having the judgements"
+    assert round(read_early[key], 3) == 0.1
     # The static process ended before the parent waited: the noticing counts from the wait.
     early = [(t, e) for t, e in STATIC_EVENTS if not e.startswith("waiting")]
     early += [(2.75, "waiting for the static process starts")]
