@@ -501,6 +501,42 @@ def test_judgements_written_by_a_child_that_then_hangs_are_read_without_a_wait_f
     assert process._folder is None
 
 
+#: Writes its judgements (none), says so, then runs on, and unlinks them before it ends: a
+#: parent that waited for its end, or for its next look at the file, would find none.
+SAYS_JUDGED_THEN_RUNS_ON = """\
+import sys, time
+from pathlib import Path
+from phasegate.gates.static_process import _keep_output_for_the_parent, _say_judged
+kept = _keep_output_for_the_parent()
+print("a stray line, not for the parent", flush=True)
+Path(sys.argv[1]).write_text("[]")
+_say_judged(kept)
+time.sleep(20)
+Path(sys.argv[1]).unlink()
+"""
+
+
+@pytest.mark.slow
+def test_the_parent_reads_the_judgements_when_the_child_says_they_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import static_process, static_start
+
+    monkeypatch.setattr(static_process, "_POLL_S", 600.0)  # no look at the file before its end
+    monkeypatch.setattr(static_process, "_EXIT_GRACE_S", 0.2)
+    monkeypatch.setattr(static_start, "start_in_group", child_running(SAYS_JUDGED_THEN_RUNS_ON))
+    process = StaticChecksProcess(
+        root=tmp_path, gate="two.toml", artifacts_dir=None, base=None, timeout_s=600.0
+    )
+    process.start()
+    assert process.judgements() == {}
+    assert process._process is not None
+    assert process._process.poll() is None  # read while the child runs on
+    process.end()
+    assert process._process.stdout is not None
+    assert process._process.stdout.closed
+
+
 @pytest.mark.parametrize("pidfd", ["available", "refused"])
 def test_the_wait_for_the_child_sees_its_end_and_keeps_its_deadline(
     pidfd: str, monkeypatch: pytest.MonkeyPatch

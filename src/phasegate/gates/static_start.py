@@ -65,7 +65,7 @@ def start_child(
                 command,
                 cwd=root,
                 stdin=subprocess.PIPE,  # a request to analyse part of the coverage, or nothing
-                stdout=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,  # it says there when its judgements are written
                 stderr=log.fileno(),
                 env=helper_environment(),  # not measured by the project's coverage settings
             )
