@@ -43,9 +43,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -58,6 +56,7 @@ from typing import NoReturn
 from pydantic import TypeAdapter
 
 from phasegate import clock
+from phasegate.gates.child_wait import ended_by, said_descriptor
 from phasegate.gates.evaluation import Judgement
 from phasegate.gates.protocol import CheckError
 from phasegate.gates.scratch import defer_removal, remove_all, remove_deferred
@@ -190,7 +189,7 @@ class StaticChecksProcess:
         self._let_go()
         if self._wait_for_end_or_judgements(process):
             return
-        if not _ended_by(process, self._end_deadline()):
+        if not ended_by(process, self._end_deadline()):
             self._stop()  # its judgements stay, to be read
             raise CheckError(
                 "the process running the static checks wrote its judgements but did not end "
@@ -203,7 +202,9 @@ class StaticChecksProcess:
         and raise :class:`CheckError` when neither happens by the checks' limit."""
         deadline = self._started + self._timeout_s
         while not self._out.exists():
-            if _ended_by(process, min(deadline, clock.monotonic() + _POLL_S), _said(process)):
+            if ended_by(
+                process, min(deadline, clock.monotonic() + _POLL_S), said_descriptor(process)
+            ):
                 return True
             if clock.monotonic() >= deadline:
                 self.terminate()
@@ -260,7 +261,7 @@ class StaticChecksProcess:
         process = self._process
         self._let_go()
         if process is not None and self._written():
-            _ended_by(process, self._end_deadline())
+            ended_by(process, self._end_deadline())
         self.terminate()  # stops it if it still runs
 
     def _written(self) -> bool:
@@ -302,84 +303,6 @@ class StaticChecksProcess:
         except (OSError, CheckError):
             return ""
         return text[-1500:]
-
-
-def _ended_by(process: subprocess.Popen[bytes], deadline: float, said: int | None = None) -> bool:
-    """Whether ``process`` ends before ``deadline`` (a monotonic time); the wait also ends
-    early, with False, when the descriptor ``said`` becomes readable (see :func:`_said`).
-
-    Woken by its end where the system can say so (a pidfd, Linux 5.3 and later): the parent
-    waits for the child on the gate's critical path, and ``Popen.wait`` with a time limit
-    polls, noticing an end up to 50 ms late (about 30 ms in the timelines); elsewhere it polls.
-    """
-    if process.poll() is not None:
-        return True
-    remaining = max(0.0, deadline - clock.monotonic())
-    ended = _end_of(process) if hasattr(select, "poll") else None
-    if ended is None and said is None:
-        return _waited(process, remaining)
-    try:
-        _until_readable([fd for fd in (ended, said) if fd is not None], remaining)
-    finally:
-        if ended is not None:
-            os.close(ended)
-    return process.poll() is not None
-
-
-def _waited(process: subprocess.Popen[bytes], seconds: float) -> bool:
-    """Whether ``process`` ends within ``seconds`` (``Popen.wait``, which polls)."""
-    try:
-        process.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
-
-
-def _until_readable(descriptors: list[int], seconds: float) -> None:
-    """Wait until one of ``descriptors`` is readable, for ``seconds`` at most."""
-    waiting = select.poll()  # not select.select: a descriptor past 1023 is refused there
-    for descriptor in descriptors:
-        waiting.register(descriptor, select.POLLIN)
-    waiting.poll(math.ceil(seconds * 1000))
-
-
-def _said(process: subprocess.Popen[bytes]) -> int | None:
-    """The descriptor of the child's standard output while it may still say that its
-    judgements are written (:func:`_say_judged`), what it said so far read; None once it has
-    said so or closed it (a child that crashed), or where there is none.
-
-    The child's judgements are read as soon as they are written, while it goes on removing
-    the checks' temporary folders: waiting for its end would not notice them, and looking for
-    the file every 0.1 s noticed them 0.05 s late on average.
-    """
-    stream = process.stdout
-    if stream is None or stream.closed or not hasattr(select, "poll"):
-        return None
-    descriptor = stream.fileno()
-    os.set_blocking(descriptor, False)
-    try:
-        said = os.read(descriptor, 4096)
-    except BlockingIOError:
-        return descriptor  # nothing said yet
-    except OSError:
-        said = b""
-    if said:
-        return None  # it has said so: the file is there (or the child ended)
-    stream.close()  # the child closed it without a word: it ended, or is ending
-    return None
-
-
-def _end_of(process: subprocess.Popen[bytes]) -> int | None:
-    """A file descriptor that becomes readable when the unreaped ``process`` ends; None where
-    the system has none."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is None:
-        return None
-    try:
-        descriptor: int = pidfd_open(process.pid)
-    except OSError:  # a kernel before 5.3, or a sandbox that refuses it
-        return None
-    return descriptor
 
 
 def main(argv: Sequence[str] | None = None) -> bool:
