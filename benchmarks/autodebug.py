@@ -246,6 +246,13 @@ def main() -> int:
     )
     parser.add_argument("--limit", type=int, help="with --real: run only the first N faults")
     parser.add_argument(
+        "--record-draws",
+        action="store_true",
+        help="with --real: record in benchmarks/real_draws.json the places every seed drawn "
+        "before --seed drew (so a machine without the screening cache need not screen them), "
+        "and run nothing",
+    )
+    parser.add_argument(
         "--verbose", action="store_true", help="with --real: explain each fault of the report half"
     )
     args = parser.parse_args()

@@ -36,6 +36,10 @@ skipped (by file and line, in its class), so that no fault of the fresh sample w
 A project added later (``FIRST_SEED``) leaves out only the seeds run since it was added: the
 earlier ones never ran on it, and it is not part of their samples (drawn now, they would draw
 from the same pool as its first seed, whose report half may be the next headline).
+The places each seen seed drew are recorded in ``real_draws.json`` (``--record-draws`` with
+an unseen seed writes them), so that a machine without the screening cache screens only the
+fresh seed's own mutants; a draw whose sdist, operators, seeds before it or sizes changed
+misses the record and is drawn again.
 """
 
 from __future__ import annotations
@@ -106,6 +110,9 @@ INTERRUPT_GRACE_S = 60
 MAX_SELECTED = 150
 #: Mutants screened per project and class before giving up on finding more.
 MAX_SCREENED = 40
+#: The places the seen seeds drew, recorded (``record_draws``) so that a machine without the
+#: screening cache leaves them out without screening every seen seed again.
+RECORDED_DRAWS = HERE / "real_draws.json"
 #: Options some suites need to run at all here (a marker of a plugin that is not installed).
 EXTRA_OPTIONS = {
     "python-dateutil": ["-W", "ignore::pytest.PytestUnknownMarkWarning"],
@@ -507,29 +514,102 @@ def _same_sources(project: Setup, root: Path) -> bool:
 def seen_before(
     project: Setup, error_class: str, per_class: int, seed: str
 ) -> frozenset[tuple[str, int]]:
-    """The places (file, line) of the faults of the seeds drawn before ``seed``.
+    """The places (file, line) of the faults of the seeds drawn before ``seed``."""
+    return frozenset(
+        (file, int(line))
+        for places in draws_before(project, error_class, per_class, seed).values()
+        for file, line in places
+    )
+
+
+def draws_before(
+    project: Setup, error_class: str, per_class: int, seed: str
+) -> dict[str, list[list[Any]]]:
+    """The places each seed drawn before ``seed`` drew, by the key that decides the draw.
 
     Drawing an earlier seed's sample means generating and ordering every mutant of the class
-    again; the places drawn are kept on disk instead, next to the project's screening cache,
-    keyed by what decides them (the sdist's sha256, the operators' source, the seed and the
-    sizes), so only a change of one of those draws them again.
+    again and screening it; the places drawn are kept on disk instead, next to the project's
+    screening cache, keyed by what decides them (the sdist's sha256, the operators' source, the
+    seed, the seeds before it and the sizes), so only a change of one of those draws them
+    again. A draw recorded in ``RECORDED_DRAWS`` under the same key is taken from there, so a
+    machine without the cache does not screen every seen seed again.
     """
     seen: frozenset[tuple[str, int]] = frozenset()
     drawn_file = project.pristine.parent.parent / "seen.json"
     drawn: dict[str, list[list[Any]]] = (
         json.loads(drawn_file.read_text()) if drawn_file.is_file() else {}
     )
+    recorded = recorded_draws()
+    found: dict[str, list[list[Any]]] = {}
     earlier_seeds = seeds_before(project.name, seed)
     for index, earlier in enumerate(earlier_seeds):
         key = _draw_key(project, error_class, per_class, earlier, earlier_seeds[:index])
         if key not in drawn:
-            faults_drawn = faults(
-                project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
-            )
-            drawn[key] = [[f.mutant.file, f.mutant.line] for f in faults_drawn]
+            if record_key(key) in recorded:
+                drawn[key] = recorded[record_key(key)]
+            else:
+                faults_drawn = faults(
+                    project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
+                )
+                drawn[key] = [[f.mutant.file, f.mutant.line] for f in faults_drawn]
             _write_atomically(drawn_file, json.dumps(drawn))
+        found[key] = drawn[key]
         seen |= {(file, int(line)) for file, line in drawn[key]}
-    return seen
+    return found
+
+
+def record_key(key: str) -> str:
+    """``key`` as ``RECORDED_DRAWS`` stores it: short, and a change of any part misses it."""
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def recorded_draws(path: Path | None = None) -> dict[str, list[list[Any]]]:
+    """The draws recorded in ``path`` (``RECORDED_DRAWS``): record key -> [[file, line], ...]."""
+    path = path or RECORDED_DRAWS
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"{path}: not readable as JSON ({error}); restore it from git") from None
+    draws = data.get("draws") if isinstance(data, dict) else None
+    if not isinstance(draws, dict) or not all(_is_places(v) for v in draws.values()):
+        raise SystemExit(
+            f"{path}: key 'draws' must map each record key to a list of [file, line] pairs; "
+            "restore it from git"
+        )
+    return draws
+
+
+def _is_places(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(p, list)
+        and len(p) == 2
+        and isinstance(p[0], str)
+        and isinstance(p[1], int)
+        and not isinstance(p[1], bool)
+        for p in value
+    )
+
+
+def record_draws(
+    setups: dict[str, Setup], classes: Sequence[str], per_class: int, seed: str
+) -> int:
+    """Add to ``RECORDED_DRAWS`` the draws of every seed drawn before ``seed``; how many new."""
+    draws = recorded_draws()
+    before = len(draws)
+    for project in setups.values():
+        for error_class in classes:
+            for key, places in draws_before(project, error_class, per_class, seed).items():
+                draws[record_key(key)] = places
+    about = (
+        "The places (file, line) each seen seed of the real-code benchmark drew, per project "
+        "and class, keyed by real_bench.record_key of what decides the draw; written by "
+        "python benchmarks/autodebug.py --real --record-draws --seed <an unseen seed>."
+    )
+    text = json.dumps({"about": about, "draws": dict(sorted(draws.items()))}, indent=0)
+    _write_atomically(RECORDED_DRAWS, text + "\n")
+    return len(draws) - before
 
 
 def seeds_before(name: str, seed: str) -> tuple[str, ...]:
@@ -777,6 +857,10 @@ def main(args: Any) -> int:
         print(refusal)
         return 2
     setups = {name: setup(name) for name in names}
+    if args.record_draws:
+        added = record_draws(setups, classes, args.per_class, args.seed)
+        print(f"{RECORDED_DRAWS}: {added} draws added, of the seeds before {args.seed!r}")
+        return 0
     chosen: list[Fault] = []
     for name in names:
         for error_class in classes:

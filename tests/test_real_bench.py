@@ -280,3 +280,72 @@ def test_a_run_at_the_limit_gets_ctrl_c_and_is_killed_only_if_it_will_not_end(
     project = real_bench.Setup("sleeper", tmp_path, tmp_path, env, [], {})
     status, _, said = project.run(tmp_path, ["-p", "no:cacheprovider"], timeout=5)
     assert (status, said) == (None, tail)
+
+
+def _draws_project(real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A project ``toolz`` set up under ``tmp_path``, two seen seeds, whose draws screen nothing.
+
+    Screening is replaced by a fake that fails the test: a draw must come from the record.
+    """
+    monkeypatch.setattr(real_bench, "SEEN_SEEDS", ("s1", "s2"))
+    monkeypatch.setattr(real_bench, "RECORDED_DRAWS", tmp_path / "real_draws.json")
+
+    def no_screening(*_args: Any, **_kwargs: Any) -> list[Any]:
+        raise AssertionError("screened although the draw was recorded")
+
+    monkeypatch.setattr(real_bench, "faults", no_screening)
+    pristine = tmp_path / "cache" / "toolz-1.0" / "pristine"
+    pristine.mkdir(parents=True)
+    return type("FakeSetup", (), {"name": "toolz", "pristine": pristine})()
+
+
+def test_a_recorded_draw_spares_screening_the_seen_seeds_again(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _draws_project(real_bench, tmp_path, monkeypatch)
+    key_1 = real_bench._draw_key(project, "none", 2, "s1", ())
+    key_2 = real_bench._draw_key(project, "none", 2, "s2", ("s1",))
+    draws = {
+        real_bench.record_key(key_1): [["toolz/a.py", 3]],
+        real_bench.record_key(key_2): [["toolz/b.py", 7], ["toolz/a.py", 9]],
+    }
+    real_bench.RECORDED_DRAWS.write_text(json.dumps({"about": "", "draws": draws}))
+    seen = real_bench.seen_before(project, "none", 2, "s3")
+    assert seen == {("toolz/a.py", 3), ("toolz/b.py", 7), ("toolz/a.py", 9)}
+    assert real_bench.seen_before(project, "none", 2, "s2") == {("toolz/a.py", 3)}
+    # Kept in the machine's cache too; recording again adds nothing new.
+    cached = json.loads((project.pristine.parent.parent / "seen.json").read_text())
+    assert cached[key_2][0] == ["toolz/b.py", 7]
+    assert real_bench.record_draws({"toolz": project}, ["none"], 2, "s3") == 0
+    assert real_bench.recorded_draws() == draws
+
+
+def test_a_draw_recorded_under_other_sizes_is_drawn_again(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _draws_project(real_bench, tmp_path, monkeypatch)
+    key = real_bench._draw_key(project, "none", 3, "s1", ())  # three per class, not two
+    draws = {real_bench.record_key(key): [["toolz/a.py", 3]]}
+    real_bench.RECORDED_DRAWS.write_text(json.dumps({"about": "", "draws": draws}))
+    with pytest.raises(AssertionError, match="screened although"):
+        real_bench.seen_before(project, "none", 2, "s2")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        json.dumps({"draws": {"k": [["toolz/a.py", "3"]]}}),
+        json.dumps({"draws": {"k": [["toolz/a.py"]]}}),
+        json.dumps({"draws": [["toolz/a.py", 3]]}),
+        json.dumps([]),
+    ],
+)
+def test_a_damaged_record_of_draws_is_named_and_never_overwritten(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    project = _draws_project(real_bench, tmp_path, monkeypatch)
+    real_bench.RECORDED_DRAWS.write_text(text)
+    with pytest.raises(SystemExit, match=r"real_draws\.json: .*restore it from git"):
+        real_bench.record_draws({"toolz": project}, ["none"], 2, "s3")
+    assert real_bench.RECORDED_DRAWS.read_text() == text
