@@ -15,7 +15,12 @@ the code does elsewhere:
   default, or the empty value the use calls for (``[]`` before ``.append``);
 * **the default kept elsewhere**: ``partial = self.partial`` for a method's parameter whose
   class sets ``self.partial``; the function's other returns with ``default_color`` for
-  ``color`` where the code names that default (:mod:`.own_settings`);
+  ``color`` where the code names that default; the bound of a type variable a class
+  parameter is annotated with, cast as the file casts (:mod:`.own_settings`,
+  :mod:`.type_variables`); what the class's other methods assign to the name from the
+  instance alone, and the instance's setting the value is passed on as
+  (``start_nonterminal=start_symbol``: ``start_symbol = self._start_nonterminal``,
+  :mod:`.class_values`);
 * **what the deleted code called**: a name its module imports and no longer reads, called as
   the project calls it elsewhere (:mod:`.unused_imports`); a decorator that is its own
   factory returned with its options bound (:mod:`.decorator_factories`).
@@ -36,6 +41,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.class_values import class_value_bodies
 from phasegate.autodebug.patterns.decorator_factories import factory_bodies
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
@@ -334,6 +340,7 @@ def guard_bodies(
         *own_setting_bodies(project, path, function, subject),
         *default_name_bodies(project, path, function, subject),
         *annotated_class_bodies(project, path, function, subject),
+        *class_value_bodies(project, path, function, subject),
         *factory_bodies(project, path, function, subject),
         *unused_import_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),

@@ -20,11 +20,12 @@ import re
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.functions import own_nodes, parameter_names
+from phasegate.autodebug.patterns.type_variables import type_variable_bodies
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["annotated_class_bodies", "default_name_bodies", "own_setting_bodies"]
+__all__ = ["annotated_class_bodies", "default_name_bodies", "own_setting_bodies", "set_on_self"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: ``type[X] | None``, ``None | type[X]``, ``Optional[type[X]]`` (``typing.Type`` too): ``X``.
@@ -44,7 +45,7 @@ def own_setting_bodies(
     if names[:1] != ["self"] or subject not in names[1:]:
         return []
     cls = _class_of(project, path, function)
-    if cls is None or subject not in _set_on_self(cls):
+    if cls is None or subject not in set_on_self(cls):
         return []
     return [(f"{subject} = self.{subject}", 0.85, "the instance's own setting of that name")]
 
@@ -62,7 +63,7 @@ def _defines(cls: ast.ClassDef, function: _Function) -> bool:
     return any((getattr(stmt, "name", None), stmt.lineno) == place for stmt in cls.body)
 
 
-def _set_on_self(cls: ast.ClassDef) -> set[str]:
+def set_on_self(cls: ast.ClassDef) -> set[str]:
     """The attributes the class's methods set on ``self`` (``self.x = ...``)."""
     return {
         node.attr
@@ -123,13 +124,17 @@ def annotated_class_bodies(
     project: Project, path: str, function: _Function, subject: str
 ) -> list[tuple[str, float, str]]:
     """``<subject> = X`` for a parameter annotated ``type[X] | None`` (or ``Optional[type[X]]``,
-    also written as a string), ``X`` a class the file defines or imports, not a type variable:
-    ``if cls is None: cls = Argument`` for ``cls: type[Argument] | None = None``."""
+    also written as a string), ``X`` a class the file defines or imports: ``if cls is None: cls
+    = Argument`` for ``cls: type[Argument] | None = None``; for a type variable, its bound
+    (:mod:`.type_variables`)."""
     found = _TYPE_OR_NONE.fullmatch(_annotation_text(function, subject))
     named = next((group for group in found.groups() if group), None) if found else None
     source = project.editable_source(path) if named is not None else None
-    if source is None or named not in _classes_bound(source.tree):
+    if source is None or named is None:
         return []
+    classes = _classes_bound(source.tree)
+    if named not in classes:
+        return type_variable_bodies(source.tree, subject, named, classes)
     return [(f"{subject} = {named}", 0.8, "the class its annotation names")]
 
 
