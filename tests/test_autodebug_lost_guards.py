@@ -503,3 +503,24 @@ def test_a_stored_parameter_its_method_still_tests_is_not_guarded_again(tmp_path
     candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "to_info_dict")])
     # `indent` is stored and read, but `__init__` still tests it: nothing to guard there.
     assert not any("in `__init__`" in c.description for c in candidates)
+
+
+def test_a_parameters_guard_goes_right_before_its_first_use_before_the_top(
+    tmp_path: Path,
+) -> None:
+    original = REGISTRY + (
+        "\n\ndef render(name, prefix=None, suffix=''):\n"
+        "    name = name.strip()\n"
+        "    suffix = suffix.upper()\n"
+        "    if prefix is None:\n"
+        '        prefix = "item"\n'
+        "    return prefix + name + suffix\n"
+    )
+    faulty = original.replace(
+        'upper()\n    if prefix is None:\n        prefix = "item"\n', "upper()\n"
+    )
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "render")])
+    assert _same(candidates[0].edits[0].text, original)
+    assert "before its first use" in candidates[0].description
