@@ -754,3 +754,40 @@ def test_an_unproven_repair_taken_out_makes_those_kept_after_it_re_run_too(
     assert "passed with the repair of 01-none, 02-name in the tree" in last.reason
     assert {name: (tmp_path / name).read_text() for name in files} == files
     assert diffs == set()
+
+
+@pytest.mark.parametrize("seen_none", [False, True])
+def test_a_collection_error_with_a_parameter_seen_none_looks_for_its_lost_guard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seen_none: bool
+) -> None:
+    # No test ran, so nothing ranks suspects; a parameter None where the error was raised
+    # is still the place a lost guard is looked for.
+    from phasegate.autodebug import engine as engine_module
+
+    (tmp_path / "mod.py").write_text("def f(x=None):\n    raise NotImplementedError\n")
+    facts = {"none_parameters": [{"path": "mod.py", "line": 2, "name": "x"}]} if seen_none else {}
+    diagnosis = Diagnosis(
+        "other", "other", "other", "NotImplementedError", "", "mod.py", 2, facts=facts
+    )
+    seen: list[list[SuspiciousFunction]] = []
+
+    def record(_d: object, _p: object, suspects: list[SuspiciousFunction]) -> list[Candidate]:
+        seen.append(list(suspects))
+        return []
+
+    monkeypatch.setattr(engine_module, "lost_guard_candidates", record)
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    engine = Engine(
+        project=project,
+        patterns=[],
+        runner=_same_runs(RunResult(), tmp_path),  # type: ignore[arg-type]
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        settings=AutodebugSettings(),
+        mode="suggest",
+        baseline=Baseline({}, {"tests/test_a.py"}),
+        write=lambda _path, _text: None,
+        remove=lambda _path: None,
+    )
+    report = engine.run([FailedTest("tests/test_a.py", diagnosis)])
+    assert report.failures[0].outcome == "escalated"
+    assert seen == ([[]] if seen_none else [])

@@ -466,9 +466,17 @@ class Engine:
             self._rank_suspects(tests_known)
         self._settle_unrepaired(wanted)
         for group, entry in wanted:
-            if entry.outcome == "localized":  # only a failure with suspects is localized
+            if entry.outcome == "localized" or self._seen_none_unranked(group, entry):
                 self._put_back_lost_guard(group, entry)
         self._settle_fixed_later(wanted)
+
+    def _seen_none_unranked(self, group: _Group, entry: AutodebugFailure) -> bool:
+        """Whether a failure nothing could rank functions for (a collection error: no test
+        ran) had a parameter None in its frames: a lost guard of it is looked for where it
+        was seen, as for a failure localized."""
+        seen = bool(group.diagnosis.facts.get("none_parameters"))
+        unranked = entry.outcome == "escalated" and not entry.suspicious
+        return self.settings.localize and seen and unranked
 
     def _settle_fixed_later(self, wanted: list[tuple[_Group, AutodebugFailure]]) -> None:
         """A failure left localized whose tests pass since a guard kept after it was tried (in
@@ -542,6 +550,7 @@ class Engine:
         entry.attempts.extend(attempts)
         if kept is not None:
             entry.outcome = "repaired"
+            entry.escalation = None
             why = _WHY_KEPT.get(kept.kind, "a None flows on where a guard was lost")
             entry.explanation = f"{short(group.diagnosis.exc_type)}: {why}; {kept.description}"
             entry.repair = self._write_repair(entry.id, kept, attempts[-1].diff)
