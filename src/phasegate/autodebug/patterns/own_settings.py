@@ -135,7 +135,8 @@ def annotated_class_bodies(
     classes = _classes_bound(source.tree)
     if named not in classes:
         return type_variable_bodies(source.tree, subject, named, classes)
-    return [(f"{subject} = {named}", 0.8, "the class its annotation names")]
+    # Above the project's guards of namesakes (0.86 to 0.9): those are other parameters.
+    return [(f"{subject} = {named}", 0.92, "the class its annotation names")]
 
 
 def _annotation_text(function: _Function, name: str) -> str:

@@ -28,12 +28,12 @@ def type_variable_bodies(
     if bound is None or bound not in classes:
         return []
     why = f"the bound of the type variable its annotation names (`{variable}`)"
-    found = [(f"{subject} = {bound}", 0.79, why)]
+    found = [(f"{subject} = {bound}", 0.91, why)]
     cast = _cast_spelling(tree)
     if cast is not None:
         spelt, quoted = cast
         target = f'"type[{variable}]"' if quoted else f"type[{variable}]"
-        found.insert(0, (f"{subject} = {spelt}({target}, {bound})", 0.8, why))
+        found.insert(0, (f"{subject} = {spelt}({target}, {bound})", 0.92, why))
     return found
 
 
