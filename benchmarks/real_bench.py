@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -226,9 +227,21 @@ def _env(project: realprojects.RealProject, deselect: Iterable[str]) -> dict[str
 
 
 def setup(name: str, log: Any = log_now) -> Setup:
-    """Unpack ``name`` and map its coverage once; later calls read the cache."""
+    """Unpack ``name`` and map its coverage once; later calls read the cache.
+
+    One process at a time sets a project up (a lock file beside its folder): two benchmark
+    runs started together would otherwise unpack over each other and cache a broken map.
+    """
     project = realprojects.PROJECTS[name]
     folder = cache_root() / f"{project.name}-{project.version}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _setup_locked(project, folder, log)
+
+
+def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> Setup:
+    name = project.name
     done = folder / "setup.json"
     if done.is_file():
         data = json.loads(done.read_text())
@@ -291,6 +304,11 @@ def setup(name: str, log: Any = log_now) -> Setup:
     shutil.rmtree(record, ignore_errors=True)
     for leftover in folder.glob("contexts.coverage*"):
         leftover.unlink()
+    if not tests:
+        raise SystemExit(
+            f"{name}: no test of its suite ran its code ({len(failing)} failed or errored); "
+            f"the set-up is not cached: run it again once the suite runs here"
+        )
     ordered = sorted(tests, key=tests.__getitem__)
     done.write_text(
         json.dumps(

@@ -349,3 +349,26 @@ def test_a_damaged_record_of_draws_is_named_and_never_overwritten(
     with pytest.raises(SystemExit, match=r"real_draws\.json: .*restore it from git"):
         real_bench.record_draws({"toolz": project}, ["none"], 2, "s3")
     assert real_bench.RECORDED_DRAWS.read_text() == text
+
+
+def test_one_process_at_a_time_sets_a_project_up(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    monkeypatch.setattr(real_bench, "cache_root", lambda: tmp_path / "cache")
+    lock = (
+        tmp_path
+        / "cache"
+        / "toolz-{}.lock".format(real_bench.realprojects.PROJECTS["toolz"].version)
+    )
+
+    def while_setting_up(project: Any, folder: Path, log: Any) -> str:
+        with open(lock) as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run would wait here
+        return folder.name
+
+    monkeypatch.setattr(real_bench, "_setup_locked", while_setting_up)
+    assert real_bench.setup("toolz") == lock.stem
+    with open(lock) as other:  # released once set up
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
