@@ -600,9 +600,10 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
     that set the value (or at the top), and right before the statement that first reads it,
     inside the blocks that statement is in; the latter first for a parameter or an attribute
     of one, and for a parameter the method stores whole (``self.x = x``), whose guard goes
-    with the store. Of the 189 ``if p is None:`` guards of a parameter in the eleven benchmark
-    projects, 95 are where the two places meet; where they part, 49 are right before the first
-    use and 20 at the top."""
+    with the store. Of the 2,875 ``if p is None:`` guards of a parameter in 54 installed
+    packages the real-code benchmark never draws from, 415 are where the two places meet;
+    where they part, 541 are right before the first use and 355 at the top
+    (``benchmarks/guard_places.py``)."""
     function, subject, setter = value.function, value.subject, value.setter
     places = [_after_setter(value)]
     at = places[0][0]
