@@ -322,7 +322,7 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
         )
     )
     log(f"  {len(ordered)} tests cover the code; {len(failing)} failing already, deselected")
-    return setup(name, log)
+    return _setup_locked(project, folder, log)  # read back from the cache, under the lock
 
 
 # -- which tests a fault needs ----------------------------------------------------------------

@@ -372,3 +372,31 @@ def test_one_process_at_a_time_sets_a_project_up(
     assert real_bench.setup("toolz") == lock.stem
     with open(lock) as other:  # released once set up
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+@pytest.mark.slow
+def test_a_project_is_set_up_once_and_read_back_without_waiting_for_itself(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole set-up of a tiny project (its suite run for coverage contexts, for real); its
+    last step reads back what it wrote under the lock it holds, not by taking it again."""
+    import threading
+
+    def unpack(name: str, into: Path, *, commit: bool = True) -> Path:
+        root = into / "tiny"
+        (root / "toolz").mkdir(parents=True)
+        (root / "toolz" / "__init__.py").write_text("def double(x):\n    return 2 * x\n")
+        (root / "test_tiny.py").write_text(
+            "from toolz import double\n\n\ndef test_double():\n    assert double(2) == 4\n"
+        )
+        return root
+
+    monkeypatch.setattr(real_bench, "cache_root", lambda: tmp_path / "cache")
+    monkeypatch.setattr(real_bench.realprojects, "unpack", unpack)
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(real_bench.setup("toolz")), daemon=True)
+    worker.start()
+    worker.join(timeout=300)
+    assert not worker.is_alive(), "the set-up waits for a lock it holds itself"
+    assert done[0].tests == ["test_tiny.py::test_double"]
+    assert done[0].coverage == {"toolz/__init__.py": {2: [0]}}
