@@ -9,7 +9,7 @@ import pytest
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.patterns import NamePattern, missing_args
-from phasegate.autodebug.source import insert_import
+from phasegate.autodebug.source import compiles, insert_import
 from tests.autodebug_support import classify_in, diagnose, explain, restores
 
 MEAN = """
@@ -377,6 +377,39 @@ def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(
     before: str, statement: str, after: str
 ) -> None:
     assert insert_import(f"{before}\n\nx = 1\n", statement) == f"{after}\n\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("without", "statement"),
+    [
+        # Leading dunder assignments before the imports: the future import goes above them.
+        (
+            '"""Doc."""\n\n__all__ = ["f"]\n\nimport os\n\n\ndef f() -> int | None:\n    pass\n',
+            "from __future__ import annotations",
+        ),
+        # A header in no isort order whose first import is the future one.
+        (
+            '"""Doc."""\n\n\nfrom __future__ import annotations\n\nimport yaml\nimport attr\n',
+            "import os",
+        ),
+        ("\nfrom __future__ import annotations\n\nimport yaml\nimport attr\n", "import os"),
+    ],
+)
+def test_an_import_put_back_keeps_the_future_imports_first(without: str, statement: str) -> None:
+    result = insert_import(without, statement)
+    assert result is not None
+    assert compiles(result)
+    future = result.index("from __future__")
+    assert result.index(statement) >= future or statement.startswith("from __future__")
+    assert future < result.index("import yaml" if "yaml" in without else "__all__")
+
+
+def test_an_import_that_cannot_go_in_without_breaking_the_file_is_not_put_in() -> None:
+    # ``from __future__`` after a statement is a syntax error wherever the rules put it.
+    without = "import os\nx = os.sep\n"
+    assert insert_import(without, "from __future__ import annotations") is not None
+    assert compiles(insert_import(without, "from __future__ import annotations") or "")
+    assert insert_import(without, "from __future__ import no_such_feature") is None
 
 
 def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_it(

@@ -244,7 +244,21 @@ def insert_import(text: str, statement: str) -> str | None:
         joined = _joinable_import(header, new)
         if joined is not None:
             return _joined(text, lines, joined, new)
-    return insert_lines(text, _import_line(header, new, after, lines), [statement])
+    line = _future_bound(tree, new, _import_line(header, new, after, lines))
+    result = insert_lines(text, line, [statement])
+    # A place no rule foresaw must not turn a file that compiles into one that does not.
+    return result if compiles(result) or not compiles(text) else None
+
+
+def _future_bound(tree: ast.Module, new: ImportNode, line: int) -> int:
+    """``line``, moved where Python accepts the import: a ``__future__`` import before every
+    statement but the docstring and the other ``__future__`` imports, any other after them."""
+    futures = [s for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
+    if isinstance(new, ast.ImportFrom) and new.module == "__future__":
+        start = 1 if tree.body and _is_docstring(tree.body[0]) else 0
+        rest = [s for s in tree.body[start:] if s not in futures]
+        return min(line, rest[0].lineno) if rest else line
+    return max(line, _line_after(futures[-1])) if futures else line
 
 
 def _import_statement(statement: str) -> ImportNode | None:
