@@ -14,18 +14,25 @@ would.
 
 Not :class:`tempfile.TemporaryDirectory`: its removal cannot be put off, and a process that
 ends without the interpreter's teardown (``os._exit``) never runs its finalizer.
+
+The folders a check or a library makes on its own (types' and breaking's
+:class:`tempfile.TemporaryDirectory`, ``pyproject_hooks``' ``input.json`` of the build's front
+end, a tool's files) would escape all this; so the static checks' process first makes one
+folder of its own the temporary folder of everything it runs (:func:`temporary_root`:
+``tempfile``'s and, for the tools, ``TMPDIR``), and :func:`remove_all` removes it whole.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["defer_removal", "remove_all", "remove_deferred", "scratch_folder"]
+__all__ = ["defer_removal", "remove_all", "remove_deferred", "scratch_folder", "temporary_root"]
 
 _lock = threading.Lock()
 #: Folders a check still uses.
@@ -33,6 +40,8 @@ _in_use: set[Path] = set()
 #: Folders their checks are done with, kept until :func:`remove_deferred`.
 _done_with: set[Path] = set()
 _deferring = False
+#: The temporary folder of everything this process runs, see :func:`temporary_root`.
+_roots: list[Path] = []
 
 
 def defer_removal() -> None:
@@ -75,11 +84,38 @@ def remove_all() -> None:
     """Remove every folder of this process, those still in use too (their checks' tools were
     killed: the process is about to end)."""
     with _lock:
-        folders = sorted(_in_use | _done_with)
+        folders = [*sorted(_in_use | _done_with), *_roots]
         _in_use.clear()
         _done_with.clear()
     for folder in folders:
         _remove(folder)
+
+
+@contextlib.contextmanager
+def temporary_root(prefix: str) -> Iterator[Path]:
+    """A new folder made the temporary folder of this process (``tempfile``'s) and of the
+    tools it starts (``TMPDIR``) for the block, removed whole once the block ends or by
+    :func:`remove_all`. Entered before any thread starts: the environment is the process's."""
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")  # before mkdtemp sets the first
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    tempfile.tempdir = os.environ["TMPDIR"] = str(root)
+    with _lock:
+        _roots.append(root)
+    try:
+        yield root
+    finally:
+        _restore_temporary_folder(*saved)
+        with _lock:
+            _roots.remove(root)
+        _remove(root)
+
+
+def _restore_temporary_folder(tempdir: str | None, environment: str | None) -> None:
+    tempfile.tempdir = tempdir
+    if environment is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = environment
 
 
 def _remove(folder: Path) -> None:

@@ -59,7 +59,7 @@ from phasegate import clock
 from phasegate.gates.child_wait import ended_by, said_descriptor
 from phasegate.gates.evaluation import Judgement
 from phasegate.gates.protocol import CheckError
-from phasegate.gates.scratch import defer_removal, remove_all, remove_deferred
+from phasegate.gates.scratch import defer_removal, remove_all, remove_deferred, temporary_root
 from phasegate.gates.static_start import JUDGEMENTS_FILE, STDERR_FILE, StartedChild, start_child
 from phasegate.model.base import Model
 from phasegate.model.gate import CheckResult, ConditionResult
@@ -323,10 +323,12 @@ def main(argv: Sequence[str] | None = None) -> bool:
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
     defer_removal()  # the checks' temporary folders go once the judgements are written
     judged = _keep_output_for_the_parent()
-    try:
-        return _run_and_serve(args, judged)
-    finally:
-        remove_deferred()
+    # every temporary file of the checks, their libraries and tools, removed on every way out
+    with temporary_root("phasegate-static-tmp-"):
+        try:
+            return _run_and_serve(args, judged)
+        finally:
+            remove_deferred()
 
 
 def _keep_output_for_the_parent() -> int:
@@ -401,7 +403,8 @@ def _serve_coverage_share() -> None:
 
 def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:
     """SIGTERM: kill the tools and git commands still running, remove the checks' temporary
-    folders, then exit at once."""
+    folders and this process's temporary folder (:func:`~phasegate.gates.scratch.temporary_root`),
+    then exit at once."""
     kill_running_groups()
     remove_all()
     os._exit(128 + signum)
@@ -433,7 +436,8 @@ def exit_at_once(code: int) -> NoReturn:
     git command still running is killed, as when the child is stopped. A check's thread still
     running is cut off and may leave its temporary folders behind, which is why :func:`main`
     first waits a few seconds for such threads; its temporary folders (those made with
-    :func:`~phasegate.gates.scratch.scratch_folder`) are removed here, its tools killed first.
+    :func:`~phasegate.gates.scratch.scratch_folder`, and whatever it made in the process's
+    :func:`~phasegate.gates.scratch.temporary_root`) are removed here, its tools killed first.
     """
     kill_running_groups()
     remove_all()
