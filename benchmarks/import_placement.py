@@ -1,10 +1,12 @@
 """Where a lost import goes back in an unsorted header: the file's own rule, the project's order.
 
 Every one-line import of every unsorted leading-import header (three imports or more, in
-neither isort order) of the installed packages is deleted and put back by
-:func:`phasegate.autodebug.source.insert_import`, once by the file's own rule alone and once
-with the order the package's other modules keep (:class:`ImportPrecedence`, learnt from
-every other file of the same top-level package, consulted only where the import's block of
+neither isort order) of the installed packages is deleted and put back three ways: by the
+file's own order alone; by the file's own rule, :func:`phasegate.autodebug.source.insert_import`,
+which also reads where a block of one import was from the blank lines it left
+(:mod:`phasegate.autodebug.import_gaps`: it won on both halves and was adopted); and with the
+order the package's other modules keep (:class:`ImportPrecedence`, learnt from every other
+file of the same top-level package, consulted only where the import's block of
 imports is in no isort order). A restoration counts when it gives back the file byte for byte.
 The packages are split by a fixed seed into a development half (tune on it) and a report
 half (report it); the projects of the real-code benchmark and phasegate itself are left out.
@@ -14,6 +16,7 @@ keeps the file's own rule and the project's order lives here only, for this meas
 Hand-written: isort and ruff sort imports by fixed rules; none learns a project's own order.
 
     python benchmarks/import_placement.py [--seed S] [--half dev|report|both] [--verbose]
+        [--no-project-order]
 """
 
 from __future__ import annotations
@@ -130,6 +133,21 @@ def insert_in_project_order(text: str, statement: str, precedence: ImportPrecede
     return insert_lines(text, precedence.line_for(header, new, fallback), [statement])
 
 
+def insert_by_own_order_alone(text: str, statement: str) -> str | None:
+    """:func:`insert_import` before it read the blank lines a block of one import leaves
+    (:mod:`phasegate.autodebug.import_gaps`): in a header in no isort order, the file's own
+    order alone; what the vacated place is measured against."""
+    tree = parse(text)
+    new = source._import_statement(statement)
+    if tree is None or new is None:
+        return None
+    header, _after = leading_imports(tree)
+    joins = isinstance(new, ast.ImportFrom) and source._joinable_import(header, new) is not None
+    if joins or not unsorted_header(header, least=1):
+        return insert_import(text, statement)
+    return insert_lines(text, source._line_in_own_order(header, new), [statement])
+
+
 def _in_no_isort_order(header: list[ImportNode], new: ImportNode) -> bool:
     """Whether the file's own rule falls back on its order of kinds and sections: neither the
     header nor the block ``new`` belongs in is sorted by isort's key or by module alone (and
@@ -148,6 +166,7 @@ def _in_no_isort_order(header: list[ImportNode], new: ImportNode) -> bool:
 @dataclass
 class Tally:
     cases: int = 0
+    own_order_alone: int = 0
     own_rule: int = 0
     project_order: int = 0
     informed: int = 0
@@ -155,6 +174,7 @@ class Tally:
 
     def add(self, other: Tally) -> None:
         self.cases += other.cases
+        self.own_order_alone += other.own_order_alone
         self.own_rule += other.own_rule
         self.project_order += other.project_order
         self.informed += other.informed
@@ -163,11 +183,17 @@ class Tally:
     def share(self, count: int) -> str:
         return f"{count}/{self.cases} ({100 * count / max(self.cases, 1):.1f}%)"
 
-    def line(self, half: str) -> str:
-        return (
+    def line(self, half: str, project_order: bool = True) -> str:
+        own = (
             f"{half}: {len(self.packages)} packages, {self.cases} imports; exact file: "
-            f"file's own rule {self.share(self.own_rule)}, with the project's order "
-            f"{self.share(self.project_order)}; the project ordered the import: {self.informed}"
+            f"file's own order alone {self.share(self.own_order_alone)}, "
+            f"file's own rule {self.share(self.own_rule)}"
+        )
+        if not project_order:
+            return own
+        return (
+            f"{own}, with the project's order {self.share(self.project_order)}; "
+            f"the project ordered the import: {self.informed}"
         )
 
 
@@ -193,9 +219,10 @@ def packages(root: Path) -> Iterator[tuple[str, list[tuple[str, ast.Module]]]]:
         yield folder.name, files
 
 
-def unsorted_header(header: list[ast.Import | ast.ImportFrom]) -> bool:
+def unsorted_header(header: list[ast.Import | ast.ImportFrom], least: int = 3) -> bool:
+    """Whether ``header`` holds ``least`` imports or more in neither isort order."""
     keys = (source._import_key, source._plain_import_key)  # the rule measured
-    return len(header) >= 3 and not any(source._sorted_by(header, key) for key in keys)
+    return len(header) >= least and not any(source._sorted_by(header, key) for key in keys)
 
 
 def restorable(header: list[ast.Import | ast.ImportFrom], stmt: ast.stmt, lines: list[str]) -> bool:
@@ -212,7 +239,7 @@ def restorable(header: list[ast.Import | ast.ImportFrom], stmt: ast.stmt, lines:
     )
 
 
-def measure(files: list[tuple[str, ast.Module]], tally: Tally) -> None:
+def measure(files: list[tuple[str, ast.Module]], tally: Tally, project_order: bool = True) -> None:
     precedence = ImportPrecedence()
     headers = [leading_imports(tree)[0] for _text, tree in files]
     for header in headers:
@@ -230,9 +257,13 @@ def measure(files: list[tuple[str, ast.Module]], tally: Tally) -> None:
                 continue  # a comment or odd spacing on the line: not put back as written
             without = "".join(lines[: stmt.lineno - 1] + lines[stmt.lineno :])
             tally.cases += 1
+            tally.own_order_alone += insert_by_own_order_alone(without, statement) == text
             tally.own_rule += insert_import(without, statement) == text
-            tally.project_order += insert_in_project_order(without, statement, precedence) == text
-            tally.informed += _informed(precedence, header, stmt)
+            if project_order:
+                tally.project_order += (
+                    insert_in_project_order(without, statement, precedence) == text
+                )
+                tally.informed += _informed(precedence, header, stmt)
         precedence.learn(header)
 
 
@@ -250,20 +281,24 @@ def main() -> int:
     parser.add_argument("--half", choices=["dev", "report", "both"], default="dev")
     parser.add_argument("--root", type=Path, default=Path(sysconfig.get_paths()["purelib"]))
     parser.add_argument("--verbose", action="store_true", help="a line per package")
+    parser.add_argument(
+        "--no-project-order", action="store_true", help="the file's own rules only (faster)"
+    )
     args = parser.parse_args()
     tallies = {"dev": Tally(), "report": Tally()}
+    ordered = not args.no_project_order
     for package, files in packages(args.root):
         half = half_of(package, args.seed)
         if args.half in (half, "both"):
             tally = Tally(packages={package})
-            measure(files, tally)
+            measure(files, tally, project_order=ordered)
             if tally.cases:
                 tallies[half].add(tally)
                 if args.verbose:
-                    print(tally.line(f"{half} {package}"), flush=True)
+                    print(tally.line(f"{half} {package}", ordered), flush=True)
     for half, tally in tallies.items():
         if args.half in (half, "both"):
-            print(tally.line(half))
+            print(tally.line(half, ordered))
     return 0
 
 

@@ -412,6 +412,71 @@ def test_an_import_that_cannot_go_in_without_breaking_the_file_is_not_put_in() -
     assert insert_import(without, "from __future__ import no_such_feature") is None
 
 
+@pytest.mark.parametrize(
+    ("without", "statement", "original"),
+    [
+        # Between two blocks, out of isort's order: the two blank lines a block of one left.
+        (
+            "import sys\nimport os\n\n\nimport numpy\n\n\nx = 1\n",
+            "import pytest",
+            "import sys\nimport os\n\nimport pytest\n\nimport numpy\n\n\nx = 1\n",
+        ),
+        # Above the first import, below the docstring.
+        (
+            '"""Doc."""\n\n\nimport sys\nimport os\n\n\nx = 1\n',
+            "from __future__ import annotations",
+            '"""Doc."""\n\nfrom __future__ import annotations\n\nimport sys\nimport os\n\n\n'
+            "x = 1\n",
+        ),
+        # At the top of the file.
+        (
+            "\nimport sys\nimport os\n\n\nx = 1\n",
+            "import pytest",
+            "import pytest\n\nimport sys\nimport os\n\n\nx = 1\n",
+        ),
+        # Below the last import: three blank lines before the code, one more than PEP 8's.
+        (
+            "import sys\nimport os\n\n\n\nx = 1\n",
+            "from . import a",
+            "import sys\nimport os\n\nfrom . import a\n\n\nx = 1\n",
+        ),
+    ],
+)
+def test_an_import_of_a_group_the_file_lacks_goes_where_a_block_of_one_was(
+    without: str, statement: str, original: str
+) -> None:
+    assert insert_import(without, statement) == original
+
+
+@pytest.mark.parametrize(
+    ("without", "statement", "original"),
+    [
+        # The file imports from the standard library already: in that block.
+        (
+            "import sys\nimport os\n\n\nimport numpy\n",
+            "import re",
+            "import re\nimport sys\nimport os\n\n\nimport numpy\n",
+        ),
+        # Two runs of two blank lines: neither is taken; its section's block, in order.
+        (
+            "import sys\nimport os\n\n\nimport numpy\n\n\nfrom . import a\n",
+            "import pytest",
+            "import sys\nimport os\n\n\nimport numpy\nimport pytest\n\n\nfrom . import a\n",
+        ),
+        # A header in isort's order keeps isort's place.
+        (
+            "import os\nimport sys\n\n\nimport numpy\n",
+            "import pytest",
+            "import os\nimport sys\n\n\nimport numpy\nimport pytest\n",
+        ),
+    ],
+)
+def test_a_run_of_blank_lines_is_no_place_for_an_import_of_a_group_the_file_holds(
+    without: str, statement: str, original: str
+) -> None:
+    assert insert_import(without, statement) == original
+
+
 def test_a_deleted_standard_library_import_comes_back_whole_where_the_file_had_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

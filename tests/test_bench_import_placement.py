@@ -106,3 +106,15 @@ def test_a_restored_import_can_end_a_block_before_a_blank_line(
     assert placement.insert_in_project_order(text, "import os", precedence) == (
         "import sys\nimport json\nimport os\n\nimport re\n\nx = 1\n"
     )
+
+
+def test_the_file_s_own_order_alone_ignores_the_place_a_block_of_one_left(
+    placement: ModuleType,
+) -> None:
+    without = "import sys\nimport os\n\n\nimport numpy\n\n\nx = 1\n"
+    assert placement.insert_by_own_order_alone(without, "import pytest") == (
+        "import sys\nimport os\n\n\nimport numpy\nimport pytest\n\n\nx = 1\n"
+    )
+    assert insert_import(without, "import pytest") == (
+        "import sys\nimport os\n\nimport pytest\n\nimport numpy\n\n\nx = 1\n"
+    )

@@ -15,6 +15,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Literal
 
+from phasegate.autodebug.import_gaps import vacated_lines
+
 __all__ = [
     "Span",
     "ast_equal",
@@ -342,7 +344,24 @@ def _import_line(header: list[ImportNode], new: ImportNode, after: int, lines: l
     for key in (_import_key, _plain_import_key):
         if _sorted_by(header, key):
             return _line_in_order(header, key, new)
-    return _line_in_own_order(header, new)
+    return _vacated_line(header, new, lines) or _line_in_own_order(header, new)
+
+
+def _vacated_line(header: list[ImportNode], new: ImportNode, lines: list[str]) -> int | None:
+    """Where a block of one import was, when the header shows one such place (see
+    :mod:`phasegate.autodebug.import_gaps`) and ``new`` is of a group none of its imports is
+    of: a lone block was the only one of its group."""
+    if _import_group(new) in {_import_group(stmt) for stmt in header}:
+        return None
+    places = vacated_lines([(s.lineno, s.end_lineno or s.lineno) for s in header], lines)
+    return places[0] if len(places) == 1 else None
+
+
+def _import_group(stmt: ImportNode) -> tuple[int, str]:
+    """The group an import is kept in: its section, and for another project's module, that
+    project (its top-level package)."""
+    section = _import_key(stmt)[0]
+    return (section, _top_module(stmt) if section == 2 else "")
 
 
 def _line_in_order(imports: list[ImportNode], key: ImportKey, new: ImportNode) -> int:
