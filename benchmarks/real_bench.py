@@ -449,7 +449,9 @@ def faults(
             if not tests:
                 continue
             key = _digest(mutant)
-            if key not in cache:
+            # A run stopped at the limit says more about the machine's load than the fault:
+            # screened again, never kept as a verdict a draw may differ by.
+            if cache.get(key, "timeout") == "timeout":
                 if work is None:
                     work = Path(tempfile.mkdtemp(prefix="phasegate-screen-"))
                     shutil.copytree(project.pristine, work / "p", symlinks=True)
@@ -625,9 +627,14 @@ def record_draws(
         "and class, keyed by real_bench.record_key of what decides the draw; written by "
         "python benchmarks/autodebug.py --real --record-draws --seed <an unseen seed>."
     )
-    text = json.dumps({"about": about, "draws": dict(sorted(draws.items()))}, indent=0)
-    _write_atomically(RECORDED_DRAWS, text + "\n")
+    _write_atomically(RECORDED_DRAWS, draws_text(about, draws))
     return len(draws) - before
+
+
+def draws_text(about: str, draws: dict[str, list[list[Any]]]) -> str:
+    """The record as JSON with one draw per line, so that a new seed's draws read as added lines."""
+    lines = [f"  {json.dumps(key)}: {json.dumps(places)}" for key, places in sorted(draws.items())]
+    return '{\n"about": ' + json.dumps(about) + ',\n"draws": {\n' + ",\n".join(lines) + "\n}}\n"
 
 
 def seeds_before(name: str, seed: str) -> tuple[str, ...]:

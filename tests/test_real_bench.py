@@ -400,3 +400,31 @@ def test_a_project_is_set_up_once_and_read_back_without_waiting_for_itself(
     assert not worker.is_alive(), "the set-up waits for a lock it holds itself"
     assert done[0].tests == ["test_tiny.py::test_double"]
     assert done[0].coverage == {"toolz/__init__.py": {2: [0]}}
+
+
+def test_a_screen_stopped_at_the_limit_is_screened_again(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pristine = tmp_path / "cache" / "toolz-1.0" / "unpacked" / "toolz"
+    pristine.mkdir(parents=True)
+    project = type("FakeSetup", (), {"name": "toolz", "pristine": pristine})()
+    mutants = [
+        real_bench.Mutant(f"m{n}", "name", "op", "toolz/a.py", n, f"x = {n}\n", "", None)
+        for n in range(3)
+    ]
+    cache_file = pristine.parent.parent / "screen.json"
+    digests = [real_bench._digest(m) for m in mutants]
+    cache_file.write_text(json.dumps({digests[0]: "timeout", digests[1]: "caught"}))
+    screened: list[str] = []
+
+    def screen(_project: Any, _work: Path, mutant: Any, _tests: list[str]) -> str:
+        screened.append(mutant.id)
+        return "caught"
+
+    monkeypatch.setattr(real_bench, "_ordered", lambda *_args: mutants)
+    monkeypatch.setattr(real_bench, "selection", lambda *_args: ["test_a.py::test_x"])
+    monkeypatch.setattr(real_bench, "_screen", screen)
+    found = real_bench.faults(project, "name", 2, lambda _line: None, seed="s")
+    assert screened == ["m0", "m2"]  # the timed-out one again; the cached verdict is kept
+    assert [f.mutant.id for f in found] == ["m0", "m1", "m2"]
+    assert json.loads(cache_file.read_text())[digests[0]] == "caught"
