@@ -24,7 +24,13 @@ import ast
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.patterns.functions import bound_names, own_nodes, parameter_names
+from phasegate.autodebug.patterns.functions import (
+    bound_names,
+    class_of,
+    own_nodes,
+    parameter_names,
+    place,
+)
 from phasegate.autodebug.patterns.own_settings import set_on_self
 
 if TYPE_CHECKING:
@@ -52,21 +58,10 @@ def class_values_in(
 ) -> list[tuple[str, float, str]]:
     """:func:`class_value_bodies` for ``function`` of the module ``tree``."""
     names = parameter_names(function.args)
-    cls = _class_of(tree, function) if names[:1] == ["self"] and subject in names[1:] else None
+    cls = class_of(tree, function) if names[:1] == ["self"] and subject in names[1:] else None
     if cls is None:
         return []
     return _assigned_bodies(cls, function, subject) + _passed_on_bodies(cls, function, subject)
-
-
-def _class_of(tree: ast.Module, function: _Function) -> ast.ClassDef | None:
-    """The class whose body defines ``function`` (by name and line: ``function`` may come
-    from another parse of the same text)."""
-    classes = (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
-    return next((c for c in classes if _place(function) in map(_place, c.body)), None)
-
-
-def _place(statement: ast.stmt) -> tuple[str | None, int]:
-    return getattr(statement, "name", None), statement.lineno
 
 
 def _assigned_bodies(
@@ -84,7 +79,7 @@ def _assigned_bodies(
 
 def _other_methods(cls: ast.ClassDef, function: _Function) -> list[_Function]:
     methods = [statement for statement in cls.body if isinstance(statement, _Function)]
-    return [method for method in methods if _place(method) != _place(function)]
+    return [method for method in methods if place(method) != place(function)]
 
 
 def _values_assigned(method: _Function, subject: str) -> list[str]:

@@ -115,3 +115,15 @@ def is_none(node: ast.AST | None) -> bool:
 def parents_of(tree: ast.AST) -> dict[int, ast.AST]:
     """``{id(node): its parent}`` for every node under ``tree``."""
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def place(statement: ast.stmt) -> tuple[str | None, int]:
+    """A statement's name (for a definition) and line: the same method in two parses of a text."""
+    return getattr(statement, "name", None), statement.lineno
+
+
+def class_of(tree: ast.Module, function: _Function) -> ast.ClassDef | None:
+    """The class of ``tree`` whose body defines ``function`` (by :func:`place`: ``function``
+    may come from another parse of the same text)."""
+    classes = (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+    return next((c for c in classes if place(function) in map(place, c.body)), None)

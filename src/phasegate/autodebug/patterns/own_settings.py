@@ -19,7 +19,7 @@ import copy
 import re
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.patterns.functions import own_nodes, parameter_names
+from phasegate.autodebug.patterns.functions import class_of, own_nodes, parameter_names
 from phasegate.autodebug.patterns.type_variables import type_variable_bodies
 
 if TYPE_CHECKING:
@@ -53,14 +53,7 @@ def own_setting_bodies(
 def _class_of(project: Project, path: str, function: _Function) -> ast.ClassDef | None:
     """The class ``function`` is a method of, in the file as it is now."""
     source = project.editable_source(path)
-    classes = [n for n in ast.walk(source.tree) if isinstance(n, ast.ClassDef)] if source else []
-    return next((cls for cls in classes if _defines(cls, function)), None)
-
-
-def _defines(cls: ast.ClassDef, function: _Function) -> bool:
-    """Whether ``function`` (by name and line) is one of the methods in ``cls``'s body."""
-    place = (function.name, function.lineno)
-    return any((getattr(stmt, "name", None), stmt.lineno) == place for stmt in cls.body)
+    return class_of(source.tree, function) if source is not None else None
 
 
 def set_on_self(cls: ast.ClassDef) -> set[str]:
