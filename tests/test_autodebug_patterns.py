@@ -866,6 +866,30 @@ def test_a_wrong_relative_import_is_rewritten(
     assert restores(candidates[0], "from .helpers import clean\n")
 
 
+def test_a_misspelt_submodule_of_a_relative_import_is_respelt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "im_s/__init__.py": "from . import curriied, sandbox\n\nVALUE = curried.VALUE\n",
+        "im_s/curried.py": "VALUE = 1\n",
+        "im_s/sandbox.py": "",
+    }
+    diagnosis, candidates, _ = diagnose(tmp_path, files, "import im_s", monkeypatch)
+    assert diagnosis.kind == "relative-import"
+    assert candidates[0].kind == "submodule-typo"
+    assert restores(candidates[0], "from . import curried, sandbox\n\nVALUE = curried.VALUE\n")
+    assert "submodule `curried`" in explain(diagnosis, candidates[0])
+
+
+def test_a_relative_import_of_a_name_no_submodule_is_close_to_gets_no_respelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"im_t/__init__.py": "from . import zebra\n", "im_t/curried.py": ""}
+    diagnosis, candidates, _ = diagnose(tmp_path, files, "import im_t", monkeypatch)
+    assert diagnosis.kind == "relative-import"
+    assert not [c for c in candidates if c.kind == "submodule-typo"]
+
+
 def test_a_name_the_module_does_not_define(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = {
         "im_d/__init__.py": "from .helpers import claen\n",

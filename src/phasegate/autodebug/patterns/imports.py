@@ -34,6 +34,7 @@ from phasegate.autodebug.patterns.import_names import (
     name_candidates,
     rewrite_module,
 )
+from phasegate.autodebug.patterns.submodule_names import submodule_candidates
 from phasegate.autodebug.stdlib import is_stdlib_module, stdlib_modules
 
 if TYPE_CHECKING:
@@ -139,6 +140,8 @@ class ImportPattern:
             candidates += _typo_candidates(*site, diagnosis, project)
         if diagnosis.kind in ("module-not-found", "relative-import"):
             candidates += _relocation_candidates(*site, diagnosis, project)
+        if diagnosis.kind == "relative-import":
+            candidates += submodule_candidates(site[0], site[1], site[2], project)
         return best_per_edit(candidates)
 
     def explain(self, diagnosis: Diagnosis, candidate: Candidate | None) -> str:
