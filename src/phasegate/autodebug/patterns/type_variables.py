@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from phasegate.autodebug.patterns.expressions import called_name
+
 __all__ = ["type_variable_bodies"]
 
 
@@ -42,7 +44,7 @@ def _bound_of(tree: ast.Module, variable: str) -> str | None:
     or a string naming one), else None."""
     for statement in tree.body:
         call = _assigned_call(statement, variable)
-        if call is not None and _names_callee(call.func, "TypeVar"):
+        if call is not None and called_name(call) == "TypeVar":
             return _bound_named(call)
     return None
 
@@ -62,11 +64,6 @@ def _bound_named(call: ast.Call) -> str | None:
     return next((bound for bound in bounds if bound.isidentifier()), None)
 
 
-def _names_callee(func: ast.expr, name: str) -> bool:
-    """Whether ``func`` is ``name`` or ``<module>.name`` (``t.TypeVar``, ``typing.cast``)."""
-    return ast.unparse(func).rpartition(".")[2] == name
-
-
 def _cast_spelling(tree: ast.Module) -> tuple[str, bool] | None:
     """How the module calls ``cast`` (its first such call), and whether most of its casts
     give the type as a string; None if it casts nowhere."""
@@ -79,7 +76,7 @@ def _cast_spelling(tree: ast.Module) -> tuple[str, bool] | None:
 
 def _casts(tree: ast.Module) -> list[ast.Call]:
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-    return [call for call in calls if _names_callee(call.func, "cast") and len(call.args) == 2]
+    return [call for call in calls if called_name(call) == "cast" and len(call.args) == 2]
 
 
 def _is_string(node: ast.expr) -> bool:
