@@ -38,7 +38,9 @@ _DRAIN_S = 10.0
 
 #: Each running group's leader, and the thread that started it.
 _running: dict[subprocess.Popen[bytes], int] = {}
-_running_lock = threading.Lock()
+#: Re-entrant: the static process's SIGTERM handler (:func:`kill_running_groups`) runs on the
+#: main thread, which may hold it already, in :func:`start_in_group` or :func:`_forget`.
+_running_lock = threading.RLock()
 
 
 @dataclass(frozen=True)

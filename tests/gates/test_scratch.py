@@ -126,6 +126,51 @@ def test_a_static_process_that_is_stopped_or_ends_at_once_leaves_no_folder(
     assert all_dead([int(tool)]), "the tool in the folder was left running"
 
 
+#: A static checks' process stand-in whose main thread is inside both locks the SIGTERM handler
+#: takes (as in :func:`~phasegate.processes.start_in_group` or
+#: :func:`~phasegate.gates.scratch.defer_removal`) when the signal comes: the handler runs there,
+#: on that thread, at the next bytecode.
+CHILD_HOLDING_THE_LOCKS = """\
+import os, signal, sys
+from phasegate import processes
+from phasegate.gates import scratch
+from phasegate.gates.static_process import _stop_tools_and_exit
+signal.signal(signal.SIGTERM, _stop_tools_and_exit)
+holding = scratch.scratch_folder("phasegate-test-")
+in_use = holding.__enter__()
+tool = processes.start_in_group([sys.executable, "-c", "import time; time.sleep(60)"], cwd=in_use)
+print(in_use, tool.pid, flush=True)
+with processes._running_lock, scratch._lock:
+    os.kill(os.getpid(), signal.SIGTERM)
+    print("the handler returned", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_sigterm_while_the_main_thread_holds_the_locks_still_stops_the_tools_and_removes_all(
+    tmp_path: Path,
+) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD_HOLDING_THE_LOCKS],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as child:
+        assert child.stdout is not None
+        in_use, tool = child.stdout.readline().split()
+        try:
+            rest = child.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            child.kill()
+            os.kill(int(tool), signal.SIGKILL)
+            pytest.fail("the SIGTERM handler waited for a lock its own thread held")
+    assert child.returncode == 128 + signal.SIGTERM
+    assert rest == ""
+    assert not Path(in_use).exists()
+    assert all_dead([int(tool)]), "the tool was left running"
+
+
 def test_a_temporary_root_holds_the_temporary_files_of_its_block_and_goes_with_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

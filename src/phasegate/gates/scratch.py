@@ -34,7 +34,9 @@ from pathlib import Path
 
 __all__ = ["defer_removal", "remove_all", "remove_deferred", "scratch_folder", "temporary_root"]
 
-_lock = threading.Lock()
+#: Re-entrant: the SIGTERM handler (:func:`remove_all`) runs on the main thread, which may
+#: hold it already (a plain lock would wait on itself for ever; the handler never returns).
+_lock = threading.RLock()
 #: Folders a check still uses.
 _in_use: set[Path] = set()
 #: Folders their checks are done with, kept until :func:`remove_deferred`.
