@@ -311,7 +311,8 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
             f"the set-up is not cached: run it again once the suite runs here"
         )
     ordered = sorted(tests, key=tests.__getitem__)
-    done.write_text(
+    _write_atomically(  # a set-up killed while writing leaves none, not half of one
+        done,
         json.dumps(
             {
                 "pristine": str(pristine),
@@ -320,7 +321,7 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
                 "tests": ordered,
                 "coverage": coverage,
             }
-        )
+        ),
     )
     log(f"  {len(ordered)} tests cover the code; {len(failing)} failing already, deselected")
     return _setup_locked(project, folder, log)  # read back from the cache, under the lock
@@ -456,8 +457,7 @@ def faults(
                 if work is None:
                     work = Path(tempfile.mkdtemp(prefix="phasegate-screen-"))
                     shutil.copytree(project.pristine, work / "p", symlinks=True)
-                cache[key] = _screen(project, work / "p", mutant, tests)
-                _write_atomically(cache_file, json.dumps(cache))
+                cache = _add_to_shared(cache_file, key, _screen(project, work / "p", mutant, tests))
             screened += 1
             if cache[key] == "caught":
                 lines.add((mutant.file, mutant.line))
@@ -573,7 +573,7 @@ def draws_before(
                     project, error_class, per_class, lambda _line: None, seed=earlier, exclude=seen
                 )
                 drawn[key] = [[f.mutant.file, f.mutant.line] for f in faults_drawn]
-            _write_atomically(drawn_file, json.dumps(drawn))
+            drawn = _add_to_shared(drawn_file, key, drawn[key])
         found[key] = drawn[key]
         seen |= {(file, int(line)) for file, line in drawn[key]}
     return found
@@ -675,6 +675,19 @@ def _draw_key(
     return ":".join(
         [sdist, operators, error_class, str(per_class), str(MAX_SCREENED), seed, *before]
     )
+
+
+def _add_to_shared(path: Path, key: str, value: Any) -> dict[str, Any]:
+    """Add ``key`` to the JSON object in ``path``, a cache every benchmark run on this machine
+    shares, and return the whole object: read again and written back under a lock beside it, so
+    that what another run added since this one first read it stays. (Each run used to write its
+    own copy back whole: two runs screening a project at once dropped each other's entries.)"""
+    with open(path.with_name(f"{path.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shared: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {}
+        shared[key] = value
+        _write_atomically(path, json.dumps(shared))
+    return shared
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -428,3 +428,56 @@ def test_a_screen_stopped_at_the_limit_is_screened_again(
     assert screened == ["m0", "m2"]  # the timed-out one again; the cached verdict is kept
     assert [f.mutant.id for f in found] == ["m0", "m1", "m2"]
     assert json.loads(cache_file.read_text())[digests[0]] == "caught"
+
+
+def test_two_runs_screening_a_project_at_once_keep_each_others_verdicts(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run A is held inside its second screen while run B screens two other mutants to the
+    end; A's writes then add to the cache B left, not to the copy A read at its start."""
+    import threading
+
+    pristine = tmp_path / "cache" / "toolz-1.0" / "unpacked" / "toolz"
+    pristine.mkdir(parents=True)
+    project = type("FakeSetup", (), {"name": "toolz", "pristine": pristine})()
+    mutants = {
+        run: [
+            real_bench.Mutant(f"{run}{n}", run, "op", f"toolz/{run}.py", n, "x\n", "", None)
+            for n in range(2)
+        ]
+        for run in ("a", "b")
+    }
+    in_a1, b_done = threading.Event(), threading.Event()
+
+    def screen(_project: Any, _work: Path, mutant: Any, _tests: list[str]) -> str:
+        if mutant.id == "a1":
+            in_a1.set()
+            assert b_done.wait(timeout=60), "run B never ended"
+        return "caught"
+
+    monkeypatch.setattr(real_bench, "_ordered", lambda _p, error_class, _s: mutants[error_class])
+    monkeypatch.setattr(real_bench, "selection", lambda *_args: ["test_a.py::test_x"])
+    monkeypatch.setattr(real_bench, "_screen", screen)
+    run_a = threading.Thread(target=real_bench.faults, args=(project, "a", 1, lambda _: None))
+    run_a.start()
+    assert in_a1.wait(timeout=60), "run A never reached its second screen"
+    real_bench.faults(project, "b", 1, lambda _line: None)
+    b_done.set()
+    run_a.join(timeout=60)
+    cache = json.loads((pristine.parent.parent / "screen.json").read_text())
+    assert set(cache) == {real_bench._digest(m) for m in mutants["a"] + mutants["b"]}
+
+
+def test_a_draw_keeps_the_draws_another_run_added_meanwhile(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _draws_project(real_bench, tmp_path, monkeypatch)
+    drawn_file = project.pristine.parent.parent / "seen.json"
+
+    def drawn_while_another_run_adds_one(*_args: Any, **_kwargs: Any) -> list[Any]:
+        drawn_file.write_text(json.dumps({"another run's key": [["toolz/c.py", 1]]}))
+        return []
+
+    monkeypatch.setattr(real_bench, "faults", drawn_while_another_run_adds_one)
+    assert real_bench.seen_before(project, "none", 2, "s2") == frozenset()
+    assert "another run's key" in json.loads(drawn_file.read_text())
