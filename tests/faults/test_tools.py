@@ -6,7 +6,8 @@ never uses, prints nothing, prints garbage, or prints a valid document of the wr
 
 The build check runs ``python -m build`` only for an isolated build (``isolation = "always"``
 here); otherwise its front end runs in-process and the backend's hooks are its tools: they
-misbehave in ``test_build_backend.py``.
+misbehave in ``test_build_backend.py``. The security check runs bandit's library in-process:
+it misbehaves in ``test_bandit_library.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from tests.faults.kit import HANG, all_dead, fake_module, judge, refused, small_
 #: check id -> the module the check runs with ``python -m``.
 TOOLS = {
     "lint": "ruff",
-    "security": "bandit",
     "types": "mypy",
     "complexity": "radon",
     "deps": "pip",
@@ -33,7 +33,6 @@ TOOLS = {
 #: check id -> a document the tool could print, valid JSON (or text) of the wrong shape.
 WRONG_SHAPES = {
     "lint": 'print(\'[{"code": "E1", "filename": 3, "message": "m", "location": {}}]\')',
-    "security": 'print(\'{"results": [], "errors": []}\')',
     "types": 'print(\'{"file": "src/small/__init__.py", "line": 1, "message": "m"}\')',
     "complexity": 'print(\'{"src/small/__init__.py": "fine", "src/small/more.py": 1}\')',
     "deps": 'print("Everything is fine.")',
@@ -103,15 +102,6 @@ def test_a_misbehaving_tool_is_an_error_never_a_pass(
             refused(verdict, result)
 
 
-_BANDIT_RESULT = {
-    "test_id": "B602",
-    "filename": "src/small/__init__.py",
-    "issue_severity": "HIGH",
-    "issue_confidence": "HIGH",
-    "issue_text": "subprocess call with shell=True",
-    "line_number": 5,
-    "col_offset": 4,
-}
 _RUFF_FINDING = {
     "code": "E501",
     "filename": "src/small/__init__.py",
@@ -121,33 +111,9 @@ _RUFF_FINDING = {
 }
 
 
-def _bandit_report(result: object) -> object:
-    scanned = {"src/small/__init__.py": {}, "src/small/more.py": {}}
-    return {"results": [result], "errors": [], "metrics": {"_totals": {"nosec": 0}, **scanned}}
-
-
 #: (check id, what is wrong, the document printed, what the reason names): a document of the
 #: tool's shape, but one finding in it lacks what the check reads from it.
 BAD_FINDINGS = [
-    (
-        "security",
-        "a line that is text",
-        _bandit_report({**_BANDIT_RESULT, "line_number": "5"}),
-        "a result's line_number",
-    ),
-    (
-        "security",
-        "no line",
-        _bandit_report({k: v for k, v in _BANDIT_RESULT.items() if k != "line_number"}),
-        "a result's line_number",
-    ),
-    (
-        "security",
-        "no test id",
-        _bandit_report({**_BANDIT_RESULT, "test_id": None}),
-        "a result's test_id",
-    ),
-    ("security", "a result that is a list", _bandit_report(["B602"]), "a result"),
     (
         "lint",
         "a row that is text",

@@ -226,13 +226,13 @@ def _scanned_files(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     from phasegate.gates.checks import security
 
     runs: list[list[str]] = []
-    real = security.run_tool
+    real = security.bandit_report
 
-    def spy(tool: str, args: list[str], **options: object) -> object:
-        runs.append(sorted(Path(a).name for a in args if a.endswith(".py")))
-        return real(tool, args, **options)  # type: ignore[arg-type]
+    def spy(root: Path, files: list[Path], config_file: Path | None) -> dict[str, object]:
+        runs.append(sorted(path.name for path in files))
+        return real(root, files, config_file)
 
-    monkeypatch.setattr(security, "run_tool", spy)
+    monkeypatch.setattr(security, "bandit_report", spy)
     return runs
 
 

@@ -1,12 +1,14 @@
-"""security: bandit over the package source, read from its JSON output.
+"""security: bandit over the package source, read from its JSON report.
 
-bandit runs once, in the project folder, over every source file of the packages (tests are
-left out: ``assert`` and hard-coded test data are their business). When ``pyproject.toml``
-has a ``[tool.bandit]`` table it is passed with ``-c``, so the project's ``skips``, ``tests``
-and ``exclude_dirs`` decide what counts. Findings below the ``confidence`` threshold are
-dropped; findings below the ``severity`` threshold are kept (and counted in ``low``,
-``medium``, ``high``) but are not ``issues``. A file bandit cannot scan means the check could
-not measure: that is an error, never a pass.
+bandit runs once over every source file of the packages (tests are left out: ``assert`` and
+hard-coded test data are their business), through its library in this process
+(:mod:`~phasegate.gates.checks.bandit_report`: the same steps and report as ``python -m bandit
+-f json``, without a second interpreter's start). When ``pyproject.toml`` has a
+``[tool.bandit]`` table it is bandit's configuration (as ``-c`` gives it), so the project's
+``skips``, ``tests`` and ``exclude_dirs`` decide what counts. Findings below the
+``confidence`` threshold are dropped; findings below the ``severity`` threshold are kept (and
+counted in ``low``, ``medium``, ``high``) but are not ``issues``. A file bandit cannot scan
+means the check could not measure: that is an error, never a pass.
 
 bandit's report is recognized before it is believed: a ``results`` list of findings, an
 ``errors`` list, and ``metrics`` with its ``_totals`` and an entry for every file it scanned.
@@ -35,11 +37,12 @@ from pydantic import Field
 
 from phasegate.canonical import canonical_json
 from phasegate.gates.cache import FileResults, content_digest
+from phasegate.gates.checks.bandit_report import bandit_report
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
-from phasegate.gates.tools import expect, parse_json, require_tool, run_tool
+from phasegate.gates.tools import expect, require_tool
 from phasegate.jsonvalues import is_int, value_at
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
@@ -306,21 +309,14 @@ def _scan(ctx: CheckContext, files: Sequence[Path]) -> dict[str, _BanditReport]:
 def _bandit_json(
     ctx: CheckContext, files: Sequence[Path]
 ) -> tuple[dict[str, object], list[object]]:
-    """bandit's JSON report of ``files``, and its list of results."""
-    args = ["-f", "json", "-q"]
-    if "bandit" in table_in(ctx.project.pyproject, "tool"):
-        args += ["-c", str(ctx.project.root / "pyproject.toml")]
-    run = run_tool(
-        "bandit",
-        [*args, *(str(path) for path in files)],
-        cwd=ctx.project.root,
-        timeout_s=ctx.timeout_s,
-        ok_codes=(0, 1),  # 1: issues found
-    )
-    report = parse_json("bandit", run.stdout)
+    """bandit's JSON report of ``files`` (made in this process, see
+    :mod:`~phasegate.gates.checks.bandit_report`), and its list of results."""
+    root = ctx.project.root
+    configured = "bandit" in table_in(ctx.project.pyproject, "tool")
+    report = bandit_report(root, files, root / "pyproject.toml" if configured else None)
     results = value_at(report, "results")
-    if not isinstance(report, dict) or not isinstance(results, list):
-        raise CheckError(f"bandit printed JSON without a results list: {report!r:.200}")
+    if not isinstance(results, list):
+        raise CheckError(f"bandit made a report without a results list: {report!r:.200}")
     return report, results
 
 
