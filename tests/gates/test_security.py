@@ -91,6 +91,47 @@ def test_projects_bandit_config_is_honoured(
     assert measurement.metrics["issues"] == 0
 
 
+EXCLUDE = '\n[tool.bandit]\nexclude_dirs = ["{}"]\n'
+
+
+@pytest.mark.parametrize("pattern", ["vendored", "*/vendored/*", "*/src/sample/vendored/*"])
+def test_a_folder_the_projects_bandit_config_excludes_is_left_out(
+    write_files: WriteFiles, make_context: MakeContext, pattern: str
+) -> None:
+    write_files(
+        {
+            **CLEAN,
+            "pyproject.toml": CLEAN["pyproject.toml"] + EXCLUDE.format(pattern),
+            "src/sample/vendored/runner.py": SHELL,
+        }
+    )
+    measurement = SecurityCheck().measure(make_context(), SecurityOptions())
+    assert measurement.metrics["issues"] == 0
+
+
+@pytest.mark.parametrize(
+    ("folder", "pattern"),
+    [("proj.git", "*/vendored/*"), ("CVS-export", "*/vendored/*"), ("latests", "tests")],
+)
+def test_files_bandit_drops_for_the_project_folders_name_are_not_a_pass(
+    write_files: WriteFiles, make_context: MakeContext, tmp_path: Path, folder: str, pattern: str
+) -> None:
+    """bandit drops every file whose path holds one of its excluded names (``.git`` when the
+    project's ``.git`` is no folder, ``CVS``) or of ``exclude_dirs``, the project folder's own
+    name included: that the settings exclude something does not account for them, so the check
+    cannot pass on a shell=True it never saw."""
+    root = write_files(
+        {
+            **CLEAN,
+            "pyproject.toml": CLEAN["pyproject.toml"] + EXCLUDE.format(pattern),
+            "src/sample/runner.py": SHELL,
+        },
+        tmp_path / folder,
+    )
+    with pytest.raises(CheckError, match=r"exclude_dirs leaves out none of 2 .*src/sample/"):
+        SecurityCheck().measure(make_context(root), SecurityOptions())
+
+
 EVAL = '"""Evaluates."""\n\n\ndef run(text: str) -> object:\n    return eval(text)\n'
 
 

@@ -12,8 +12,10 @@ means the check could not measure: that is an error, never a pass.
 
 bandit's report is recognized before it is believed: a ``results`` list of findings, an
 ``errors`` list, and ``metrics`` with its ``_totals`` and an entry for every file it scanned.
-A file given to bandit that it did not scan is an error, unless ``[tool.bandit]`` excludes
-files (``exclude_dirs``, ``exclude``), which bandit then leaves out of its metrics.
+A file given to bandit that it did not scan is an error, unless one of ``[tool.bandit]``'s
+``exclude_dirs`` accounts for it by its path in the project
+(:mod:`~phasegate.gates.checks.bandit_excludes`: bandit also drops every file whose whole path
+holds one of its excluded names, the project folder's own included).
 
 bandit reads each file on its own, so its results are kept per file (when the settings' cache
 is on, :class:`~phasegate.gates.cache.FileResults`): after a change, bandit runs only over the
@@ -37,6 +39,7 @@ from pydantic import Field
 
 from phasegate.canonical import canonical_json
 from phasegate.gates.cache import FileResults, content_digest
+from phasegate.gates.checks.bandit_excludes import excluded_dirs, left_out_by_settings
 from phasegate.gates.checks.bandit_report import bandit_report
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
@@ -368,16 +371,23 @@ def _result(entry: object) -> _BanditResult:
 
 
 def _refuse_missing(ctx: CheckContext, metrics: dict[str, object], files: Sequence[Path]) -> None:
-    """A CheckError when bandit's metrics do not show it scanned the files it was given."""
+    """A CheckError when bandit's metrics do not show it scanned a file it was given that
+    ``[tool.bandit]``'s ``exclude_dirs`` does not account for (see
+    :mod:`~phasegate.gates.checks.bandit_excludes`)."""
     scanned = {_relative(ctx, name) for name in metrics if name != "_totals"}
-    missing = [name for path in files if (name := ctx.project.relative(path)) not in scanned]
-    settings = table_in(ctx.project.pyproject, "tool", "bandit")
-    excludes = bool(settings.get("exclude_dirs") or settings.get("exclude"))
-    if missing and not excludes:
+    missing = [path for path in files if ctx.project.relative(path) not in scanned]
+    patterns = excluded_dirs(table_in(ctx.project.pyproject, "tool", "bandit"))
+    root = ctx.project.root
+    unaccounted = [path for path in missing if not left_out_by_settings(root, path, patterns)]
+    if unaccounted:
         raise CheckError(
             f"bandit's report shows {len(files) - len(missing)} of the {len(files)} files it "
-            f"was given as scanned (first missing: {missing[0]}), so their security is unknown",
-            fix="run `python -m bandit -f json` on the file to see why",
+            f"was given as scanned, and [tool.bandit] exclude_dirs leaves out none of "
+            f"{len(unaccounted)} of the others (first: {ctx.project.relative(unaccounted[0])}), "
+            "so their security is unknown",
+            fix="run `python -m bandit -f json` on the file to see why (bandit leaves out "
+            "every path with one of its excluded names in it, .git or CVS among them, the "
+            "project folder's own name too)",
         )
 
 
