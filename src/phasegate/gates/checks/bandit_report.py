@@ -29,9 +29,13 @@ import logging
 import operator
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from phasegate.gates.protocol import CheckError
+
+if TYPE_CHECKING:  # bandit ships no types: its own classes, named for the reader
+    from bandit.core.config import BanditConfig
+    from bandit.core.manager import BanditManager
 
 __all__ = ["bandit_report"]
 
@@ -54,7 +58,7 @@ def bandit_report(root: Path, files: Sequence[Path], config_file: Path | None) -
     return _json_document(scan)
 
 
-def _configuration(config_file: Path | None) -> Any:
+def _configuration(config_file: Path | None) -> BanditConfig:
     """bandit's configuration read from ``config_file`` (its defaults when None)."""
     from bandit.core import config, utils
 
@@ -66,7 +70,7 @@ def _configuration(config_file: Path | None) -> Any:
         ) from exc
 
 
-def _profile(settings: Any) -> dict[str, set[str]]:
+def _profile(settings: BanditConfig) -> dict[str, set[str]]:
     """The tests to run and to skip, as the command line takes them from the configuration."""
     from bandit.core import extension_loader
 
@@ -89,7 +93,7 @@ def _excluded_paths(root: Path) -> str:
     return ",".join(f"{path}/*" if (root / path).is_dir() else path for path in constants.EXCLUDE)
 
 
-def _json_document(scan: Any) -> dict[str, object]:
+def _json_document(scan: BanditManager) -> dict[str, object]:
     """What bandit's JSON formatter prints for a finished scan, less code lines and time."""
     from bandit.core import constants, docs_utils
 
