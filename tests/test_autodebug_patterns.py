@@ -890,6 +890,26 @@ def test_a_relative_import_of_a_name_no_submodule_is_close_to_gets_no_respelling
     assert not [c for c in candidates if c.kind == "submodule-typo"]
 
 
+def test_a_misspelt_submodule_two_dots_up_is_respelt_as_that_packages_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``from .. import`` reads the parent package's modules (not the subpackage's
+    ``helpers2``), and a name of the statement that is a submodule (``util``, one letter from
+    ``utils``) is left as it is."""
+    files = {
+        "im_w/__init__.py": "from . import sub\n",
+        "im_w/helpers.py": "VALUE = 1\n",
+        "im_w/util.py": "",
+        "im_w/utils.py": "",
+        "im_w/sub/__init__.py": "from .. import helpres, util\n\nVALUE = helpers.VALUE\n",
+        "im_w/sub/helpers2.py": "",
+    }
+    diagnosis, candidates, _ = diagnose(tmp_path, files, "import im_w.sub", monkeypatch)
+    assert diagnosis.kind == "relative-import"
+    [typo] = [c for c in candidates if c.kind == "submodule-typo"]
+    assert restores(typo, "from .. import helpers, util\n\nVALUE = helpers.VALUE\n")
+
+
 def test_a_name_the_module_does_not_define(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = {
         "im_d/__init__.py": "from .helpers import claen\n",
