@@ -121,6 +121,8 @@ class Outcome:
     rank: int | None
     candidates: int
     why: str
+    #: Why the first candidate was made, when it is not the original.
+    first_why: str = ""
 
 
 @dataclass
@@ -130,6 +132,7 @@ class Tally:
     in_budget: int = 0
     found: int = 0
     by_source: Counter[str] = field(default_factory=Counter)
+    wrong_first: Counter[str] = field(default_factory=Counter)
     misses: list[str] = field(default_factory=list)
 
     def add(self, guard: Guard, outcome: Outcome) -> None:
@@ -138,6 +141,7 @@ class Tally:
         self.in_budget += outcome.rank is not None and outcome.rank <= BUDGET
         self.found += outcome.rank is not None
         self.by_source[outcome.why if outcome.rank is not None else "not found"] += 1
+        self.wrong_first[outcome.first_why] += outcome.rank != 1 and bool(outcome.first_why)
         if outcome.rank is None or outcome.rank > BUDGET:
             self.misses.append(guard.name)
 
@@ -183,8 +187,10 @@ def outcome(project: InstalledPackage, guard: Guard) -> Outcome:
     wanted = ast.dump(ast.parse(guard.original))
     for rank, candidate in enumerate(candidates, 1):
         if ast.dump(ast.parse(candidate.edits[0].text)) == wanted:
-            return Outcome(rank, len(candidates), _why(candidate.description))
-    return Outcome(None, len(candidates), "")
+            first_why = _why(candidates[0].description) if rank > 1 else ""
+            return Outcome(rank, len(candidates), _why(candidate.description), first_why)
+    first_why = _why(candidates[0].description) if candidates else ""
+    return Outcome(None, len(candidates), "", first_why)
 
 
 def _why(description: str) -> str:
@@ -244,6 +250,9 @@ def main() -> int:
             f"{tally.found:>8}{not_found:>8}"
         )
         for why, count in tally.by_source.most_common():
+            print(f"    {count:>6}  {why}")
+        print("  first, not the original:")
+        for why, count in tally.wrong_first.most_common():
             print(f"    {count:>6}  {why}")
         for miss in tally.misses[: args.misses]:
             print(f"    miss: {miss}")
