@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from phasegate.autodebug.patterns.class_values import class_values_in
+from phasegate.autodebug.patterns.none_guards import guard_bodies
+from phasegate.autodebug.patterns.own_settings import own_setting_bodies
 from phasegate.autodebug.patterns.type_variables import type_variable_bodies
+from phasegate.autodebug.project import Project, TestFiles
 from tests.autodebug_support import diagnose, restores
 
 CORE = "class Command:\n    def __init__(self, name, **attrs):\n        self.name = name\n"
@@ -144,3 +147,97 @@ def test_a_parameter_passed_on_as_a_keyword_is_given_the_instances_setting_of_th
     undeclared = GRAMMAR.replace("    _start_nonterminal: str\n", "    tokens = 1\n")
     tree, parse = _method(undeclared, "parse")
     assert class_values_in(tree, parse, "start_symbol") == []
+
+
+WINTERM = """\
+class WinTerm:
+    hasher = None
+
+    def __init__(self):
+        self._default_fore = 7
+        self._verbose = 0
+
+    def fore(self, fore=None, verbose=None, hasher=None, back=None):
+        return fore, verbose, hasher, back
+"""
+
+
+def test_a_parameter_is_given_the_default_its_instance_keeps_for_it(tmp_path: Path) -> None:
+    project = Project(tmp_path, TestFiles([]))
+    (tmp_path / "winterm.py").write_text(WINTERM)
+    _tree, fore = _method(WINTERM, "fore")
+
+    def bodies(subject: str) -> list[str]:
+        found = own_setting_bodies(project, "winterm.py", fore, subject)
+        return [body for body, _score, _why in found]
+
+    assert bodies("fore") == ["fore = self._default_fore"]
+    assert bodies("verbose") == ["verbose = self._verbose"]
+    assert bodies("hasher") == ["hasher = self.hasher"]  # declared in the class's body
+    assert bodies("back") == []
+
+
+COMMAND = """\
+class Command:
+    def __init__(self, name, context_settings=None):
+        if context_settings is None:
+            context_settings = {}
+        self.name = name
+        self.context_settings = context_settings
+
+    def make_context(self):
+        return dict(self.context_settings.items())
+"""
+
+
+@pytest.mark.needs_columns
+def test_an_attribute_seen_none_is_guarded_where_the_parameter_stored_in_it_comes_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = COMMAND.replace(
+        "        if context_settings is None:\n            context_settings = {}\n", ""
+    )
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"sp_command.py": faulty},
+        "import sp_command; sp_command.Command('hello').make_context()",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "self.context_settings")
+    assert restores(candidates[0], COMMAND)
+    assert "in `__init__`" in candidates[0].description
+
+
+ELSEWHERE = """\
+import os
+from io import StringIO
+
+
+def read(path=None, out=None):
+    return path, out
+
+
+def other(flag):
+    base = str(flag)
+    path = base + "/x"
+    path = os.getcwd()
+    return path
+"""
+
+
+def test_a_value_is_given_what_the_project_assigns_it_elsewhere_if_it_reads_what_is_there(
+    tmp_path: Path,
+) -> None:
+    project = Project(tmp_path, TestFiles([]))
+    (tmp_path / "elsewhere.py").write_text(ELSEWHERE)
+    _tree, read = _method(ELSEWHERE, "read")
+    bodies = {
+        body: why
+        for body, _score, why in guard_bodies(project, "elsewhere.py", read, "path", 7, [])
+    }
+    assert bodies["path = os.getcwd()"] == "the value the project assigns it elsewhere"
+    assert "path = base + '/x'" not in bodies  # `base` is a local of `other`, unbound in `read`
+    bodies = {
+        body: why for body, _score, why in guard_bodies(project, "elsewhere.py", read, "out", 7, [])
+    }
+    assert "out = StringIO()" in bodies  # the class imported and no longer used, made anew

@@ -31,7 +31,7 @@ from phasegate.autodebug.patterns.functions import (
     parameter_names,
     place,
 )
-from phasegate.autodebug.patterns.own_settings import set_on_self
+from phasegate.autodebug.patterns.own_settings import declared, set_on_self
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -105,7 +105,7 @@ def _names_read(node: ast.expr) -> set[str]:
 def _passed_on_bodies(
     cls: ast.ClassDef, function: _Function, subject: str
 ) -> list[tuple[str, float, str]]:
-    settings = _declared(cls) | set_on_self(cls)
+    settings = declared(cls) | set_on_self(cls)
     return [
         (f"{subject} = self.{setting}", 0.8, f"the instance's setting it is passed on as (`{k}=`)")
         for k in _keywords_passing(function, subject)
@@ -118,15 +118,3 @@ def _keywords_passing(function: _Function, subject: str) -> list[str]:
     """The keywords of the calls in ``function`` that pass ``subject`` itself: ``k=subject``."""
     keywords = [node for node in ast.walk(function) if isinstance(node, ast.keyword)]
     return [k.arg for k in keywords if k.arg and ast.unparse(k.value) == subject]
-
-
-def _declared(cls: ast.ClassDef) -> set[str]:
-    """The names the class's body assigns or declares (``_start_nonterminal: str``)."""
-    targets = [_targets(statement) for statement in cls.body]
-    return {target.id for found in targets for target in found if isinstance(target, ast.Name)}
-
-
-def _targets(statement: ast.stmt) -> list[ast.expr]:
-    if isinstance(statement, ast.AnnAssign):
-        return [statement.target]
-    return statement.targets if isinstance(statement, ast.Assign) else []

@@ -11,8 +11,11 @@ the code does elsewhere:
   constant, or an expression of what is known at the top: ``return self``, ``return value``),
   of what an ``if`` of the function returns where it leaves early (not reading the value),
   or of nothing;
-* **a default**: what the project assigns to that name elsewhere, or gives it as a parameter
-  default, or the empty value the use calls for (``[]`` before ``.append``);
+* **a default**: what the project gives that name as a parameter default, or assigns it
+  elsewhere (:mod:`.assigned_values`), or the empty value the use calls for (``[]`` before
+  ``.append``); what the docstring's entry of the parameter says it defaults to
+  (:mod:`.documented_defaults`); another name of the same kind, or the module's constant
+  named for it (:mod:`.kindred_names`);
 * **the default kept elsewhere**: ``partial = self.partial`` for a method's parameter whose
   class sets ``self.partial``; the function's other returns with ``default_color`` for
   ``color`` where the code names that default; the bound of a type variable a class
@@ -20,17 +23,19 @@ the code does elsewhere:
   :mod:`.type_variables`); what the class's other methods assign to the name from the
   instance alone, and the instance's setting the value is passed on as
   (``start_nonterminal=start_symbol``: ``start_symbol = self._start_nonterminal``,
-  :mod:`.class_values`);
+  :mod:`.class_values`); the default the instance keeps for it (``self._default_fore``);
 * **what the deleted code called**: a name its module imports and no longer reads, called as
-  the project calls it elsewhere (:mod:`.unused_imports`); a decorator that is its own
-  factory returned with its options bound (:mod:`.decorator_factories`).
+  the project calls it elsewhere, or a class of them made anew (:mod:`.unused_imports`); a
+  decorator that is its own factory returned with its options bound
+  (:mod:`.decorator_factories`).
 
 Each goes right after the statement that last set the value (for a parameter: after the
 guards of the parameters before it, then at the top of the function, after its docstring and
 the helpers it defines first that do not read the value), and right before the failing
 statement; a local that only renames a parameter (``function = cast(Hook, fn)``) has the
-parameter guarded too. Which guard is right is decided by the tests; a guard is never placed
-in a test file.
+parameter guarded too, and an attribute of ``self`` stored from a parameter defaulting to
+None has that parameter guarded before the store (:mod:`.stored_parameters`). Which guard is
+right is decided by the tests; a guard is never placed in a test file.
 """
 
 from __future__ import annotations
@@ -41,8 +46,10 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
+from phasegate.autodebug.patterns.assigned_values import names_known, reads_only, values_assigned
 from phasegate.autodebug.patterns.class_values import class_value_bodies
 from phasegate.autodebug.patterns.decorator_factories import factory_bodies
+from phasegate.autodebug.patterns.documented_defaults import documented_default_bodies
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
     bound_names,
@@ -59,11 +66,13 @@ from phasegate.autodebug.patterns.guard_names import (
     in_target_names,
     names_read,
 )
+from phasegate.autodebug.patterns.kindred_names import kindred_name_bodies
 from phasegate.autodebug.patterns.own_settings import (
     annotated_class_bodies,
     default_name_bodies,
     own_setting_bodies,
 )
+from phasegate.autodebug.patterns.stored_parameters import stores_of
 from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
 from phasegate.autodebug.source import (
     insert_lines,
@@ -94,13 +103,23 @@ class _Site(NamedTuple):
 
 def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
     """``if <value> is None: <body>`` before the failing use, for each likely body and place;
-    where the value is another name for a parameter, for that parameter too."""
+    where the value is another name for a parameter, for that parameter too, and where it is
+    an attribute a method stores a parameter defaulting to None in, for that parameter."""
     site = _site(diagnosis, project)
     if site is None:
         return []
     alias = _aliased(site)
     found = _site_guards(project, site, empties)
-    return found + (_site_guards(project, alias, empties) if alias is not None else [])
+    found += _site_guards(project, alias, empties) if alias is not None else []
+    return found + [c for s in _stored_sites(site) for c in _site_guards(project, s, empties)]
+
+
+def _stored_sites(site: _Site) -> list[_Site]:
+    """For an attribute of ``self``: the parameter defaulting to None another method of the
+    class stores in it, guarded before the store (the None came in there)."""
+    tree = parse(site.text)
+    stores = stores_of(tree, site.function, site.subject) if tree is not None else []
+    return [site._replace(function=s.method, subject=s.parameter, line=s.line) for s in stores]
 
 
 def _aliased(site: _Site) -> _Site | None:
@@ -343,6 +362,8 @@ def guard_bodies(
         *class_value_bodies(project, path, function, subject),
         *factory_bodies(project, path, function, subject),
         *unused_import_bodies(project, path, function, subject),
+        *documented_default_bodies(project, path, function, subject),
+        *kindred_name_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
@@ -420,30 +441,38 @@ def _empty_value_bodies(
 def _bodies_elsewhere(
     project: Project, path: str, function: _Function, subject: str, setter: ast.stmt | None
 ) -> list[tuple[str, float, str]]:
-    """The project's own guards of the value (the three most common), then the values it
-    gives the value elsewhere (the two most common)."""
+    """The project's own guards of the value (the three most common), then the defaults it
+    gives the value elsewhere (the two most common), then the values it assigns it elsewhere
+    (the two most common that read only what is there)."""
     setter_text = ast.unparse(setter) if setter is not None else None
-    templates, defaults = _elsewhere(project, path, function, subject, setter_text)
+    templates, defaults, assigned = _elsewhere(project, path, function, subject, setter_text)
+    source = project.editable_source(path)
+    known = names_known(source.tree, function) if source is not None else set()
     total = sum(templates.values())
     found = [
         (body, 0.86 + 0.04 * count / total, "as the project guards it elsewhere")
         for body, count in templates.most_common(3)
     ]
     why = "the value the project gives it elsewhere"
-    return found + [(f"{subject} = {value}", 0.78, why) for value, _ in defaults.most_common(2)]
+    found += [(f"{subject} = {value}", 0.78, why) for value, _ in defaults.most_common(2)]
+    # Below the early returns: assignments are many, and most are not what a guard gives.
+    why = "the value the project assigns it elsewhere"
+    readable = [value for value, _ in assigned.most_common() if reads_only(value, known)]
+    return found + [(f"{subject} = {value}", 0.715, why) for value in readable[:2]]
 
 
 def _elsewhere(
     project: Project, path: str, function: _Function, subject: str, setter: str | None
-) -> tuple[Counter[str], Counter[str]]:
-    """The bodies of the project's other ``if <subject> is None:`` guards, and the values it
-    assigns to ``<subject>`` or gives it as a default.
+) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    """The bodies of the project's other ``if <subject> is None:`` guards, the defaults it
+    gives ``<subject>``, and the values it assigns to it.
 
     A guard counts more in the same file, and more again after the same statement as the one
     that set the value here (``spec, rv = check(spec, func)``).
     """
     templates: Counter[str] = Counter()
     defaults: Counter[str] = Counter()
+    assigned: Counter[str] = Counter()
     for relpath, tree in project.parsed_naming(subject.rpartition(".")[2], project.source_files):
         same_file = relpath == path
         weight = 2 if same_file else 1
@@ -455,7 +484,8 @@ def _elsewhere(
             )
             if "." not in subject:
                 defaults.update(_defaults_given(node, subject))
-    return templates, defaults
+            assigned.update(dict.fromkeys(values_assigned(node, subject), weight))
+    return templates, defaults, assigned
 
 
 def _analogous_bodies(
@@ -625,12 +655,14 @@ def _only_reads(node: ast.expr, names: set[str]) -> bool:
 
 
 def _co_set(function: _Function, subject: str, line: int) -> list[str]:
-    """The other names the statement that last set ``subject`` set (``spec, rv = f()``)."""
+    """The other name the statement that last set ``subject`` set with it (``spec, rv =
+    f()``); none when it set more: of a tuple of many parts (``scheme, auth, host, port,
+    path, ... = parse_url(url)``) no part is what the function returns instead."""
     found: list[str] = []
     for statement in _statements_around(function, line):
         if isinstance(statement, ast.Assign) and _sets(statement, subject):
             found = [name for name in _names_set(statement) if name != subject]
-    return found
+    return found if len(found) == 1 else []
 
 
 def _names_set(statement: ast.Assign) -> list[str]:

@@ -25,9 +25,16 @@ from phasegate.autodebug.patterns.type_variables import type_variable_bodies
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["annotated_class_bodies", "default_name_bodies", "own_setting_bodies", "set_on_self"]
+__all__ = [
+    "annotated_class_bodies",
+    "declared",
+    "default_name_bodies",
+    "own_setting_bodies",
+    "set_on_self",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_KEPT_AS = "the default its instance keeps for it"
 #: ``type[X] | None``, ``None | type[X]``, ``Optional[type[X]]`` (``typing.Type`` too): ``X``.
 _TYPE_OR_NONE = re.compile(
     r"(?:[\w.]*Optional\[[\w.]*[Tt]ype\[(\w+)\]\]"
@@ -40,14 +47,55 @@ def own_setting_bodies(
     project: Project, path: str, function: _Function, subject: str
 ) -> list[tuple[str, float, str]]:
     """``(<subject> = self.<subject>, score, why)`` when ``subject`` is a parameter of a method
-    (``self`` first) whose class sets ``self.<subject>``; else nothing."""
+    (``self`` first) whose class sets ``self.<subject>`` or declares it in its body; then the
+    same with the default the instance keeps for it (``self._verbose``,
+    ``self._default_fore``, ``self.default_style``)."""
+    cls = _method_class(project, path, function, subject)
+    kept = _kept_by(cls, function) if cls is not None else set()
+    return [
+        (f"{subject} = self.{name}", score, why) for name, score, why in _kept_as(subject, kept)
+    ]
+
+
+def _kept_by(cls: ast.ClassDef, function: _Function) -> set[str]:
+    """What the instance holds when ``function`` runs: what its class declares and what its
+    methods set on it; nothing of its own in ``__init__``, which runs before they do."""
+    return declared(cls) | set_on_self(cls) if function.name != "__init__" else set()
+
+
+def _method_class(
+    project: Project, path: str, function: _Function, subject: str
+) -> ast.ClassDef | None:
+    """The class ``function`` is a method of (``self`` first), if ``subject`` is a parameter."""
     names = parameter_names(function.args)
     if names[:1] != ["self"] or subject not in names[1:]:
-        return []
-    cls = _class_of(project, path, function)
-    if cls is None or subject not in set_on_self(cls):
-        return []
-    return [(f"{subject} = self.{subject}", 0.85, "the instance's own setting of that name")]
+        return None
+    return _class_of(project, path, function)
+
+
+def _kept_as(subject: str, kept: set[str]) -> list[tuple[str, float, str]]:
+    """The instance's names of ``kept`` that hold ``subject`` or its default, likeliest
+    first."""
+    found = [(subject, 0.85, "the instance's own setting of that name")]
+    found += [(name, 0.84, _KEPT_AS) for name in _default_names(subject)]
+    return [entry for entry in found if entry[0] in kept]
+
+
+def _default_names(subject: str) -> list[str]:
+    """The names an instance keeps the default of ``subject`` under, but its own."""
+    return [f"_{subject}", f"default_{subject}", f"_default_{subject}"]
+
+
+def declared(cls: ast.ClassDef) -> set[str]:
+    """The names the class's body assigns or declares (``_start_nonterminal: str``)."""
+    targets = [_targets(statement) for statement in cls.body]
+    return {target.id for found in targets for target in found if isinstance(target, ast.Name)}
+
+
+def _targets(statement: ast.stmt) -> list[ast.expr]:
+    if isinstance(statement, ast.AnnAssign):
+        return [statement.target]
+    return statement.targets if isinstance(statement, ast.Assign) else []
 
 
 def _class_of(project: Project, path: str, function: _Function) -> ast.ClassDef | None:

@@ -6,7 +6,9 @@ the body did. The call is written as the project's other calls of that function 
 when every argument they pass is a name that is a parameter of the function the guard goes
 into, other than the value guarded (``types.convert_type(type, default)`` in another module
 gives ``value_proc = convert_type(type, default)`` in ``prompt(text, default, ..., type,
-value_proc)``). A name the module lists as a string (in ``__all__``) is exported, not unused.
+value_proc)``); a class (named with a capital) the project never calls so is made anew with
+no arguments (``stream = StringIO()``). A name the module lists as a string (in ``__all__``)
+is exported, not unused.
 Read from the syntax: a linter's "imported but unused" is this, without the linter's process.
 At most two bodies, the calls the project makes most often: a module importing many names it
 does not read (a package's ``__init__`` that re-exports without ``__all__``) must leave room
@@ -44,11 +46,24 @@ def unused_import_bodies(
         return []
     known = parameters(function) - {subject}
     why = "calling what its module imports and no longer uses, as the project calls it"
-    calls = _calls_of(project, set(_unused_imports(source.tree)), known)
-    return [
+    unused = _unused_imports(source.tree)
+    calls = _calls_of(project, set(unused), known)
+    found = [
         (f"{subject} = {name}({arguments})", 0.79, why)
         for (name, arguments), _ in calls.most_common(_MAX_BODIES)
     ]
+    return found + _new_instances(unused, {name for name, _ in calls}, subject)
+
+
+def _new_instances(
+    unused: list[str], called: set[str], subject: str
+) -> list[tuple[str, float, str]]:
+    """``<subject> = <Class>()`` for a class (by its capital) the module imports and no longer
+    reads, that the project never calls with arguments it could pass: the deleted guard made
+    one (``stream = StringIO()``)."""
+    why = "a new instance of the class its module imports and no longer uses"
+    classes = [name for name in unused if name[:1].isupper() and name not in called]
+    return [(f"{subject} = {name}()", 0.715, why) for name in classes[:_MAX_BODIES]]
 
 
 def _unused_imports(module: ast.Module) -> list[str]:
