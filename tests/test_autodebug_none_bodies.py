@@ -180,9 +180,11 @@ def test_a_parameter_is_given_the_default_its_instance_keeps_for_it(tmp_path: Pa
 COMMAND = """\
 class Command:
     def __init__(self, name, context_settings=None):
+        self.name = name
+
         if context_settings is None:
             context_settings = {}
-        self.name = name
+
         self.context_settings = context_settings
 
     def make_context(self):
@@ -241,3 +243,32 @@ def test_a_value_is_given_what_the_project_assigns_it_elsewhere_if_it_reads_what
         body: why for body, _score, why in guard_bodies(project, "elsewhere.py", read, "out", 7, [])
     }
     assert "out = StringIO()" in bodies  # the class imported and no longer used, made anew
+
+
+WORDWRAP = '''\
+def wordwrap(s, sep=None):
+    """Wrap ``s``.
+
+    :param sep: What joins the lines. Defaults to ``"-"``.
+    """
+    import textwrap
+
+    if sep is None:
+        sep = "-"
+    return sep.join(textwrap.wrap(s, 5))
+'''
+
+
+@pytest.mark.needs_columns
+def test_a_parameters_guard_at_the_top_goes_after_the_imports_that_do_not_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = WORDWRAP.replace('    if sep is None:\n        sep = "-"\n', "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"ww_wrap.py": faulty},
+        "import ww_wrap; ww_wrap.wordwrap('a b c d e f')",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "sep")
+    assert restores(candidates[0], WORDWRAP)
