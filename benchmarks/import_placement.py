@@ -11,6 +11,11 @@ imports is in no isort order). A restoration counts when it gives back the file 
 The packages are split by a fixed seed into a development half (tune on it) and a report
 half (report it); the projects of the real-code benchmark and phasegate itself are left out.
 
+Apart, in every header (sorted or not): each one-line ``from`` import of a module another
+``from`` import of the header imports from again, put back by the file's own rule and as it
+was before the file's style of ``from`` imports was read (joined to the statement of its
+module wherever the file writes no module twice; :mod:`phasegate.autodebug.import_joins`).
+
 The project's order won on the development half and lost on the report half, so auto-debug
 keeps the file's own rule and the project's order lives here only, for this measurement.
 Hand-written: isort and ruff sort imports by fixed rules; none learns a project's own order.
@@ -148,6 +153,27 @@ def insert_by_own_order_alone(text: str, statement: str) -> str | None:
     return insert_lines(text, source._line_in_own_order(header, new), [statement])
 
 
+def insert_joined_as_before(text: str, statement: str) -> str | None:
+    """:func:`insert_import` before it read the file's style of ``from`` imports
+    (:mod:`phasegate.autodebug.import_joins`): joined to a statement of its module wherever the
+    file writes no module twice; what the file's own rule is measured against."""
+    tree = parse(text)
+    new = source._import_statement(statement)
+    if tree is None or not isinstance(new, ast.ImportFrom):
+        return None
+    header, _after = leading_imports(tree)
+    same = [s for s in header if isinstance(s, ast.ImportFrom) and _same_module(s, new)]
+    if not same or source._one_name_per_statement(header):
+        return insert_import(text, statement)
+    return source._joined(text, source.split_lines(text), same[0], new)
+
+
+def _same_module(stmt: ast.ImportFrom, new: ast.ImportFrom) -> bool:
+    return (stmt.module, stmt.level) == (new.module, new.level) and all(
+        a.name != "*" for a in stmt.names
+    )
+
+
 def _in_no_isort_order(header: list[ImportNode], new: ImportNode) -> bool:
     """Whether the file's own rule falls back on its order of kinds and sections: neither the
     header nor the block ``new`` belongs in is sorted by isort's key or by module alone (and
@@ -170,6 +196,9 @@ class Tally:
     own_rule: int = 0
     project_order: int = 0
     informed: int = 0
+    join_cases: int = 0
+    joined_as_before: int = 0
+    join_own_rule: int = 0
     packages: set[str] = field(default_factory=set)
 
     def add(self, other: Tally) -> None:
@@ -178,10 +207,22 @@ class Tally:
         self.own_rule += other.own_rule
         self.project_order += other.project_order
         self.informed += other.informed
-        self.packages |= other.packages
+        self.join_cases += other.join_cases
+        self.joined_as_before += other.joined_as_before
+        self.join_own_rule += other.join_own_rule
+        if other.cases:  # the packages the placement figure counts
+            self.packages |= other.packages
 
-    def share(self, count: int) -> str:
-        return f"{count}/{self.cases} ({100 * count / max(self.cases, 1):.1f}%)"
+    def share(self, count: int, cases: int | None = None) -> str:
+        cases = self.cases if cases is None else cases
+        return f"{count}/{cases} ({100 * count / max(cases, 1):.1f}%)"
+
+    def joins_line(self, half: str) -> str:
+        return (
+            f"{half}: {self.join_cases} from imports of a module imported from again; exact "
+            f"file: joined as before {self.share(self.joined_as_before, self.join_cases)}, "
+            f"file's own rule {self.share(self.join_own_rule, self.join_cases)}"
+        )
 
     def line(self, half: str, project_order: bool = True) -> str:
         own = (
@@ -239,6 +280,30 @@ def restorable(header: list[ast.Import | ast.ImportFrom], stmt: ast.stmt, lines:
     )
 
 
+def rejoinable(header: list[ast.Import | ast.ImportFrom], stmt: ast.stmt, lines: list[str]) -> bool:
+    """A one-line ``from`` import of a module another ``from`` import of ``header`` imports
+    from at the same level (not a ``*`` import): once deleted, it could join that one."""
+    if not isinstance(stmt, ast.ImportFrom) or stmt.lineno != stmt.end_lineno:
+        return False
+    others = [s for s in header if isinstance(s, ast.ImportFrom) and s is not stmt]
+    return lines[stmt.lineno - 1].endswith("\n") and any(_same_module(s, stmt) for s in others)
+
+
+def measure_joins(files: list[tuple[str, ast.Module]], tally: Tally) -> None:
+    """Each :func:`rejoinable` import of every header, deleted and put back."""
+    for text, tree in files:
+        header = leading_imports(tree)[0]
+        lines = text.splitlines(keepends=True)
+        for stmt in header:
+            statement = lines[stmt.lineno - 1].strip()
+            if not rejoinable(header, stmt, lines) or ast.unparse(stmt) != statement:
+                continue
+            without = "".join(lines[: stmt.lineno - 1] + lines[stmt.lineno :])
+            tally.join_cases += 1
+            tally.joined_as_before += insert_joined_as_before(without, statement) == text
+            tally.join_own_rule += insert_import(without, statement) == text
+
+
 def measure(files: list[tuple[str, ast.Module]], tally: Tally, project_order: bool = True) -> None:
     precedence = ImportPrecedence()
     headers = [leading_imports(tree)[0] for _text, tree in files]
@@ -292,13 +357,16 @@ def main() -> int:
         if args.half in (half, "both"):
             tally = Tally(packages={package})
             measure(files, tally, project_order=ordered)
-            if tally.cases:
+            measure_joins(files, tally)
+            if tally.cases or tally.join_cases:
                 tallies[half].add(tally)
                 if args.verbose:
                     print(tally.line(f"{half} {package}", ordered), flush=True)
+                    print(tally.joins_line(f"{half} {package}"), flush=True)
     for half, tally in tallies.items():
         if args.half in (half, "both"):
             print(tally.line(half, ordered))
+            print(tally.joins_line(half))
     return 0
 
 

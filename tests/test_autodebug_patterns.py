@@ -179,9 +179,10 @@ REEXPORTS = "from .errors import NoSuchOption as NoSuchOption\n"
     ("own_imports", "restored"),
     [
         ("from .errors import Abort\n", "from .errors import Abort, NoSuchOption\n"),
-        (
+        (  # an aliased name on a line of its own, as isort and click's __init__.py write it
             "from .errors import Abort as Abort\n",
-            "from .errors import Abort as Abort, NoSuchOption as NoSuchOption\n",
+            "from .errors import Abort as Abort\n"
+            "from .errors import NoSuchOption as NoSuchOption\n",
         ),
         (  # neither a module's alias of its own name nor a docstring showing the form
             '"""Write `from .errors import Abort as Abort` to re-export."""\n'
@@ -374,6 +375,43 @@ def test_an_import_is_put_back_where_the_files_order_of_imports_says(
     ],
 )
 def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(
+    before: str, statement: str, after: str
+) -> None:
+    assert insert_import(f"{before}\n\nx = 1\n", statement) == f"{after}\n\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "statement", "after"),
+    [
+        # A file that writes several names in one statement: the name joins its module's.
+        (
+            "from .core import Argument, Option\nfrom .utils import echo\n",
+            "from .core import Group",
+            "from .core import Argument, Group, Option\nfrom .utils import echo\n",
+        ),
+        # Each `from` import takes one name: a line of its own, in order.
+        (
+            "from .core import Argument\nfrom .utils import echo\n",
+            "from .core import Group",
+            "from .core import Argument\nfrom .core import Group\nfrom .utils import echo\n",
+        ),
+        # An aliased name keeps its own line (isort's default), beside its module's.
+        (
+            "from ._funcs import asdict as _asdict\nfrom ._make import attrib, attrs\n",
+            "from ._funcs import astuple as _astuple",
+            "from ._funcs import asdict as _asdict\nfrom ._funcs import astuple as _astuple\n"
+            "from ._make import attrib, attrs\n",
+        ),
+        # ... unless the file writes an aliased name beside another in one statement.
+        (
+            "from ._funcs import asdict as _asdict\nfrom os import path as p, sep\n",
+            "from ._funcs import astuple as _astuple",
+            "from ._funcs import asdict as _asdict, astuple as _astuple\n"
+            "from os import path as p, sep\n",
+        ),
+    ],
+)
+def test_a_from_import_joins_its_modules_statement_as_the_file_writes_them(
     before: str, statement: str, after: str
 ) -> None:
     assert insert_import(f"{before}\n\nx = 1\n", statement) == f"{after}\n\nx = 1\n"

@@ -118,3 +118,22 @@ def test_the_file_s_own_order_alone_ignores_the_place_a_block_of_one_left(
     assert insert_import(without, "import pytest") == (
         "import sys\nimport os\n\nimport pytest\n\nimport numpy\n\n\nx = 1\n"
     )
+
+
+def test_a_from_import_of_a_module_imported_from_again_is_counted_apart(
+    placement: ModuleType,
+) -> None:
+    text = "from ._funcs import asdict as _asdict\nfrom ._funcs import astuple as _astuple\n"
+    header = leading_imports(ast.parse(text))[0]
+    lines = text.splitlines(keepends=True)
+    assert placement.rejoinable(header, header[1], lines)
+    assert not placement.restorable(header, header[1], lines)
+    without = "from ._funcs import asdict as _asdict\n"
+    statement = "from ._funcs import astuple as _astuple"
+    assert placement.insert_joined_as_before(without, statement) == (
+        "from ._funcs import asdict as _asdict, astuple as _astuple\n"
+    )
+    assert insert_import(without, statement) == text
+    tally = placement.Tally()
+    placement.measure_joins([(text, ast.parse(text))], tally)
+    assert (tally.join_cases, tally.joined_as_before, tally.join_own_rule) == (2, 0, 2)

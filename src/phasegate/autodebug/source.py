@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Literal
 
 from phasegate.autodebug.import_gaps import vacated_lines
+from phasegate.autodebug.import_joins import stands_alone
 
 __all__ = [
     "Span",
@@ -304,7 +305,8 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 
 def _joinable_import(header: list[ImportNode], new: ast.ImportFrom) -> ast.ImportFrom | None:
     """The ``from`` import of the same module ``new`` can join (not a ``*`` import); none
-    when the file imports one name per statement (two ``from`` imports of one module)."""
+    when the file imports one name per statement (two ``from`` imports of one module), or
+    keeps ``new`` on a line of its own (:mod:`phasegate.autodebug.import_joins`)."""
     if _one_name_per_statement(header):
         return None
     for stmt in header:
@@ -313,7 +315,7 @@ def _joinable_import(header: list[ImportNode], new: ast.ImportFrom) -> ast.Impor
             and (stmt.module, stmt.level) == (new.module, new.level)
             and all(a.name != "*" for a in stmt.names)
         ):
-            return stmt
+            return None if stands_alone(header, new, stmt) else stmt
     return None
 
 
