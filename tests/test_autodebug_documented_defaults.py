@@ -102,3 +102,17 @@ def test_google_and_numpy_entries_are_read_and_what_is_not_bound_or_none_is_left
     assert _bodies(WRAP, "numpy_style", "weights") == ["weights = [1] * len(values)"]
     assert _bodies(WRAP, "google", "path") == []  # an entry naming no code gives nothing
     assert _bodies(WRAP, "google", "errors") == []  # not a parameter of the function
+
+
+PROSE = '''\
+def pick(a, b, c, target=None):
+    """Pick one.
+
+    :param target: default ``a if b else c``, or ``[x for x in a]``, or ``a == b``.
+    """
+    return target
+'''
+
+
+def test_prose_that_parses_as_a_choice_comprehension_or_comparison_is_no_body() -> None:
+    assert _bodies(PROSE, "pick", "target") == []
