@@ -37,13 +37,13 @@ from pydantic import Field
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate
-from phasegate.gates.mutants import Mutant, choose_mutants, generate_mutants
 from phasegate.gates.newcode import changed_package_files
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
 from phasegate.model.gate import Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 
 if TYPE_CHECKING:
+    from phasegate.gates.mutants import Mutant
     from phasegate.gates.mutation_runner import MutantResult
 
 __all__ = ["MutationCheck", "MutationOptions"]
@@ -115,6 +115,8 @@ class MutationCheck:
                 "the mutation check needs this run's tests, and no test run was given",
                 fix="run the gate from pytest: pytest --gate=...",
             )
+        from phasegate.gates.mutants import choose_mutants
+
         chosen = choose_mutants(
             candidates, per_line=options.per_line, budget=options.budget, seed=options.seed
         )
@@ -137,6 +139,9 @@ class MutationCheck:
 
 def _candidates(ctx: CheckContext, targets: Mapping[str, frozenset[int] | None]) -> list[Mutant]:
     """Every mutant the changed lines of each package file allow, file by file."""
+    # Imported here: a run without a base (or a changed line) makes no mutant.
+    from phasegate.gates.mutants import generate_mutants
+
     candidates: list[Mutant] = []
     for relpath, lines in sorted(targets.items()):
         source = (ctx.project.root / relpath).read_text(encoding="utf-8", errors="replace")

@@ -33,23 +33,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal, TypedDict
+from typing import TYPE_CHECKING, ClassVar, Literal, TypedDict
 
 from pydantic import Field
 
 from phasegate.canonical import canonical_json
 from phasegate.gates.cache import FileResults, content_digest
-from phasegate.gates.checks.bandit_excludes import excluded_dirs, left_out_by_settings
 from phasegate.gates.checks.bandit_report import bandit_report
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import locate, score_from_count
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.gates.ruff_policy import RuffPolicy, read_ruff_policy
 from phasegate.gates.tools import expect, require_tool
 from phasegate.jsonvalues import is_int, value_at
 from phasegate.model.gate import Finding, Severity, ToolInfo
 from phasegate.settings import Section
 from phasegate.tomlfile import table_in
+
+if TYPE_CHECKING:
+    from phasegate.gates.ruff_policy import RuffPolicy
 
 __all__ = ["SecurityCheck", "SecurityOptions"]
 
@@ -134,6 +135,10 @@ class SecurityCheck:
         if not files:
             return _nothing_to_scan()
         report = _report(ctx, files)
+        # Imported here, as bandit_excludes below: the pytest process plans this check and
+        # never measures it.
+        from phasegate.gates.ruff_policy import read_ruff_policy
+
         policy = read_ruff_policy(ctx.project.root, ctx.project.pyproject)
         found = _findings(ctx, report, options.confidence)
         findings, ignored = _kept_and_ignored(found, policy)
@@ -376,6 +381,8 @@ def _refuse_missing(ctx: CheckContext, metrics: dict[str, object], files: Sequen
     :mod:`~phasegate.gates.checks.bandit_excludes`)."""
     scanned = {_relative(ctx, name) for name in metrics if name != "_totals"}
     missing = [path for path in files if ctx.project.relative(path) not in scanned]
+    from phasegate.gates.checks.bandit_excludes import excluded_dirs, left_out_by_settings
+
     patterns = excluded_dirs(table_in(ctx.project.pyproject, "tool", "bandit"))
     root = ctx.project.root
     unaccounted = [path for path in missing if not left_out_by_settings(root, path, patterns)]

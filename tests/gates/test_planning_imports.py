@@ -1,0 +1,45 @@
+"""Planning a check imports none of what only its measuring needs.
+
+The pytest process imports the module of every check its gate names (to validate the options
+and conditions) but measures none of the static checks, and measures the mutation check only
+against a base. So the security check's ruff policy reader and bandit exclusion rules, and the
+mutation check's mutant maker, are imported where those checks measure. The test imports the
+check modules in a fresh interpreter and lists which of those modules were loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_MEASURING_ONLY = [
+    "phasegate.gates.checks.bandit_excludes",
+    "phasegate.gates.mutants",
+    "phasegate.gates.ruff_policy",
+]
+
+_SCRIPT = """
+import json, sys
+import phasegate.gates.checks.mutation, phasegate.gates.checks.security
+print(json.dumps(sorted(name for name in sys.argv[1:] if name in sys.modules)))
+"""
+
+
+@pytest.mark.slow
+def test_importing_the_security_and_mutation_checks_loads_none_of_their_measuring(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, *_MEASURING_ONLY],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
