@@ -389,11 +389,12 @@ def test_an_import_is_put_back_in_its_block_of_imports_in_that_blocks_order(
             "from .core import Group",
             "from .core import Argument, Group, Option\nfrom .utils import echo\n",
         ),
-        # Each `from` import takes one name: a line of its own, in order.
+        # Each `from` import takes one name, but as many files drop one name of two as
+        # delete a whole statement: the name joins its module's statement.
         (
             "from .core import Argument\nfrom .utils import echo\n",
             "from .core import Group",
-            "from .core import Argument\nfrom .core import Group\nfrom .utils import echo\n",
+            "from .core import Argument, Group\nfrom .utils import echo\n",
         ),
         # An aliased name keeps its own line (isort's default), beside its module's.
         (

@@ -1,11 +1,13 @@
 """Whether a lost ``from`` import stands on a line of its own beside a statement of its module.
 
-isort joins the names one module gives into one statement, except where a project tells it
-not to: ``force_single_line`` writes one name per statement, and by default an import under
-an alias keeps its own line (``combine_as_imports`` is off: ``from ._funcs import asdict as
-_asdict`` above ``from ._funcs import astuple as _astuple``). The file shows which it does:
-``from`` imports that each take one name, and no statement that takes an aliased name beside
-another.
+isort joins the names one module gives into one statement, but by default an import under an
+alias keeps its own line (``combine_as_imports`` is off: ``from ._funcs import asdict as
+_asdict`` above ``from ._funcs import astuple as _astuple``). The file shows whether it does:
+no statement of it takes an aliased name beside another.
+
+A file whose ``from`` imports each take one name (isort's ``force_single_line``) was tried as
+a second sign and dropped: it won on whole statements deleted and lost more on one name
+dropped from a statement of two (see ``docs/autodebug.md``).
 
 Measured on the installed packages by ``benchmarks/import_placement.py`` (a ``from`` import
 of a module the header imports from again; its seed's development half tuned); see
@@ -25,17 +27,7 @@ def stands_alone(
 ) -> bool:
     """Whether ``new`` goes on a line of its own rather than into ``joinable``, a statement of
     the same module among the module's leading imports ``header``."""
-    return _one_name_each(header) or (_aliased(new, joinable) and not _combines_aliased(header))
-
-
-def _from_imports(header: Sequence[ast.Import | ast.ImportFrom]) -> list[ast.ImportFrom]:
-    return [stmt for stmt in header if isinstance(stmt, ast.ImportFrom)]
-
-
-def _one_name_each(header: Sequence[ast.Import | ast.ImportFrom]) -> bool:
-    """Whether the header's ``from`` imports, two or more, each take one name."""
-    statements = _from_imports(header)
-    return len(statements) > 1 and all(len(stmt.names) == 1 for stmt in statements)
+    return _aliased(new, joinable) and not _combines_aliased(header)
 
 
 def _aliased(*statements: ast.ImportFrom) -> bool:
@@ -45,4 +37,7 @@ def _aliased(*statements: ast.ImportFrom) -> bool:
 
 def _combines_aliased(header: Sequence[ast.Import | ast.ImportFrom]) -> bool:
     """Whether the file writes an aliased name and another in one statement."""
-    return any(len(stmt.names) > 1 and _aliased(stmt) for stmt in _from_imports(header))
+    return any(
+        isinstance(stmt, ast.ImportFrom) and len(stmt.names) > 1 and _aliased(stmt)
+        for stmt in header
+    )
