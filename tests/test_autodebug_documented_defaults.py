@@ -116,3 +116,27 @@ def pick(a, b, c, target=None):
 
 def test_prose_that_parses_as_a_choice_comprehension_or_comparison_is_no_body() -> None:
     assert _bodies(PROSE, "pick", "target") == []
+
+
+NAMED_CALLS = '''\
+import shutil
+import time
+
+
+def clean(folder, then=None, stamp=None, size=None):
+    """Clean a folder.
+
+    :param then: what to do after, e.g. ``shutil.rmtree(folder)`` or ``print(folder)``.
+    :param stamp: the time; defaults to ``time.time()``.
+    :param size: how many, ``len(folder)`` when not given.
+    """
+    return then, stamp, size
+'''
+
+
+def test_a_call_the_entry_only_names_is_no_body_unless_a_builtin_that_builds_a_value() -> None:
+    # validation would run it: ``shutil.rmtree(folder)`` in the prose is no default
+    assert _bodies(NAMED_CALLS, "clean", "then") == []
+    # what the entry says the default is may call anything
+    assert _bodies(NAMED_CALLS, "clean", "stamp") == ["stamp = time.time()"]
+    assert _bodies(NAMED_CALLS, "clean", "size") == ["size = len(folder)"]

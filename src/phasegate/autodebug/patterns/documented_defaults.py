@@ -65,7 +65,7 @@ def documented_defaults_in(
     said = _in_scope_only(_said(entry), function, known)
     found = [(code, 0.89, _SAID) for code in said]
     named = _in_scope_only(_references(entry), function, known)
-    found += [(code, 0.77, _NAMED) for code in named if code not in said]
+    found += [(code, 0.77, _NAMED) for code in named if code not in said and _inert(code)]
     return [(f"{subject} = {code}", score, why) for code, score, why in found[:_MAX_BODIES]]
 
 
@@ -73,6 +73,21 @@ def _in_scope_only(codes: list[str], function: _Function, known: set[str]) -> li
     """Those of ``codes`` that read only what is there, each once, as :func:`_in_scope`
     writes them."""
     return list(dict.fromkeys(filter(None, (_in_scope(c, function, known) for c in codes))))
+
+
+#: The calls a body the entry only names may make: builtins that build or measure a value.
+_INERT_CALLS = frozenset(
+    {"bool", "bytes", "dict", "float", "frozenset", "int", "len", "list", "max", "min"}
+    | {"object", "range", "set", "sorted", "str", "sum", "tuple"}
+)
+
+
+def _inert(code: str) -> bool:
+    """Whether ``code`` calls nothing but :data:`_INERT_CALLS`. Code the entry names beside
+    the parameter (not as its default) may be anything the function does (``shutil.rmtree
+    (folder)``), and validation would run it: only what it says the default is may call."""
+    calls = [n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Call)]
+    return all(isinstance(c.func, ast.Name) and c.func.id in _INERT_CALLS for c in calls)
 
 
 def _entry(function: _Function, subject: str) -> str:
