@@ -250,6 +250,44 @@ def test_a_deleted_private_alias_of_a_standard_library_symbol_comes_back(
     assert restores(candidates[0], original)
 
 
+def test_a_deleted_alias_of_a_module_and_its_name_comes_back_from_the_standard_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # boltons' listutils: `from math import log as math_log`, deleted.
+    original = (
+        "import operator\nfrom math import log as math_log\n\n\n"
+        "def size(n):\n    return operator.add(int(math_log(n, 2)), 1)\n"
+    )
+    files = {
+        "nm_ml/__init__.py": "",
+        "nm_ml/sizes.py": original.replace("from math import log as math_log\n", ""),
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_ml.sizes import size; size(8)", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from math import log as math_log"
+    assert candidates[0].detail["where"] == "standard library symbol"
+    assert restores(candidates[0], original)
+
+
+def test_a_lost_import_of_another_packages_name_comes_back_as_the_other_files_write_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jinja2's sandbox.py: `from markupsafe import Markup`, deleted; its other modules import it.
+    original = "from pytest import approx\n\n\ndef close(x):\n    return x == approx(1.0)\n"
+    files = {
+        "nm_ie/__init__.py": "",
+        "nm_ie/other.py": "from pytest import approx\n\nNEAR = approx(2.0)\n",
+        "nm_ie/check.py": original.replace("from pytest import approx\n", ""),
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_ie.check import close; close(1.0)", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from pytest import approx"
+    assert candidates[0].detail["where"] == "as 1 other files import it"
+    assert restores(candidates[0], original)
+
+
 def test_a_private_alias_the_project_defines_publicly_is_not_taken_from_the_standard_library(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

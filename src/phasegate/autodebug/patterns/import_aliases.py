@@ -8,7 +8,9 @@ and the standard library. Two kinds of import bind a name that is defined nowher
   private name, as the public definition (or standard-library module) it aliases with one
   leading underscore less (``_asdict`` -> ``asdict``, ``_warnings`` -> ``warnings``), or,
   when the project defines no such name, as the public symbol of the one standard-library
-  module that offers it (``_itemgetter`` -> ``from operator import itemgetter as _itemgetter``);
+  module that offers it (``_itemgetter`` -> ``from operator import itemgetter as _itemgetter``),
+  or as a standard-library module and a name it offers joined by an underscore (``math_log``
+  -> ``from math import log as math_log``);
 * **a submodule**: ``from . import keys`` binds the module ``pkg.keys``, which is a file,
   not a definition.
 
@@ -27,12 +29,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.source import parse
-from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining
+from phasegate.autodebug.stdlib import is_stdlib_module, modules_defining, offers
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["alias_statements"]
+__all__ = ["absolute_module", "alias_statements"]
 
 #: ``(statement, score, where it comes from)``, as :func:`.names.import_candidates` ranks them.
 Statement = tuple[str, float, str]
@@ -67,6 +69,7 @@ def alias_statements(
         found.append((statement, 0.89, f"as {where} imports it"))
     if not found:
         found += _public_aliased(missing, own_module, project, as_written)
+        found += _module_prefixed(missing)
     found += _submodule_statements(path, missing, unbound, project, as_written)
     return found
 
@@ -131,6 +134,22 @@ def _stdlib_symbol_aliased(public: str, missing: str) -> list[Statement]:
     if len(modules) != 1:
         return []
     return [(_from(modules[0], [(public, missing)]), 0.78, "standard library symbol")]
+
+
+def _module_prefixed(missing: str) -> list[Statement]:
+    """``from <module> import <name> as missing`` for an alias that joins a standard-library
+    module and a name it offers with an underscore (``math_log``: ``from math import log as
+    math_log``); the first such split only."""
+    return [
+        (_from(module, [(name, missing)]), 0.78, "standard library symbol")
+        for module, name in _underscore_splits(missing)
+        if is_stdlib_module(module) and offers(module, name)
+    ][:1]
+
+
+def _underscore_splits(name: str) -> list[tuple[str, str]]:
+    """``(before, after)`` for each underscore inside ``name`` (not first, not last)."""
+    return [(name[:i], name[i + 1 :]) for i in range(1, len(name) - 1) if name[i] == "_"]
 
 
 def _submodule_statements(
@@ -201,11 +220,11 @@ def _aliased(
         return [(a.asname, (a.name, None)) for a in node.names if a.asname]
     if not isinstance(node, ast.ImportFrom):
         return []
-    module = _absolute(project, relpath, node)
+    module = absolute_module(project, relpath, node)
     return [(a.asname, (module, a.name)) for a in node.names if a.asname and module]
 
 
-def _absolute(project: Project, relpath: str, node: ast.ImportFrom) -> str:
+def absolute_module(project: Project, relpath: str, node: ast.ImportFrom) -> str:
     """The absolute module a ``from`` import names, relative ones resolved from ``relpath``."""
     if not node.level:
         return node.module or ""

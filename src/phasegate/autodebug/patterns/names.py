@@ -30,6 +30,7 @@ from phasegate.autodebug.patterns.base import (
 from phasegate.autodebug.patterns.functions import bound_names, parents_of
 from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
 from phasegate.autodebug.patterns.import_names import relative_module
+from phasegate.autodebug.patterns.imported_elsewhere import imported_elsewhere
 from phasegate.autodebug.source import (
     binding,
     count_names,
@@ -465,18 +466,16 @@ def import_candidates(
     context = ast.unparse(function) if function is not None else ""
     # A deleted `from m import a, b` leaves every name it bound unbound: they come back together.
     unbound = unbound_names(text)
+
+    def as_written(module: str) -> str:
+        return _module_as_written(text, path, module, project)
+
     statements = [
         *_module_imports(path, missing, project),
         *_project_imports(text, path, missing, project, context, unbound),
         *_stdlib_imports(missing, unbound, project),
-        *alias_statements(
-            path,
-            missing,
-            unbound,
-            project,
-            lambda module: _module_as_written(text, path, module, project),
-        ),
-    ]
+        *alias_statements(path, missing, unbound, project, as_written),
+    ] or imported_elsewhere(path, missing, project, as_written)
     candidates = _imports_added(text, path, missing, statements)
     if span is None or candidates:
         return candidates
