@@ -132,6 +132,29 @@ def test_files_bandit_drops_for_the_project_folders_name_are_not_a_pass(
         SecurityCheck().measure(make_context(root), SecurityOptions())
 
 
+def test_what_bandit_drops_does_not_depend_on_the_folder_the_gate_runs_in(
+    write_files: WriteFiles,
+    make_context: MakeContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """bandit makes ``.git/*`` of the excluded name ``.git`` when *its working folder* has a
+    ``.git`` folder; the gate may run elsewhere than in the project (a repository's checkout),
+    and judges the project ``proj.git`` (its ``.git`` no folder) as it does from anywhere."""
+    (tmp_path / "elsewhere" / ".git").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    root = write_files(
+        {
+            **CLEAN,
+            "pyproject.toml": CLEAN["pyproject.toml"] + EXCLUDE.format("*/vendored/*"),
+            "src/sample/runner.py": SHELL,
+        },
+        tmp_path / "proj.git",
+    )
+    with pytest.raises(CheckError, match=r"exclude_dirs leaves out none of 2 .*src/sample/"):
+        SecurityCheck().measure(make_context(root), SecurityOptions())
+
+
 EVAL = '"""Evaluates."""\n\n\ndef run(text: str) -> object:\n    return eval(text)\n'
 
 

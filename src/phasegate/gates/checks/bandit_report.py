@@ -12,7 +12,9 @@ arguments:
   (tests both run and skipped are an error, as on the command line);
 - the files given, less those the configuration's ``exclude_dirs`` and bandit's default
   excluded paths leave out, each default taken as a folder when the project has one of that
-  name (the command line looks in its working folder, which was the project's);
+  name (the command line looks in its working folder, which was the project's; here the
+  files are tested against them before bandit sees them, as bandit would test them, since
+  bandit's own test looks in this process's working folder, which need not be the project);
 - the scan, then the document bandit's JSON formatter prints, as a dict: every result (of
   every severity and confidence) sorted by file, each with its documentation link, the files
   it could not scan under ``errors``, and its ``metrics``.
@@ -25,6 +27,7 @@ which also keeps its progress bar (drawn for more than 50 files at ``INFO``) off
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import operator
 from collections.abc import Sequence
@@ -48,7 +51,8 @@ def bandit_report(root: Path, files: Sequence[Path], config_file: Path | None) -
     logging.getLogger("bandit").setLevel(logging.WARNING)
     settings = _configuration(config_file)
     scan = manager.BanditManager(settings, "file", profile=_profile(settings), quiet=True)
-    scan.discover_files([str(path) for path in files], False, _excluded_paths(root))
+    excluded = _excluded_paths(root)
+    scan.discover_files([str(path) for path in files if not _dropped(path, excluded)], False)
     if not scan.b_ts.tests:
         raise CheckError(
             "bandit's profile leaves no test to run, so nothing would be scanned",
@@ -85,12 +89,21 @@ def _profile(settings: BanditConfig) -> dict[str, set[str]]:
     return profile
 
 
-def _excluded_paths(root: Path) -> str:
+def _excluded_paths(root: Path) -> list[str]:
     """bandit's default excluded paths, each one the project has a folder of taken as that
     folder's files (``.git/*``), as the command line run in the project takes them."""
     from bandit.core import constants
 
-    return ",".join(f"{path}/*" if (root / path).is_dir() else path for path in constants.EXCLUDE)
+    return [f"{path}/*" if (root / path).is_dir() else path for path in constants.EXCLUDE]
+
+
+def _dropped(path: Path, excluded: Sequence[str]) -> bool:
+    """bandit's test of a file given on its command line against the excluded paths (a glob
+    its path matches, or a part of its path), made here: bandit's own first turns each
+    excluded path that is a folder *of this process's working folder* into ``folder/*``, so
+    its verdict on a project would hang on where the gate happens to run."""
+    name = str(path)
+    return any(fnmatch.fnmatch(name, pattern) or pattern in name for pattern in excluded)
 
 
 def _json_document(scan: BanditManager) -> dict[str, object]:
