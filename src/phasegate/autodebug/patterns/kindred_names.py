@@ -20,6 +20,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from phasegate.autodebug.patterns.functions import bound_names
+from phasegate.autodebug.source import top_level_names
 
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
@@ -31,7 +32,7 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SHORTEST_WORD = 3
 #: Bodies at most of each kind.
 _MAX_BODIES = 2
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_REBINDING = (ast.For, ast.AsyncFor, ast.AugAssign)
 _KIN = "another name of the same kind"
 _CONSTANT = "the module's constant named for it"
 
@@ -81,23 +82,7 @@ def _words(name: str) -> set[str]:
 
 
 def module_names(tree: ast.Module) -> set[str]:
-    """The names the module's top-level statements bind."""
-    return {name for statement in tree.body for name in _binds(statement)}
-
-
-def _binds(statement: ast.stmt) -> list[str]:
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return list(map(_alias_name, statement.names))
-    if isinstance(statement, _DEFINITIONS):
-        return [statement.name]
-    return _assigned(statement)
-
-
-def _alias_name(alias: ast.alias) -> str:
-    return (alias.asname or alias.name).partition(".")[0]
-
-
-def _assigned(statement: ast.stmt) -> list[str]:
-    """The names an assignment (or an annotated one, or a loop) at the top level binds."""
-    targets = getattr(statement, "targets", [getattr(statement, "target", None)])
-    return [target.id for target in targets if isinstance(target, ast.Name)]
+    """The names the module's top-level statements bind: :func:`top_level_names`, and the
+    plain targets of a top-level loop or augmented assignment."""
+    targets = (getattr(s, "target", None) for s in tree.body if isinstance(s, _REBINDING))
+    return top_level_names(tree.body) | {t.id for t in targets if isinstance(t, ast.Name)}
