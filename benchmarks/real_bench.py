@@ -52,6 +52,7 @@ import importlib.metadata
 import json
 import os
 import random
+import resource
 import shlex
 import shutil
 import signal
@@ -107,6 +108,8 @@ FIRST_SEED = {
 OUTCOMES = ("correct", "plausible", "escalated", "wrong-kept", "timed-out", "not-triggered")
 #: The limit of one pytest run of the benchmark, in seconds.
 RUN_LIMIT_S = 1800
+#: The address space one pytest run of the benchmark (and each process it starts) may take.
+MEMORY_LIMIT_BYTES = 6 * 2**30
 #: Seconds a run stopped at the limit has to end after its Ctrl-C before it is killed.
 INTERRUPT_GRACE_S = 60
 #: The most tests (after folding parametrized ones) a fault's selection names one by one.
@@ -187,7 +190,7 @@ class Setup:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
-            preexec_fn=_ctrl_c_default,
+            preexec_fn=_prepare_run,
         )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
@@ -331,11 +334,17 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
 # -- which tests a fault needs ----------------------------------------------------------------
 
 
-def _ctrl_c_default() -> None:
+def _prepare_run() -> None:
     """In a run's process, before it starts: Ctrl-C's default disposition, which a benchmark
     started in the background by a shell without job control would otherwise pass on as
-    ignored, so that :func:`_interrupt`'s Ctrl-C always reaches the run."""
+    ignored, so that :func:`_interrupt`'s Ctrl-C always reaches the run; and the memory cap.
+
+    A fault can make a test grow without end (a python-dateutil None fault's test passed 18 GB
+    on a 23 GB machine before its screen's time limit). Under :data:`MEMORY_LIMIT_BYTES` of
+    address space, which the run's children (auto-debug's re-runs) inherit, such a test fails
+    with ``MemoryError`` within seconds instead of taking the machine down."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
 
 
 def _interrupt(process: subprocess.Popen[str]) -> bool:

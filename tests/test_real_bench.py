@@ -117,6 +117,27 @@ def test_a_passing_suite_is_timed_in_a_copy_and_a_failing_one_is_no_yardstick(
     assert real_bench.time_suite(setup_of(real_bench, project), tmp_path) is None
 
 
+@pytest.mark.slow
+def test_a_run_that_grows_past_the_memory_cap_fails_with_memory_error(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(real_bench, "MEMORY_LIMIT_BYTES", 1 * 2**30)
+    (tmp_path / "test_grows.py").write_text(
+        "import resource\n\n"
+        "def test_cap_is_inherited():\n"
+        "    assert resource.getrlimit(resource.RLIMIT_AS)[0] == 2**30\n\n"
+        "def test_grows():\n"
+        "    blocks = [bytearray(2**28) for _ in range(8)]\n"
+        "    assert len(blocks) == 8\n"
+    )
+    project = setup_of(real_bench, tmp_path)
+    status, _, said = project.run(tmp_path, ["--tb=line"], timeout=120)
+    assert status == 1
+    assert "1 failed, 1 passed" in said
+    status, _, said = project.run(tmp_path, ["--tb=line", "-k", "inherited"], timeout=120)
+    assert (status, "1 passed" in said) == (0, True)
+
+
 def test_a_fresh_seed_leaves_out_every_seen_seeds_faults(real_bench: ModuleType) -> None:
     seen = real_bench.SEEN_SEEDS
     assert real_bench.seeds_before("toolz", "a-fresh-seed") == seen
