@@ -250,11 +250,11 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
     done = folder / "setup.json"
     if done.is_file():
         data = json.loads(done.read_text())
-        pristine = Path(data["pristine"])
+        pristine = _confined(done, "pristine", Path(data["pristine"]), folder)
         return Setup(
             name,
             pristine,
-            pristine / data["source_root"],
+            _confined(done, "source_root", pristine / data["source_root"], pristine),
             _env(project, data["deselect"]),
             data["tests"],
             {f: {int(k): v for k, v in lines.items()} for f, lines in data["coverage"].items()},
@@ -332,6 +332,15 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
 
 
 # -- which tests a fault needs ----------------------------------------------------------------
+
+
+def _confined(source: Path, key: str, path: Path, root: Path) -> Path:
+    """``path``, read from ``source``'s ``key``, if it lies inside ``root``: the set-up cache is
+    a file, and a path in it that leads elsewhere (edited, or copied from another machine) must
+    not send the benchmark's writes there."""
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise ValueError(f"{source}: {key} {str(path)!r} is outside {root}; delete {source}")
+    return path
 
 
 def _prepare_run() -> None:

@@ -502,3 +502,27 @@ def test_a_draw_keeps_the_draws_another_run_added_meanwhile(
     monkeypatch.setattr(real_bench, "faults", drawn_while_another_run_adds_one)
     assert real_bench.seen_before(project, "none", 2, "s2") == frozenset()
     assert "another run's key" in json.loads(drawn_file.read_text())
+
+
+@pytest.mark.parametrize(
+    ("pristine", "source_root", "key"),
+    [("/elsewhere/toolz", "toolz", "pristine"), (None, "../../..", "source_root")],
+)
+def test_a_set_up_cache_whose_paths_lead_out_of_its_folder_is_refused(
+    real_bench: ModuleType, tmp_path: Path, pristine: str | None, source_root: str, key: str
+) -> None:
+    folder = tmp_path / "toolz-1.0"
+    inside = folder / "unpacked" / "toolz"
+    inside.mkdir(parents=True)
+    setup_json = folder / "setup.json"
+    data = {"pristine": pristine or str(inside), "source_root": source_root}
+    setup_json.write_text(json.dumps({**data, "deselect": [], "tests": [], "coverage": {}}))
+    project = real_bench.realprojects.PROJECTS["toolz"]
+    with pytest.raises(ValueError, match=f"setup.json: {key} .* is outside"):
+        real_bench._setup_locked(project, folder, print)
+    setup_json.write_text(
+        json.dumps({"pristine": str(inside), "source_root": "toolz", "deselect": [],
+                    "tests": ["t"], "coverage": {}})
+    )  # fmt: skip
+    read = real_bench._setup_locked(project, folder, print)
+    assert (read.pristine, read.source_root, read.tests) == (inside, inside / "toolz", ["t"])
