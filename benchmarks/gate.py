@@ -80,14 +80,35 @@ from instructions import (  # noqa: E402
     count_processes,
     process_path,
 )
+from usage import Starts, Usage, count_starts, usage_between  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Timing:
-    """One run: wall seconds and CPU seconds (user + system, children included)."""
+    """One run: wall seconds and CPU seconds (user + system, children included), and the
+    kernel's account of it: user and system CPU apart, page faults, context switches."""
 
     wall: float
     cpu: float
+    usage: Usage = field(default_factory=Usage)
+
+
+def added(timings: list[Timing]) -> Timing:
+    """Runs one after another: their wall, CPU and usage added up."""
+    return Timing(
+        sum(t.wall for t in timings),
+        sum(t.cpu for t in timings),
+        Usage.total(t.usage for t in timings),
+    )
+
+
+def median_timing(timings: list[Timing]) -> Timing:
+    """Each figure's median over ``timings``."""
+    return Timing(
+        statistics.median(t.wall for t in timings),
+        statistics.median(t.cpu for t in timings),
+        Usage.median([t.usage for t in timings]),
+    )
 
 
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -135,8 +156,8 @@ def timed(
         out.write_text(completed.stdout)
     if err is not None:
         err.write_text(completed.stderr)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu)
+    usage = usage_between(before, after)
+    return Timing(wall, usage.user + usage.system, usage)
 
 
 def on_first_core() -> None:
@@ -346,7 +367,7 @@ def run_steps(steps: list[Step], root: Path) -> Timing:
         if step.fresh is not None:
             shutil.rmtree(step.fresh, ignore_errors=True)
         timings.append(timed(step.command, root, env=step.env, ok=step.ok, out=step.out))
-    return Timing(sum(t.wall for t in timings), sum(t.cpu for t in timings))
+    return added(timings)
 
 
 def by_hand(subject: Subject, out: Path) -> dict[str, list[Step]]:
@@ -492,16 +513,17 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def cli_command(subject: Subject) -> list[str]:
+    return [PY, "-c", CLI_OWN_CPU, "gate", "run", "--gate", GATE, "--",
+            "-p", "no:cacheprovider", *subject.pytest_args]  # fmt: skip
+
+
 def gate_cli(subject: Subject, *, cold: bool, own: list[float] | None = None) -> Timing:
     """``gate run``; its own process's CPU seconds are appended to ``own``."""
     if cold:
         clear_cache(subject.root)
     with tempfile.NamedTemporaryFile("r", suffix=".txt") as errors:
-        timing = timed(
-            [PY, "-c", CLI_OWN_CPU, "gate", "run", "--gate", GATE, "--",
-             "-p", "no:cacheprovider", *subject.pytest_args], subject.root, env=subject.env,
-            err=Path(errors.name),
-        )  # fmt: skip
+        timing = timed(cli_command(subject), subject.root, env=subject.env, err=Path(errors.name))
         said = [line for line in errors.read().splitlines() if line.startswith("phasegate-own")]
     if not said:
         raise SystemExit("phasegate gate run did not say its own CPU time")
@@ -510,11 +532,41 @@ def gate_cli(subject: Subject, *, cold: bool, own: list[float] | None = None) ->
     return timing
 
 
+def plain_command(subject: Subject) -> list[str]:
+    return [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *subject.pytest_args]
+
+
 def plain_pytest(subject: Subject) -> Timing:
-    return timed(
-        [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *subject.pytest_args],
-        subject.root, env=subject.env,
-    )  # fmt: skip
+    return timed(plain_command(subject), subject.root, env=subject.env)
+
+
+def count_sides(subject: Subject, out: Path) -> dict[str, Starts | None]:
+    """The programs and tasks each side starts, cold, counted once under ``perf`` apart from the
+    timed runs (``usage.count_starts``); ``None`` for a side where they could not be counted."""
+
+    def cold(command: list[str], env: dict[str, str] | None) -> Starts | None:
+        clear_cache(subject.root)
+        return count_starts(command, subject.root, environment(env))
+
+    def tools() -> Starts | None:
+        counted: list[Starts | None] = []
+        for steps in by_hand(subject, out).values():
+            clear_cache(subject.root)
+            for step in steps:
+                if step.fresh is not None:
+                    shutil.rmtree(step.fresh, ignore_errors=True)
+                counted.append(
+                    count_starts(step.command, subject.root, environment(step.env), step.ok)
+                )
+        known = [c for c in counted if c is not None]
+        return sum(known, Starts(0, 0)) if len(known) == len(counted) else None
+
+    return {
+        "by hand, one after another": tools(),
+        "pytest --gate cold": cold(gate_command(subject), subject.env),
+        "gate run cold": cold(cli_command(subject), subject.env),
+        "plain pytest": cold(plain_command(subject), subject.env),
+    }
 
 
 def static_checks(subject: Subject, *, cold: bool) -> Timing:
@@ -539,16 +591,10 @@ def static_checks(subject: Subject, *, cold: bool) -> Timing:
     )  # fmt: skip
     runner.run_static()
     wall = time.perf_counter() - start
-    own2, children2 = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
+    usage = usage_between(own, resource.getrusage(resource.RUSAGE_SELF)) + usage_between(
+        children, resource.getrusage(resource.RUSAGE_CHILDREN)
     )
-    cpu = sum(
-        getattr(after, key) - getattr(before, key)
-        for before, after in ((own, own2), (children, children2))
-        for key in ("ru_utime", "ru_stime")
-    )
-    return Timing(wall, cpu)
+    return Timing(wall, usage.user + usage.system, usage)
 
 
 def one_file_changed(subject: Subject) -> Timing:
@@ -610,16 +656,53 @@ def measure(subject: Subject, rounds: int, out: Path) -> dict[str, Timing]:
                 results.setdefault(key, []).append(timing)
         tools = [key for key in results if key.startswith("tool ")]
         results.setdefault("by hand, one after another", []).append(
-            Timing(sum(results[k][-1].wall for k in tools), sum(results[k][-1].cpu for k in tools))
+            added([results[k][-1] for k in tools])
         )
         # The gate's last cold run wrote the verdict the findings are compared with.
     gate_pytest(subject, cold=True)
-    return {
-        key: Timing(
-            statistics.median(t.wall for t in values), statistics.median(t.cpu for t in values)
-        )
-        for key, values in results.items()
-    }
+    return {key: median_timing(values) for key, values in results.items()}
+
+
+#: The runs whose kernel account :func:`report_usage` prints, side by side.
+SIDES = (
+    "by hand, one after another",
+    "pytest --gate cold",
+    "gate run cold",
+    "plain pytest",
+    "pytest --gate cold, one core",
+)
+
+
+def usage_row(timing: Timing, starts: Starts | None) -> list[str]:
+    """A run's kernel account as printed: user and system CPU, the system's share of the CPU,
+    minor and major page faults, voluntary and involuntary switches, programs and tasks."""
+    u = timing.usage
+    share = u.system / (u.user + u.system) if u.user + u.system else 0.0
+    started = [f"{starts.programs}", f"{starts.tasks}"] if starts else ["-", "-"]
+    return [
+        f"{u.user:.2f}",
+        f"{u.system:.2f}",
+        f"{share:.1%}",
+        f"{u.minor_faults:,.0f}",
+        f"{u.major_faults:,.0f}",
+        f"{u.voluntary_switches:,.0f}",
+        f"{u.involuntary_switches:,.0f}",
+        *started,
+    ]
+
+
+USAGE_HEADER = ["user s", "system s", "system share", "minor faults", "major faults",
+                "voluntary switches", "involuntary switches", "programs", "tasks"]  # fmt: skip
+
+
+def report_usage(figures: dict[str, Timing], starts: dict[str, Starts | None]) -> None:
+    """Each side's user and system CPU, page faults and switches (medians; children included),
+    and the programs and tasks it started (one count each, ``-`` where none could be taken)."""
+    print("  the kernel's account (medians; programs and tasks: one cold run under perf):")
+    print(f"  {'':<30} " + " ".join(f"{h:>12}" for h in USAGE_HEADER))
+    for side in SIDES:
+        row = usage_row(figures[side], starts.get(side))
+        print(f"  {side:<30} " + " ".join(f"{cell:>12}" for cell in row))
 
 
 def report(name: str, figures: dict[str, Timing], rounds: int) -> dict[str, float]:
@@ -875,6 +958,7 @@ def main() -> int:
     equal = True
     summary: list[tuple[str, dict[str, Timing], dict[str, float], bool]] = []
     counts: list[tuple[str, Counted, bool]] = []
+    usages: list[tuple[str, dict[str, Timing], dict[str, Starts | None]]] = []
     for name in args.only:
         with tempfile.TemporaryDirectory(prefix="phasegate-bench-") as tmp:
             subject = make_subject(name, Path(tmp), args.lines, args.suite)
@@ -886,8 +970,11 @@ def main() -> int:
                 same = compare_findings(subject, out)
                 counts.append((name, counted, same))
             else:
+                starts = count_sides(subject, out)
                 figures = measure(subject, args.rounds, out)
                 ratios = report(name, figures, args.rounds)
+                report_usage(figures, starts)
+                usages.append((name, figures, starts))
                 same = compare_findings(subject, out)
                 summary.append((name, figures, ratios, same))
             equal = same and equal
@@ -896,6 +983,7 @@ def main() -> int:
         print_count_table(counts)
     else:
         print_timing_table(summary)
+        print_usage_table(usages)
     print(f"findings equal on every project: {'yes' if equal else 'NO'}")
     return 0 if equal else 1
 
@@ -938,6 +1026,21 @@ def print_timing_table(
             f"| {'same' if same else 'DIFFERENT'} | {r['one_core']:.3f} | {r['side_by_side']:.3f} "
             f"| {r['changed_wall']:.3f}, {r['changed_cpu']:.3f} |"
         )
+
+
+def print_usage_table(
+    usages: list[tuple[str, dict[str, Timing], dict[str, Starts | None]]],
+) -> None:
+    print("the kernel's account, medians (programs and tasks: one cold run under perf):")
+    print("| project | run | " + " | ".join(USAGE_HEADER) + " |")
+    print("|---" * (len(USAGE_HEADER) + 2) + "|")
+    for name, figures, starts in usages:
+        for side in SIDES:
+            print(
+                f"| {name} | {side} | "
+                + " | ".join(usage_row(figures[side], starts.get(side)))
+                + " |"
+            )
 
 
 if __name__ == "__main__":
