@@ -16,5 +16,11 @@ every way the change weakens the evidence instead of fixing the code, one
   ``[tool.phasegate]``, the baseline of accepted findings).
 
 No pytest import here: the ``integrity`` check (:mod:`phasegate.gates.checks.integrity`) is
-the front end.
+the front end. The one constant its options need is defined here, so that planning a gate
+imports no family (the suppressions module compiles its directives' expressions on import).
 """
+
+__all__ = ["DEFAULT_REASON_PATTERN"]
+
+#: A suppression's reason is at least two words (the default of the integrity check's options).
+DEFAULT_REASON_PATTERN = r"\w+\W+\w+"

@@ -27,13 +27,11 @@ from operator import attrgetter
 
 from phasegate.gates.parsed import ending_name
 from phasegate.gates.protocol import CheckError
+from phasegate.integrity import DEFAULT_REASON_PATTERN
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, beyond
 
 __all__ = ["DEFAULT_REASON_PATTERN", "Suppression", "SuppressionPolicy", "suppression_tricks"]
-
-#: A reason is at least two words.
-DEFAULT_REASON_PATTERN = r"\w+\W+\w+"
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*)"
 #: (kind, pattern on one comment segment, whether the directive takes codes, what it silences)

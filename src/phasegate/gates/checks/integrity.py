@@ -23,14 +23,13 @@ from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.findings import score_from_count
 from phasegate.gates.git import git_toplevel
 from phasegate.gates.protocol import CheckContext, CheckError, Measurement, MetricSpec
-from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.suppressions import DEFAULT_REASON_PATTERN
-from phasegate.integrity.trick import Family
+from phasegate.integrity import DEFAULT_REASON_PATTERN
 from phasegate.model.gate import BaseInfo, Finding, MetricValue, Severity, ToolInfo
 from phasegate.settings import Section
 
 if TYPE_CHECKING:
-    from phasegate.integrity.trick import Trick
+    from phasegate.integrity.sources import ChangedSources
+    from phasegate.integrity.trick import Family, Trick
 
 __all__ = ["IntegrityCheck", "IntegrityOptions"]
 
@@ -106,6 +105,10 @@ class IntegrityCheck:
         base = ctx.new_code.base
         if not base.available or not base.sha:
             return _without_base(base, options)
+        # Imported where a change is judged: planning the gate, and a run without a base
+        # (the check is skipped), read no file of the change.
+        from phasegate.integrity.sources import ChangedSources
+
         project = ctx.project
         sources = ChangedSources(
             project.root,
@@ -139,8 +142,7 @@ def _without_base(base: BaseInfo, options: IntegrityOptions) -> Measurement:
 def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSources) -> list[Trick]:
     """Every trick of every family in the changed files."""
     # The families are imported only to judge a change: planning the gate, and a run without
-    # a base (the check is skipped), need none of them (but the suppressions module, whose
-    # default reason pattern the options name, which is loaded with them anyway).
+    # a base (the check is skipped), need none of them.
     from phasegate.integrity.configuration import configuration_tricks
     from phasegate.integrity.evidence import evidence_tricks
     from phasegate.integrity.gatechanges import gate_tricks
