@@ -165,6 +165,31 @@ TRICKS = [
         {"tests/conftest.py": "collect_ignore = ['test_calc.py']\n"},
         "tests/conftest.py:1 collect_ignore added in conftest.py",
     ),
+    (
+        "outcome-hook-swallows-the-exception",
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+            "def pytest_pyfunc_call(pyfuncitem):\n"
+            "    outcome = yield\n    outcome.force_result(True)\n"
+        },
+        "tests/conftest.py:5 pytest_pyfunc_call added in conftest.py: it can change the outcome "
+        "a test is reported with",
+    ),
+    (
+        "outcome-hook-under-another-name",
+        {
+            "conftest.py": "import pytest\n\n\n"
+            "@pytest.hookimpl(hookwrapper=True, specname='pytest_runtest_makereport')\n"
+            "def steadier(item, call):\n"
+            "    report = (yield).get_result()\n    report.outcome = 'passed'\n"
+        },
+        "conftest.py:5 pytest_runtest_makereport added in conftest.py: it can change the outcome",
+    ),
+    (
+        "plugins-loaded",
+        {"tests/conftest.py": "pytest_plugins = ['tests.steady']\n"},
+        "tests/conftest.py:1 pytest_plugins added in conftest.py: it can change the outcome",
+    ),
 ]
 
 
@@ -285,6 +310,15 @@ HONEST = [
             "def test_with_numpy():\n    assert np.mean([1, 3]) == 2\n",
         },
         id="a-new-module-skipping-on-a-missing-import",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/conftest.py": "import pytest\n\n\ndef pytest_configure(config):\n"
+            "    config.addinivalue_line('markers', 'slow: a slow test')\n\n\n"
+            "@pytest.fixture\ndef values():\n    return [1, 2, 3]\n",
+        },
+        id="a-conftest-with-a-marker-and-a-fixture",
     ),
 ]
 

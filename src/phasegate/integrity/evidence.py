@@ -7,7 +7,8 @@ body (an honest rename) or it referenced code the change deleted too (the test w
 code it tested). A test that stays is compared fact by fact: new skip or non-strict xfail marks,
 skip calls, fewer assertions, assertions that cannot fail, an early return, a broader
 ``pytest.raises``, a wider ``pytest.approx``, the function under test patched in its own test.
-In ``conftest.py`` a collection hook or ``collect_ignore`` list added or changed is reported.
+In ``conftest.py`` a collection hook or ``collect_ignore`` list added or changed is reported,
+and so is a hook that can change the outcome a test is reported with (or ``pytest_plugins``).
 
 When the run's collected node ids are given (the check runs inside ``pytest --gate``), a test
 the work tree still holds but the run did not collect, in a file the run did collect from, is
@@ -24,6 +25,7 @@ from operator import attrgetter
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.testcode import (
+    OUTCOME_HOOKS,
     Approx,
     ModuleFacts,
     SkipFeature,
@@ -380,9 +382,16 @@ def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFac
         for name, (line, digest) in module.collection_controls.items():
             how = _control_change(old.get(name), digest)
             if how:
-                message = f"{name} {how} in conftest.py: it can take tests out of the run"
-                tricks.append(Trick("evidence", "collection-hook", path, line, message))
+                tricks.append(_control_trick(path, line, name, how))
     return tricks
+
+
+def _control_trick(path: str, line: int, name: str, how: str) -> Trick:
+    if name in OUTCOME_HOOKS:
+        message = f"{name} {how} in conftest.py: it can change the outcome a test is reported with"
+        return Trick("evidence", "outcome-hook", path, line, message)
+    message = f"{name} {how} in conftest.py: it can take tests out of the run"
+    return Trick("evidence", "collection-hook", path, line, message)
 
 
 def _control_change(was: tuple[int, str] | None, digest: str) -> str:

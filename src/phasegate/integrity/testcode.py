@@ -563,17 +563,60 @@ COLLECTION_HOOKS = frozenset(
     }
 )
 
+#: conftest.py hooks that can change the outcome a test (or the run) is reported with: a
+#: hookwrapper on ``pytest_pyfunc_call`` that forces a result swallows the test's exception, one
+#: on ``pytest_runtest_makereport`` rewrites ``report.outcome``; ``pytest_plugins`` loads
+#: modules whose hooks can do the same.
+OUTCOME_HOOKS = frozenset(
+    {
+        "pytest_runtest_protocol",
+        "pytest_runtest_call",
+        "pytest_runtest_teardown",
+        "pytest_runtest_makereport",
+        "pytest_runtest_logreport",
+        "pytest_runtestloop",
+        "pytest_pyfunc_call",
+        "pytest_fixture_setup",
+        "pytest_report_teststatus",
+        "pytest_report_from_serializable",
+        "pytest_make_collect_report",
+        "pytest_collectreport",
+        "pytest_sessionfinish",
+        "pytest_plugins",
+    }
+)
+
 
 def _collection_controls(tree: ast.Module) -> dict[str, tuple[int, str]]:
     controls: dict[str, tuple[int, str]] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-            node.name in COLLECTION_HOOKS
+            _hook_name(node) in COLLECTION_HOOKS | OUTCOME_HOOKS
         ):
-            controls[node.name] = (node.lineno, ast.dump(node))
+            controls[_hook_name(node)] = (node.lineno, ast.dump(node))
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)):
             _add_ignore_list(controls, node)
+            _add_plugins_list(controls, node)
     return controls
+
+
+def _hook_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The hook a function implements: its name, or ``specname`` of its ``hookimpl``."""
+    keywords = {w.arg: w.value for node in function.decorator_list for w in _keywords(node)}
+    specname = keywords.get("specname")
+    return str(specname.value) if isinstance(specname, ast.Constant) else function.name
+
+
+def _keywords(decorator: ast.expr) -> list[ast.keyword]:
+    return decorator.keywords if isinstance(decorator, ast.Call) else []
+
+
+def _add_plugins_list(controls: dict[str, tuple[int, str]], node: ast.stmt) -> None:
+    """A statement that sets or extends ``pytest_plugins`` (modules loaded as plugins)."""
+    text = ast.dump(node)
+    if "'pytest_plugins'" in text:
+        line, before = controls.get("pytest_plugins", (node.lineno, ""))
+        controls["pytest_plugins"] = (line, before + text)
 
 
 def _add_ignore_list(controls: dict[str, tuple[int, str]], node: ast.stmt) -> None:
