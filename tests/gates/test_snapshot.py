@@ -43,6 +43,30 @@ def test_git_copy_holds_what_a_commit_would_and_the_history(tmp_path: Path) -> N
     assert status == {"M pkg/__init__.py", "D gone.txt", "?? pkg/new.py"}
 
 
+def test_the_copy_takes_nothing_from_gits_template_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg/__init__.py").write_text("")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "feat: first")
+    (project / "pkg/new.py").write_text("")  # untracked, not ignored
+    template = tmp_path / "template"
+    (template / "hooks").mkdir(parents=True)
+    (template / "hooks/post-checkout").write_text("#!/bin/sh\nexit 1\n")
+    (template / "info").mkdir()
+    (template / "info/exclude").write_text("*.py\n")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(template))
+
+    copy = copy_project(GateProject(project), Store(project / ".pg"), tmp_path / "copy", 60)
+
+    assert not (copy / ".git/hooks").exists()
+    # the backends' git sees the untracked file as the project's git does
+    assert git(copy, "status", "--porcelain") == "?? pkg/new.py"
+
+
 def test_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
     project = tmp_path / "libs" / "one"
     project.mkdir(parents=True)

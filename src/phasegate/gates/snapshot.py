@@ -4,7 +4,9 @@ Build backends write into the tree they build (``build/``, ``*.egg-info``...), s
 check works on a copy. In a git work tree the copy is a ``git clone --shared`` of the
 repository (it borrows the objects, so it is quick and writes nothing into the original) at
 HEAD, with the work tree's files copied over: the files a commit would hold (tracked, and
-untracked ones git does not ignore), uncommitted changes included. Tags and history come
+untracked ones git does not ignore), uncommitted changes included. The clone takes nothing
+from git's template folder (``--template=``): no sample hooks to write, and no ``info/exclude``
+of the user's template to hide files from the backends' git. Tags and history come
 along, so versions derived from git (setuptools-scm, hatch-vcs) are the same as in the
 project. Outside git the folder is copied, without virtual environments, caches, build output
 and the artifacts folder.
@@ -43,7 +45,7 @@ def _clone_at(toplevel: Path, head: str, into: Path, timeout_s: float) -> None:
     fix = f"run `git clone --shared --no-checkout {toplevel} /tmp/x` to see why"
     git_text(
         into.parent,
-        ["clone", "--quiet", "--shared", "--no-checkout", str(toplevel), str(into)],
+        ["clone", "--quiet", "--shared", "--no-checkout", "--template=", str(toplevel), str(into)],
         timeout_s=timeout_s,
         fix=fix,
     )
