@@ -277,7 +277,9 @@ def _approve(change_root: object, status: ReviewStatus) -> None:
         status=status,
         recorded_at=datetime.now(timezone.utc),
     )
-    Store(root / ".phasegate").append_jsonl("reviews.jsonl", review)
+    store = Store(root / ".phasegate")
+    store.ensure_writable()  # as a gate run does: its .gitignore keeps the reviews uncommitted
+    store.append_jsonl("reviews.jsonl", review)
 
 
 def test_strict_replacing_its_flags_loosens_nothing(make_change: MakeChange) -> None:

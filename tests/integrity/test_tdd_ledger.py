@@ -41,3 +41,23 @@ def test_a_ledger_appended_to_is_honest(make_change: MakeChange) -> None:
         {LEDGER: RED + GREEN, "src/calc/__init__.py": FIXED_CALC}
     )
     assert change.sentences() == []
+
+
+@pytest.mark.parametrize(
+    "artifact",
+    [".phasegate/cache/lint.json", ".phasegate/gates/default.json", ".phasegate/reviews.jsonl"],
+)
+def test_an_artifact_committed_with_the_change_is_caught(
+    make_change: MakeChange, artifact: str
+) -> None:
+    # A check result cached under the key of the change's files is believed without running
+    # the tool: forged and committed (forced past the folder's .gitignore), it passes in CI.
+    change = make_change({**BASE_FILES, LEDGER: RED}).write(
+        {LEDGER: RED + GREEN, artifact: '{"key": "0", "measurement": {"findings": []}}\n'}
+    )
+    assert change.sentences() == []  # not tracked: a clone of the change has no such file
+    change.commit()
+    assert change.sentences() == [
+        f"{artifact} committed with the change: an artifact of an earlier run, which a check may "
+        "take for its own result (the artifacts folder is build output, not sources)"
+    ]

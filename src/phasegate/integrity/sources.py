@@ -49,7 +49,20 @@ class ChangedSources:
 
     @cached_property
     def paths(self) -> list[str]:
-        """Every file the change adds, edits or deletes, relative to the root, sorted."""
+        """Every file the change adds, edits or deletes, relative to the root, sorted; files the
+        project leaves out of every check (and the artifacts folder) left out."""
+        names = {*self._tracked, *self._untracked}
+        return sorted(name for name in names if not self.is_excluded(name))
+
+    def tracked_paths_inside(self, folder: str) -> list[str]:
+        """The files git tracks that the change adds, edits or deletes in ``folder`` (relative
+        to the root), excluded or not: what a clone of the change holds there."""
+        prefix = folder.rstrip("/") + "/"
+        return [name for name in self._tracked if name.startswith(prefix)]
+
+    @cached_property
+    def _tracked(self) -> list[str]:
+        """The tracked files that differ between the base and the work tree, sorted."""
         tracked = git_text(
             self.root,
             ["diff", "--name-only", "-z", "--no-renames", "--relative", self.base, "--"],
@@ -57,14 +70,18 @@ class ChangedSources:
             strip=False,
             fix="check that the base commit is fetched (actions/checkout with fetch-depth: 0)",
         )
+        return sorted(name for name in tracked.split("\0") if name)
+
+    @cached_property
+    def _untracked(self) -> list[str]:
+        """The files git does not track (and does not ignore)."""
         untracked = git_text(
             self.root,
             ["ls-files", "-z", "--others", "--exclude-standard"],
             timeout_s=self._timeout_s,
             strip=False,
         )
-        names = {name for name in (tracked + "\0" + untracked).split("\0") if name}
-        return sorted(name for name in names if not self.is_excluded(name))
+        return [name for name in untracked.split("\0") if name]
 
     def check_listed(self) -> None:
         """A CheckError unless every listed path exists at the base or in the work tree.

@@ -151,7 +151,7 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
     collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
     return [
         *evidence_tricks(sources, frozenset(ctx.project.top_level_names), collected),
-        *_ledger_tricks(ctx, sources),
+        *_artifact_tricks(ctx, sources),
         *suppression_tricks(
             sources,
             SuppressionPolicy(options.suppression_needs_code, options.suppression_reason),
@@ -161,15 +161,18 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
     ]
 
 
-def _ledger_tricks(ctx: CheckContext, sources: ChangedSources) -> list[Trick]:
-    """The TDD ledger rewritten, when the artifacts folder is inside the project."""
+def _artifact_tricks(ctx: CheckContext, sources: ChangedSources) -> list[Trick]:
+    """The TDD ledger rewritten, and other artifacts committed, when the artifacts folder is
+    inside the project."""
+    from phasegate.integrity.artifacts import artifact_tricks
     from phasegate.integrity.tddledger import ledger_tricks
     from phasegate.tdd.ledger import LEDGER_FILE
 
-    ledger = ctx.project.relative(ctx.store.root / LEDGER_FILE)
-    if ledger.startswith("../") or Path(ledger).is_absolute():
+    folder = ctx.project.relative(ctx.store.root)
+    if folder.startswith("../") or Path(folder).is_absolute():
         return []
-    return ledger_tricks(sources, ledger)
+    ledger = f"{folder}/{LEDGER_FILE}"
+    return [*ledger_tricks(sources, ledger), *artifact_tricks(sources, folder, ledger)]
 
 
 def _allowed_by_review(
