@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from phasegate.gates.definition import CheckSpec
 from phasegate.gates.evaluation import verdict_of
 from phasegate.gates.score import gate_score, insufficient_ceiling, shown_score
-from phasegate.model.gate import CheckResult, CheckStatus, GateVerdict
+from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict
 from phasegate.report.terminal import gate_lines
 
 STATUSES = list(CheckStatus)
@@ -66,6 +66,28 @@ def test_a_skip_counts_zero_unless_the_gate_allows_it() -> None:
 
     assert refused[:2] == ("insufficient", 0.3)
     assert allowed[:2] == ("sufficient", 0.6)
+
+
+def test_an_optional_integrity_check_failing_on_a_gate_change_still_counts() -> None:
+    # The change made the check optional ([tool.phasegate.checks.integrity] required = false)
+    # and skipped the failing test: integrity saw both, and the gate it wrote ignored it.
+    loosened = Finding(rule="gate-loosened", severity="high", message="no longer required")
+    skipped = Finding(rule="newly-skipped", severity="high", message="test_mean newly skipped")
+    tests = result("tests", CheckStatus.PASSED, 1.0)
+    specs = {"tests": CheckSpec(), "integrity": CheckSpec(required=False)}
+
+    def integrity(*findings: Finding) -> CheckResult:
+        judged = result("integrity", CheckStatus.FAILED, 0.5, required=False)
+        return judged.model_copy(update={"findings": list(findings)})
+
+    assert verdict_of([tests, integrity(skipped, loosened)], specs)[0] == "insufficient"
+    # Not a change to the gate: an optional check stays optional.
+    assert verdict_of([tests, integrity(skipped)], specs)[0] == "sufficient"
+    other = result("lint", CheckStatus.FAILED, 0.5, required=False)
+    other = other.model_copy(update={"findings": [loosened]})
+    assert verdict_of([tests, other], {**specs, "lint": CheckSpec(required=False)})[0] == (
+        "sufficient"
+    )
 
 
 @pytest.mark.parametrize(

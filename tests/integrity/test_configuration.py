@@ -200,6 +200,12 @@ TRICKS = [
         "pyproject.toml:6 [tool.phasegate] gate changed from 'ci' to 'record'",
     ),
     (
+        "gate-paths-changed",
+        _pyproject('gate_paths = ["ci"]', 'gate_paths = ["gates", "ci"]'),
+        "pyproject.toml:7 [tool.phasegate] gate_paths changed from ['ci'] to ['gates', 'ci']: a "
+        "gate's name may now ask for another gate file",
+    ),
+    (
         "phasegate-exclude",
         _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nexclude = ["src/calc/*"]\n'),
         "pyproject.toml:8 [tool.phasegate] exclude adds src/calc/*: every check leaves those "
@@ -224,6 +230,53 @@ def test_each_loosened_setting_is_named(
     sentences = make_change(FILES).write(files).sentences()
     assert len(sentences) == 1, sentences
     assert sentences[0].startswith(expected), sentences
+
+
+def test_a_new_gate_file_is_compared_with_the_built_in_gate_it_shadows(
+    make_change: MakeChange,
+) -> None:
+    # The project's gate folders are searched first: `--gate=twelve-check` reads this file.
+    shadow = 'name = "twelve-check"\n\n[checks.syntax]\n\n[checks.integrity]\n'
+    sentences = make_change(FILES).write({"ci/twelve-check.toml": shadow}).sentences()
+    assert (
+        "ci/twelve-check.toml the tests check removed from the gate: its problems no longer "
+        "count" in sentences
+    )
+    assert len(sentences) == 12, sentences  # 14 checks, 2 kept
+
+
+def test_a_new_gate_file_is_compared_with_the_project_gate_it_shadows(
+    make_change: MakeChange,
+) -> None:
+    change = make_change(FILES).write(
+        {
+            **_pyproject('gate_paths = ["ci"]', 'gate_paths = ["gates", "ci"]'),
+            "gates/ci.toml": GATE.replace(
+                '[checks.security]\noptions = { severity = "medium" }\n', ""
+            ),
+        }
+    )
+    assert change.sentences() == [
+        "gates/ci.toml the security check removed from the gate: its problems no longer count",
+        "pyproject.toml:7 [tool.phasegate] gate_paths changed from ['ci'] to ['gates', 'ci']: a "
+        "gate's name may now ask for another gate file",
+    ]
+
+
+@pytest.mark.parametrize("folder", ["ci", "docs/examples"])
+def test_a_new_gate_file_that_keeps_the_gate_it_shadows_or_shadows_none_is_honest(
+    make_change: MakeChange, folder: str
+) -> None:
+    from phasegate.resources import bundled_path
+
+    built_in = (bundled_path("gates") / "twelve-check.toml").read_text(encoding="utf-8")
+    stricter = built_in.replace("value = 0.8 }", "value = 0.9 }")
+    assert stricter != built_in
+    change = make_change(FILES).write({f"{folder}/twelve-check.toml": stricter})
+    assert change.sentences() == []
+    if folder != "ci":  # outside gate_paths it shadows nothing, however loose
+        change.write({f"{folder}/default.toml": 'name = "default"\n\n[checks.syntax]\n'})
+        assert change.sentences() == []
 
 
 HONEST = [

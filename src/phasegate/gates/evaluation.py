@@ -8,7 +8,9 @@ The rules, in one place:
 * a check is ``error`` when it could not run, ``skipped`` when it did not apply (with its
   reason), ``failed`` when a condition failed, else ``passed``;
 * the verdict is ``insufficient`` when a required check failed, erred, or was skipped without
-  the gate allowing it. ``in-pull-request`` checks are required only in a pull request;
+  the gate allowing it. ``in-pull-request`` checks are required only in a pull request. The
+  ``integrity`` check counts, required or not, when it fails on a change to the gate itself that
+  no review allowed: the gate that made it optional may be the one the change wrote;
 * the score follows :mod:`phasegate.gates.score`: an insufficient verdict always scores below
   the pass threshold.
 """
@@ -160,7 +162,7 @@ def verdict_of(
     reasons: list[str] = []
     scores: list[float] = []
     for result in results:
-        if result.requirement != "required":
+        if result.requirement != "required" and not _gate_changed(result):
             continue
         score, reason = _required_share(result, specs[result.id])
         if score is not None:
@@ -170,6 +172,17 @@ def verdict_of(
     verdict: Verdict = "insufficient" if reasons else "sufficient"
     score = gate_score(scores, sufficient=not reasons, pass_threshold=pass_threshold)
     return verdict, score, reasons
+
+
+#: The integrity check's rules for a change to the gate itself (gate files, ``[tool.phasegate]``,
+#: the baseline), the tricks an approved review may allow.
+GATE_CHANGE_RULES = frozenset({"gate-loosened", "baseline-grown"})
+
+
+def _gate_changed(result: CheckResult) -> bool:
+    """Whether ``result`` is the integrity check failing on a change to the gate itself."""
+    changes = [finding for finding in result.findings if finding.rule in GATE_CHANGE_RULES]
+    return result.id == "integrity" and result.status is CheckStatus.FAILED and bool(changes)
 
 
 def _required_share(result: CheckResult, spec: CheckSpec) -> tuple[float | None, str | None]:

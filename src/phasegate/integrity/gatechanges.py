@@ -4,8 +4,11 @@ A gate file (a changed ``.toml`` file with a ``[checks]`` table) or a check over
 ``[tool.phasegate.checks.<id>]`` is compared check by check with the base: a check removed, no
 longer required, allowed to be skipped, its conditions removed or loosened (``line_rate < 0.8``
 to ``< 0.5``; a condition on a check's defaults compares with the defaults the check declares),
-its ``severity`` option raised. ``[tool.phasegate]`` may also switch the gate (``gate``), leave
-files out of every check (``exclude``) or grow the baseline file of accepted findings. Each is a
+its ``severity`` option raised; a new gate file is compared with the gate its name asked for at
+the base (a project's gate of that name, or the built-in one it now shadows).
+``[tool.phasegate]`` may also switch the gate (``gate``), change where gates are found
+(``gate_paths``), leave files out of every check (``exclude``) or grow the baseline file of
+accepted findings. Each is a
 trick marked as a gate change: the project's policy may allow it when an approved review is
 recorded for the commit (see :mod:`phasegate.gates.checks.integrity`).
 """
@@ -62,10 +65,10 @@ def _checks(data: Mapping[str, object] | None) -> dict[str, dict[str, object]] |
 
 def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
     head_text = sources.head_text(path)
-    was = _checks(_toml(sources.base_text(path), path))
+    was = _gate_at_base(sources, path)
     now = _checks(_toml(head_text, path))
     if was is None:
-        return []  # a new gate file, or not a gate file: it loosens no gate of the base
+        return []  # a new gate file of a new name, or not a gate file: it loosens no gate
     if now is None:
         return [Trick("configuration", "gate-loosened", path, None, "gate file deleted", True)]
     tricks: list[Trick] = []
@@ -82,13 +85,57 @@ def _gate_file(sources: ChangedSources, path: str) -> list[Trick]:
     return tricks
 
 
+def _gate_at_base(sources: ChangedSources, path: str) -> dict[str, dict[str, object]] | None:
+    """The checks of the gate file at the base; for a new file in a folder of ``gate_paths``,
+    of the gate its name asked for at the base."""
+    base_text = sources.base_text(path)
+    if base_text is None:
+        return _named_gate(sources, path) if _in_gate_paths(sources, path) else None
+    return _checks(_toml(base_text, path))
+
+
+def _in_gate_paths(sources: ChangedSources, path: str) -> bool:
+    """Whether ``path`` is in a folder the work tree's ``gate_paths`` lists."""
+    table = _table(_toml(sources.head_text("pyproject.toml"), "pyproject.toml"))
+    folders = {PurePosixPath(folder) for folder in _string_list(table.get("gate_paths"))}
+    return PurePosixPath(path).parent in folders
+
+
+def _named_gate(sources: ChangedSources, path: str) -> dict[str, dict[str, object]] | None:
+    """The checks of the gate a new gate file's name asked for at the base: a file of that name
+    in a folder of the base's ``gate_paths``, else the built-in gate. A project's folders are
+    searched before the built-in gates, so a new ``ci/twelve-check.toml`` replaces the built-in
+    ``twelve-check`` when ``gate_paths`` lists ``ci``."""
+    from phasegate.resources import bundled_path
+
+    name = PurePosixPath(path).name
+    folders = _table(_toml(sources.base_text("pyproject.toml"), "pyproject.toml"))
+    for folder in _string_list(folders.get("gate_paths")):
+        checks = _checks(_toml(sources.base_text(str(PurePosixPath(folder, name))), path))
+        if checks is not None:
+            return checks
+    built_in = bundled_path("gates") / name
+    return (
+        _checks(_toml(built_in.read_text(encoding="utf-8"), name)) if built_in.is_file() else None
+    )
+
+
+def _string_list(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
 def _phasegate_table(sources: ChangedSources) -> list[Trick]:
     """``[tool.phasegate]`` loosened: another gate, files excluded, check overrides."""
     path = "pyproject.toml"
     head_text = sources.head_text(path) or ""
     was = _table(_toml(sources.base_text(path), path))
     now = _table(_toml(head_text, path))
-    found = [*_gate_switched(was, now), *_exclude_grown(was, now), *_overrides_loosened(was, now)]
+    found = [
+        *_gate_switched(was, now),
+        *_gate_paths_changed(was, now),
+        *_exclude_grown(was, now),
+        *_overrides_loosened(was, now),
+    ]
     return [
         Trick("configuration", "gate-loosened", path, line_of(head_text, pattern), message, True)
         for message, pattern in found
@@ -108,6 +155,19 @@ def _gate_switched(was: Mapping[str, object], now: Mapping[str, object]) -> list
         "judges the change"
     )
     return [(message, r"gate\s*=")]
+
+
+def _gate_paths_changed(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
+    """``gate_paths`` changed: a gate's name may now ask for another file (the first folder
+    holding a file of that name wins, before the built-in gates)."""
+    old, new = _string_list(was.get("gate_paths")), _string_list(now.get("gate_paths"))
+    if old == new:
+        return []
+    message = (
+        f"[tool.phasegate] gate_paths changed from {old} to {new}: a gate's name may now ask "
+        "for another gate file"
+    )
+    return [(message, r"gate_paths\s*=")]
 
 
 def _exclude_grown(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
