@@ -100,6 +100,17 @@ TRICKS = [
         "coverage",
     ),
     (
+        "pragma-no-cover-without-a-colon",
+        _with("    if flag:\n", "    if flag:  # pragma no cover\n"),
+        "src/calc/run.py:19 # pragma: no cover added without a reason: it hides the lines from "
+        "coverage",
+    ),
+    (
+        "pragma-nocover-in-capitals",
+        _with("    if flag:\n", "    if flag:  #PRAGMA:NOCOVER\n"),
+        "src/calc/run.py:19 # pragma: no cover added without a reason",
+    ),
+    (
         "pylint-disable",
         _with("import os\n", "import os  # pylint: disable=unused-import\n"),
         "src/calc/run.py:3 # pylint: disable unused-import added without a reason: it silences "

@@ -68,8 +68,10 @@ _DIRECTIVES: list[tuple[str, re.Pattern[str], bool, str]] = [
         "silences the security check",
     ),
     (
+        # coverage.py's own default: ``#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)``,
+        # so ``# pragma no cover`` (no colon) hides the lines too.
         "pragma: no cover",
-        re.compile(r"^pragma\s*:\s*no\s*(?:cover|branch)\b", re.I),
+        re.compile(r"^pragma\s*[:\s]?\s*no\s*(?:cover|branch)", re.I),
         False,
         "hides the lines from coverage",
     ),
