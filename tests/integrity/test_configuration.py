@@ -145,6 +145,17 @@ TRICKS = [
         "or plugins are left out",
     ),
     (
+        "pytest-addopts-plugin-loaded",
+        _pyproject('addopts = "-ra"', 'addopts = "-ra -p calc.steady"'),
+        "pyproject.toml:27 pytest addopts adds -p calc.steady: tests or plugins are left out, or "
+        "a plugin that can change outcomes is loaded",
+    ),
+    (
+        "pytest-addopts-plugin-loaded-attached",
+        _pyproject('addopts = "-ra"', 'addopts = "-ra -pcalc.steady"'),
+        "pyproject.toml:27 pytest addopts adds -pcalc.steady",
+    ),
+    (
         "pytest-addopts-k",
         _pyproject('addopts = "-ra"', "addopts = \"-ra -k 'not mean'\""),
         "pyproject.toml:27 pytest addopts adds -k not mean",

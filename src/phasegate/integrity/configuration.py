@@ -60,7 +60,8 @@ _LOOSE_MYPY = frozenset(
 _STRICT_MYPY = re.compile(
     r"^(strict|strict_\w+|disallow_\w+|warn_\w+|check_untyped_defs|extra_checks|no_implicit_\w+)$"
 )
-#: pytest options in ``addopts`` that leave tests or plugins (``-p no:...``) out of the run.
+#: pytest options in ``addopts`` that leave tests or plugins (``-p no:...``) out of the run, or
+#: load a plugin (``-p pkg.module``: its hooks can change what a test is reported as).
 _WITH_VALUE = frozenset({"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "--maxfail"})
 _FLAGS = frozenset(
     {"--lf", "--last-failed", "--sw", "--stepwise", "--co", "--collect-only", "--noconftest",
@@ -277,7 +278,10 @@ def _addopts_loosened(value: str, old: object) -> str | None:
     added = _dropping(value) - _dropping(old if isinstance(old, str) else "")
     if not added:
         return None
-    return f"pytest addopts adds {listed(sorted(added))}: tests or plugins are left out"
+    return (
+        f"pytest addopts adds {listed(sorted(added))}: tests or plugins are left out, or a "
+        "plugin that can change outcomes is loaded"
+    )
 
 
 def _removed(was: Setting) -> str:
@@ -307,14 +311,15 @@ def _dropping(addopts: str) -> set[str]:
 
 
 def _dropping_option(word: str, following: str) -> list[str]:
-    """``word`` as an option that leaves tests or plugins out (with its value), else nothing."""
+    """``word`` as an option that leaves tests or plugins out, or loads a plugin (with its
+    value), else nothing."""
     option, _, attached = word.partition("=")
     if option in _FLAGS:
         return [option]
     if option in _WITH_VALUE:
         value = attached or following
-        return [f"{option} {value}".strip()] if option != "-p" or value.startswith("no:") else []
-    if (word[:2] in ("-k", "-m") and len(word) > 2) or word.startswith("-pno:"):
+        return [f"{option} {value}".strip()]
+    if word[:2] in ("-k", "-m", "-p") and len(word) > 2:
         return [word]
     return []
 
