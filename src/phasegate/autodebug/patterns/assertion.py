@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
 from phasegate.autodebug.patterns.base import diagnose, short
+from phasegate.autodebug.patterns.expected_texts import none_stood_for
 
 if TYPE_CHECKING:
     from phasegate.autodebug.live import LiveFailure
@@ -51,7 +52,10 @@ class AssertionPattern:
             return None
         # Where the test was when a library (unittest's assertRaises) raised: what it called.
         frame = failure.project_frame
-        facts = {"project_frame": {"path": frame.path, "line": frame.line}} if frame else {}
+        facts: dict[str, object] = {}
+        if frame is not None:
+            facts["project_frame"] = {"path": frame.path, "line": frame.line}
+            facts["none_stood_for"] = none_stood_for(failure)
         return diagnose(self, failure, failure.innermost, kind="assertion", facts=facts)
 
     def propose(self, diagnosis: Diagnosis, project: Project) -> list[Candidate]:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.base import best_per_edit
+from phasegate.autodebug.patterns.expected_texts import expected_text_bodies
 from phasegate.autodebug.patterns.expressions import called_name
 from phasegate.autodebug.patterns.functions import (
     first_statement,
@@ -124,10 +125,12 @@ def lost_guard_candidates(
     seen_none = _seen_none(diagnosis, project)
     index = function_index(project)
     places = _places(diagnosis, project, suspicious, seen_none, index)
+    stood_for = _stood_for(diagnosis)
     candidates: list[Candidate] = []
     for rank, (path, line, score) in enumerate(places):
         weight = score * (1.0 - 0.02 * rank)
-        candidates += _function_guards(project, index, path, line, weight, seen_none, expected)
+        at = _At(path, line, weight, stood_for)
+        candidates += _function_guards(project, index, at, seen_none, expected)
     return best_per_edit(candidates)
 
 
@@ -303,17 +306,32 @@ def _functions_named(project: Project, relpath: str, names: list[str]) -> list[_
     return [n for n in functions_in(tree) if n.name in names] if tree is not None else []
 
 
+class _At(NamedTuple):
+    """A function looked into: defined at ``path:line``, how suspicious, and the texts the
+    failing test expected where a None showed."""
+
+    path: str
+    line: int
+    weight: float
+    stood_for: tuple[str, ...]
+
+
+def _stood_for(diagnosis: Diagnosis) -> tuple[str, ...]:
+    """The texts a failed assertion expected where the value it got showed ``None``."""
+    texts = diagnosis.facts.get("none_stood_for")
+    return tuple(texts) if isinstance(texts, list) else ()
+
+
 def _function_guards(
     project: Project,
     index: FunctionIndex,
-    path: str,
-    line: int,
-    weight: float,
+    at: _At,
     seen_none: dict[tuple[str, int], set[str]],
     expected: str | None,
 ) -> list[Candidate]:
-    """The guards of every value that may be None in the function defined at ``path:line``
-    (``index``: the project's functions by name)."""
+    """The guards of every value that may be None in the function ``at`` (``index``: the
+    project's functions by name)."""
+    path, line, weight = at.path, at.line, at.weight
     source = project.editable_source(path)
     function = _function_at(source.tree, line) if source is not None else None
     if source is None or function is None or not function.body:
@@ -322,10 +340,10 @@ def _function_guards(
     candidates: list[Candidate] = []
     for subject, likelihood, setter in _subjects(tree, function, index, path):
         boost = 1.3 if subject in seen_none.get((path, function.lineno), ()) else 1.0
-        value = _Value(path, text, function, subject, setter)
+        value = _Value(path, text, function, subject, setter, stood_for=at.stood_for)
         candidates += _guards(project, value, expected, weight * likelihood * boost)
     for method, name in _stored_unguarded(tree, function):
-        value = _Value(path, text, method, name, None, at_use_first=True)
+        value = _Value(path, text, method, name, None, True, at.stood_for)
         candidates += _guards(project, value, expected, weight * _STORED)
     return candidates
 
@@ -568,6 +586,8 @@ class _Value(NamedTuple):
     setter: ast.stmt | None
     #: Whether its guard goes right before its first use first (a parameter stored whole).
     at_use_first: bool = False
+    #: The texts the failing test expected where the None showed (:mod:`.expected_texts`).
+    stood_for: tuple[str, ...] = ()
 
 
 def _guards(
@@ -634,6 +654,7 @@ def _bodies(project: Project, value: _Value, expected: str | None) -> list[tuple
     for body, score, why in guard_bodies(project, value.path, function, subject, line, []):
         raises_expected = expected is not None and body.startswith(f"raise {expected}")
         bodies.append((body, 0.97 if raises_expected else score, why))
+    bodies += expected_text_bodies(project, value.path, subject, list(value.stood_for))
     if value.setter is None:
         why = "returning unchanged what its result is made from"
         bodies += [(f"return {name}", 0.72, why) for name in _inputs(function, subject)]
