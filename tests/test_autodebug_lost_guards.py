@@ -524,3 +524,30 @@ def test_a_parameters_guard_goes_right_before_its_first_use_before_the_top(
     candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "render")])
     assert _same(candidates[0].edits[0].text, original)
     assert "before its first use" in candidates[0].description
+
+
+WRAP = '''def wrap(s, sep=None):
+    """Wrap ``s``.
+
+    :param sep: What joins the lines. Defaults to ``"-"``.
+    """
+    import textwrap
+
+    if sep is None:
+        sep = "-"
+    lines = textwrap.wrap(s, 5)
+    return sep.join(lines)
+'''
+
+
+def test_a_parameters_lost_guard_at_the_top_goes_after_the_imports_that_do_not_read_it(
+    tmp_path: Path,
+) -> None:
+    faulty = _deleted(WRAP, "    if sep is None:")
+    project = _project(tmp_path, faulty)
+    diagnosis = Diagnosis("assertion", "assertion", "assertion", "AssertionError", "assert ...")
+    candidates = lost_guard_candidates(diagnosis, project, [_suspect(faulty, "wrap")])
+    assert any(_same(c.edits[0].text, WRAP) for c in candidates)
+    # Never before the import: the top of the body is past it.
+    texts = [c.edits[0].text for c in candidates if "if sep is None" in c.edits[0].text]
+    assert all(text.index("import textwrap") < text.index("if sep is None") for text in texts)

@@ -49,6 +49,7 @@ from phasegate.autodebug.patterns.none_guards import (
     blocks_held,
     guard_block,
     guard_bodies,
+    guard_top,
 )
 from phasegate.autodebug.patterns.none_parameters import (
     FunctionIndex,
@@ -637,11 +638,12 @@ def _guard_places(value: _Value) -> list[tuple[int, int, str]]:
 
 
 def _after_setter(value: _Value) -> tuple[int, int, str]:
-    """Right after the statement that set the value, or at the top of the function."""
+    """Right after the statement that set the value, or at the top of the function (past
+    the functions it defines and the modules it imports first that do not read the value)."""
     setter = value.setter
     if setter is not None:
         return (setter.end_lineno or setter.lineno) + 1, setter.lineno, ""
-    top = first_statement(value.function).lineno
+    top = guard_top(value.function, value.subject).lineno
     return top, top, ""
 
 

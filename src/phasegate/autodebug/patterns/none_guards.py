@@ -84,7 +84,14 @@ from phasegate.autodebug.source import (
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["best_first", "blocks_held", "guard_block", "guard_bodies", "guard_synthesis"]
+__all__ = [
+    "best_first",
+    "blocks_held",
+    "guard_block",
+    "guard_bodies",
+    "guard_synthesis",
+    "guard_top",
+]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_BODIES = 6
@@ -222,7 +229,7 @@ def _places(function: _Function, subject: str, line: int) -> list[tuple[int, int
     if setter is not None:
         places.append(_right_after(setter))
     elif subject.split(".")[0] in parameters(function):
-        first = _top(function, subject)
+        first = guard_top(function, subject)
         places += _after_earlier_guards(function, subject, line)
         places.append((first.lineno, first.lineno))
     places += _beside_guard(chain, subject, line)
@@ -241,7 +248,7 @@ def _after_earlier_guards(function: _Function, subject: str, line: int) -> list[
     return [_right_after(guards[-1])] if guards else []
 
 
-def _top(function: _Function, subject: str) -> ast.stmt:
+def guard_top(function: _Function, subject: str) -> ast.stmt:
     """The function's first statement after its docstring, past the functions it defines and
     the modules it imports first that do not read ``subject``: a parameter's guard comes
     before the closures that read it, and after those that do not (as 17 of 19 such guards in
