@@ -28,7 +28,7 @@ from phasegate.autodebug.patterns.kindred_names import module_names
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["documented_default_bodies", "documented_defaults_in"]
+__all__ = ["docstring_entry", "documented_default_bodies", "documented_defaults_in"]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A Sphinx role's target (``:func:`json.dumps```, ``:attr:`~Env.x```) or a literal (````x````).
@@ -61,7 +61,7 @@ def documented_defaults_in(
 ) -> list[tuple[str, float, str]]:
     """:func:`documented_default_bodies` for ``function`` of the module ``tree``."""
     known = (module_names(tree) | set(parameter_names(function.args)) | _BUILTINS) - {subject}
-    entry = _entry(function, subject)
+    entry = docstring_entry(function, subject)
     said = _in_scope_only(_said(entry), function, known)
     found = [(code, 0.89, _SAID) for code in said]
     named = _in_scope_only(_references(entry), function, known)
@@ -90,7 +90,7 @@ def _inert(code: str) -> bool:
     return all(isinstance(c.func, ast.Name) and c.func.id in _INERT_CALLS for c in calls)
 
 
-def _entry(function: _Function, subject: str) -> str:
+def docstring_entry(function: _Function, subject: str) -> str:
     """The lines of the docstring's entry of the parameter ``subject``: the line naming it and
     those indented under it ("" if none)."""
     if subject not in parameter_names(function.args):

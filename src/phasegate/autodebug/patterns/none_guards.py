@@ -49,6 +49,7 @@ from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.assigned_values import names_known, reads_only, values_assigned
 from phasegate.autodebug.patterns.class_values import class_value_bodies
 from phasegate.autodebug.patterns.decorator_factories import factory_bodies
+from phasegate.autodebug.patterns.documented_attributes import documented_attribute_bodies
 from phasegate.autodebug.patterns.documented_defaults import documented_default_bodies
 from phasegate.autodebug.patterns.expressions import root_name
 from phasegate.autodebug.patterns.functions import (
@@ -378,6 +379,7 @@ def guard_bodies(
         *factory_bodies(project, path, function, subject),
         *unused_import_bodies(project, path, function, subject),
         *documented_default_bodies(project, path, function, subject),
+        *documented_attribute_bodies(function, subject),
         *kindred_name_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
