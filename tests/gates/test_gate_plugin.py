@@ -66,6 +66,35 @@ def test_a_clean_project_passes_and_the_table_says_so(project: pytest.Pytester) 
     )
 
 
+#: A conftest's exit handler, registered before the gate's: it runs after it and says whether
+#: the interpreter's objects were frozen for its last collections.
+SAYS_FROZEN = """
+import atexit
+import gc
+import pathlib
+
+def say() -> None:
+    pathlib.Path("frozen.txt").write_text(str(gc.get_freeze_count()))
+
+atexit.register(say)
+"""
+
+
+def test_the_gate_freezes_the_runs_objects_as_the_interpreter_exits_and_plain_pytest_does_not(
+    project: pytest.Pytester,
+) -> None:
+    project.makeconftest(SAYS_FROZEN)
+
+    plain = project.runpytest_subprocess()
+    assert plain.ret == pytest.ExitCode.OK
+    assert (project.path / "frozen.txt").read_text() == "0"
+
+    gated = project.runpytest_subprocess("--gate=small")
+    assert gated.ret == pytest.ExitCode.OK
+    assert int((project.path / "frozen.txt").read_text()) > 10_000
+    assert verdict_of(project)["verdict"] == "sufficient"
+
+
 def test_a_gate_failure_fails_a_run_whose_tests_passed(project: pytest.Pytester) -> None:
     project.makepyfile(sloppy="import os\n")
     result = project.runpytest("--gate=small")
