@@ -7,6 +7,8 @@ import pytest
 from .conftest import CALC, FIXED_CALC, TESTS, MakeChange
 
 #: (case, the change's files, the one sentence expected). The base's test_mean fails.
+ESCAPED = "keeps an assertion that never runs or whose failure is dropped"
+
 TRICKS = [
     (
         "skip-mark",
@@ -164,6 +166,48 @@ TRICKS = [
         "collect-ignore",
         {"tests/conftest.py": "collect_ignore = ['test_calc.py']\n"},
         "tests/conftest.py:1 collect_ignore added in conftest.py",
+    ),
+    (
+        "or-true",
+        {"tests/test_calc.py": TESTS.replace("== 2\n", "== 2 or True\n")},
+        "tests/test_calc.py:7 test_mean asserts a constant: an assertion that cannot fail",
+    ),
+    (
+        "assert-under-if-false",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean(", "    if False:\n        assert mean("
+            )
+        },
+        f"tests/test_calc.py:8 test_mean {ESCAPED}",
+    ),
+    (
+        "assert-in-raises-assertion-error",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean(", "    with pytest.raises(AssertionError):\n        assert mean("
+            )
+        },
+        f"tests/test_calc.py:8 test_mean {ESCAPED}",
+    ),
+    (
+        "assert-in-suppress",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean(", "    with contextlib.suppress(Exception):\n        assert mean("
+            ).replace("import pytest\n", "import contextlib\n\nimport pytest\n")
+        },
+        f"tests/test_calc.py:10 test_mean {ESCAPED}",
+    ),
+    (
+        "assert-before-finally-return",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean([1, 2, 3]) == 2\n",
+                "    try:\n        assert mean([1, 2, 3]) == 2\n    finally:\n        return\n",
+            )
+        },
+        f"tests/test_calc.py:8 test_mean {ESCAPED}",
     ),
     (
         "outcome-hook-swallows-the-exception",

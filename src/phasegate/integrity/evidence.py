@@ -260,6 +260,9 @@ _FAKE_CHECKS = (
     ("swallowed_asserts", "assert-swallowed", "catches its own AssertionError: the assertion "
      "cannot fail"),
     ("early_returns", "early-return", "returns before its assertions: they never run"),
+    ("escaped_asserts", "assert-escaped", "keeps an assertion that never runs or whose failure "
+     "is dropped (if False:, suppress, raises(AssertionError), finally: return): it cannot "
+     "fail"),
 )  # fmt: skip
 
 

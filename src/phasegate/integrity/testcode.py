@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate.gates.parsed import ending_name
+from phasegate.integrity.escapes import CATCHING, assert_lines, escaped_asserts, or_true
 from phasegate.jsonvalues import is_number
 
 __all__ = [
@@ -36,7 +37,6 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
 DEFAULT_APPROX = (1e-6, 1e-12)
 _SKIP_DECORATORS = {"skip", "skipif", "skipIf", "skipUnless"}
 _SKIP_CALLS = {"skip", "skipTest", "importorskip"}
-_CATCHES_ASSERTIONS = {"AssertionError", "Exception", "BaseException"}
 _BROAD = {"Exception", "BaseException"}
 _PATCHERS = {"setattr", "patch", "object"}
 
@@ -78,6 +78,8 @@ class TestFacts:
     assertions: int = 0
     constant_asserts: list[int] = field(default_factory=list)
     swallowed_asserts: list[int] = field(default_factory=list)
+    #: Assertions that never run or whose failure is dropped (:mod:`.escapes`).
+    escaped_asserts: list[int] = field(default_factory=list)
     early_returns: list[int] = field(default_factory=list)
     broad_raises: list[int] = field(default_factory=list)
     approx: list[Approx] = field(default_factory=list)
@@ -213,6 +215,7 @@ def _test_facts(
     last_check, called = _read_body(own, node.decorator_list, facts)
     facts.referenced |= called
     facts.swallowed_asserts = _swallowed_asserts(node)
+    facts.escaped_asserts = escaped_asserts(node)
     facts.early_returns = [
         child.lineno for child in own if isinstance(child, ast.Return) and child.lineno < last_check
     ]
@@ -403,10 +406,10 @@ def _test_flag_owner(target: ast.expr) -> str:
 
 
 def _is_constant(test: ast.expr) -> bool:
-    """An assertion that cannot fail: a true constant or a non-empty tuple."""
+    """An assertion that cannot fail: a true constant, a non-empty tuple, ``x or True``."""
     if isinstance(test, ast.Constant):
         return bool(test.value)
-    return isinstance(test, ast.Tuple) and bool(test.elts)
+    return (isinstance(test, ast.Tuple) and bool(test.elts)) or or_true(test)
 
 
 def _swallowed_asserts(function: ast.AST) -> list[int]:
@@ -414,13 +417,8 @@ def _swallowed_asserts(function: ast.AST) -> list[int]:
     lines: list[int] = []
     for node in ast.walk(function):
         if isinstance(node, ast.Try) and _swallows_assertions(node):
-            lines += _assert_lines(node.body)
+            lines += assert_lines(node.body)
     return lines
-
-
-def _assert_lines(statements: list[ast.stmt]) -> list[int]:
-    """The lines of the ``assert`` statements in ``statements``, nested ones included."""
-    return [n.lineno for s in statements for n in ast.walk(s) if isinstance(n, ast.Assert)]
 
 
 def _swallows_assertions(statement: ast.Try) -> bool:
@@ -433,7 +431,7 @@ def _catches_assertions(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(_dotted(one).rsplit(".", 1)[-1] in _CATCHES_ASSERTIONS for one in types)
+    return any(_dotted(one).rsplit(".", 1)[-1] in CATCHING for one in types)
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:
