@@ -11,7 +11,7 @@ from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.store import Store
 from tests.conftest import git
 
-from .conftest import BASE_FILES, FIXED_CALC, MakeChange
+from .conftest import BASE_FILES, FIXED_CALC, TESTS, MakeChange
 
 PYPROJECT = """\
 [project]
@@ -288,6 +288,32 @@ def test_a_new_gate_file_that_keeps_the_gate_it_shadows_or_shadows_none_is_hones
     if folder != "ci":  # outside gate_paths it shadows nothing, however loose
         change.write({f"{folder}/default.toml": 'name = "default"\n\n[checks.syntax]\n'})
         assert change.sentences() == []
+
+
+def test_files_the_change_itself_excludes_are_still_judged(make_change: MakeChange) -> None:
+    import dataclasses
+
+    from phasegate.gates.checks.integrity import IntegrityCheck, IntegrityOptions
+
+    excluding = 'gate_paths = ["ci"]\nexclude = ["pyproject.toml", "tests/*"]\n'
+    change = make_change(FILES).write(
+        {
+            **_pyproject('gate_paths = ["ci"]\n', excluding),
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean", "@pytest.mark.skip\ndef test_mean"
+            ),
+        }
+    )
+    context = change.context()
+    # The project's settings are the work tree's: they exclude what the change wants unseen.
+    context.project = dataclasses.replace(
+        context.project, exclude_patterns=("pyproject.toml", "tests/*")
+    )
+    found = IntegrityCheck().measure(context, IntegrityOptions()).findings
+    assert sorted(f"{f.path} {f.rule}" for f in found) == [
+        "pyproject.toml gate-loosened",
+        "tests/test_calc.py newly-skipped",
+    ]
 
 
 HONEST = [

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TypeGuard
 
@@ -28,7 +28,7 @@ from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, line_of
 from phasegate.jsonvalues import is_int, is_number, value_at
 
-__all__ = ["gate_tricks"]
+__all__ = ["excluded_at_base", "gate_tricks"]
 
 _REQUIRED_RANK = {True: 2, "in-pull-request": 1, False: 0}
 _SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
@@ -45,6 +45,13 @@ def gate_tricks(sources: ChangedSources) -> list[Trick]:
         tricks.extend(_phasegate_table(sources))
     tricks.extend(_baseline(sources))
     return tricks
+
+
+def excluded_at_base(sources: ChangedSources, patterns: Sequence[str]) -> list[str]:
+    """The ``patterns`` of ``[tool.phasegate] exclude`` the base had too: a change cannot leave
+    its own files (its ``pyproject.toml`` first) out of the judgement of it."""
+    was = _table(_toml(sources.base_text("pyproject.toml"), "pyproject.toml"))
+    return [pattern for pattern in patterns if pattern in _strings(was.get("exclude"))]
 
 
 def _toml(text: str | None, path: str) -> dict[str, object] | None:

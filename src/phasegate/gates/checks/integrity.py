@@ -107,14 +107,16 @@ class IntegrityCheck:
             return _without_base(base, options)
         # Imported where a change is judged: planning the gate, and a run without a base
         # (the check is skipped), read no file of the change.
+        from phasegate.integrity.gatechanges import excluded_at_base
         from phasegate.integrity.sources import ChangedSources
 
         project = ctx.project
+        at_base = ChangedSources(project.root, base.sha, timeout_s=ctx.timeout_s)
         sources = ChangedSources(
             project.root,
             base.sha,
             timeout_s=ctx.timeout_s,
-            exclude_patterns=project.exclude_patterns,
+            exclude_patterns=excluded_at_base(at_base, project.exclude_patterns),
             excluded=project.excluded,
         )
         sources.check_listed()
