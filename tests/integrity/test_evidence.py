@@ -182,6 +182,15 @@ TRICKS = [
         f"tests/test_calc.py:8 test_mean {ESCAPED}",
     ),
     (
+        "assert-in-the-else-of-if-true",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "    assert mean(", "    if True:\n        pass\n    else:\n        assert mean("
+            )
+        },
+        f"tests/test_calc.py:10 test_mean {ESCAPED}",
+    ),
+    (
         "assert-in-raises-assertion-error",
         {
             "tests/test_calc.py": TESTS.replace(
@@ -363,6 +372,16 @@ HONEST = [
             "@pytest.fixture\ndef values():\n    return [1, 2, 3]\n",
         },
         id="a-conftest-with-a-marker-and-a-fixture",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS
+            + "\n\ndef test_empty():\n    with pytest.raises(ZeroDivisionError):\n"
+            "        assert mean([]) == 0\n\n\ndef test_one():\n    if True:\n"
+            "        assert total([2]) == 2\n",
+        },
+        id="assertions-under-a-specific-raises-and-a-true-if",
     ),
 ]
 
