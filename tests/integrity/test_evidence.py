@@ -239,6 +239,15 @@ TRICKS = [
         "conftest.py:5 pytest_runtest_makereport added in conftest.py: it can change the outcome",
     ),
     (
+        "code-replaced-in-conftest",
+        {
+            "tests/conftest.py": "import calc\nfrom calc import stats as numbers\n\n"
+            "calc.mean = lambda values: sum(values) / len(values)\n"
+        },
+        "tests/conftest.py:4 calc.mean replaced in conftest.py (added): every test runs the "
+        "replacement, not the project's code",
+    ),
+    (
         "plugins-loaded",
         {"tests/conftest.py": "pytest_plugins = ['tests.steady']\n"},
         "tests/conftest.py:1 pytest_plugins added in conftest.py: it can change the outcome",
@@ -367,9 +376,12 @@ HONEST = [
     pytest.param(
         {
             "src/calc/__init__.py": FIXED_CALC,
-            "tests/conftest.py": "import pytest\n\n\ndef pytest_configure(config):\n"
+            "tests/conftest.py": "import sys\n\nimport pytest\n\nimport calc\n\n"
+            "sys.dont_write_bytecode = True\ncalc_version = calc.total\n\n\n"
+            "def pytest_configure(config):\n"
             "    config.addinivalue_line('markers', 'slow: a slow test')\n\n\n"
-            "@pytest.fixture\ndef values():\n    return [1, 2, 3]\n",
+            "@pytest.fixture\ndef values(monkeypatch):\n"
+            "    monkeypatch.setattr(calc, 'total', sum)\n    return [1, 2, 3]\n",
         },
         id="a-conftest-with-a-marker-and-a-fixture",
     ),

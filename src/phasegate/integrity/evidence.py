@@ -390,6 +390,12 @@ def _collection_controls(base: dict[str, ModuleFacts], head: dict[str, ModuleFac
 
 
 def _control_trick(path: str, line: int, name: str, how: str) -> Trick:
+    if "." in name:  # an attribute of the project's code, replaced when pytest imports it
+        message = (
+            f"{name} replaced in conftest.py ({how}): every test runs the replacement, not the "
+            "project's code"
+        )
+        return Trick("evidence", "patches-subject", path, line, message)
     if name in OUTCOME_HOOKS:
         message = f"{name} {how} in conftest.py: it can change the outcome a test is reported with"
         return Trick("evidence", "outcome-hook", path, line, message)

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate.gates.parsed import ending_name
+from phasegate.integrity.conftest_patches import replaced_code
 from phasegate.integrity.escapes import CATCHING, assert_lines, escaped_asserts, or_true
 from phasegate.jsonvalues import is_number
 
@@ -95,7 +96,8 @@ class ModuleFacts:
     test_file: bool
     tests: dict[str, TestFacts] = field(default_factory=dict)
     module_skips: list[SkipFeature] = field(default_factory=list)
-    #: Collection hooks and ``collect_ignore`` lists (conftest.py): name -> (line, digest).
+    #: Collection and outcome hooks, ``collect_ignore`` lists and the project's code replaced
+    #: at import (conftest.py): name -> (line, digest).
     collection_controls: dict[str, tuple[int, str]] = field(default_factory=dict)
     #: Names of the functions and classes the module defines at its top level (methods are
     #: left out: their common names, ``get`` or ``append``, would excuse any deleted test).
@@ -132,7 +134,10 @@ def read_module(
     )
     facts.function_digests = _function_digests(tree)
     if PurePosixPath(path).name == "conftest.py":
-        facts.collection_controls = _collection_controls(tree)
+        facts.collection_controls = {
+            **_collection_controls(tree),
+            **replaced_code(tree, first_party),
+        }
     return facts
 
 
