@@ -206,6 +206,16 @@ TRICKS = [
         "`tricks > 0` overall loosened to `tricks > 5`",
     ),
     (
+        "mutation-sample-shrunk",
+        _pyproject(
+            'gate_paths = ["ci"]\n',
+            'gate_paths = ["ci"]\n\n[tool.phasegate.checks.mutation]\n'
+            "options = { budget = 1, seed = 7 }\n",
+        ),
+        "pyproject.toml:9 [tool.phasegate.checks.mutation]: the mutation check's budget 25 to 1, "
+        "seed 0 to 7: fewer or other mutants are drawn",
+    ),
+    (
         "gate-switched",
         _pyproject('gate = "ci"', 'gate = "record"'),
         "pyproject.toml:6 [tool.phasegate] gate changed from 'ci' to 'record'",
@@ -317,6 +327,14 @@ def test_files_the_change_itself_excludes_are_still_judged(make_change: MakeChan
 
 
 HONEST = [
+    pytest.param(
+        _pyproject(
+            'gate_paths = ["ci"]\n',
+            'gate_paths = ["ci"]\n\n[tool.phasegate.checks.mutation]\n'
+            "options = { budget = 40, per_line = 3, workers = 1 }\n",
+        ),
+        id="more-mutants-drawn",
+    ),
     pytest.param({"src/calc/__init__.py": FIXED_CALC}, id="the-real-fix"),
     pytest.param(
         {

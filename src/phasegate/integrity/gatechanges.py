@@ -219,6 +219,7 @@ def _spec_loosened(
             _no_longer_required(check_id, was, now) if "required" in now or not override else "",
             _skip_now_allowed(check_id, was, now),
             _severity_raised(check_id, was, now),
+            _sample_changed(check_id, was, now),
         )
         if message
     ]
@@ -259,6 +260,35 @@ def _severity_raised(check_id: str, was: Mapping[str, object], now: Mapping[str,
         f"the {check_id} check's severity raised from {old_level or 'its default'} to "
         f"{new_level}: findings below it no longer count"
     )
+
+
+#: The mutation check's options that draw its sample of mutants, with their defaults: a lower
+#: ``budget`` or ``per_line`` draws fewer, another ``seed`` other ones (chosen until all die).
+_SAMPLE_DEFAULTS: dict[str, object] = {"budget": 25, "per_line": 2, "seed": 0}
+
+
+def _sample_changed(check_id: str, was: Mapping[str, object], now: Mapping[str, object]) -> str:
+    changed = _sample_changes(was, now) if check_id == "mutation" else []
+    if not changed:
+        return ""
+    return f"the mutation check's {', '.join(changed)}: fewer or other mutants are drawn"
+
+
+def _sample_changes(was: Mapping[str, object], now: Mapping[str, object]) -> list[str]:
+    old, new = _sample(was.get("options")), _sample(now.get("options"))
+    return [f"{key} {old[key]} to {new[key]}" for key in old if _drawn_otherwise(key, old, new)]
+
+
+def _sample(options: object) -> dict[str, object]:
+    """The sample options given (an override's missing one keeps its default)."""
+    return {key: value_at(options, key) or default for key, default in _SAMPLE_DEFAULTS.items()}
+
+
+def _drawn_otherwise(key: str, old: Mapping[str, object], new: Mapping[str, object]) -> bool:
+    """A seed changed, or a budget or per-line count lowered."""
+    if key == "seed":
+        return new[key] != old[key]
+    return _looser("<", old[key], new[key])
 
 
 def _severity(options: object) -> str | None:
