@@ -96,3 +96,43 @@ def test_a_text_the_test_passes_in_itself_is_not_taken(
     diagnosis = classify_in(tmp_path, files, "import test_echo; test_echo.test_echo()", monkeypatch)
     # The hole holds "unknown error", which the test passes in itself: read back, no default.
     assert diagnosis.facts["none_stood_for"] == []
+
+
+BASKET = '''\
+def summary(items, count=None, names=None):
+    """One line about the basket: its items and how many there are."""
+    if count is None:
+        count = len(items)
+    if names is None:
+        names = ", ".join(items)
+    return f"{names} ({count} items)"
+'''
+
+BASKET_TEST = """\
+import basket
+
+
+def test_summary():
+    line = basket.summary(["apple", "pear", "fig"])
+    assert line == "apple, pear, fig (3 items)"
+"""
+
+
+@pytest.mark.needs_columns
+@pytest.mark.parametrize(
+    "guard",
+    [
+        # The hole is "3": a figure the code computes; the test's 3 fits its own input alone.
+        "    if count is None:\n        count = len(items)\n",
+        # The hole is "apple, pear, fig": words the test passes in, read back.
+        '    if names is None:\n        names = ", ".join(items)\n',
+    ],
+)
+def test_a_figure_or_the_tests_own_words_are_not_taken_as_a_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: str
+) -> None:
+    files = {"basket.py": BASKET.replace(guard, ""), "test_basket.py": BASKET_TEST}
+    diagnosis = classify_in(
+        tmp_path, files, "import test_basket; test_basket.test_summary()", monkeypatch
+    )
+    assert diagnosis.facts["none_stood_for"] == []

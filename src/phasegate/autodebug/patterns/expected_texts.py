@@ -10,9 +10,12 @@ module's ``_()`` where it wraps them).
 Kept honest, so that the body is code the project would write and not the test's answer
 pasted in: the text is only the hole the None left in a text the code made (the expected
 value before and after it is what the code already produced; an expected value that is the
-literal alone is never taken); it is one line of at most 80 characters; it is not written
-anywhere else in the failing test's file (an input a test passes in and reads back is no
-default); and, as every candidate, it is kept only when the failing tests pass and no test
+literal alone is never taken); it is one line of at most 80 characters; it is prose: it holds
+a letter and no digit (a figure in the expected text, a count or a size, is what the code
+should compute, and pasting the test's figure would fit that test's input alone); it is not
+written anywhere else in the failing test's file, nor is any of its words a text literal of
+that file on its own (an input a test passes in and reads back, ``"apple"`` of ``"apple, pear"``,
+is no default); and, as every candidate, it is kept only when the failing tests pass and no test
 of the whole run that passed before fails.
 """
 
@@ -36,6 +39,11 @@ __all__ = ["expected_text_bodies", "holes_filled", "none_stood_for"]
 _SHOWN = "None"
 #: A text taken: one line of at most 80 characters (a phrase, not a paragraph of the test's).
 _PHRASE = re.compile(r"[^\n]{1,80}")
+#: A letter (a word character that is neither a digit nor ``_``), and a digit.
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+#: A word of a phrase.
+_WORD = re.compile(r"[^\W\d_]+")
 #: A text literal wrapped in a function of one name, as ``_('unknown error')`` unparses.
 _WRAPPED = re.compile(r"""(\w+)\((?:'[^'\\]*'|"[^"\\]*")\)""")
 #: The unittest assertions that compare two values for equality.
@@ -62,11 +70,24 @@ def _stood_for_in(failure: LiveFailure, frame: LiveFrame) -> list[str]:
 
 def _taken(hole: str, given: set[str]) -> bool:
     """A phrase the test does not give anywhere else (an input read back is no default)."""
-    return _plain(hole) and not any(hole in text for text in given)
+    return _plain(hole) and _prose(hole) and not _given(hole, given)
 
 
 def _plain(text: str) -> bool:
     return bool(_PHRASE.fullmatch(text)) and text.strip() not in ("", _SHOWN)
+
+
+def _prose(text: str) -> bool:
+    """Words and no figure: a figure is computed, never a default."""
+    return _LETTER.search(text) is not None and _DIGIT.search(text) is None
+
+
+def _given(hole: str, given: set[str]) -> bool:
+    """The hole, or one of its words alone, is a text the test writes elsewhere."""
+    words = {text.strip().casefold() for text in given}
+    return any(hole in text for text in given) or any(
+        word.casefold() in words for word in _WORD.findall(hole)
+    )
 
 
 def holes_filled(got: str, expected: str) -> list[str]:
