@@ -73,6 +73,7 @@ from phasegate.autodebug.patterns.own_settings import (
     default_name_bodies,
     own_setting_bodies,
 )
+from phasegate.autodebug.patterns.raise_bodies import raise_bodies
 from phasegate.autodebug.patterns.stored_parameters import stores_of
 from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
 from phasegate.autodebug.source import (
@@ -381,6 +382,7 @@ def guard_bodies(
         *documented_default_bodies(project, path, function, subject),
         *documented_attribute_bodies(function, subject),
         *kindred_name_bodies(project, path, function, subject),
+        *raise_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
