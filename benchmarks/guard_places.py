@@ -10,7 +10,10 @@ the top only, or neither. The real-code benchmark's projects (and phasegate) are
 their guards are the faults of the none class, so counting them would learn from the sample
 a headline is drawn from.
 
-    python benchmarks/guard_places.py [--root DIR] [--verbose]
+    python benchmarks/guard_places.py [--root DIR] [--verbose] [--self-attributes]
+
+With ``--self-attributes``, the guards of an attribute of ``self`` (``if self.x is None:``) are
+counted instead, against the same two places.
 """
 
 from __future__ import annotations
@@ -40,19 +43,29 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 def _guarded_parameter(statement: ast.stmt, names: set[str]) -> str | None:
     """``p`` where ``statement`` is ``if p is None: ...`` and ``p`` a parameter."""
-    if not isinstance(statement, ast.If):
-        return None
-    test = statement.test
+    left = _tested_against_none(statement)
+    return left.id if isinstance(left, ast.Name) and left.id in names else None
+
+
+def _guarded_self_attribute(statement: ast.stmt, names: set[str]) -> str | None:
+    """``self.x`` where ``statement`` is ``if self.x is None: ...`` in a method."""
+    left = _tested_against_none(statement)
+    if isinstance(left, ast.Attribute) and ast.unparse(left.value) == "self" and "self" in names:
+        return ast.unparse(left)
+    return None
+
+
+def _tested_against_none(statement: ast.stmt) -> ast.expr | None:
+    """``x`` where ``statement`` is ``if x is None: ...``."""
+    test = statement.test if isinstance(statement, ast.If) else None
     if (
         isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id in names
         and len(test.ops) == 1
         and isinstance(test.ops[0], ast.Is)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
     ):
-        return test.left.id
+        return test.left
     return None
 
 
@@ -91,8 +104,10 @@ def place_of(function: Function, block_index: int, index: int, subject: str) -> 
     return "at the top" if at_top else "neither"
 
 
-def count(tree: ast.Module) -> Counter[str]:
-    """Where each guard of a parameter of the module's functions stands."""
+def count(tree: ast.Module, *, attributes: bool = False) -> Counter[str]:
+    """Where each guard of a parameter of the module's functions stands (of an attribute of
+    ``self``, with ``attributes``)."""
+    guarded = _guarded_self_attribute if attributes else _guarded_parameter
     counts: Counter[str] = Counter()
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -100,7 +115,7 @@ def count(tree: ast.Module) -> Counter[str]:
         names = parameters(node)
         for block_index, block in enumerate(_blocks(node)):
             for index, statement in enumerate(block):
-                subject = _guarded_parameter(statement, names)
+                subject = guarded(statement, names)
                 if subject is not None:
                     counts[place_of(node, block_index, index, subject)] += 1
     return counts
@@ -110,6 +125,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(sysconfig.get_paths()["purelib"]))
     parser.add_argument("--verbose", action="store_true", help="a line per package")
+    parser.add_argument(
+        "--self-attributes", action="store_true", help="count `if self.x is None:` guards instead"
+    )
     args = parser.parse_args()
     total: Counter[str] = Counter()
     counted = 0
@@ -118,14 +136,19 @@ def main() -> int:
             continue
         counts: Counter[str] = Counter()
         for _text, tree in files:
-            counts += count(tree)
+            counts += count(tree, attributes=args.self_attributes)
         if counts:
             counted += 1
             total += counts
             if args.verbose:
                 print(f"{package}: " + ", ".join(f"{p} {counts[p]}" for p in PLACES))
     guards = sum(total.values())
-    print(f"{guards} `if p is None:` guards of a parameter in {counted} packages under {args.root}")
+    what = (
+        "`if self.x is None:` guards"
+        if args.self_attributes
+        else "`if p is None:` guards of a parameter"
+    )
+    print(f"{guards} {what} in {counted} packages under {args.root}")
     for place in PLACES:
         print(f"  {place:<22} {total[place]:>6}")
     return 0

@@ -6,8 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from phasegate.autodebug.patterns.raise_bodies import documented_exceptions, raise_bodies
 from phasegate.autodebug.project import Project, TestFiles
+from tests.autodebug_support import diagnose, restores
 
 NODES = '''\
 class Impossible(Exception):
@@ -164,3 +167,19 @@ def test_the_files_other_none_guards_raise_with_the_values_name_made_this_ones(
             "as the file's other None guards raise",
         )
     ]
+
+
+@pytest.mark.needs_columns
+def test_an_attribute_seen_none_gets_its_namesakes_raise_right_before_its_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    faulty = NODES.replace("        if self.expr2 is None:\n            raise Impossible()\n", "")
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"rb_nodes.py": faulty},
+        "import rb_nodes as n; n.CondExpr(n.Const(0), n.Const(1)).as_const()",
+        monkeypatch,
+    )
+    assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "self.expr2")
+    assert restores(candidates[0], NODES)
+    assert "before its use" in candidates[0].description

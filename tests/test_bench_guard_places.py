@@ -72,3 +72,33 @@ def test_each_guard_of_a_parameter_is_placed_against_the_two_places(
 
 def test_the_benchmarks_own_projects_are_never_counted(guard_places: ModuleType) -> None:
     assert {"click", "parso", "jinja2", "dateutil", "toolz"} <= guard_places.NEVER_COUNTED
+
+
+METHODS = """
+class Node:
+    def at_top(self, ctx):
+        if self.node is None:
+            raise ValueError("node")
+        ctx = ctx or {}
+        return self.node.value(ctx)
+
+    def before_use(self, ctx):
+        if ctx.test():
+            return 1
+        if self.expr is None:
+            raise ValueError("expr")
+        return self.expr.value(ctx)
+
+    def not_of_self(self, other):
+        if other.node is None:
+            return 0
+        return other.node
+"""
+
+
+def test_with_attributes_each_guard_of_an_attribute_of_self_is_placed_instead(
+    guard_places: ModuleType,
+) -> None:
+    counts = guard_places.count(ast.parse(METHODS), attributes=True)
+    assert counts == {"at the top": 1, "before the first use": 1}
+    assert guard_places.count(ast.parse(METHODS)) == {}  # no parameter's guard

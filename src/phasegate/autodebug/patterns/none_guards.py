@@ -160,7 +160,8 @@ def _is_cast(func: ast.expr) -> bool:
 def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Candidate]:
     """The guards of one value: each body at each place."""
     path, text, function, subject, line, before_line_first = site
-    places = _places(function, subject, line)[:: -1 if before_line_first else 1]
+    in_order = _places(function, subject, line)
+    places = in_order[:: -1 if before_line_first else 1]
     bodies = guard_bodies(project, path, function, subject, line, empties)[:_MAX_BODIES]
     lines = split_lines(text)
     candidates: list[Candidate] = []
@@ -169,7 +170,7 @@ def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Cand
             if cannot_go_at(body, function, at):
                 continue
             block = guard_block(subject, body, line_indent(lines[anchor - 1]))
-            where = "after it is set" if offset == 0 else "before its use"
+            where = "before its use" if (at, anchor) == in_order[-1] else "after it is set"
             candidates.append(
                 Candidate(
                     "none-guard",
@@ -191,7 +192,17 @@ def _site(diagnosis: Diagnosis, project: Project) -> _Site | None:
     if source is None or line is None or root_name(subject) is None:
         return None
     function = _binding_function(source.tree, line, subject)
-    return _Site(source.path, source.text, function, subject, line) if function else None
+    if function is None:
+        return None
+    at_use = _at_use_first(function, subject, line)
+    return _Site(source.path, source.text, function, subject, line, at_use)
+
+
+def _at_use_first(function: _Function, subject: str, line: int) -> bool:
+    """Whether the guard goes right before the failing statement first: for an attribute of
+    ``self`` the function does not set, guarded there more often than at the top (93 to 62
+    where the two places part, in the packages the real-code benchmark never draws from)."""
+    return subject.startswith("self.") and _setter(function, subject, line) is None
 
 
 def guard_block(subject: str, body: str, indent: str) -> list[str]:
