@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .conftest import CALC, FIXED_CALC, TESTS, MakeChange
@@ -266,6 +268,19 @@ def test_each_trick_is_caught_once_and_named(
     sentences = change.sentences()
     assert len(sentences) == 1, sentences
     assert sentences[0].startswith(expected), sentences
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is Python 3.11's")
+def test_an_assertion_caught_by_except_star_is_caught(make_change: MakeChange) -> None:
+    star = (
+        "    try:\n        assert mean([1, 2, 3]) == 2\n    except* AssertionError:\n        pass\n"
+    )
+    change = make_change().write(
+        {"tests/test_calc.py": TESTS.replace("    assert mean([1, 2, 3]) == 2\n", star)}
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:8 test_mean catches its own AssertionError: the assertion cannot fail"
+    ]
 
 
 RAISES_BASE = (

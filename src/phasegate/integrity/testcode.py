@@ -417,11 +417,15 @@ def _is_constant(test: ast.expr) -> bool:
     return (isinstance(test, ast.Tuple) and bool(test.elts)) or or_true(test)
 
 
+#: ``try`` and, from Python 3.11, ``try`` / ``except*`` (whose handlers read the same).
+_TRIES: tuple[type[ast.Try], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
 def _swallowed_asserts(function: ast.AST) -> list[int]:
     """Lines of assertions inside a ``try`` whose handler catches AssertionError quietly."""
     lines: list[int] = []
     for node in ast.walk(function):
-        if isinstance(node, ast.Try) and _swallows_assertions(node):
+        if isinstance(node, _TRIES) and _swallows_assertions(node):
             lines += assert_lines(node.body)
     return lines
 
