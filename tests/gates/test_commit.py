@@ -105,10 +105,20 @@ def test_rules_of_the_convention(message: str, problem: str) -> None:
 
 @pytest.mark.parametrize(
     "message",
-    ["Feat: types compare without case", 'Revert "feat: something"', "revert: feat: x"],
+    [
+        "Feat: types compare without case",
+        'Revert "feat: something"\n\nThis reverts commit 0123456789abcdef0123456789abcdef01234567.',
+        "revert: feat: x",
+    ],
 )
 def test_accepted_forms(message: str) -> None:
     assert problems_of(message, CommitOptions()) == ([], False)
+
+
+def test_a_revert_is_one_only_when_git_revert_wrote_it() -> None:
+    # git's revert names the commit it reverts; the first line alone is any message quoted.
+    problems, _ = problems_of('Revert "wip"', CommitOptions())
+    assert problems == ["the first line is not 'type(scope)!: description'"]
 
 
 def test_types_and_length_are_options(repo: Path, make_context: MakeContext) -> None:

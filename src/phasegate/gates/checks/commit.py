@@ -51,6 +51,8 @@ _HEADER = re.compile(
 _BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE: \S", re.MULTILINE)
 _LOWERCASE_BREAKING = re.compile(r"^breaking[ -]change:", re.MULTILINE | re.IGNORECASE)
 _GIT_REVERT = re.compile(r'^Revert ".*"$')
+#: The line ``git revert`` writes in the body: a first line alone only looks like a revert.
+_REVERTS = re.compile(r"^This reverts commit [0-9a-f]{7,64}\b", re.MULTILINE)
 _AUTOSQUASH = re.compile(r"^(fixup|squash|amend)! ")
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -93,7 +95,7 @@ def problems_of(message: str, options: CommitOptions) -> tuple[list[str], bool]:
     header = lines[0].strip()
     if _AUTOSQUASH.match(header):
         return ["a fixup/squash commit: squash it before merging"], False
-    if _GIT_REVERT.match(header):
+    if _GIT_REVERT.match(header) and _REVERTS.search(message):
         return [], False
     problems, bang = _header_problems(header, options)
     if len(lines) > 1 and lines[1].strip():
