@@ -427,3 +427,30 @@ def test_a_baseline_that_is_not_one_is_an_error(make_change: MakeChange) -> None
     change = make_change(FILES).write({"phasegate-baseline.json": "[1, 2"})
     with pytest.raises(CheckError, match=r"phasegate-baseline\.json is not JSON"):
         change.measure()
+
+
+def test_a_shadowing_gate_without_integrity_is_judged_by_it_all_the_same(
+    make_change: MakeChange,
+) -> None:
+    from phasegate.config import load_config
+    from phasegate.extensions import make_plugin_manager
+    from phasegate.gates.runner_factory import make_runner
+
+    change = make_change({k: v for k, v in FILES.items() if k != "phasegate-baseline.json"})
+    # The change's own twelve-check keeps one check and leaves integrity out.
+    change.write({"ci/twelve-check.toml": 'name = "twelve-check"\n\n[checks.syntax]\n'}).commit()
+    loaded = load_config(change.root)
+    runner = make_runner(
+        loaded,
+        Store(loaded.artifacts_path),
+        make_plugin_manager([]),
+        "twelve-check",
+        base="main",
+        environment={},
+    )
+    assert sorted(runner.gate.checks) == ["integrity", "syntax"]
+    verdict = runner.finish(None)
+    integrity = next(check for check in verdict.checks if check.id == "integrity")
+    assert integrity.status == "failed"
+    assert "ci/twelve-check.toml the tests check removed from the gate" in integrity.reasoning
+    assert verdict.verdict == "insufficient"

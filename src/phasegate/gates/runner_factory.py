@@ -16,15 +16,31 @@ from phasegate.config import LoadedConfig
 from phasegate.environment import INSTANCE_ENV
 from phasegate.gates.baseline import baseline_path, load_baseline
 from phasegate.gates.cache import CheckCache
-from phasegate.gates.definition import GateDefinition, GateSource, load_gate
+from phasegate.gates.definition import (
+    CheckOverride,
+    CheckSpec,
+    GateDefinition,
+    GateSource,
+    load_gate,
+)
 from phasegate.gates.newcode import resolve_new_code
 from phasegate.gates.project import GateProject
 from phasegate.gates.protocol import CheckContext
 from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, ProgressEvent
+from phasegate.model.gate import BaseInfo
 from phasegate.store import Store
 
-__all__ = ["configured_gate", "configured_project", "in_pull_request", "make_runner"]
+__all__ = [
+    "configured_gate",
+    "configured_project",
+    "in_pull_request",
+    "judged_by_integrity",
+    "make_runner",
+]
+
+#: The check that reads the change to the gate itself.
+INTEGRITY = "integrity"
 
 
 def in_pull_request(environment: Mapping[str, str]) -> bool:
@@ -64,9 +80,12 @@ def make_runner(
     root = loaded.project_root
     gate, source = configured_gate(loaded, name, leave_out=leave_out)
     project = configured_project(loaded, store)
+    new_code = resolve_new_code(root, base or settings.base, environment, project=project)
+    if INTEGRITY not in leave_out:
+        gate = judged_by_integrity(gate, source, new_code.base, settings.checks)
     context = CheckContext(
         project=project,
-        new_code=resolve_new_code(root, base or settings.base, environment, project=project),
+        new_code=new_code,
         store=store,
         timeout_s=settings.check_timeout_s,
         in_pull_request=in_pull_request(environment),
@@ -86,6 +105,30 @@ def make_runner(
         baseline_name=settings.baseline,
         pass_threshold=settings.refine.threshold,
     )
+
+
+def judged_by_integrity(
+    gate: GateDefinition,
+    source: GateSource,
+    base: BaseInfo,
+    overrides: Mapping[str, CheckOverride],
+) -> GateDefinition:
+    """The gate, with the ``integrity`` check added (reported only) where a project's own gate
+    file leaves it out and the run has a base.
+
+    A change can write the gate that judges it: a file of the name the run asks for in
+    ``gate_paths`` that keeps only ``syntax`` shadows the built-in gate, and without
+    ``integrity`` nothing would read the change to the gate. Added, it reports the change as
+    any other; it decides only on a change to the gate itself (``gate-loosened``,
+    ``baseline-grown``), as it does when a gate makes it optional. A built-in gate is not a
+    file of the change, and without a base the check has nothing to judge.
+    """
+    if INTEGRITY in gate.checks or source.origin == "built-in" or not base.available:
+        return gate
+    given = overrides.get(INTEGRITY)
+    options = dict(given.options or {}) if given is not None else {}
+    spec = CheckSpec(required=False, skip_allowed=True, options=options)
+    return gate.model_copy(update={"checks": {**gate.checks, INTEGRITY: spec}})
 
 
 def configured_gate(
