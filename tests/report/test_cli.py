@@ -72,6 +72,38 @@ def test_github_publishes_summary_outputs_and_the_pull_request(
     assert "::error file=tests/test_core.py" in capsys.readouterr().out
 
 
+def test_github_refuses_the_artifacts_of_another_commit(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A verdict committed with the change (or restored) judged another commit: published, a
+    # run that ended before judging anything (os._exit(0) in a conftest) would pass on it.
+    import shutil
+
+    from tests.conftest import git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n')
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "feat: first")
+    shutil.copytree(artifacts, project / ".phasegate")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "outputs"))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    assert main(["report", "github", "--path-prefix", ""]) == 4
+    assert "judged commit aaaaaaaaaaaa, not the one checked out" in capsys.readouterr().err
+    assert "verdict=" not in (tmp_path / "outputs").read_text()
+    head = git(project, "rev-parse", "HEAD")
+    for name in ("gates/default.json", "report.json"):
+        path = project / ".phasegate" / name
+        path.write_text(path.read_text().replace("a" * 40, head))
+    assert main(["report", "github", "--path-prefix", ""]) == 0
+
+
 def test_without_gate_the_verdict_of_the_latest_run_is_used(
     artifacts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

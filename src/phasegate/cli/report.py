@@ -336,6 +336,8 @@ def _github(args: argparse.Namespace) -> int:
     # Said first, so that the artifacts are uploaded even when they cannot be rendered.
     _write_outputs(environment.get("GITHUB_OUTPUT"), {"report-path": str(folder)})
     bundle = load_bundle(folder, args.gate)
+    if args.dir is None:  # the project's own folder, as the action publishes it
+        _refuse_another_commits(bundle, loaded.project_root)
     _write_outputs(environment.get("GITHUB_OUTPUT"), _verdict_outputs(bundle))
     _pull_request_file(folder, environment)
     extensions = make_plugin_manager(loaded.config.plugins)
@@ -348,6 +350,29 @@ def _github(args: argparse.Namespace) -> int:
         print(f"phasegate: {note}", file=sys.stderr)
     _write_outputs(environment.get("GITHUB_OUTPUT"), outputs)
     return 0
+
+
+def _refuse_another_commits(bundle: Bundle, root: Path) -> None:
+    """A UsageError when the verdict or the run report judged another commit than the one
+    checked out: an artifact of another run (committed with the change, or restored) would be
+    published as this run's, and a run that ended before judging anything would pass on it."""
+    from phasegate.gates.project import GateProject
+
+    head = GateProject(root).head
+    others = sorted(_judged_commits(bundle) - {head}) if head else []
+    if others:
+        raise UsageError(
+            f"the artifacts in {bundle.source} judged commit {others[0][:12]}, not the one "
+            f"checked out ({str(head)[:12]}): they are another run's, and are not published "
+            "as this one's; run the gate in this checkout first"
+        )
+
+
+def _judged_commits(bundle: Bundle) -> set[str]:
+    """The commits the verdict and the run report say they judged."""
+    verdict = getattr(bundle.verdict, "commit", None)
+    run = getattr(getattr(bundle.run, "git", None), "sha", None)
+    return {commit for commit in (verdict, run) if commit}
 
 
 def _render_formats(
