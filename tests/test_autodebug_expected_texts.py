@@ -136,3 +136,43 @@ def test_a_figure_or_the_tests_own_words_are_not_taken_as_a_default(
         tmp_path, files, "import test_basket; test_basket.test_summary()", monkeypatch
     )
     assert diagnosis.facts["none_stood_for"] == []
+
+
+LABELS = """\
+def label(name, prefix=None):
+    if prefix is None:
+        prefix = "item"
+    return f"{prefix}-{name}"
+"""
+
+GUARD_OF_LABEL = '    if prefix is None:\n        prefix = "item"\n'
+
+LABEL_TESTS = """\
+from labels import label
+
+
+def test_label():
+    assert label("a") == "item-a"
+
+
+def test_named():
+    assert label("a", "x") == "x-a"
+"""
+
+
+def test_a_text_got_from_a_call_is_read_where_pytest_kept_it(pytester: pytest.Pytester) -> None:
+    # `label("a")` is a call: its value is read from the local pytest's assertion rewriting
+    # kept it in (no code is run again); "item" is written nowhere else in the project.
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src/labels.py").write_text(LABELS.replace(GUARD_OF_LABEL, ""))
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests/test_labels.py").write_text(LABEL_TESTS)
+    result = pytester.runpytest("--autodebug=apply", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["01-assertion repaired: *the text the failing test expected where the None showed*"]
+    )
+    assert ast.dump(ast.parse((pytester.path / "src/labels.py").read_text())) == ast.dump(
+        ast.parse(LABELS)
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)

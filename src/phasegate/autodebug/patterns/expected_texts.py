@@ -46,6 +46,8 @@ _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"[^\W\d_]+")
 #: A text literal wrapped in a function of one name, as ``_('unknown error')`` unparses.
 _WRAPPED = re.compile(r"""(\w+)\((?:'[^'\\]*'|"[^"\\]*")\)""")
+#: The prefix of the locals pytest's assertion rewriting keeps a failed assertion's parts in.
+_REWRITTEN = "@py_assert"
 #: The unittest assertions that compare two values for equality.
 _EQUALITY_CALLS = frozenset({"assertEqual", "assertEquals", "assertMultiLineEqual"})
 #: A body from the expected text, below the project's own guards and documented defaults and
@@ -65,7 +67,11 @@ def _stood_for_in(failure: LiveFailure, frame: LiveFrame) -> list[str]:
         return []
     expected, got = compared
     given = _other_texts(failure, frame, expected)
-    return [hole for hole in holes_filled(got, expected) if _taken(hole, given)]
+    return [hole for hole in _holes(got, expected) if _taken(hole, given)]
+
+
+def _holes(texts: list[str], expected: str) -> list[str]:
+    return list(dict.fromkeys(hole for text in texts for hole in holes_filled(text, expected)))
 
 
 def _taken(hole: str, given: set[str]) -> bool:
@@ -105,8 +111,8 @@ def _hole(before: str, after: str, expected: str) -> str | None:
     return found.group(1) if found is not None else None
 
 
-def _compared(failure: LiveFailure, frame: LiveFrame) -> tuple[str, str] | None:
-    """``(expected, got)`` of ``assert a == "..."`` or ``assertEqual``, ``a`` a text read
+def _compared(failure: LiveFailure, frame: LiveFrame) -> tuple[str, list[str]] | None:
+    """``(expected, the texts got)`` of ``assert a == "..."`` or ``assertEqual``, read
     without running any code."""
     pair = _expected_and_other(_sides(failure.node_at(frame, (ast.Assert, ast.Call))))
     return _with_got(failure, frame, pair) if pair is not None else None
@@ -114,10 +120,17 @@ def _compared(failure: LiveFailure, frame: LiveFrame) -> tuple[str, str] | None:
 
 def _with_got(
     failure: LiveFailure, frame: LiveFrame, pair: tuple[str, ast.expr]
-) -> tuple[str, str] | None:
-    """The expected text and the text got, if it is a text."""
+) -> tuple[str, list[str]]:
+    """The expected text and the texts got: the other side's value where it is a name or an
+    attribute chain, else the texts pytest's assertion rewriting kept of the assertion's
+    parts (``@py_assert1 = f(x)``, in the test's frame until the assertion passes)."""
     resolved, got = resolve_expr(failure, frame, pair[1])
-    return (pair[0], got) if resolved and isinstance(got, str) else None
+    return pair[0], ([got] if resolved and isinstance(got, str) else _rewritten_texts(frame))
+
+
+def _rewritten_texts(frame: LiveFrame) -> list[str]:
+    values = frame.frame.f_locals.items()
+    return [v for k, v in values if k.startswith(_REWRITTEN) and isinstance(v, str)]
 
 
 def _sides(node: ast.AST | None) -> list[ast.expr]:
