@@ -244,3 +244,42 @@ def test_a_project_whose_git_fails_leaves_new_code_to_ask_git(
     new = resolve_new_code(repo, "main", {}, project=Failing(repo))
     assert asked == ["new code"]
     assert new.base.ref == "main"  # git answered new code's own question
+
+
+def test_in_a_pull_request_a_base_that_hides_its_commits_gives_way_to_the_pull_requests(
+    repo: Path,
+) -> None:
+    git(repo, "commit", "-qm", "the change again", "--allow-empty")
+    pull_request = {"GITHUB_BASE_REF": "main"}
+    # The change's own `base = "HEAD"` (or HEAD~1) would judge it against itself.
+    for hiding in ("HEAD", "HEAD~1"):
+        new = resolve_new_code(repo, hiding, pull_request)
+        assert new.base.ref == "main", hiding
+        assert f"the base given, {hiding!r}, would leave commits" in new.base.note
+        assert new.contains("mod.py", 2)
+    # The pull request's own base, or an older one, judges the whole pull request: kept.
+    git(repo, "tag", "start", "main")
+    for whole in ("main", "start"):
+        new = resolve_new_code(repo, whole, pull_request)
+        assert (new.base.ref, new.base.note) == (
+            whole,
+            f"new code: lines changed since the merge base of HEAD and {whole} (the base given)",
+        )
+    # Outside a pull request the base given is the user's choice.
+    assert resolve_new_code(repo, "HEAD", {}).base.ref == "HEAD"
+
+
+def test_where_git_cannot_say_whether_a_base_hides_commits_the_pull_requests_is_taken(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasegate.gates import newcode
+
+    real = newcode._git
+
+    def failing_rev_list(root: Path, args: list[str]) -> str | None:
+        return None if args[0] == "rev-list" else real(root, args)
+
+    monkeypatch.setattr(newcode, "_git", failing_rev_list)
+    assert resolve_new_code(repo, "main", {"GITHUB_BASE_REF": "main"}).base.ref == "main"
+    new = resolve_new_code(repo, "HEAD", {"GITHUB_BASE_REF": "main"})
+    assert "would leave commits of the pull request unjudged" in new.base.note

@@ -1,7 +1,8 @@
 """New code: the lines changed against a base ref, as SonarQube's "new code" and diff-cover use.
 
 The base is ``--base`` (or ``base`` in ``[tool.phasegate]``), else the pull request's base
-branch in GitHub Actions (``GITHUB_BASE_REF``). Changed lines are those of
+branch in GitHub Actions (``GITHUB_BASE_REF``); in a pull request, a base given that would
+leave some of its commits out gives way to the pull request's base. Changed lines are those of
 ``git diff <merge-base>`` against the work tree (uncommitted changes count), plus every line of
 files git does not track yet, and of changed files git diffs as binary (a notebook marked
 ``binary`` or ``-diff`` in ``.gitattributes``): no hunk says which of their lines changed. With
@@ -288,12 +289,12 @@ def _choose_ref(
 ) -> tuple[str | None, str]:
     if base:
         _require_commit(root, base)  # in a work tree: the caller has asked
-        return base, "the base given"
+        return _given_or_pull_requests(root, base, environment)
     pull_request_base = environment.get("GITHUB_BASE_REF", "")
     if pull_request_base:
-        for candidate in (f"origin/{pull_request_base}", pull_request_base):
-            if _git(root, ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"]):
-                return candidate, "the pull request's base branch"
+        candidate = _fetched_pull_request_base(root, pull_request_base)
+        if candidate is not None:
+            return candidate, "the pull request's base branch"
         return None, (
             f"the pull request's base {pull_request_base!r} is not fetched (use "
             "actions/checkout with fetch-depth: 0): all code is treated as new code"
@@ -307,6 +308,46 @@ def _unquote(path: str) -> str:
         return path
     raw = path[1:-1].encode("latin-1").decode("unicode_escape").encode("latin-1")
     return raw.decode("utf-8", errors="replace")
+
+
+def _fetched_pull_request_base(root: Path, branch: str) -> str | None:
+    """``origin/<branch>`` or ``<branch>``, whichever names a commit here."""
+    for candidate in (f"origin/{branch}", branch):
+        if _git(root, ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"]):
+            return candidate
+    return None
+
+
+def _given_or_pull_requests(
+    root: Path, base: str, environment: Mapping[str, str]
+) -> tuple[str, str]:
+    """The base given, unless in a pull request it would leave commits of the pull request
+    unjudged: then the pull request's base.
+
+    ``base`` may come from the change itself (``[tool.phasegate] base = "HEAD"``, or
+    ``--base=HEAD`` in its pytest ``addopts``): judged against itself, the change shows nothing
+    to the checks that read it (integrity, mutation, new code). A base whose merge base with
+    HEAD is the pull request's, or older, judges the whole pull request and is kept; where git
+    cannot tell, the pull request's base is taken.
+    """
+    branch = environment.get("GITHUB_BASE_REF", "")
+    pull_request = _fetched_pull_request_base(root, branch) if branch else None
+    if pull_request is None or not _hides_commits(root, base, pull_request):
+        return base, "the base given"
+    return pull_request, (
+        f"the pull request's base branch: the base given, {base!r}, would leave commits of "
+        "the pull request unjudged"
+    )
+
+
+def _hides_commits(root: Path, base: str, pull_request: str) -> bool:
+    """Whether commits since the pull request's merge base with HEAD lie at or before
+    ``base``'s merge base with HEAD (so that ``base`` leaves them out); true when git fails."""
+    ours = _git(root, ["merge-base", "HEAD", base])
+    theirs = _git(root, ["merge-base", "HEAD", pull_request])
+    if ours is None or theirs is None:
+        return True
+    return _git(root, ["rev-list", "--count", f"{theirs}..{ours}"]) != "0"
 
 
 def _git(root: Path, args: list[str]) -> str | None:
