@@ -43,9 +43,8 @@ def test_git_copy_holds_what_a_commit_would_and_the_history(tmp_path: Path) -> N
     assert status == {"M pkg/__init__.py", "D gone.txt", "?? pkg/new.py"}
 
 
-def test_the_copy_takes_nothing_from_gits_template_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def committed_with_an_untracked_file(tmp_path: Path) -> Path:
+    """A project whose one commit holds ``pkg/__init__.py``, with ``pkg/new.py`` untracked."""
     project = tmp_path / "project"
     (project / "pkg").mkdir(parents=True)
     (project / "pkg/__init__.py").write_text("")
@@ -53,6 +52,13 @@ def test_the_copy_takes_nothing_from_gits_template_folder(
     git(project, "add", ".")
     git(project, "commit", "-qm", "feat: first")
     (project / "pkg/new.py").write_text("")  # untracked, not ignored
+    return project
+
+
+def test_the_copy_takes_nothing_from_gits_template_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = committed_with_an_untracked_file(tmp_path)
     template = tmp_path / "template"
     (template / "hooks").mkdir(parents=True)
     (template / "hooks/post-checkout").write_text("#!/bin/sh\nexit 1\n")
@@ -94,13 +100,7 @@ def test_folder_outside_git_is_copied_without_environments(tmp_path: Path) -> No
 def test_a_project_at_the_top_folder_is_listed_once_for_its_files_and_its_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = tmp_path / "project"
-    (project / "pkg").mkdir(parents=True)
-    (project / "pkg/__init__.py").write_text("")
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", ".")
-    git(project, "commit", "-qm", "feat: first")
-    (project / "pkg/new.py").write_text("")  # untracked, not ignored
+    project = committed_with_an_untracked_file(tmp_path)
     asked = git_commands_run(monkeypatch)
     gate_project = GateProject(project)
     assert [path.name for path in gate_project.all_files] == ["__init__.py", "new.py"]
