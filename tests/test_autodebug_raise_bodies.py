@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.autodebug.patterns.raise_bodies import documented_exceptions, raise_bodies
+from phasegate.autodebug.patterns.raise_bodies import (
+    _most_common,
+    documented_exceptions,
+    raise_bodies,
+)
 from phasegate.autodebug.project import Project, TestFiles
 from tests.autodebug_support import diagnose, restores
 
@@ -183,3 +187,11 @@ def test_an_attribute_seen_none_gets_its_namesakes_raise_right_before_its_use(
     assert (diagnosis.error_class, diagnosis.facts["expr"]) == ("none", "self.expr2")
     assert restores(candidates[0], NODES)
     assert "before its use" in candidates[0].description
+
+
+def test_what_the_namesakes_raise_most_is_offered_at_most_twice() -> None:
+    raised: list[str | None] = ["raise A()", "raise B()", "raise A()", None, None, None]
+    # A namesake that raises nothing (None) is never a body, however many there are; of the
+    # rest, the commonest first and no more than two: each is one more validation run.
+    assert _most_common([*raised, "raise C()"]) == ["raise A()", "raise B()"]
+    assert _most_common([None, None]) == []
