@@ -104,6 +104,39 @@ def test_github_refuses_the_artifacts_of_another_commit(
     assert main(["report", "github", "--path-prefix", ""]) == 0
 
 
+def test_github_refuses_a_verdict_that_names_no_commit_in_a_git_checkout(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A planted verdict with its commit taken out is not published in a git checkout.
+    import shutil
+
+    from tests.conftest import git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n')
+    shutil.copytree(artifacts, project / ".phasegate")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "outputs"))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "pyproject.toml")
+    git(project, "commit", "-qm", "feat: first")
+    head = git(project, "rev-parse", "HEAD")
+    verdict_path = project / ".phasegate" / "gates" / "default.json"
+    verdict = json.loads(verdict_path.read_text())
+    verdict["commit"] = None
+    verdict_path.write_text(json.dumps(verdict))
+    report = project / ".phasegate" / "report.json"
+    report.write_text(report.read_text().replace("a" * 40, head))
+    assert main(["report", "github", "--path-prefix", ""]) == 4
+    assert "the verdict names no commit it judged" in capsys.readouterr().err
+    assert "verdict=" not in (tmp_path / "outputs").read_text()
+
+
 def test_without_gate_the_verdict_of_the_latest_run_is_used(
     artifacts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -359,11 +359,18 @@ def _refuse_another_commits(bundle: Bundle, root: Path) -> None:
     from phasegate.gates.project import GateProject
 
     head = GateProject(root).head
-    others = sorted(_judged_commits(bundle) - {head}) if head else []
+    if not head:
+        return  # outside git (a workspace without a checkout): no commit to match
+    if getattr(bundle.verdict, "commit", None) is None:
+        raise UsageError(
+            f"the artifacts in {bundle.source} cannot be matched to the commit checked out: "
+            "the verdict names no commit it judged, so it is not published as this run's"
+        )
+    others = sorted(_judged_commits(bundle) - {head})
     if others:
         raise UsageError(
             f"the artifacts in {bundle.source} judged commit {others[0][:12]}, not the one "
-            f"checked out ({str(head)[:12]}): they are another run's, and are not published "
+            f"checked out ({head[:12]}): they are another run's, and are not published "
             "as this one's; run the gate in this checkout first"
         )
 
