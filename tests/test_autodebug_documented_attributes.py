@@ -35,3 +35,18 @@ def test_the_attribute_an_entry_says_it_defaults_to_is_read_from_the_parameter_n
 def test_an_attribute_named_where_no_default_is_spoken_of_gives_no_body() -> None:
     assert _bodies("title") == []
     assert _bodies("cls") == []
+
+
+def test_an_owner_named_as_a_parameter_is_read_from_that_parameter() -> None:
+    source = '''
+def attach(handler, level=None):
+    """Attach ``handler``.
+
+    :param level: Defaults to the ``level`` attribute of handler.
+    """
+    return handler, level
+'''
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    bodies = [body for body, _score, _why in documented_attribute_bodies(function, "level")]
+    assert bodies == ["level = handler.level"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.autodebug.patterns.expected_texts import holes_filled
+from phasegate.autodebug.patterns.expected_texts import _taken, holes_filled
 from phasegate.autodebug.patterns.lost_guards import lost_guard_candidates
 from phasegate.autodebug.project import Project, TestFiles
 from phasegate.model.autodebug import SuspiciousFunction
@@ -176,3 +176,11 @@ def test_a_text_got_from_a_call_is_read_where_pytest_kept_it(pytester: pytest.Py
         ast.parse(LABELS)
     )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_a_hole_is_one_line_of_at_most_eighty_characters() -> None:
+    assert _taken("unknown error", set())
+    assert _taken("e" * 80, set())
+    # A paragraph of the test's, or more than one line of it, is no default message.
+    assert not _taken("e" * 81, set())
+    assert not _taken("unknown\nerror", set())
