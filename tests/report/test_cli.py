@@ -72,14 +72,11 @@ def test_github_publishes_summary_outputs_and_the_pull_request(
     assert "::error file=tests/test_core.py" in capsys.readouterr().out
 
 
-def test_github_refuses_the_artifacts_of_another_commit(
-    artifacts: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # A verdict committed with the change (or restored) judged another commit: published, a
-    # run that ended before judging anything (os._exit(0) in a conftest) would pass on it.
+def checked_out_with(
+    artifacts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, str]:
+    """A project of one commit with ``artifacts`` as its (untracked) artifacts folder, the
+    working folder, as the action's publishing step sees it; and its HEAD."""
     import shutil
 
     from tests.conftest import git
@@ -94,10 +91,21 @@ def test_github_refuses_the_artifacts_of_another_commit(
     monkeypatch.chdir(project)
     monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "outputs"))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return project, git(project, "rev-parse", "HEAD")
+
+
+def test_github_refuses_the_artifacts_of_another_commit(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A verdict committed with the change (or restored) judged another commit: published, a
+    # run that ended before judging anything (os._exit(0) in a conftest) would pass on it.
+    project, head = checked_out_with(artifacts, tmp_path, monkeypatch)
     assert main(["report", "github", "--path-prefix", ""]) == 4
     assert "judged commit aaaaaaaaaaaa, not the one checked out" in capsys.readouterr().err
     assert "verdict=" not in (tmp_path / "outputs").read_text()
-    head = git(project, "rev-parse", "HEAD")
     for name in ("gates/default.json", "report.json"):
         path = project / ".phasegate" / name
         path.write_text(path.read_text().replace("a" * 40, head))
@@ -111,21 +119,7 @@ def test_github_refuses_a_verdict_that_names_no_commit_in_a_git_checkout(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # A planted verdict with its commit taken out is not published in a git checkout.
-    import shutil
-
-    from tests.conftest import git
-
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n')
-    shutil.copytree(artifacts, project / ".phasegate")
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "outputs"))
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", "pyproject.toml")
-    git(project, "commit", "-qm", "feat: first")
-    head = git(project, "rev-parse", "HEAD")
+    project, head = checked_out_with(artifacts, tmp_path, monkeypatch)
     verdict_path = project / ".phasegate" / "gates" / "default.json"
     verdict = json.loads(verdict_path.read_text())
     verdict["commit"] = None
