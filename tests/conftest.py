@@ -80,6 +80,21 @@ def git(root: Path, *args: str) -> str:
     return completed.stdout.strip()
 
 
+def python_json(script: str, *args: str, cwd: Path) -> Any:
+    """Run ``script`` with ``args`` in a fresh interpreter in ``cwd`` (so that what it imports
+    is its own); what it printed, read as JSON. It must exit with 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def read_report(pytester: pytest.Pytester, artifacts: str = ".phasegate") -> dict[str, Any]:
     """The run report a pytester run wrote, as plain JSON."""
     path = pytester.path / artifacts / "report.json"

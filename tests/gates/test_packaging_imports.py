@@ -9,12 +9,11 @@ itself) and after; then it imports the measuring modules, which do load it.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import python_json
 
 _SCRIPT = """
 import importlib, json, pkgutil, sys
@@ -42,16 +41,7 @@ print(json.dumps({"checks": names, "measures": measures, "before": before, "afte
 
 @pytest.mark.slow
 def test_importing_the_checks_and_the_plugin_loads_no_packaging(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    report = python_json(_SCRIPT, cwd=tmp_path)
     assert {"phasegate.gates.checks.deps", "phasegate.gates.checks.build"} <= set(report["checks"])
     assert report["measures"] == [
         "phasegate.gates.checks.build_measure",

@@ -11,12 +11,11 @@ check modules in a fresh interpreter and lists which of those modules were loade
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import python_json
 
 _MEASURING_ONLY = [
     "phasegate.gates.checks.bandit_excludes",
@@ -39,13 +38,4 @@ print(json.dumps(sorted(name for name in sys.argv[1:] if name in sys.modules)))
 def test_importing_the_security_mutation_and_integrity_checks_loads_none_of_their_measuring(
     tmp_path: Path,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *_MEASURING_ONLY],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == []
+    assert python_json(_SCRIPT, *_MEASURING_ONLY, cwd=tmp_path) == []

@@ -14,6 +14,7 @@ from phasegate.gates.runner import GateRunner
 from phasegate.gates.static_process import StaticChecksProcess
 from phasegate.gates.static_start import StartedChild
 from phasegate.model.gate import CheckStatus
+from tests.conftest import python_json
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -248,20 +249,7 @@ def test_starting_the_child_imports_nothing_that_reading_its_judgements_needs(
     tmp_path: Path,
 ) -> None:
     # pytest --gate starts the child first and imports pydantic and the gate's models after.
-    import json
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", _START_IMPORTS],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    imported = json.loads(done.stdout)
+    imported = python_json(_START_IMPORTS, cwd=tmp_path)
     assert "phasegate.gates.static_process" not in imported["before"]
     assert "phasegate.gates.static_start" in imported["new"]
     heavy = ("pydantic", "phasegate.model", "phasegate.gates.protocol", "phasegate.gates.static_")
