@@ -249,14 +249,17 @@ class Store:
             raise StoreError(f"cannot write {target}: {exc.strerror or exc}") from exc
         return target
 
-    def write_model(self, relpath: str | Path, model: BaseModel) -> Path:
-        """Write a model as indented JSON, atomically.
+    def write_model(
+        self, relpath: str | Path, model: BaseModel, *, keep_digest: bool = False
+    ) -> Path:
+        """Write a model as indented JSON, atomically (``keep_digest``: see :meth:`write_text`).
 
         An existing file that cannot be read as this model is moved aside first (never
         overwritten), and one written by a newer major schema is refused.
         """
         self.vet(relpath, type(model))
-        return self.write_text(relpath, model.model_dump_json(indent=2) + "\n")
+        text = model.model_dump_json(indent=2) + "\n"
+        return self.write_text(relpath, text, keep_digest=keep_digest)
 
     def read_model(self, relpath: str | Path, model_type: type[M]) -> M | None:
         """Read a model, or ``None`` if the file is missing or was corrupt (and moved aside)."""
@@ -330,6 +333,15 @@ class Store:
             model.model_validate(data)
         except ValidationError as exc:
             self.move_aside(target, f"it does not match the schema ({first_error(exc)})")
+
+    def is_as_written(self, relpath: str | Path) -> bool:
+        """Whether ``relpath`` is byte for byte what phasegate last wrote there with
+        ``keep_digest`` (``False`` when it, or its digest, cannot be read)."""
+        try:
+            raw = self.path(relpath).read_bytes()
+        except OSError:
+            return False
+        return self._as_written(relpath, raw)
 
     def _as_written(self, relpath: str | Path, raw: bytes) -> bool:
         """Whether ``raw`` is what phasegate last wrote to ``relpath`` with ``keep_digest``.

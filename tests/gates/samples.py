@@ -11,7 +11,7 @@ import pytest
 
 from phasegate.gates import git as git_module
 
-__all__ = ["BACKEND", "PYPROJECT", "git", "git_commands_run", "tiny_project"]
+__all__ = ["BACKEND", "PYPROJECT", "forge_kept", "git", "git_commands_run", "tiny_project"]
 
 
 def git(root: Path, *args: str) -> str:
@@ -24,6 +24,16 @@ def git(root: Path, *args: str) -> str:
         text=True,
     )
     return completed.stdout.strip()
+
+
+def forge_kept(artifacts: Path, relpath: str, text: str) -> None:
+    """Write ``relpath`` of the artifacts folder with the digest phasegate keeps beside what it
+    wrote, as a forger who knows the store would: what is then refused is the content."""
+    import hashlib
+
+    (artifacts / relpath).write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    (artifacts / "cache" / "written" / f"{relpath.replace('/', '__')}.sha256").write_text(digest)
 
 
 def git_commands_run(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +21,8 @@ from phasegate.gates.registry import CheckRegistry
 from phasegate.gates.runner import GateRunner, ProgressEvent
 from phasegate.hookspecs import hookimpl
 from phasegate.model.gate import CheckStatus, ToolInfo
+
+from .samples import forge_kept, git
 
 MakeContext = Callable[..., CheckContext]
 
@@ -89,7 +92,7 @@ def run_gate(
         GateSource("g", Path("g.toml"), "file"),
         OneCheckRegistry(check),
         context,
-        cache=CheckCache(context.store) if cache else None,
+        cache=CheckCache(context.store, context.project) if cache else None,
         on_event=events.append if events is not None else None,
     )
     runner.start()
@@ -223,6 +226,55 @@ def test_unchanged_inputs_reuse_the_cached_measurement(
     third = run_gate(make_context, check, cache=True)
     assert check.calls == 2
     assert third.checks[0].cached is False
+
+
+def _forge_clean(root: Path) -> None:
+    """Edit the fake check's cache entry to say there is no problem."""
+    entry = root / ".phasegate" / "cache" / "fake.json"
+    data = json.loads(entry.read_text())
+    for metrics in (data["measurement"]["metrics"], data["measurement"]["new_code_metrics"]):
+        metrics["problems"] = 0
+    entry.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_a_cache_entry_edited_in_place_is_measured_again_and_said(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    check = FakeCheck(lambda: measured(1), inputs=[source])
+    run_gate(make_context, check, cache=True)
+    _forge_clean(tmp_path)
+    again = run_gate(make_context, check, cache=True)
+    assert check.calls == 2
+    (result,) = again.checks
+    assert (result.cached, result.status) == (False, CheckStatus.FAILED)
+    assert result.reasoning.endswith(
+        "cache entry not used (.phasegate/cache/fake.json is not what phasegate wrote there), "
+        "measured again; 1 problems"
+    )
+    assert run_gate(make_context, check, cache=True).checks[0].cached is True  # written anew
+
+
+def test_a_cache_entry_git_tracks_is_not_believed(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    """Review finding 2: a forged entry committed with ``git add -f`` came with every clone."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_text(".phasegate/\n")
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    check = FakeCheck(lambda: measured(1), inputs=[source])
+    run_gate(make_context, check, cache=True)
+    assert run_gate(make_context, check, cache=True).checks[0].cached is True  # ignored: kept
+    _forge_clean(tmp_path)
+    forged = (tmp_path / ".phasegate/cache/fake.json").read_text()
+    forge_kept(tmp_path / ".phasegate", "cache/fake.json", forged)  # the digest forged too
+    git(tmp_path, "add", "-f", ".phasegate/cache/fake.json")
+    (result,) = run_gate(make_context, check, cache=True).checks
+    assert check.calls == 2
+    assert (result.cached, result.status) == (False, CheckStatus.FAILED)
+    assert "(.phasegate/cache/fake.json is in git (tracked, or not ignored)" in result.reasoning
 
 
 def test_progress_events_tell_start_and_finish(make_context: MakeContext) -> None:

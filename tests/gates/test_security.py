@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from phasegate.gates.checks.security import SecurityCheck, SecurityOptions
 from phasegate.gates.protocol import CheckContext, CheckError
 
-from .samples import git
+from .samples import forge_kept, git
 
 MakeContext = Callable[..., CheckContext]
 WriteFiles = Callable[..., Path]
@@ -315,7 +315,16 @@ def test_a_change_rescans_only_the_files_it_touched(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     nosec = SHELL.replace("shell=True)", "shell=True)  # nosec")
-    write_files({**CLEAN, "src/sample/runner.py": nosec, "src/sample/loader.py": PICKLE})
+    # The artifacts folder ignored, as the store makes it (.phasegate/.gitignore): an entry git
+    # lists is not believed.
+    write_files(
+        {
+            **CLEAN,
+            ".gitignore": ".phasegate/\n",
+            "src/sample/runner.py": nosec,
+            "src/sample/loader.py": PICKLE,
+        }
+    )
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "base")
@@ -339,6 +348,15 @@ def test_a_change_rescans_only_the_files_it_touched(
     # Nothing changed: bandit reads nothing, the answer is the same.
     SecurityCheck().measure(reusing, SecurityOptions())
     assert runs[3:] == []
+    # The kept results committed (review finding 2): not believed, every file scanned again.
+    git(tmp_path, "add", "-f", KEPT)
+    reusing = dataclasses.replace(make_context(base="main"), reuse_file_results=True)
+    assert _seen(SecurityCheck().measure(reusing, SecurityOptions())) == _seen(after)
+    assert runs[3:] == [["__init__.py", "loader.py", "runner.py"]]
+    assert reusing.store.notices[-1] == (
+        ".phasegate/cache/security.files.json is in git (tracked, or not ignored): not this "
+        "machine's measurement; its files are checked again"
+    )
 
 
 def test_kept_results_are_recognized_before_they_are_used(
@@ -356,7 +374,7 @@ def test_kept_results_are_recognized_before_they_are_used(
     # both files are scanned again; the third is reused.
     data["files"]["src/sample/runner.py"]["data"]["results"][0].pop("line_number")
     data["files"]["src/sample/loader.py"]["data"]["nosec"] = -1
-    kept.write_text(json.dumps(data))
+    forge_kept(tmp_path / ".phasegate", "cache/security.files.json", json.dumps(data))
     runs = _scanned_files(monkeypatch)
     again = SecurityCheck().measure(reusing, SecurityOptions())
     assert runs == [["loader.py", "runner.py"]]

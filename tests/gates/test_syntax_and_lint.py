@@ -17,6 +17,8 @@ from phasegate.gates.newcode import NewCode
 from phasegate.gates.protocol import CheckContext, NoOptions
 from phasegate.model.gate import BaseInfo
 
+from .samples import forge_kept
+
 CLEAN = {
     "pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n',
     "pkg/__init__.py": '"""A package."""\n\nVALUE = 1\n',
@@ -95,7 +97,7 @@ def test_syntax_compiles_again_only_the_files_a_change_touched(
     kept = tmp_path / ".phasegate" / "cache" / "syntax.files.json"
     data = json.loads(kept.read_text())
     data["files"]["pkg/bad.py"]["data"] = ["SyntaxError: made up", "one", None]
-    kept.write_text(json.dumps(data))
+    forge_kept(tmp_path / ".phasegate", "cache/syntax.files.json", json.dumps(data))
     compiled.clear()
     assert SyntaxCheck().measure(reusing, NoOptions()) == first
     assert compiled == ["bad.py"]

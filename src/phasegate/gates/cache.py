@@ -13,6 +13,16 @@ of everything else the tool's answer depends on (its version, its settings). The
 the tool on the files whose content changed and takes the rest from there; it then judges all
 of them as it would judge one whole run, so both scopes (all code, new code) are computed
 afresh. Only the current files' names are looked up: no path is read from the file.
+
+An entry is believed only as this machine wrote it (review finding 2: the key is computable by
+anyone, so a forged "clean" entry committed with ``git add -f`` was believed in a fresh clone).
+It is refused, and the check measured again, when git lists the entry's file (tracked, or
+not ignored: a commit would carry it; the project's file listing, which the checks ask git for
+anyway, is shared: no git process is added) or when it is not byte for byte what phasegate last
+wrote (the store keeps each entry's SHA-256 beside it, in ``cache/written/``). The runner says
+so in the check's summary. The digest stops an entry edited in place, not a forger who rewrites
+the digest too: that one is left to integrity's ``artifact-committed`` and to the git rule,
+which holds in a fresh clone (CI), where only committed files exist.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
@@ -31,7 +42,17 @@ from phasegate.model.base import ArtifactModel, Model
 from phasegate.model.gate import ToolInfo
 from phasegate.store import Store
 
-__all__ = ["CheckCache", "ContentDigests", "FileResults", "cache_key", "content_digest"]
+if TYPE_CHECKING:
+    from phasegate.gates.project import GateProject
+
+__all__ = [
+    "CheckCache",
+    "ContentDigests",
+    "FileResults",
+    "cache_key",
+    "content_digest",
+    "refusal",
+]
 
 
 class _Entry(ArtifactModel):
@@ -74,22 +95,51 @@ def _input_name(path: Path, root: Path) -> str:
         return str(path)
 
 
-class CheckCache:
-    """The cache folder of one artifacts store."""
+def refusal(store: Store, relpath: str, project: GateProject | None) -> str | None:
+    """Why the entry ``relpath`` of the store is not believed; ``None``: it is this machine's.
 
-    def __init__(self, store: Store) -> None:
+    ``project`` (its git listing) is where git's answer comes from; without one, only the
+    digest is compared.
+    """
+    shown = f"{store.root.name}/{relpath}"
+    if not store.is_as_written(relpath):
+        return f"{shown} is not what phasegate wrote there"
+    if project is not None and _listed_by_git(project, store.path(relpath)):
+        return f"{shown} is in git (tracked, or not ignored): not this machine's measurement"
+    return None
+
+
+def _listed_by_git(project: GateProject, path: Path) -> bool:
+    """Whether git lists ``path`` among the project's files (the listing is asked once a run)."""
+    return project.in_git and project.relative(path) in project.git_listing
+
+
+class CheckCache:
+    """The cache folder of one artifacts store; ``project`` is the one the gate checks (its
+    git listing tells an entry a commit brought: see the module's docstring)."""
+
+    def __init__(self, store: Store, project: GateProject | None = None) -> None:
         self._store = store
+        self._project = project
+        #: Why a matching entry was not believed, by check (the runner says so).
+        self.refused: dict[str, str] = {}
 
     def get(self, check_id: str, key: str) -> Measurement | None:
-        """The measurement stored under ``key``, if that is the entry's key."""
+        """The measurement stored under ``key``, if that is the entry's key and the entry is
+        this machine's (else the reason is kept in :attr:`refused`)."""
         entry = self._store.read_model(self._path(check_id), _Entry)
         if entry is None or entry.key != key:
+            return None
+        why = refusal(self._store, self._path(check_id), self._project)
+        if why is not None:
+            self.refused[check_id] = why
             return None
         return entry.measurement
 
     def put(self, check_id: str, key: str, measurement: Measurement) -> None:
         """Store the measurement, replacing the check's previous entry."""
-        self._store.write_model(self._path(check_id), _Entry(key=key, measurement=measurement))
+        entry = _Entry(key=key, measurement=measurement)
+        self._store.write_model(self._path(check_id), entry, keep_digest=True)
 
     @staticmethod
     def _path(check_id: str) -> str:
@@ -136,15 +186,23 @@ class _FileEntries(ArtifactModel):
 class FileResults:
     """One check's raw results per file, reused for the files whose content is unchanged."""
 
-    def __init__(self, store: Store, check_id: str) -> None:
+    def __init__(self, store: Store, check_id: str, project: GateProject | None = None) -> None:
         self._store = store
         self._path = f"cache/{check_id}.files.json"
+        self._project = project
 
     def known(self, key: str, digests: dict[str, str]) -> dict[str, JsonValue]:
         """The kept results of the files named in ``digests`` (name: content digest) whose
-        content and ``key`` are those they were kept under; the check validates them again."""
+        content and ``key`` are those they were kept under; the check validates them again.
+
+        Kept results that are not this machine's (:func:`refusal`) are not used, and the store
+        says so in a notice."""
         entries = self._store.read_model(self._path, _FileEntries)
         if entries is None or entries.key != key:
+            return {}
+        why = refusal(self._store, self._path, self._project)
+        if why is not None:
+            self._store.notice(f"{why}; its files are checked again")
             return {}
         return {
             name: entry.data
@@ -159,4 +217,5 @@ class FileResults:
             name: _FileEntry.model_validate({"digest": digest, "data": data})
             for name, (digest, data) in results.items()
         }
-        self._store.write_model(self._path, _FileEntries(key=key, files=files))
+        entries = _FileEntries(key=key, files=files)
+        self._store.write_model(self._path, entries, keep_digest=True)

@@ -345,6 +345,7 @@ class GateRunner:
         measurement = self._measured_now(planned, context, tool, accepted)
         if self._cache and key:
             self._cache.put(check_id, key, measurement)
+            measurement = _with_refusal(measurement, self._cache.refused.get(check_id))
         return measurement, False
 
     def _measured_now(
@@ -554,3 +555,11 @@ def _condition_lines(item: PlannedCheck) -> list[str]:
         f"{condition.value}"
         for condition in conditions
     ]
+
+
+def _with_refusal(measurement: Measurement, why: str | None) -> Measurement:
+    """The measurement, saying first why its cache entry was not believed (when it was not)."""
+    if why is None:
+        return measurement
+    summary = f"cache entry not used ({why}), measured again; {measurement.summary}"
+    return measurement.model_copy(update={"summary": summary})

@@ -98,7 +98,7 @@ def make_runner(
         source,
         CheckRegistry(extensions),
         context,
-        cache=CheckCache(store) if settings.cache else None,
+        cache=CheckCache(store, project) if settings.cache else None,
         on_event=on_event,
         default_timeout_s=settings.check_timeout_s,
         baseline=load_baseline(baseline_path(root, settings.baseline)),

@@ -238,7 +238,7 @@ def _scans(
     the run reuses them), a bandit run for the rest, whose results are kept in turn."""
     if not ctx.reuse_file_results:
         return _scan(ctx, files) if files else {}
-    kept, key = FileResults(ctx.store, "security"), _tool_key(ctx)
+    kept, key = FileResults(ctx.store, "security", ctx.project), _tool_key(ctx)
     digests = _digests(names, files)
     scans = _known_scans(kept, key, digests)
     unscanned = [path for name, path in zip(names, files, strict=True) if name not in scans]

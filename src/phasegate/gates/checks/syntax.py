@@ -78,7 +78,7 @@ def _problems(ctx: CheckContext, files: Sequence[Path]) -> dict[Path, Problem | 
     """Each file's problem (``None``: it compiles); kept answers for unchanged files."""
     if not ctx.reuse_file_results:
         return {path: _compile_problem(path) for path in files}
-    kept = FileResults(ctx.store, "syntax")
+    kept = FileResults(ctx.store, "syntax", ctx.project)
     key = canonical_json({"python": sys.version, "phasegate": __version__})
     digests = {ctx.project.relative(path): content_digest(path) for path in files}
     known = kept.known(key, {name: d for name, d in digests.items() if d is not None})
