@@ -147,8 +147,8 @@ TRICKS = [
     (
         "pytest-addopts-plugin-loaded",
         _pyproject('addopts = "-ra"', 'addopts = "-ra -p calc.steady"'),
-        "pyproject.toml:27 pytest addopts adds -p calc.steady: tests or plugins are left out, or "
-        "a plugin that can change outcomes is loaded",
+        "pyproject.toml:27 pytest addopts adds -p calc.steady: tests or plugins are left out, a "
+        "plugin that can change outcomes is loaded",
     ),
     (
         "pytest-addopts-plugin-loaded-attached",
@@ -225,6 +225,19 @@ TRICKS = [
         _pyproject('gate_paths = ["ci"]', 'gate_paths = ["gates", "ci"]'),
         "pyproject.toml:7 [tool.phasegate] gate_paths changed from ['ci'] to ['gates', 'ci']: a "
         "gate's name may now ask for another gate file",
+    ),
+    (
+        "phasegate-base",
+        _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nbase = "HEAD"\n'),
+        "pyproject.toml:8 [tool.phasegate] base set to 'HEAD': the change is judged against "
+        "another commit",
+    ),
+    (
+        "addopts-base",
+        _pyproject('addopts = "-ra"', 'addopts = "-ra --base=HEAD"'),
+        "pyproject.toml:27 pytest addopts adds --base HEAD: tests or plugins are left out, a "
+        "plugin that can change outcomes is loaded, or the base the change is judged against is "
+        "moved",
     ),
     (
         "phasegate-exclude",

@@ -62,7 +62,10 @@ _STRICT_MYPY = re.compile(
 )
 #: pytest options in ``addopts`` that leave tests or plugins (``-p no:...``) out of the run, or
 #: load a plugin (``-p pkg.module``: its hooks can change what a test is reported as).
-_WITH_VALUE = frozenset({"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "--maxfail"})
+#: ``--base`` moves what the change is judged against (review finding 18: ``--base=HEAD``).
+_WITH_VALUE = frozenset(
+    {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "--maxfail", "--base"}
+)
 _FLAGS = frozenset(
     {"--lf", "--last-failed", "--sw", "--stepwise", "--co", "--collect-only", "--noconftest",
      "--exitfirst", "-x"}
@@ -279,8 +282,9 @@ def _addopts_loosened(value: str, old: object) -> str | None:
     if not added:
         return None
     return (
-        f"pytest addopts adds {listed(sorted(added))}: tests or plugins are left out, or a "
-        "plugin that can change outcomes is loaded"
+        f"pytest addopts adds {listed(sorted(added))}: tests or plugins are left out, a "
+        "plugin that can change outcomes is loaded, or the base the change is judged against "
+        "is moved"
     )
 
 

@@ -140,6 +140,7 @@ def _phasegate_table(sources: ChangedSources) -> list[Trick]:
     found = [
         *_gate_switched(was, now),
         *_gate_paths_changed(was, now),
+        *_base_moved(was, now),
         *_exclude_grown(was, now),
         *_overrides_loosened(was, now),
     ]
@@ -175,6 +176,19 @@ def _gate_paths_changed(was: Mapping[str, object], now: Mapping[str, object]) ->
         "for another gate file"
     )
     return [(message, r"gate_paths\s*=")]
+
+
+def _base_moved(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
+    """``base`` set or changed: judged against ``HEAD`` (review finding 18), the change shows
+    none of its lines to integrity, mutation and the new-code conditions."""
+    old, new = was.get("base"), now.get("base")
+    if old == new:
+        return []
+    message = (
+        f"[tool.phasegate] base set to {new!r}: the change is judged against another commit "
+        f"(it was {old!r}), which decides the lines integrity, mutation and new code read"
+    )
+    return [(message, r"base\s*=")]
 
 
 def _exclude_grown(was: Mapping[str, object], now: Mapping[str, object]) -> list[_Loosening]:
