@@ -322,6 +322,28 @@ def test_a_wider_approx_is_caught(make_change: MakeChange) -> None:
     ]
 
 
+def test_a_new_approx_wider_than_its_default_is_caught(make_change: MakeChange) -> None:
+    """Review finding 7's rest: the exact ``== 2`` turned into ``pytest.approx(2, abs=1)``."""
+    change = make_change().write(
+        {"tests/test_calc.py": TESTS.replace("== 2\n", "== pytest.approx(2, abs=1)\n")}
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:7 test_mean widened the pytest.approx tolerance (abs 1e-12 to 1): a "
+        "wrong result close enough passes"
+    ]
+
+
+def test_an_expression_compared_with_itself_is_caught(make_change: MakeChange) -> None:
+    """Review finding 7's rest: the expected value replaced by the call under test."""
+    change = make_change().write(
+        {"tests/test_calc.py": TESTS.replace("== 2\n", "== mean([1, 2, 3])\n")}
+    )
+    assert change.sentences() == [
+        "tests/test_calc.py:7 test_mean now compares an expression with itself "
+        "(mean([1, 2, 3]) == mean([1, 2, 3])): it passes whatever the code returns"
+    ]
+
+
 def test_the_real_fix_weakens_nothing(make_change: MakeChange) -> None:
     change = make_change().write({"src/calc/__init__.py": FIXED_CALC}).commit()
     measurement = change.measure()
@@ -409,6 +431,17 @@ HONEST = [
             "        assert total([2]) == 2\n",
         },
         id="assertions-under-a-specific-raises-and-a-true-if",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/test_calc.py": TESTS.replace(
+                "== 2\n",
+                "== pytest.approx(2)\n    assert mean([0.5]) == pytest.approx(0.5, rel=0.1)\n",
+            )
+            + "\n\ndef test_equal_to_itself():\n    assert mean([1, 3]) == mean([1, 3])\n",
+        },
+        id="approx-of-default-tolerance-or-of-a-new-value-and-a-new-test-of-determinism",
     ),
 ]
 

@@ -25,6 +25,7 @@ from operator import attrgetter
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.testcode import (
+    DEFAULT_APPROX,
     OUTCOME_HOOKS,
     Approx,
     ModuleFacts,
@@ -309,7 +310,8 @@ def _weaker_checks(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]
             f"{name} now expects any Exception: any error passes, not only the one the code "
             "should raise",
         )
-    for old, new in zip(was.approx, now.approx, strict=False):
+    yield from _self_compares(path, was, now)
+    for old, new in _approx_pairs(was, now.approx):
         wider = _widened(old, new)
         if wider:
             yield Trick(
@@ -319,6 +321,31 @@ def _weaker_checks(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]
                 new.line,
                 f"{name} widened the pytest.approx tolerance ({', '.join(wider)}): a wrong "
                 "result close enough passes",
+            )
+
+
+def _approx_pairs(was: TestFacts, now: list[Approx]) -> Iterable[tuple[Approx, Approx]]:
+    """Each ``pytest.approx`` of the test with the base's at its place; one the base did not
+    have, of a value the base compared exactly, with pytest's default tolerance (``== 2``
+    turned into ``approx(2, abs=1)`` widens it; ``approx(2)``, or a new value, does not)."""
+    default = Approx(*DEFAULT_APPROX, 0)
+    pairs = list(zip(was.approx, now, strict=False))
+    added = now[len(was.approx) :]
+    return pairs + [(default, new) for new in added if new.expected in was.exact_literals]
+
+
+def _self_compares(path: str, was: TestFacts, now: TestFacts) -> Iterable[Trick]:
+    """Assertions the change made compare an expression with itself (the test existed)."""
+    before = {text for _, text in was.self_compares}
+    for line, text in now.self_compares:
+        if text not in before:
+            yield Trick(
+                "evidence",
+                "self-compare",
+                path,
+                line,
+                f"{now.name} now compares an expression with itself ({text}): it passes "
+                "whatever the code returns",
             )
 
 

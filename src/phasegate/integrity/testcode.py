@@ -61,6 +61,8 @@ class Approx:
     rel: float
     abs: float
     line: int
+    #: The expected value as written (``2``), when it is a literal; else "".
+    expected: str = ""
 
 
 @dataclass
@@ -84,6 +86,10 @@ class TestFacts:
     early_returns: list[int] = field(default_factory=list)
     broad_raises: list[int] = field(default_factory=list)
     approx: list[Approx] = field(default_factory=list)
+    #: Assertions comparing an expression with itself (``f(x) == f(x)``), with their text.
+    self_compares: list[tuple[int, str]] = field(default_factory=list)
+    #: The literals the test's assertions compare exactly with ``==`` (``2``), as written.
+    exact_literals: set[str] = field(default_factory=set)
     patched_self: dict[str, int] = field(default_factory=dict)
     referenced: set[str] = field(default_factory=set)
 
@@ -255,7 +261,30 @@ def _read_assert(statement: ast.Assert, facts: TestFacts) -> int:
         facts.constant_asserts.append(statement.lineno)
     else:
         facts.assertions += 1
+    if _compared_with_itself(statement.test):
+        facts.self_compares.append((statement.lineno, ast.unparse(statement.test)))
+    facts.exact_literals.update(_exact_literals(statement.test))
     return statement.lineno
+
+
+def _exact_literals(test: ast.expr) -> list[str]:
+    """The literal sides of an ``==`` comparison (``2`` of ``mean(x) == 2``), as written."""
+    if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Eq)):
+        return []
+    sides = (test.left, test.comparators[0])
+    return [ast.unparse(side) for side in sides if isinstance(side, ast.Constant)]
+
+
+#: Comparisons true of any value compared with itself (a NaN aside).
+_REFLEXIVE = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
+
+
+def _compared_with_itself(test: ast.expr) -> bool:
+    """``a == a``: one comparison whose two sides are the same expression."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    same = ast.dump(test.left) == ast.dump(test.comparators[0])
+    return same and isinstance(test.ops[0], _REFLEXIVE)
 
 
 #: Calls that check something besides ``assert*``: ``pytest.raises``, ``pytest.warns``, ...
@@ -452,8 +481,12 @@ def _approx(call: ast.Call) -> Approx:
     values: dict[str, ast.expr] = dict(zip(("rel", "abs"), call.args[1:3], strict=False))
     values.update({k.arg: k.value for k in call.keywords if k.arg in ("rel", "abs")})
     rel, absolute = DEFAULT_APPROX
+    expected = call.args[0] if call.args else None
     return Approx(
-        _number(values.get("rel"), rel), _number(values.get("abs"), absolute), call.lineno
+        _number(values.get("rel"), rel),
+        _number(values.get("abs"), absolute),
+        call.lineno,
+        ast.unparse(expected) if isinstance(expected, ast.Constant) else "",
     )
 
 
