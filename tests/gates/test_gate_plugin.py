@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, git
 
 SCHEMA = json.loads((REPO_ROOT / "docs/schema/gate-verdict.schema.json").read_text())
 
@@ -176,6 +176,40 @@ def test_an_unknown_base_is_a_usage_error(project: pytest.Pytester) -> None:
     result = project.runpytest("--gate=small", "--base=nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--base 'nope' is not a commit in this repository*"])
+
+
+#: A root conftest.py of the change that takes the pull request away from the environment.
+FORGETS_THE_PULL_REQUEST = """
+import os
+
+os.environ.pop("GITHUB_BASE_REF", None)
+os.environ.pop("GITHUB_EVENT_NAME", None)
+"""
+
+
+def test_a_conftest_cannot_take_the_pull_requests_base_away(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s16r: 85c6079 makes a pull request's base win over ``base = "HEAD"``, but the
+    main process read ``GITHUB_BASE_REF`` after the change's conftest.py had popped it: the
+    change was judged against itself. The environment is the one the run began with."""
+    git(project.path, "init", "-q", "-b", "main")
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "feat: calc")
+    git(project.path, "checkout", "-qb", "change")
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().rstrip() + '\nbase = "HEAD"\n')
+    project.makeconftest(FORGETS_THE_PULL_REQUEST)
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "test: steadier runs")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    project.runpytest("--gate=small")
+    base = verdict_of(project)["base"]
+    assert base["ref"] == "main", base
+    assert (
+        "the base given, 'HEAD', would leave commits of the pull request unjudged" in (base["note"])
+    )
 
 
 def test_a_base_outside_git_is_a_usage_error(project: pytest.Pytester) -> None:

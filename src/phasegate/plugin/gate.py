@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,10 +33,30 @@ if TYPE_CHECKING:
     from phasegate.gates.static_start import StartedChild
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["EARLY_STATIC_KEY", "build_runner", "configure", "start_static_early"]
+__all__ = [
+    "EARLY_STATIC_KEY",
+    "ENVIRONMENT_KEY",
+    "build_runner",
+    "configure",
+    "keep_environment",
+    "start_static_early",
+]
 
 #: The static checks' process :func:`start_static_early` started, for :func:`configure`.
 EARLY_STATIC_KEY: pytest.StashKey[StaticChecksProcess] = pytest.StashKey()
+#: The environment as the run began, before any conftest.py was imported (:func:`keep_environment`).
+ENVIRONMENT_KEY: pytest.StashKey[Mapping[str, str]] = pytest.StashKey()
+
+
+def keep_environment(early_config: pytest.Config) -> None:
+    """Keep the environment the run began with, for the gate's runner; from
+    ``pytest_load_initial_conftests``, before the conftest files are imported.
+
+    The environment says which pull request the run judges (``GITHUB_BASE_REF``,
+    ``GITHUB_EVENT_NAME``); a conftest.py of the change that pops them would otherwise have
+    the change judged against the base it wrote itself (``base = "HEAD"``).
+    """
+    early_config.stash[ENVIRONMENT_KEY] = dict(os.environ)
 
 
 def start_static_early(early_config: pytest.Config) -> None:
@@ -240,6 +261,6 @@ def build_runner(config: pytest.Config, recorder: Recorder, name: str) -> GateRu
         recorder.extensions,
         name,
         base=config.getoption("phasegate_base", None),
-        environment=os.environ,
+        environment=config.stash.get(ENVIRONMENT_KEY, os.environ),
         on_event=progress_writer(Path(progress)) if progress else None,
     )
