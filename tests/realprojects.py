@@ -173,6 +173,36 @@ PROJECTS: dict[str, RealProject] = {
             notes="src layout; many None guards; two async test modules need trio (left out)",
             tags=frozenset({"src"}),
         ),
+        RealProject(
+            name="webob",
+            version="1.8.11",
+            filename="webob-1.8.11.tar.gz",
+            sha256="aa8c27231070b135c025e567a9cd7eda03f4df71352ffaac740cb6a75f0f81a5",
+            layout="src",
+            packages=("webob",),
+            notes="src layout; None guards on headers, defaults and caches; wsgiref on loopback",
+            tags=frozenset({"src"}),
+        ),
+        RealProject(
+            name="mistune",
+            version="3.4.0",
+            filename="mistune-3.4.0.tar.gz",
+            sha256="2eaf7952af928ca8d33b779762effc1da517b62c6ad85ec8ca957e3b07b9782a",
+            layout="src",
+            packages=("mistune",),
+            notes="src layout; a Markdown parser, None guards on regex matches and defaults",
+            tags=frozenset({"src"}),
+        ),
+        RealProject(
+            name="pycparser",
+            version="3.12",
+            filename="pycparser-3.12.tar.gz",
+            sha256="f03387877eab82ce01bbdfd0ba7252ee55a90b1c708d5129e2ce915475cf1db6",
+            layout="flat",
+            packages=("pycparser",),
+            notes="flat layout; a C parser, unittest-style suite with subTest",
+            tags=frozenset({"flat", "unittest"}),
+        ),
     )
 }
 

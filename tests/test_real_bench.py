@@ -174,6 +174,18 @@ def test_a_project_added_later_is_not_part_of_a_seen_seed_drawn_before_it(
     assert real_bench.in_sample("old", "s1")
 
 
+def test_each_project_added_later_is_known_and_sits_out_the_seeds_before_its_first(
+    real_bench: ModuleType,
+) -> None:
+    seen = real_bench.SEEN_SEEDS
+    assert set(real_bench.FIRST_SEED) <= set(real_bench.realprojects.PROJECTS)
+    for name, first in real_bench.FIRST_SEED.items():
+        assert real_bench.in_sample(name, first), name
+        assert real_bench.seeds_before(name, first) == (), name
+        drawn_before = seen[: seen.index(first)] if first in seen else seen
+        assert not any(real_bench.in_sample(name, seed) for seed in drawn_before), name
+
+
 def test_a_suites_requirement_missing_from_this_environment_is_named(
     real_bench: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
