@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -275,3 +276,36 @@ def test_coverage_under_xdist_matches_a_serial_run(covered: pytest.Pytester) -> 
     parallel = verdict_of(covered, "covered")["checks"][1]["metrics"]
     assert parallel == serial
     assert parallel["line_rate"] == 1.0
+
+
+def test_collections_are_paused_inside_and_restored_as_they_were() -> None:
+    from phasegate.gates.collector_pause import collections_paused
+
+    assert gc.isenabled()
+    seen: list[bool] = []
+
+    def judge() -> None:
+        with collections_paused():
+            seen.append(gc.isenabled())
+            raise RuntimeError("the judging failed")
+
+    with pytest.raises(RuntimeError):
+        judge()
+    assert seen == [False]
+    assert gc.isenabled()
+
+    gc.disable()
+    try:
+        with collections_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
+
+
+def test_a_gate_run_in_this_process_leaves_the_collector_on(project: pytest.Pytester) -> None:
+    result = project.runpytest("--gate=small")
+
+    assert result.ret == pytest.ExitCode.OK
+    assert verdict_of(project)["verdict"] == "sufficient"
+    assert gc.isenabled()

@@ -1,0 +1,27 @@
+"""The garbage collector paused around work that allocates much and keeps little.
+
+A full collection walks every object the process holds. In the pytest process that is the
+whole run (the tests, coverage.py's data, the reports), so one set off by the allocations of
+the gate's judging at the end of the session walks it all to free almost nothing: what the
+judging makes is freed by reference counts as it is dropped (see docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+__all__ = ["collections_paused"]
+
+
+@contextlib.contextmanager
+def collections_paused() -> Iterator[None]:
+    """The garbage collector off inside, and as it was before afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
