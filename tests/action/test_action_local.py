@@ -135,6 +135,25 @@ def test_a_failing_project(
     assert len(fake.comments) == 1
 
 
+def test_a_run_that_judged_nothing_fails_unless_the_gate_input_is_record(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    """Review finding 17's rest: the last step passed a run with status 0 and no verdict."""
+    # A `--gate=record` slipped into the pytest arguments: the gate asked for is not judged.
+    run = act(sample(tmp_path, failing=False), environment, **{"pytest-args": "--gate=record"})
+    failed = run.failed
+    assert failed is not None
+    assert failed.name == "Fail when the gate is insufficient"
+    assert (run.outputs["exit-status"], run.outputs["verdict"]) == ("0", "none")
+    assert "::error title=phasegate::no verdict was written: the gate small was not judged" in (
+        failed.stdout
+    )
+    # Asked for by the workflow, a run that only records passes.
+    recorded = act(sample(tmp_path / "record", failing=False), environment, gate="record")
+    assert recorded.failed is None, recorded.failed
+    assert recorded.outputs["verdict"] == "none"
+
+
 def test_a_fork_gets_no_comment_and_says_why(
     tmp_path: Path,
     environment: dict[str, str],

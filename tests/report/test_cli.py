@@ -131,6 +131,26 @@ def test_github_refuses_a_verdict_that_names_no_commit_in_a_git_checkout(
     assert "verdict=" not in (tmp_path / "outputs").read_text()
 
 
+def test_github_publishes_a_run_without_a_verdict_of_this_commit(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `--gate=record` and a shard judge nothing: their run report (of this commit) is published
+    # with verdict=none; e03d6d4 refused it in a git checkout ("the verdict names no commit").
+    project, head = checked_out_with(artifacts, tmp_path, monkeypatch)
+    for verdict in (project / ".phasegate" / "gates").glob("*.json"):
+        verdict.unlink()
+    report = project / ".phasegate" / "report.json"
+    report.write_text(report.read_text().replace("a" * 40, "b" * 40))
+    assert main(["report", "github", "--path-prefix", ""]) == 4  # another commit's run
+    assert "judged commit bbbbbbbbbbbb, not the one checked out" in capsys.readouterr().err
+    report.write_text(report.read_text().replace("b" * 40, head))
+    assert main(["report", "github", "--path-prefix", ""]) == 0
+    assert "verdict=none" in (tmp_path / "outputs").read_text()
+
+
 def test_without_gate_the_verdict_of_the_latest_run_is_used(
     artifacts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -361,10 +361,11 @@ def _refuse_another_commits(bundle: Bundle, root: Path) -> None:
     head = GateProject(root).head
     if not head:
         return  # outside git (a workspace without a checkout): no commit to match
-    if getattr(bundle.verdict, "commit", None) is None:
+    unnamed = _naming_no_commit(bundle)
+    if unnamed:
         raise UsageError(
             f"the artifacts in {bundle.source} cannot be matched to the commit checked out: "
-            "the verdict names no commit it judged, so it is not published as this run's"
+            f"the {unnamed} names no commit it judged, so it is not published as this run's"
         )
     others = sorted(_judged_commits(bundle) - {head})
     if others:
@@ -373,6 +374,14 @@ def _refuse_another_commits(bundle: Bundle, root: Path) -> None:
             f"checked out ({head[:12]}): they are another run's, and are not published "
             "as this one's; run the gate in this checkout first"
         )
+
+
+def _naming_no_commit(bundle: Bundle) -> str:
+    """Which artifact decides and names no commit: the verdict, or without one (``record``, a
+    shard) the run report; "" when it names one."""
+    if bundle.verdict is not None:
+        return "" if bundle.verdict.commit else "verdict"
+    return "" if getattr(getattr(bundle.run, "git", None), "sha", None) else "run report"
 
 
 def _judged_commits(bundle: Bundle) -> set[str]:
