@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -523,3 +524,88 @@ def test_the_parent_reads_the_judgements_when_the_child_says_they_are_written(
     process.end()
     assert process._process.stdout is not None
     assert process._process.stdout.closed
+
+
+#: A static check that never ends on its own, registered by the project (``plugins``).
+SLOW_CHECK = """
+import time
+
+from phasegate.gates.protocol import Measurement, NoOptions
+from phasegate.hookspecs import hookimpl
+
+
+class SlowCheck:
+    id = "slow"
+    title = "a check that takes ten minutes"
+    kind = "static"
+    options_model = NoOptions
+    metrics = ()
+    default_conditions = ()
+
+    def tool_info(self):
+        return None
+
+    def cache_inputs(self, ctx, options):
+        return None
+
+    def measure(self, ctx, options):
+        time.sleep(600)
+        return Measurement(summary="done")
+
+
+@hookimpl
+def phasegate_register_checks():
+    return [SlowCheck()]
+"""
+
+#: A stand-in for ``pytest --gate``: it starts the child, says its id, and waits to be killed.
+STARTS_THE_CHILD = """
+import sys, time
+from pathlib import Path
+from phasegate.gates.static_start import start_child
+child = start_child(root=Path.cwd(), gate="slow.toml", artifacts_dir=None, base=None)
+print(child.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` is gone (or a zombie nobody reaps, as in some containers)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_child_ends_when_its_parent_is_killed(write_files: WriteFiles) -> None:
+    """A ``pytest --gate`` killed (SIGTERM) runs no cleanup: its child ran every check to its
+    end for nobody. It now ends when its parent has."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = write_files(
+        {
+            "pyproject.toml": '[tool.phasegate]\nplugins = ["slowcheck"]\n',
+            "slow.toml": 'name = "slow"\n[checks.slow]\n',
+            "slowcheck.py": SLOW_CHECK,
+        }
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", STARTS_THE_CHILD], cwd=root, stdout=subprocess.PIPE, text=True
+    ) as parent:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        parent.send_signal(signal.SIGTERM)
+        parent.wait(timeout=30)
+    deadline = time.monotonic() + 60  # a bound on the wait, not a measure of it
+    while not _ended(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    ended = _ended(child)
+    if not ended:
+        os.killpg(child, signal.SIGKILL)  # the test's own mess: the child leads its group
+    assert ended, "the static checks' process outlived the pytest that started it"

@@ -48,6 +48,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
@@ -73,6 +75,8 @@ _MARGIN_S = 60.0
 _STOP_GRACE_S = 5.0
 #: Seconds the child has to end once let go, its judgements written (beyond a coverage share).
 _EXIT_GRACE_S = 10.0
+#: How often the child looks whether the process that started it still runs.
+_PARENT_POLL_S = 0.5
 #: Seconds the child waits for a check's thread still running past its timeout, before it exits.
 _CLEANUP_S = 3.0
 #: Seconds between two looks for the judgements while the child runs.
@@ -314,6 +318,7 @@ def main(argv: Sequence[str] | None = None) -> bool:
     parser.add_argument("--artifacts", type=Path, help="default: the settings' artifacts_dir")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base")
+    parser.add_argument("--parent", type=int, help="end when the process of this id has ended")
     parser.add_argument(
         "--share-coverage",
         action="store_true",
@@ -321,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> bool:
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop_tools_and_exit)
+    if args.parent is not None:
+        _end_with_parent(args.parent)
     defer_removal()  # the checks' temporary folders go once the judgements are written
     judged = _keep_output_for_the_parent()
     # every temporary file of the checks, their libraries and tools, removed on every way out
@@ -399,6 +406,21 @@ def _serve_coverage_share() -> None:
         from phasegate.gates.coverage_share import serve
 
         serve(Path(line).read_text(encoding="utf-8"))
+
+
+def _end_with_parent(parent: int) -> None:
+    """Stop as SIGTERM would (:func:`_stop_tools_and_exit`) once the process ``parent`` has
+    ended: a ``pytest --gate`` killed by SIGTERM or SIGKILL runs no cleanup, and its child
+    would run every check to its end for nobody. An orphan is adopted by another process, so
+    its parent's id changes; it is looked at every :data:`_PARENT_POLL_S` seconds, as POSIX has
+    no portable notice of a parent's end (Linux's ``PR_SET_PDEATHSIG`` is Linux's only)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)  # the child runs no test that could freeze it
+        _stop_tools_and_exit(signal.SIGTERM, None)
+
+    threading.Thread(target=watch, name="phasegate-parent-watch", daemon=True).start()
 
 
 def _stop_tools_and_exit(signum: int, _frame: FrameType | None) -> None:

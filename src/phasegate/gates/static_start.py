@@ -10,6 +10,7 @@ The child is on the gate's critical path; those imports are not.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,8 @@ def start_child(
         gate,
         "--out",
         str(Path(folder.name) / JUDGEMENTS_FILE),
+        "--parent",  # it ends with this process, even one killed without its cleanup
+        str(os.getpid()),
     ]
     if artifacts_dir is not None:
         command += ["--artifacts", str(artifacts_dir)]
