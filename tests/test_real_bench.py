@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import tarfile
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import load_benchmark
+from tests.realprojects import require
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +187,37 @@ def test_each_project_added_later_is_known_and_sits_out_the_seeds_before_its_fir
         assert real_bench.seeds_before(name, first) == (), name
         drawn_before = seen[: seen.index(first)] if first in seen else seen
         assert not any(real_bench.in_sample(name, seed) for seed in drawn_before), name
+
+
+def _defines(tree: ast.Module, names: list[str]) -> bool:
+    """Whether ``tree`` defines the class or function path ``names`` (``Class``, ``test``)."""
+    body: list[ast.stmt] = tree.body
+    for name in names:
+        found = [n for n in body if isinstance(n, ast.ClassDef | ast.FunctionDef)]
+        matches = [n for n in found if n.name == name]
+        if not matches:
+            return False
+        body = matches[0].body
+    return True
+
+
+def test_each_test_a_suite_deselects_by_name_is_in_its_project(real_bench: ModuleType) -> None:
+    deselected = [
+        (name, option.removeprefix("--deselect="))
+        for name, options in real_bench.EXTRA_OPTIONS.items()
+        for option in options
+        if option.startswith("--deselect=")
+    ]
+    assert {name for name, _ in deselected} >= {"mistune"}
+    for name, nodeid in deselected:
+        sdist = require(name)
+        path, *names = nodeid.split("::")
+        with tarfile.open(sdist, "r:gz") as archive:
+            (member,) = [m for m in archive.getnames() if m.split("/", 1)[-1] == path]
+            stream = archive.extractfile(member)
+            assert stream is not None
+            tree = ast.parse(stream.read())
+        assert _defines(tree, names), f"{name}: {nodeid} is not in {member}"
 
 
 def test_a_suites_requirement_missing_from_this_environment_is_named(
