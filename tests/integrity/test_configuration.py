@@ -227,6 +227,12 @@ TRICKS = [
         "gate's name may now ask for another gate file",
     ),
     (
+        "pytest-collection-rule-narrowed",
+        _pyproject('addopts = "-ra"', 'addopts = "-ra"\npython_functions = "test_t*"'),
+        "pyproject.toml:28 pytest python_functions changed from 'test' to 'test_t*': tests may "
+        "no longer be collected",
+    ),
+    (
         "phasegate-base",
         _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nbase = "HEAD"\n'),
         "pyproject.toml:8 [tool.phasegate] base set to 'HEAD': the change is judged against "
@@ -349,6 +355,13 @@ HONEST = [
         id="more-mutants-drawn",
     ),
     pytest.param({"src/calc/__init__.py": FIXED_CALC}, id="the-real-fix"),
+    pytest.param(
+        _pyproject(
+            'addopts = "-ra"',
+            'addopts = "-ra"\npython_files = ["test_*.py", "*_test.py", "check_*.py"]',
+        ),
+        id="more-test-files-collected",
+    ),
     pytest.param(
         {
             **_pyproject("fail_under = 90", "fail_under = 95"),

@@ -66,6 +66,12 @@ _STRICT_MYPY = re.compile(
 _WITH_VALUE = frozenset(
     {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-p", "--maxfail", "--base"}
 )
+#: pytest's collection rules when the configuration sets none.
+_COLLECTION_DEFAULTS = {
+    "python_files": "test_*.py *_test.py",
+    "python_classes": "Test",
+    "python_functions": "test",
+}
 _FLAGS = frozenset(
     {"--lf", "--last-failed", "--sw", "--stepwise", "--co", "--collect-only", "--noconftest",
      "--exitfirst", "-x"}
@@ -272,9 +278,25 @@ def _pytest_loosened(now: Setting, old: object) -> str | None:
         return _addopts_loosened(value, old)
     if key == "xfail_strict" and value is False and old is True:
         return "pytest xfail_strict turned off: an expected failure that passes stops failing"
-    if key.startswith("python_") and old is not None and value != old:
-        return f"pytest {key} changed from {old!r} to {value!r}: tests may no longer be collected"
+    if key in _COLLECTION_DEFAULTS:
+        return _collection_rule_narrowed(key, value, old)
     return _lists_loosened(now, old, ())
+
+
+def _collection_rule_narrowed(key: str, value: object, old: object) -> str | None:
+    """A pattern of ``python_files``/``_classes``/``_functions`` the base collected by (its
+    setting, else pytest's default) that the work tree's no longer has."""
+    was = old if old is not None else _COLLECTION_DEFAULTS[key]
+    if _patterns(was) <= _patterns(value):
+        return None
+    return f"pytest {key} changed from {was!r} to {value!r}: tests may no longer be collected"
+
+
+def _patterns(value: object) -> set[str]:
+    """The patterns of a collection rule, written as one string or as a list."""
+    if isinstance(value, str):
+        return set(value.split())
+    return {str(item) for item in value} if isinstance(value, list) else {str(value)}
 
 
 def _addopts_loosened(value: str, old: object) -> str | None:
