@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 
 import pytest
 
 from .conftest import CALC, FIXED_CALC, TESTS, MakeChange
+
+#: A hook that takes the failing test out of the run.
+DESELECTS = (
+    "def pytest_collection_modifyitems(config, items):\n"
+    "    items[:] = [item for item in items if item.name != 'test_mean']\n"
+)
 
 #: (case, the change's files, the one sentence expected). The base's test_mean fails.
 ESCAPED = "keeps an assertion that never runs or whose failure is dropped"
@@ -254,6 +261,74 @@ TRICKS = [
         {"tests/conftest.py": "pytest_plugins = ['tests.steady']\n"},
         "tests/conftest.py:1 pytest_plugins added in conftest.py: it can change the outcome",
     ),
+    # Review s16r: an empty parameter set skips; a fixture can mark the test as a decorator.
+    (
+        "parametrized-with-no-values",
+        {
+            "tests/test_calc.py": TESTS.replace(
+                "def test_mean():", "@pytest.mark.parametrize('case', [])\ndef test_mean(case):"
+            )
+        },
+        "tests/test_calc.py:6 test_mean newly skipped (@pytest.mark.parametrize with no values)",
+    ),
+    (
+        "fixture-applies-an-xfail-mark",
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\n"
+            "def _steady(request):\n    if request.node.name == 'test_mean':\n"
+            "        request.applymarker(pytest.mark.xfail(run=False))\n"
+        },
+        "tests/conftest.py:7 tests of this module newly marked as an expected failure "
+        "(@pytest.mark.xfail, not strict)",
+    ),
+    # Review s16r: a hook bound otherwise than by a top-level def, and pytest_configure.
+    (
+        "hook-imported",
+        {
+            "tests/steady.py": DESELECTS,
+            "tests/conftest.py": "from steady import pytest_collection_modifyitems\n",
+        },
+        "tests/conftest.py:1 pytest_collection_modifyitems added in conftest.py: it can take "
+        "tests out of the run",
+    ),
+    (
+        "hooks-star-imported",
+        {"tests/steady.py": DESELECTS, "tests/conftest.py": "from steady import *\n"},
+        "tests/conftest.py:1 from steady import * added in conftest.py",
+    ),
+    (
+        "hook-assigned",
+        {
+            "tests/steady.py": DESELECTS.replace("pytest_collection_modifyitems", "deselect"),
+            "tests/conftest.py": "import steady\n\n"
+            "pytest_collection_modifyitems = steady.deselect\n",
+        },
+        "tests/conftest.py:3 pytest_collection_modifyitems added in conftest.py",
+    ),
+    (
+        "hook-under-an-if",
+        {
+            "tests/conftest.py": "import sys\n\nif sys.platform:\n"
+            + textwrap.indent(DESELECTS, "    ")
+        },
+        "tests/conftest.py:4 pytest_collection_modifyitems added in conftest.py",
+    ),
+    (
+        "configure-deselects",
+        {
+            "tests/conftest.py": "def pytest_configure(config):\n"
+            "    config.option.keyword = 'not mean'\n"
+        },
+        "tests/conftest.py:1 pytest_configure added in conftest.py",
+    ),
+    (
+        "configure-registers-a-plugin",
+        {
+            "tests/conftest.py": "import steady\n\n\ndef pytest_configure(config):\n"
+            "    config.pluginmanager.register(steady.Steady())\n"
+        },
+        "tests/conftest.py:4 pytest_configure added in conftest.py",
+    ),
 ]
 
 
@@ -417,6 +492,9 @@ HONEST = [
             "sys.dont_write_bytecode = True\ncalc_version = calc.total\n\n\n"
             "def pytest_configure(config):\n"
             "    config.addinivalue_line('markers', 'slow: a slow test')\n\n\n"
+            "def pytest_addoption(parser):\n"
+            "    parser.addoption('--slow', action='store_true')\n\n\n"
+            "def pytest_report_header(config):\n    return 'calc'\n\n\n"
             "@pytest.fixture\ndef values(monkeypatch):\n"
             "    monkeypatch.setattr(calc, 'total', sum)\n    return [1, 2, 3]\n",
         },

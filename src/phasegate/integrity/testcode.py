@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate.gates.parsed import ending_name
+from phasegate.integrity.conftest_hooks import bound_hooks
 from phasegate.integrity.conftest_patches import replaced_code
 from phasegate.integrity.escapes import CATCHING, assert_lines, escaped_asserts, or_true
 from phasegate.jsonvalues import is_number
@@ -38,6 +39,8 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
 DEFAULT_APPROX = (1e-6, 1e-12)
 _SKIP_DECORATORS = {"skip", "skipif", "skipIf", "skipUnless"}
 _SKIP_CALLS = {"skip", "skipTest", "importorskip"}
+#: Calls that put a mark on a test from a fixture or a hook, as a decorator would.
+_MARK_ADDERS = {"applymarker", "add_marker"}
 _BROAD = {"Exception", "BaseException"}
 _PATCHERS = {"setattr", "patch", "object"}
 
@@ -141,6 +144,7 @@ def read_module(
     facts.function_digests = _function_digests(tree)
     if PurePosixPath(path).name == "conftest.py":
         facts.collection_controls = {
+            **bound_hooks(tree, _hook_name),
             **_collection_controls(tree),
             **replaced_code(tree, first_party),
         }
@@ -372,7 +376,17 @@ def _decorator_skips(decorators: list[ast.expr]) -> list[SkipFeature]:
             found.append(SkipFeature("skip", f"@{dotted}", decorator.lineno))
         elif last == "expectedFailure" or (last == "xfail" and not _strict(decorator)):
             found.append(SkipFeature("xfail", f"@{dotted}", decorator.lineno))
+        elif last == "parametrize" and _no_values(decorator):
+            found.append(SkipFeature("skip", f"@{dotted} with no values", decorator.lineno))
     return found
+
+
+def _no_values(parametrize: ast.expr) -> bool:
+    """``parametrize("x", [])``: pytest skips a test given an empty set of values."""
+    if not isinstance(parametrize, ast.Call):
+        return False
+    given = parametrize.args[1:2] + [k.value for k in parametrize.keywords if k.arg == "argvalues"]
+    return any(isinstance(v, (ast.List, ast.Tuple)) and not v.elts for v in given)
 
 
 def _strict(decorator: ast.expr) -> bool:
@@ -578,6 +592,8 @@ def _skip_call_outside(call: ast.Call) -> list[SkipFeature]:
     last = dotted.rsplit(".", 1)[-1]
     if last in _SKIP_CALLS and dotted.startswith(("pytest", "skip", "importorskip")):
         return [SkipFeature(_skip_kind(last), f"{dotted}()", call.lineno)]
+    if last in _MARK_ADDERS:  # request.applymarker(pytest.mark.xfail(run=False))
+        return _decorator_skips(call.args)
     return []
 
 
