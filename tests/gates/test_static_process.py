@@ -258,6 +258,28 @@ def test_starting_the_child_imports_nothing_that_reading_its_judgements_needs(
     assert too_soon == ["phasegate.gates.static_start"]
 
 
+_COLLECTOR = """\
+import contextlib, gc, json, runpy, sys
+heavy_loaded = []  # for each collection: whether pydantic was loaded by then
+gc.callbacks.append(lambda phase, _info: heavy_loaded.append("pydantic" in sys.modules))
+sys.argv = ["static_process", "--help"]  # the child's own start, ending at its options
+with contextlib.redirect_stdout(sys.stderr), contextlib.suppress(SystemExit):
+    runpy.run_module("phasegate.gates.static_process", run_name="__main__")
+child = {"enabled": gc.isenabled(), "after_pydantic": any(heavy_loaded)}
+gc.enable()
+import phasegate.gates.static_process  # as the parent imports it
+print(json.dumps({"child": child, "parent": gc.isenabled()}))
+"""
+
+
+@pytest.mark.slow
+def test_the_child_starts_without_the_collector_and_the_parent_keeps_it(tmp_path: Path) -> None:
+    found = python_json(_COLLECTOR, cwd=tmp_path)
+    # The child turned it off before it imported pydantic: no collection ran after that.
+    assert found["child"] == {"enabled": False, "after_pydantic": False}
+    assert found["parent"] is True
+
+
 def test_a_process_adopts_one_child_only(tmp_path: Path) -> None:
     import subprocess
     import sys
