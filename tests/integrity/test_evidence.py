@@ -257,6 +257,15 @@ TRICKS = [
         "replacement, not the project's code",
     ),
     (
+        "module-replaced-in-conftest",
+        {
+            "tests/conftest.py": "import sys\nimport types\n\n"
+            "sys.modules['calc'] = types.SimpleNamespace(mean=lambda v: 2, total=sum)\n"
+        },
+        "tests/conftest.py:4 sys.modules['calc'] replaced in conftest.py (added): every test runs "
+        "the replacement, not the project's code",
+    ),
+    (
         "plugins-loaded",
         {"tests/conftest.py": "pytest_plugins = ['tests.steady']\n"},
         "tests/conftest.py:1 pytest_plugins added in conftest.py: it can change the outcome",
