@@ -201,6 +201,24 @@ def test_review_takes_the_latest_review_of_the_commit(
     }
 
 
+def test_reviews_committed_to_git_are_not_believed(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    """Review s16r: records match by a 7-character prefix; a committed approval of a prefix
+    the change ground its own commit id to would approve it."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "feat: a")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    context = make_context()
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head[:7], 1))
+    assert ReviewCheck().measure(context, NoOptions()).metrics["approved"] is True
+    git(tmp_path, "add", "-f", ".phasegate/reviews.jsonl")
+    with pytest.raises(CheckError, match=r"\.phasegate/reviews\.jsonl is committed to git"):
+        ReviewCheck().measure(context, NoOptions())
+
+
 def test_review_outside_git_cannot_run(make_context: MakeContext) -> None:
     with pytest.raises(CheckError, match="not a git repository"):
         ReviewCheck().measure(make_context(), NoOptions())

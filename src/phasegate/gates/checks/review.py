@@ -96,6 +96,7 @@ def _reviewed_commits(ctx: CheckContext, commit: str) -> list[str]:
 
 def _reviews_of(ctx: CheckContext, commits: list[str]) -> list[ReviewRecord]:
     """The reviews recorded for any of ``commits``, oldest first."""
+    _refuse_committed_reviews(ctx)
     read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
     return sorted(
         (
@@ -105,6 +106,23 @@ def _reviews_of(ctx: CheckContext, commits: list[str]) -> list[ReviewRecord]:
         ),
         key=lambda review: review.recorded_at,
     )
+
+
+def _refuse_committed_reviews(ctx: CheckContext) -> None:
+    """A CheckError when git tracks the reviews file: reviews are recorded on this machine
+    (``phasegate review record``) or imported from the pull request, never brought by a commit.
+
+    A record matches the commit it names by a prefix of 7 characters or more, so a change could
+    commit an approval of ``c0ffee1`` and grind its own id to that prefix (review s16r).
+    """
+    name = ctx.project.relative(ctx.store.path(REVIEWS_FILE))
+    if git_text(ctx.project.root, ["ls-files", "--", name], timeout_s=30):
+        raise CheckError(
+            f"{name} is committed to git: a review that came with a commit is not one recorded "
+            "here, and none of the file's reviews is believed",
+            fix=f"git rm --cached {name}; record reviews with `phasegate review record`, or "
+            "import the pull request's with `phasegate review import-pr`",
+        )
 
 
 def _summary(commit: str, latest: ReviewRecord | None) -> str:
