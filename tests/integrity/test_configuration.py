@@ -92,11 +92,6 @@ TRICKS = [
         "pyproject.toml:14 coverage report exclude_lines adds def mean",
     ),
     (
-        "coverage-exclude-in-coveragerc",
-        {".coveragerc": "[report]\nexclude_also =\n    def mean\n"},
-        ".coveragerc:2 coverage report exclude_also adds def mean",
-    ),
-    (
         "coverage-fail-under",
         _pyproject("fail_under = 90", "fail_under = 40"),
         "pyproject.toml:13 coverage fail_under lowered from 90 to 40: less coverage passes",
@@ -233,6 +228,17 @@ TRICKS = [
         "no longer be collected",
     ),
     (
+        "ruff-reads-a-new-file",
+        {"ruff.toml": "line-length = 100\n"},
+        "ruff.toml ruff now reads its settings from ruff.toml, not pyproject.toml: the settings "
+        "pyproject.toml holds for it are no longer read",
+    ),
+    (
+        "pytest-reads-a-new-file",
+        {"pytest.ini": "[pytest]\n"},
+        "pytest.ini pytest now reads its settings from pytest.ini, not pyproject.toml",
+    ),
+    (
         "phasegate-base",
         _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nbase = "HEAD"\n'),
         "pyproject.toml:8 [tool.phasegate] base set to 'HEAD': the change is judged against "
@@ -270,6 +276,18 @@ def test_each_loosened_setting_is_named(
     sentences = make_change(FILES).write(files).sentences()
     assert len(sentences) == 1, sentences
     assert sentences[0].startswith(expected), sentences
+
+
+def test_a_new_coveragerc_is_read_and_shadows_the_pyproject_tables(
+    make_change: MakeChange,
+) -> None:
+    change = make_change(FILES).write({".coveragerc": "[report]\nexclude_also =\n    def mean\n"})
+    assert change.sentences() == [
+        ".coveragerc coverage now reads its settings from .coveragerc, not pyproject.toml: the "
+        "settings pyproject.toml holds for it are no longer read",
+        ".coveragerc:2 coverage report exclude_also adds def mean: the excluded lines' missing "
+        "coverage no longer counts",
+    ]
 
 
 def test_a_new_gate_file_is_compared_with_the_built_in_gate_it_shadows(
@@ -355,6 +373,13 @@ HONEST = [
         id="more-mutants-drawn",
     ),
     pytest.param({"src/calc/__init__.py": FIXED_CALC}, id="the-real-fix"),
+    pytest.param(
+        {
+            **_pyproject('[tool.ruff.lint]\nselect = ["E", "F", "S"]\nignore = ["E501"]\n', ""),
+            "ruff.toml": '[lint]\nselect = ["E", "F", "S"]\nignore = ["E501"]\n',
+        },
+        id="ruff-settings-moved-whole-to-ruff-toml",
+    ),
     pytest.param(
         _pyproject(
             'addopts = "-ra"',

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, joined, read_settings
+from phasegate.integrity.settings_readers import reader_tricks
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, line_of, listed
 
@@ -92,10 +93,12 @@ _Settings = dict[tuple[str, str, str], _Merged]
 def configuration_tricks(
     sources: ChangedSources, security_rules: Iterable[str] = ("S",)
 ) -> list[Trick]:
-    """Each setting the change loosens, at the file and line that holds it."""
+    """Each setting the change loosens, at the file and line that holds it, and each tool it
+    makes read another file (:mod:`~phasegate.integrity.settings_readers`)."""
+    switched = reader_tricks(sources)
     changed = [name for name in sources.paths if name in SETTINGS_FILES]
     if not changed:
-        return []
+        return switched
     present = _present_files(sources, changed)
     base = _merge(
         present,
@@ -103,6 +106,7 @@ def configuration_tricks(
     )
     head = _merge(present, sources.head_text)
     return [
+        *switched,
         *_loosened_tricks(base, head, sources, tuple(security_rules)),
         *_removed_tricks(base, head),
     ]

@@ -1,0 +1,87 @@
+"""Which file each tool reads its settings from, and a change that makes it read another.
+
+A tool reads one configuration file: pytest the first of ``pytest.ini``, ``.pytest.ini``,
+``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``,
+``setup.cfg`` with ``[tool:pytest]``; ruff ``.ruff.toml``, ``ruff.toml``, then
+``pyproject.toml``'s ``[tool.ruff]``; mypy ``mypy.ini``, ``.mypy.ini``, then ``pyproject.toml``,
+``setup.cfg``; coverage (as phasegate's coverage run finds it) ``.coveragerc``, then the first
+of ``pyproject.toml``, ``setup.cfg``, ``tox.ini`` with a coverage section. The file first in that
+order wins whole: its settings are not merged with the others'. So a change that adds an empty
+``ruff.toml`` drops every rule ``[tool.ruff.lint] select`` named (the ``S`` rules the security
+check relies on, say), and an empty ``pytest.ini`` drops the base's ``addopts``,
+``xfail_strict`` and ``filterwarnings``. :mod:`~phasegate.integrity.configuration` merges every
+file's settings, so it sees those settings as still there; this module reports the switch
+itself (review s16r, finding 29).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.trick import Trick
+
+__all__ = ["READ_ORDER", "reader_tricks"]
+
+#: Per tool, the files it may read, first found first, each with the text that says the file
+#: holds the tool's settings ("": the file is read whatever it holds).
+READ_ORDER: dict[str, tuple[tuple[str, str], ...]] = {
+    "pytest": (
+        ("pytest.ini", ""),
+        (".pytest.ini", ""),
+        ("pyproject.toml", "[tool.pytest.ini_options]"),
+        ("tox.ini", "[pytest]"),
+        ("setup.cfg", "[tool:pytest]"),
+    ),
+    "ruff": ((".ruff.toml", ""), ("ruff.toml", ""), ("pyproject.toml", "[tool.ruff")),
+    "mypy": (
+        ("mypy.ini", ""),
+        (".mypy.ini", ""),
+        ("pyproject.toml", "[tool.mypy"),
+        ("setup.cfg", "[mypy"),
+    ),
+    "coverage": (
+        (".coveragerc", ""),
+        ("pyproject.toml", "[tool.coverage"),
+        ("setup.cfg", "[coverage:"),
+        ("tox.ini", "[coverage:"),
+    ),
+}
+
+
+def reader_tricks(sources: ChangedSources) -> list[Trick]:
+    """A trick for each tool the change makes read another file while the one it read at the
+    base still holds settings for it."""
+    tricks: list[Trick] = []
+    for tool in _touched(set(sources.paths)):
+        tricks += _switched(sources, tool, READ_ORDER[tool])
+    return tricks
+
+
+def _touched(changed: set[str]) -> list[str]:
+    """The tools one of whose files the change touched (the others read what they read)."""
+    return [tool for tool, order in READ_ORDER.items() if changed & dict(order).keys()]
+
+
+_Order = tuple[tuple[str, str], ...]
+
+
+def _switched(sources: ChangedSources, tool: str, order: _Order) -> list[Trick]:
+    was = _reader(order, sources.base_text)
+    now = _reader(order, sources.head_text)
+    if was is None or now in (None, was) or not _holds(sources.head_text(was), dict(order)[was]):
+        return []
+    message = (
+        f"{tool} now reads its settings from {now}, not {was}: the settings {was} holds for it "
+        "are no longer read"
+    )
+    return [Trick("configuration", f"{tool}-loosened", now, None, message)]
+
+
+def _reader(order: _Order, read: Callable[[str], str | None]) -> str | None:
+    """The file the tool reads, of those ``read`` gives the text of."""
+    return next((name for name, marker in order if _holds(read(name), marker)), None)
+
+
+def _holds(text: str | None, marker: str) -> bool:
+    return text is not None and marker in text
