@@ -234,6 +234,12 @@ TRICKS = [
         "pyproject.toml holds for it are no longer read",
     ),
     (
+        "ruff-configuration-below-the-root",
+        {"src/calc/.ruff.toml": '[lint]\nignore = ["F401"]\n'},
+        "src/calc/.ruff.toml a ruff configuration in src/calc/: ruff lints the files below it by "
+        "these settings alone, not the root's",
+    ),
+    (
         "pytest-reads-a-new-file",
         {"pytest.ini": "[pytest]\n"},
         "pytest.ini pytest now reads its settings from pytest.ini, not pyproject.toml",

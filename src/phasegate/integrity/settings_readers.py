@@ -12,6 +12,11 @@ check relies on, say), and an empty ``pytest.ini`` drops the base's ``addopts``,
 ``xfail_strict`` and ``filterwarnings``. :mod:`~phasegate.integrity.configuration` merges every
 file's settings, so it sees those settings as still there; this module reports the switch
 itself (review s16r, finding 29).
+
+ruff also reads the configuration file nearest each linted file: a ``.ruff.toml`` (or
+``ruff.toml``, or a ``pyproject.toml`` with ``[tool.ruff]``) in ``src/calc/`` lints that folder
+by its own settings alone, the root's unread (``ignore = ["F401"]`` there hid the unused import
+the change added, review s16r, finding 30). One added or changed below the root is reported.
 """
 
 from __future__ import annotations
@@ -52,10 +57,26 @@ READ_ORDER: dict[str, tuple[tuple[str, str], ...]] = {
 def reader_tricks(sources: ChangedSources) -> list[Trick]:
     """A trick for each tool the change makes read another file while the one it read at the
     base still holds settings for it."""
-    tricks: list[Trick] = []
+    tricks = [_nested(path) for path in sources.paths if _nested_ruff(sources, path)]
     for tool in _touched(set(sources.paths)):
         tricks += _switched(sources, tool, READ_ORDER[tool])
     return tricks
+
+
+def _nested_ruff(sources: ChangedSources, path: str) -> bool:
+    """Whether ``path`` is a ruff configuration below the root that the change added or edited."""
+    folder, _, name = path.rpartition("/")
+    marker = dict(READ_ORDER["ruff"]).get(name)
+    return bool(folder) and marker is not None and _holds(sources.head_text(path), marker)
+
+
+def _nested(path: str) -> Trick:
+    folder = path.rpartition("/")[0]
+    message = (
+        f"a ruff configuration in {folder}/: ruff lints the files below it by these settings "
+        "alone, not the root's"
+    )
+    return Trick("configuration", "ruff-loosened", path, None, message)
 
 
 def _touched(changed: set[str]) -> list[str]:
