@@ -266,6 +266,12 @@ TRICKS = [
         "the replacement, not the project's code",
     ),
     (
+        "package-copied-beside-the-tests",
+        {"tests/calc/__init__.py": FIXED_CALC},
+        "tests/calc/__init__.py a copy of calc added outside src/calc: tests that import calc "
+        "from beside it run the copy, not the project's code",
+    ),
+    (
         "plugins-loaded",
         {"tests/conftest.py": "pytest_plugins = ['tests.steady']\n"},
         "tests/conftest.py:1 pytest_plugins added in conftest.py: it can change the outcome",
@@ -518,6 +524,14 @@ HONEST = [
             "        assert total([2]) == 2\n",
         },
         id="assertions-under-a-specific-raises-and-a-true-if",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "src/calc/stats.py": '"""More statistics."""\n',
+            "tests/test_stats.py": "def test_nothing_yet():\n    assert 1 + 1 == 2\n",
+        },
+        id="a-module-added-inside-the-package",
     ),
     pytest.param(
         {

@@ -148,11 +148,14 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
     from phasegate.integrity.configuration import configuration_tricks
     from phasegate.integrity.evidence import evidence_tricks
     from phasegate.integrity.gatechanges import gate_tricks
+    from phasegate.integrity.shadows import shadow_tricks
     from phasegate.integrity.suppressions import SuppressionPolicy, suppression_tricks
 
     collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
+    packages = [ctx.project.relative(path) for path in ctx.project.package_dirs]
     return [
         *evidence_tricks(sources, frozenset(ctx.project.top_level_names), collected),
+        *shadow_tricks(sources, packages),
         *_artifact_tricks(ctx, sources),
         *suppression_tricks(
             sources,
