@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TypeGuard
 
 __all__ = [
+    "assignments_of",
     "bound_names",
     "defined_at",
     "first_statement",
     "functions_in",
+    "functions_named",
     "is_docstring",
     "is_none",
     "own_nodes",
@@ -127,3 +130,18 @@ def class_of(tree: ast.Module, function: _Function) -> ast.ClassDef | None:
     may come from another parse of the same text)."""
     classes = (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
     return next((c for c in classes if place(function) in map(place, c.body)), None)
+
+
+def functions_named(scope: ast.AST, name: str) -> list[_Function]:
+    """The functions (and methods) defined in ``scope`` named ``name``."""
+    return [function for function in functions_in(scope) if function.name == name]
+
+
+def assignments_of(scope: ast.AST, name: str) -> list[ast.Assign]:
+    """The statements of ``scope`` that assign ``name`` alone (``name = <value>``), in order."""
+    found = [node for node in ast.walk(scope) if _assigns_alone(node, name)]
+    return sorted(found, key=lambda node: node.lineno)
+
+
+def _assigns_alone(node: ast.AST, name: str) -> TypeGuard[ast.Assign]:
+    return isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [name]

@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis, FileEdit
 from phasegate.autodebug.patterns.assigned_values import names_known, reads_only, values_assigned
+from phasegate.autodebug.patterns.cache_misses import cache_miss_bodies
+from phasegate.autodebug.patterns.caller_values import caller_value_bodies
 from phasegate.autodebug.patterns.class_values import class_value_bodies
 from phasegate.autodebug.patterns.decorator_factories import factory_bodies
 from phasegate.autodebug.patterns.documented_attributes import documented_attribute_bodies
@@ -68,6 +70,7 @@ from phasegate.autodebug.patterns.guard_names import (
     names_read,
 )
 from phasegate.autodebug.patterns.kindred_names import kindred_name_bodies
+from phasegate.autodebug.patterns.none_makers import made_here
 from phasegate.autodebug.patterns.own_settings import (
     annotated_class_bodies,
     default_name_bodies,
@@ -124,6 +127,9 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
     alias = _aliased(site)
     found = _site_guards(project, site, empties)
     found += _site_guards(project, alias, empties) if alias is not None else []
+    found += [
+        c for m in made_here(diagnosis, project) for c in _site_guards(project, _Site(*m), empties)
+    ]
     return found + [c for s in _stored_sites(site) for c in _site_guards(project, s, empties)]
 
 
@@ -394,6 +400,8 @@ def guard_bodies(
         *documented_attribute_bodies(function, subject),
         *kindred_name_bodies(project, path, function, subject),
         *raise_bodies(project, path, function, subject),
+        *caller_value_bodies(project, path, function, subject),
+        *cache_miss_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]
