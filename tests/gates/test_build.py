@@ -9,7 +9,9 @@ invalid metadata, an sdist missing a file the wheel needs.
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -294,6 +296,34 @@ def test_a_bug_in_the_hooks_runner_is_the_checks_error_not_the_backends_failure(
     with pytest.raises(CheckError, match="hook runner failed: TypeError: run_in_group") as caught:
         BuildCheck().measure(make_context(root), BuildOptions(isolation="never"))
     assert "bug in phasegate" in (caught.value.fix or "")
+
+
+_SHOW_START = """\
+import gc, json, sys
+print(json.dumps({"collector": gc.isenabled(), "argv": sys.argv, "first": sys.path[0],
+                  "name": __name__, "file": __file__}))
+"""
+
+
+def test_a_hook_runs_as_python_runs_its_script_with_the_collector_off(tmp_path: Path) -> None:
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "show.py").write_text(_SHOW_START)
+    (tmp_path / "linked").symlink_to(tmp_path / "hooks")  # as a script found through a link
+    from phasegate.gates.checks.build_frontend import collector_off
+
+    hook = [sys.executable, str(tmp_path / "linked" / "show.py"), "build_wheel", "/a folder"]
+
+    def started(command: list[str]) -> dict[str, Any]:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True)
+        found: dict[str, Any] = json.loads(done.stdout)
+        return found
+
+    as_given, off = started(hook), started(collector_off(hook))
+    assert as_given.pop("collector") is True
+    assert off.pop("collector") is False
+    assert off == as_given  # same arguments, first path entry, name and file
+    assert as_given["first"] == str(tmp_path / "hooks")
+    assert collector_off([sys.executable, "-m", "tool"]) == [sys.executable, "-m", "tool"]
 
 
 def test_a_build_without_isolation_runs_its_front_end_in_this_process(

@@ -23,6 +23,12 @@ otherwise (a ``TypeError`` in the hooks' runner, an ``AttributeError`` from a ``
 whose API moved) is phasegate's own fault, not the project's: the check's error, never a
 failed build.
 
+Each hook's Python runs with its garbage collector off (:data:`_COLLECTOR_OFF`): it runs one
+hook and exits, and its collections walked what importing the backend made, to free almost
+nothing. The hook script is run as ``python SCRIPT ARGS`` runs it (its folder first on
+``sys.path``, the arguments after it), through ``runpy``; a command of another shape is run as
+given.
+
 Hand-written here: the sdist's check (one top-level folder holding ``PKG-INFO``) and its
 extraction, which ``build`` keeps private in its command line module.
 
@@ -47,11 +53,33 @@ from phasegate.gates.scratch import scratch_folder
 from phasegate.gates.tools import ToolRun
 from phasegate.processes import GroupTimeout, run_in_group
 
-__all__ = ["IN_PROCESS", "build_in_process"]
+__all__ = ["IN_PROCESS", "build_in_process", "collector_off"]
 
 #: Whether this Python's ``tarfile`` has PEP 706's ``data`` filter (3.10.12, 3.11.4 and later),
 #: which extracting the sdist needs: without it, the build check runs ``python -m build``.
 IN_PROCESS = hasattr(tarfile, "data_filter")
+
+
+#: ``python -c`` code that runs the script and arguments after it as ``python SCRIPT ARGS``
+#: would, with the garbage collector off: the script's folder (symbolic links resolved) takes
+#: the place of the current folder ``-c`` put first on ``sys.path`` (none under
+#: ``PYTHONSAFEPATH``, and then none for the script either).
+_COLLECTOR_OFF = (
+    "import gc, os, runpy, sys\n"
+    "gc.disable()\n"
+    "del sys.argv[0]\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[0]))\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+
+
+def collector_off(cmd: Sequence[str]) -> list[str]:
+    """``cmd``, a hook's ``[python, SCRIPT.py, ARGS...]``, run with the collector off; any
+    other command as given."""
+    if len(cmd) < 2 or not cmd[1].endswith(".py"):
+        return list(cmd)
+    return [cmd[0], "-c", _COLLECTOR_OFF, *cmd[1:]]
 
 
 class _Hooks:
@@ -73,7 +101,7 @@ class _Hooks:
         ``pyproject_hooks``' own runner raises; CheckError past the deadline."""
         try:
             finished = run_in_group(
-                cmd,
+                collector_off(cmd),
                 cwd=Path(cwd or "."),
                 timeout_s=max(0.0, self.deadline - clock.monotonic()),
                 env={**helper_environment(), **(extra_environ or {})},
