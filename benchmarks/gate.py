@@ -585,6 +585,9 @@ def static_checks(subject: Subject, *, cold: bool) -> Timing:
     )
     loaded = load_config(subject.root).with_overrides({"gate": ("--gate", GATE)})
     store = Store(loaded.artifacts_path)
+    # As pytest --gate does before any check writes: the folder's .gitignore keeps the cache
+    # out of git's listing of the project, and the cache refuses an entry git lists.
+    store.ensure_writable()
     runner = make_runner(
         loaded, store, make_plugin_manager(loaded.config.plugins), GATE, base=None,
         environment=environment(),

@@ -157,3 +157,31 @@ def test_perf_counts_a_program_and_the_one_it_starts(usage: ModuleType, tmp_path
         pytest.skip("perf or its tracepoints are not available here")
     assert starts.programs == 2
     assert starts.tasks >= 1
+
+
+def test_the_static_checks_cache_is_kept_out_of_git_so_a_warm_run_reads_it(
+    gate_bench: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.gates.samples import git
+
+    (tmp_path / "gates").mkdir()
+    (tmp_path / "gates" / "small.toml").write_text('name = "small"\n[checks.syntax]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.phasegate]\ngate_paths = ["gates"]\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("VALUE = 1\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "feat: the package")
+    monkeypatch.setattr(gate_bench, "GATE", "small")
+    subject = gate_bench.Subject("small", tmp_path, [tmp_path / "pkg"], [])
+
+    gate_bench.static_checks(subject, cold=True)
+    assert (tmp_path / ".phasegate" / "cache" / "syntax.json").is_file()
+    # The cache refuses an entry git lists; the cold run left none for git to list.
+    assert git(tmp_path, "ls-files", "--others", "--exclude-standard") == ""
+    capsys.readouterr()
+    gate_bench.static_checks(subject, cold=False)
+    assert "in git" not in capsys.readouterr().err  # the cached result was read, not refused
