@@ -1,6 +1,7 @@
 """A lost None guard put back where the None was made, not where it failed: a parameter
 defaulting to None handed on unguarded (its body from the sibling guard's use, or from what
-the callers compute for it), and a cache lookup that missed, returned whole."""
+the callers compute for it), a cache lookup that missed, returned whole, and a call's result
+returned as it came by the function the failing statement ran."""
 
 from __future__ import annotations
 
@@ -96,6 +97,37 @@ class Environment:
 """
 
 
+LOADERS = """\
+class TemplateNotFound(Exception):
+    pass
+
+
+class DictLoader:
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def get_source(self, template):
+        if template in self.mapping:
+            return self.mapping[template], None
+        raise TemplateNotFound(template)
+
+
+class FunctionLoader:
+    def __init__(self, load_func):
+        self.load_func = load_func
+
+    def get_source(self, template):
+        rv = self.load_func(template)
+        if rv is None:
+            raise TemplateNotFound(template)
+        return rv
+
+    def load(self, name):
+        source, filename = self.get_source(name)
+        return source
+"""
+
+
 def _without(text: str, guard: str) -> str:
     assert guard in text
     return text.replace(guard, "")
@@ -177,3 +209,20 @@ def test_a_cache_miss_makes_the_annotated_class_only_from_what_is_at_hand(tmp_pa
     (tmp_path / "lexer.py").write_text(needs_more)
     function = _function(needs_more, "get_lexer")
     assert cache_miss_bodies(project, "lexer.py", function, "lexer") == []
+
+
+@pytest.mark.needs_columns
+def test_a_none_unpacked_from_a_call_is_guarded_where_the_function_called_got_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard = "        if rv is None:\n            raise TemplateNotFound(template)\n"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"mh_loaders.py": _without(LOADERS, guard)},
+        "import mh_loaders as m; m.FunctionLoader(lambda name: None).load('x')",
+        monkeypatch,
+    )
+    # ``cannot unpack non-iterable NoneType object``, the failure placed at the call (3.11+).
+    assert (diagnosis.error_class, diagnosis.kind) == ("none", "none-iterated")
+    assert diagnosis.facts["expr"] == "self.get_source(name)"
+    assert restores(candidates[0], LOADERS)

@@ -120,17 +120,24 @@ class _Site(NamedTuple):
 def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
     """``if <value> is None: <body>`` before the failing use, for each likely body and place;
     where the value is another name for a parameter, for that parameter too, and where it is
-    an attribute a method stores a parameter defaulting to None in, for that parameter."""
+    an attribute a method stores a parameter defaulting to None in, for that parameter; and
+    upstream, where the None was made (:mod:`.none_makers`)."""
+    made = _made_here_guards(diagnosis, project, empties)
     site = _site(diagnosis, project)
     if site is None:
-        return []
+        return made
     alias = _aliased(site)
-    found = _site_guards(project, site, empties)
+    found = made + _site_guards(project, site, empties)
     found += _site_guards(project, alias, empties) if alias is not None else []
-    found += [
+    return found + [c for s in _stored_sites(site) for c in _site_guards(project, s, empties)]
+
+
+def _made_here_guards(
+    diagnosis: Diagnosis, project: Project, empties: list[str]
+) -> list[Candidate]:
+    return [
         c for m in made_here(diagnosis, project) for c in _site_guards(project, _Site(*m), empties)
     ]
-    return found + [c for s in _stored_sites(site) for c in _site_guards(project, s, empties)]
 
 
 def _stored_sites(site: _Site) -> list[_Site]:

@@ -27,10 +27,12 @@ from phasegate.autodebug.patterns.expressions import called_name, parsed_express
 from phasegate.autodebug.patterns.functions import (
     assignments_of,
     class_of,
+    defined_at,
     functions_in,
     functions_named,
     is_none,
     parameter_defaults,
+    parameters,
 )
 from phasegate.autodebug.patterns.none_parameters import compared_with_none
 from phasegate.autodebug.patterns.none_sources import calls_one_of
@@ -73,7 +75,7 @@ def made_here(diagnosis: Diagnosis, project: Project) -> list[MadeHere]:
     """The places upstream of the failing value where its None may have been let through."""
     failing = _failing(diagnosis, project)
     if failing is None:
-        return []
+        return _callee_places(diagnosis, project)
     return _parameter_places(project, _attribute_names(failing)) + _lookups(project, failing)
 
 
@@ -283,3 +285,67 @@ def _unchecked(function: _Function, name: str) -> bool:
 def _looked_up(function: _Function, name: str) -> bool:
     """Whether the function sets ``name`` from a lookup that can miss (``d.get(k)``)."""
     return any(calls_one_of(node.value, _LOOKUPS) for node in assignments_of(function, name))
+
+
+# -- a call's None, returned whole by the function called ------------------------------------
+
+
+def _callee_places(diagnosis: Diagnosis, project: Project) -> list[MadeHere]:
+    """For a None that is a call's result (``a, b = self.get_source(...)``), the locals the
+    function the call ran (read live) returns whole, set from calls alone and never tested:
+    the loader's ``rv = self.load_func(template)`` returned as it came."""
+    called = _called_at(diagnosis)
+    if called is None:
+        return []
+    return _returning_places(project.editable_source(called[0]), called[1])
+
+
+def _called_at(diagnosis: Diagnosis) -> tuple[str, int] | None:
+    """``(path, line of the def)`` of the project function whose result was the None."""
+    source = diagnosis.facts.get("source")
+    return _call_place(source) if isinstance(source, dict) else None
+
+
+def _call_place(source: dict[str, object]) -> tuple[str, int] | None:
+    if source.get("how") != "call":
+        return None
+    return _place(source.get("path"), source.get("line"))
+
+
+def _place(path: object, line: object) -> tuple[str, int] | None:
+    return (path, line) if isinstance(path, str) and isinstance(line, int) else None
+
+
+def _returning_places(found: EditableSource | None, line: int) -> list[MadeHere]:
+    if found is None:
+        return []
+    return [MadeHere(found.path, found.text, *r) for r in _results_of(_defined(found.tree, line))]
+
+
+def _defined(tree: ast.Module, line: int) -> list[_Function]:
+    function = defined_at(tree, line)
+    return [function] if function is not None else []
+
+
+def _results_of(functions: list[_Function]) -> list[tuple[_Function, str, int]]:
+    return [(f, *found) for f in functions for found in _returned_results(f)]
+
+
+def _returned_results(function: _Function) -> list[tuple[str, int]]:
+    """``(local, line of its return)`` for each local (not a parameter) returned whole, set
+    only from calls, and never tested against None."""
+    named = _returned_names(function)
+    return [(n, line) for n, line in named if _set_by_calls_alone(function, n)]
+
+
+def _set_by_calls_alone(function: _Function, name: str) -> bool:
+    assigned = [node.value for node in assignments_of(function, name)]
+    return _untested_local(function, name) and _all_calls(assigned)
+
+
+def _untested_local(function: _Function, name: str) -> bool:
+    return name not in compared_with_none(function) | parameters(function)
+
+
+def _all_calls(values: list[ast.expr]) -> bool:
+    return bool(values) and all(isinstance(value, ast.Call) for value in values)

@@ -312,7 +312,7 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
     node = failure.node_at(frame, (ast.expr,))
     if tree is None:
         return None
-    span = _FailingSpan(failure, frame, "'NoneType'" in str(failure.exc))
+    span = _FailingSpan(failure, frame, _says_none(failure.exc))
     if not isinstance(node, ast.expr):
         return _loop_over_none(span)
     if isinstance(failure.exc, AttributeError):
@@ -330,7 +330,14 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
         if found is not None:
             return found
     parent = parents_of(tree).get(id(node))
-    return _none_iterable(span, parent, node) or _none_unpacked(span, parent, node)
+    return _none_iterable(span, parent, node) or _none_unpacked_anyhow(span, parent, node)
+
+
+def _says_none(exc: BaseException) -> bool:
+    """Whether the exception says a value was None (``'NoneType' object is not iterable``,
+    ``cannot unpack non-iterable NoneType object``)."""
+    text = str(exc)
+    return "'NoneType'" in text or "non-iterable NoneType" in text
 
 
 def _attribute_of_none(exc: AttributeError, node: ast.expr) -> NoneUse | None:
@@ -470,6 +477,30 @@ def _none_unpacked(span: _FailingSpan, parent: ast.AST | None, node: ast.expr) -
     ):
         return "none-iterated", parent.value, None
     return None
+
+
+def _none_unpacked_anyhow(
+    span: _FailingSpan, parent: ast.AST | None, node: ast.expr
+) -> NoneUse | None:
+    return _none_unpacked(span, parent, node) or _none_unpacked_value(span, parent, node)
+
+
+def _none_unpacked_value(
+    span: _FailingSpan, parent: ast.AST | None, node: ast.expr
+) -> NoneUse | None:
+    """``a, b = f()`` with ``f()`` None, where Python places the failure at the value (3.11+),
+    and says only ``cannot unpack non-iterable NoneType object``."""
+    if _is_unpacked_value(parent, node) and span.says_none:
+        return "none-iterated", node, None
+    return None
+
+
+def _is_unpacked_value(parent: ast.AST | None, node: ast.expr) -> bool:
+    return isinstance(parent, ast.Assign) and node is parent.value and _unpacks_to(parent)
+
+
+def _unpacks_to(assign: ast.Assign) -> bool:
+    return any(isinstance(target, (ast.Tuple, ast.List)) for target in assign.targets)
 
 
 def _none_comprehended(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
