@@ -299,6 +299,7 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
     done = folder / "setup.json"
     if done.is_file():
         data = json.loads(done.read_text())
+        _refuse_other_options(done, data, name)
         pristine = _confined(done, "pristine", Path(data["pristine"]), folder)
         return Setup(
             name,
@@ -373,11 +374,27 @@ def _setup_locked(project: realprojects.RealProject, folder: Path, log: Any) -> 
                 "deselect": failing,
                 "tests": ordered,
                 "coverage": coverage,
+                "options": EXTRA_OPTIONS.get(name, []),
             }
         ),
     )
     log(f"  {len(ordered)} tests cover the code; {len(failing)} failing already, deselected")
     return _setup_locked(project, folder, log)  # read back from the cache, under the lock
+
+
+def _refuse_other_options(done: Path, data: dict[str, Any], name: str) -> None:
+    """Stop when the set-up in ``done`` was made with other suite options than ``EXTRA_OPTIONS``
+    gives the project now: its map of which tests run which lines, and the screens' verdicts
+    beside it, are of another suite (mistune's timed tests, deselected later, once made a
+    screen's verdict depend on the load). A set-up from before the options were recorded is
+    taken as it is."""
+    made = data.get("options")
+    wanted = EXTRA_OPTIONS.get(name, [])
+    if made is not None and made != wanted:
+        raise SystemExit(
+            f"{done}: set up with the suite options {made}, but the benchmark now runs {name} "
+            f"with {wanted}; delete {done.parent} to set it up and screen it again"
+        )
 
 
 # -- which tests a fault needs ----------------------------------------------------------------

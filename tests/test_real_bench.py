@@ -467,6 +467,25 @@ def test_a_project_is_set_up_once_and_read_back_without_waiting_for_itself(
     assert not worker.is_alive(), "the set-up waits for a lock it holds itself"
     assert done[0].tests == ["test_tiny.py::test_double"]
     assert done[0].coverage == {"toolz/__init__.py": {2: [0]}}
+    version = real_bench.realprojects.PROJECTS["toolz"].version
+    written = json.loads((tmp_path / "cache" / f"toolz-{version}" / "setup.json").read_text())
+    assert written["options"] == []  # toolz's suite runs without extra options
+
+
+def test_a_set_up_made_with_other_suite_options_is_refused(
+    real_bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "toolz-1.0"
+    inside = folder / "unpacked" / "toolz"
+    inside.mkdir(parents=True)
+    data = {"pristine": str(inside), "source_root": "toolz", "deselect": [], "tests": ["t"]}
+    setup_json = folder / "setup.json"
+    setup_json.write_text(json.dumps({**data, "coverage": {}, "options": ["-k", "slow"]}))
+    project = real_bench.realprojects.PROJECTS["toolz"]
+    with pytest.raises(SystemExit, match=r"setup.json: set up with the suite options \['-k'"):
+        real_bench._setup_locked(project, folder, print)
+    monkeypatch.setitem(real_bench.EXTRA_OPTIONS, "toolz", ["-k", "slow"])
+    assert real_bench._setup_locked(project, folder, print).tests == ["t"]
 
 
 def test_a_screen_stopped_at_the_limit_is_screened_again(
