@@ -213,6 +213,38 @@ def test_a_conftest_cannot_take_the_pull_requests_base_away(
     )
 
 
+#: A root conftest.py of the change that has the pull request judged against its own head.
+JUDGES_THE_HEAD = """
+import os
+
+os.environ["GITHUB_BASE_REF"] = "change"
+"""
+
+
+def test_a_conftest_cannot_move_the_static_checks_base_when_the_gate_is_not_named(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of s16, finding 3: with ``--gate`` and no name the static checks' process was
+    started after the conftest files were imported, in the environment one of them changed:
+    judged against the pull request's own head, a new lint finding was not new code."""
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().rstrip() + '\ngate = "small"\n')
+    git(project.path, "init", "-q", "-b", "main")
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "feat: calc")
+    git(project.path, "checkout", "-qb", "change")
+    project.makepyfile(calc="import os\n")  # F401: a new lint finding
+    project.makeconftest(JUDGES_THE_HEAD)
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "feat: calc uses os")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    result = project.runpytest("--gate")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    lint = {check["id"]: check for check in verdict_of(project)["checks"]}["lint"]
+    assert lint["status"] == "failed", lint
+
+
 def test_a_base_outside_git_is_a_usage_error(project: pytest.Pytester) -> None:
     result = project.runpytest("--gate=small", "--base=main")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

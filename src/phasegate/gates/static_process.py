@@ -63,7 +63,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -117,8 +117,12 @@ class StaticChecksProcess:
         artifacts_dir: Path | None,
         base: str | None,
         timeout_s: float,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
+        """``environment`` is the child's (without coverage's hook); default: this process's
+        when the child starts."""
         self._root = root
+        self._environment = environment
         self._gate = gate
         self._artifacts_dir = artifacts_dir
         self._base = base
@@ -165,6 +169,7 @@ class StaticChecksProcess:
                     gate=self._gate,
                     artifacts_dir=self._artifacts_dir,
                     base=self._base,
+                    environment=self._environment,
                 )
             )
 

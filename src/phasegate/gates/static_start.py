@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,9 +40,19 @@ class StartedChild:
 
 
 def start_child(
-    *, root: Path, gate: str, artifacts_dir: Path | None, base: str | None
+    *,
+    root: Path,
+    gate: str,
+    artifacts_dir: Path | None,
+    base: str | None,
+    environment: Mapping[str, str] | None = None,
 ) -> StartedChild:
-    """Start ``python -m phasegate.gates.static_process`` for ``gate`` in ``root``."""
+    """Start ``python -m phasegate.gates.static_process`` for ``gate`` in ``root``, in
+    ``environment`` (default: this process's) without coverage's subprocess hook.
+
+    ``pytest --gate`` hands it the environment the run began with: the child reads which pull
+    request it judges there (``GITHUB_BASE_REF``), which a conftest.py could have changed since.
+    """
     folder = tempfile.TemporaryDirectory(prefix="phasegate-static-")
     command = [
         sys.executable,
@@ -70,7 +81,7 @@ def start_child(
                 stdin=subprocess.PIPE,  # a request to analyse part of the coverage, or nothing
                 stdout=subprocess.PIPE,  # it says there when its judgements are written
                 stderr=log.fileno(),
-                env=helper_environment(),  # not measured by the project's coverage settings
+                env=helper_environment(environment),  # not measured by the project's coverage
             )
     except BaseException:
         folder.cleanup()

@@ -81,7 +81,10 @@ def start_static_early(early_config: pytest.Config) -> None:
     root = _project_root(early_config)
     artifacts_dir = Path(directory) if directory is not None else None
     base = getattr(namespace, "phasegate_base", None)
-    child = start_child(root=root, gate=name, artifacts_dir=artifacts_dir, base=base)
+    environment = early_config.stash.get(ENVIRONMENT_KEY, None)
+    child = start_child(
+        root=root, gate=name, artifacts_dir=artifacts_dir, base=base, environment=environment
+    )
     try:
         _keep_until_taken_over(
             early_config, child, root=root, gate=name, artifacts_dir=artifacts_dir, base=base
@@ -237,7 +240,8 @@ def _early_process(config: pytest.Config, runner: GateRunner) -> StaticChecksPro
 def _static_process(
     config: pytest.Config, recorder: Recorder, runner: GateRunner, name: str
 ) -> StaticChecksProcess:
-    """The static checks' process, when none was started early."""
+    """The static checks' process, when none was started early (``--gate`` with no name):
+    in the environment the run began with, not the one the conftest files left."""
     from phasegate.gates.static_process import StaticChecksProcess
 
     return StaticChecksProcess(
@@ -246,6 +250,7 @@ def _static_process(
         artifacts_dir=recorder.store.root,
         base=config.getoption("phasegate_base", None),
         timeout_s=runner.longest_timeout_s,
+        environment=config.stash.get(ENVIRONMENT_KEY, None),
     )
 
 
