@@ -309,7 +309,18 @@ TRICKS = [
     (
         "hooks-star-imported",
         {"tests/steady.py": DESELECTS, "tests/conftest.py": "from steady import *\n"},
-        "tests/conftest.py:1 from steady import * added in conftest.py",
+        "tests/conftest.py:1 pytest_collection_modifyitems added in conftest.py: it can take "
+        "tests out of the run",
+    ),
+    (
+        "hooks-star-imported-relatively",
+        {"tests/steady.py": DESELECTS, "tests/conftest.py": "from .steady import *\n"},
+        "tests/conftest.py:1 pytest_collection_modifyitems added in conftest.py",
+    ),
+    (
+        "hooks-star-imported-from-a-module-not-in-the-project",
+        {"tests/conftest.py": "from steady_plugin import *\n"},
+        "tests/conftest.py:1 from steady_plugin import * added in conftest.py",
     ),
     (
         "hook-assigned",
@@ -343,6 +354,14 @@ TRICKS = [
             "    config.pluginmanager.register(steady.Steady())\n"
         },
         "tests/conftest.py:4 pytest_configure added in conftest.py",
+    ),
+    (
+        "sessionstart-deselects",
+        {
+            "tests/conftest.py": "def pytest_sessionstart(session):\n"
+            "    session.config.option.keyword = 'not mean'\n"
+        },
+        "tests/conftest.py:1 pytest_sessionstart added in conftest.py",
     ),
 ]
 
@@ -514,6 +533,26 @@ HONEST = [
             "    monkeypatch.setattr(calc, 'total', sum)\n    return [1, 2, 3]\n",
         },
         id="a-conftest-with-a-marker-and-a-fixture",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/conftest.py": "import os\n\n\ndef pytest_sessionstart(session):\n"
+            "    os.environ.setdefault('TZ', 'UTC')\n\n\n"
+            "def pytest_generate_tests(metafunc):\n"
+            "    if 'size' in metafunc.fixturenames:\n"
+            "        metafunc.parametrize('size', [1, 2])\n",
+        },
+        id="a-conftest-setting-the-time-zone-and-parametrizing",
+    ),
+    pytest.param(
+        {
+            "src/calc/__init__.py": FIXED_CALC,
+            "tests/fixtures.py": "import pytest\n\n\n@pytest.fixture\ndef values():\n"
+            "    return [1, 2, 3]\n",
+            "tests/conftest.py": "from fixtures import *\nfrom .fixtures import *\n",
+        },
+        id="a-conftest-star-importing-the-project-s-fixtures",
     ),
     pytest.param(
         {

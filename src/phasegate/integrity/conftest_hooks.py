@@ -9,11 +9,15 @@ pytest_collection_modifyitems``, ``from steady import *``), and by ``pytest_conf
 the run itself (``config.option.keyword = "not mean"`` deselects;
 ``config.pluginmanager.register(obj)`` adds any object's hooks).
 
-So every name of a hook bound at module level (in a compound statement too, but not inside a
-function or a class) is a control, but for the hooks that change neither which tests run nor
-how they are reported (:data:`HARMLESS`); ``pytest_configure`` is one only when it reaches the
-run's options, arguments, plugins or hooks (registering markers with ``addinivalue_line`` is
-not). A star import is a control of its own: the names it binds are not read.
+So every name of a hook bound at module level otherwise than by a top-level ``def`` (in a
+compound statement, assigned, imported) is a control, but for the hooks that change neither
+which tests run nor how they are reported (:data:`HARMLESS`). A hook defined by a top-level
+``def`` is read where it stands: the collection and outcome hooks are controls
+(``testcode``), any other (``pytest_configure``, ``pytest_sessionstart``,
+``pytest_generate_tests``...) only when it reaches the run's options, arguments, plugins or
+hooks (registering markers with ``addinivalue_line``, setting an environment variable or
+parametrizing are not). A star import is a control of its own here; :mod:`.star_imports`
+reads the module it names when the project holds it.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, s
     """
     controls: dict[str, tuple[int, str]] = {}
     for node in _module_level(tree.body):
-        for name in _names_bound(node, hook_name):
+        top_level = any(node is statement for statement in tree.body)
+        for name in _names_bound(node, hook_name, top_level):
             controls.setdefault(name, (node.lineno, ast.dump(node)))
     return controls
 
@@ -69,11 +74,11 @@ def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _module_level(handler.body)
 
 
-def _names_bound(node: ast.stmt, hook_name: HookName) -> list[str]:
+def _names_bound(node: ast.stmt, hook_name: HookName, top_level: bool) -> list[str]:
     """The hooks ``node`` binds that are controls."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         name = hook_name(node)
-        return [name] if _is_control(name) and _changes_the_run(name, node) else []
+        return [name] if _is_control(name) and _changes_the_run(name, node, top_level) else []
     if isinstance(node, ast.ImportFrom):
         return _imported(node)
     targets = node.targets if isinstance(node, ast.Assign) else []
@@ -83,7 +88,7 @@ def _names_bound(node: ast.stmt, hook_name: HookName) -> list[str]:
 def _imported(node: ast.ImportFrom) -> list[str]:
     """Hooks imported by name, or a star import (whose names are not read)."""
     if any(alias.name == "*" for alias in node.names):
-        return [f"from {node.module} import *"]
+        return [f"from {'.' * node.level}{node.module or ''} import *"]
     bound = [alias.asname or alias.name for alias in node.names]
     return [name for name in bound if _is_control(name)]
 
@@ -92,9 +97,12 @@ def _is_control(name: str) -> bool:
     return name.startswith("pytest_") and name not in HARMLESS
 
 
-def _changes_the_run(name: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Any hook but ``pytest_configure``; that one when it reaches ``config.option`` and such."""
-    if name != _CONFIGURE:
+def _changes_the_run(
+    name: str, function: ast.FunctionDef | ast.AsyncFunctionDef, top_level: bool
+) -> bool:
+    """A hook defined under a compound statement (but ``pytest_configure``); else when the
+    function reaches ``config.option`` and such."""
+    if name != _CONFIGURE and not top_level:
         return True
     reached = {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
     return bool(reached & _RUN_STATE)

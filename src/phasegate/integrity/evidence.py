@@ -24,6 +24,7 @@ from operator import attrgetter
 
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
+from phasegate.integrity.star_imports import resolved
 from phasegate.integrity.testcode import (
     DEFAULT_APPROX,
     OUTCOME_HOOKS,
@@ -31,6 +32,7 @@ from phasegate.integrity.testcode import (
     ModuleFacts,
     SkipFeature,
     TestFacts,
+    conftest_controls,
     is_test_file,
     read_module,
 )
@@ -73,7 +75,20 @@ def _read_modules(
         text = text_of(path)
         if text is not None:
             modules[path] = read_module(path, _parse(text, path, revision), first_party)
+            _read_star_imports(modules[path], text_of, first_party)
     return modules
+
+
+def _read_star_imports(
+    module: ModuleFacts, text_of: Callable[[str], str | None], first_party: frozenset[str]
+) -> None:
+    """A conftest's star imports of the project's modules, as what those modules bind."""
+    module.collection_controls = resolved(
+        module.path,
+        module.collection_controls,
+        text_of,
+        lambda tree: conftest_controls(tree, first_party),
+    )
 
 
 def _parse(text: str, path: str, revision: str) -> ast.Module:

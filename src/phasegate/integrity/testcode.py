@@ -143,12 +143,19 @@ def read_module(
     )
     facts.function_digests = _function_digests(tree)
     if PurePosixPath(path).name == "conftest.py":
-        facts.collection_controls = {
-            **bound_hooks(tree, _hook_name),
-            **_collection_controls(tree),
-            **replaced_code(tree, first_party),
-        }
+        facts.collection_controls = conftest_controls(tree, first_party)
     return facts
+
+
+def conftest_controls(
+    tree: ast.Module, first_party: frozenset[str] = frozenset()
+) -> dict[str, tuple[int, str]]:
+    """What a conftest module (or one it star-imports) binds that can change the run."""
+    return {
+        **bound_hooks(tree, _hook_name),
+        **_collection_controls(tree),
+        **replaced_code(tree, first_party),
+    }
 
 
 @dataclass(frozen=True)
