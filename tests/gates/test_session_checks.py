@@ -5,6 +5,7 @@ The perf check has its own file, ``test_perf.py``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -21,6 +22,7 @@ from phasegate.model.gate import BaseInfo
 from phasegate.model.review import ReviewRecord, ReviewStatus
 from phasegate.model.run import RunReport
 from phasegate.recording import PhaseReport, build_test_records, count
+from phasegate.store import Store
 from tests.conftest import git
 
 MakeContext = Callable[..., CheckContext]
@@ -217,6 +219,23 @@ def test_reviews_committed_to_git_are_not_believed(
     git(tmp_path, "add", "-f", ".phasegate/reviews.jsonl")
     with pytest.raises(CheckError, match=r"\.phasegate/reviews\.jsonl is committed to git"):
         ReviewCheck().measure(context, NoOptions())
+
+
+def test_reviews_kept_outside_the_repository_are_read(
+    make_context: MakeContext, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Review of s16, finding 5: with the artifacts folder outside the repository (docs: it
+    "may point anywhere"), asking git whether it tracks the reviews file failed (exit 128) and
+    the review check was an error on every run. No commit can bring such a file."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "feat: a")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    elsewhere = Store(tmp_path_factory.mktemp("artifacts"))
+    context = dataclasses.replace(make_context(), store=elsewhere)
+    elsewhere.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head, 1))
+    assert ReviewCheck().measure(context, NoOptions()).metrics["approved"] is True
 
 
 def test_review_outside_git_cannot_run(make_context: MakeContext) -> None:

@@ -115,14 +115,27 @@ def _refuse_committed_reviews(ctx: CheckContext) -> None:
     A record matches the commit it names by a prefix of 7 characters or more, so a change could
     commit an approval of ``c0ffee1`` and grind its own id to that prefix (review s16r).
     """
+    in_work_tree = _in_work_tree(ctx, ctx.store.path(REVIEWS_FILE))
+    if in_work_tree is None:
+        return  # the artifacts folder is outside the repository: no commit can bring the file
     name = ctx.project.relative(ctx.store.path(REVIEWS_FILE))
-    if git_text(ctx.project.root, ["ls-files", "--", name], timeout_s=30):
+    if git_text(in_work_tree[0], ["ls-files", "--", in_work_tree[1]], timeout_s=30):
         raise CheckError(
             f"{name} is committed to git: a review that came with a commit is not one recorded "
             "here, and none of the file's reviews is believed",
             fix=f"git rm --cached {name}; record reviews with `phasegate review record`, or "
             "import the pull request's with `phasegate review import-pr`",
         )
+
+
+def _in_work_tree(ctx: CheckContext, path: Path) -> tuple[Path, str] | None:
+    """The git work tree's top folder and ``path`` relative to it, both resolved (git refuses
+    a path outside the work tree); ``None`` when ``path`` lies outside it."""
+    toplevel = ctx.project.git_toplevel
+    resolved = path.resolve()
+    if toplevel is None or not resolved.is_relative_to(toplevel.resolve()):
+        return None
+    return toplevel, resolved.relative_to(toplevel.resolve()).as_posix()
 
 
 def _summary(commit: str, latest: ReviewRecord | None) -> str:
