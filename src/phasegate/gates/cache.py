@@ -110,8 +110,14 @@ def refusal(store: Store, relpath: str, project: GateProject | None) -> str | No
 
 
 def _listed_by_git(project: GateProject, path: Path) -> bool:
-    """Whether git lists ``path`` among the project's files (the listing is asked once a run)."""
-    return project.in_git and project.relative(path) in project.git_listing
+    """Whether git lists ``path`` among the project's files (the listing is asked once a run).
+
+    Both paths are resolved: the store's root and the project's may name the same folder
+    through a symbolic link, and a name outside the root is never in git's listing.
+    """
+    return project.in_git and (
+        _input_name(path.resolve(), project.root.resolve()) in project.git_listing
+    )
 
 
 class CheckCache:
