@@ -132,7 +132,8 @@ class CheckCache:
 
     def get(self, check_id: str, key: str) -> Measurement | None:
         """The measurement stored under ``key``, if that is the entry's key and the entry is
-        this machine's (else the reason is kept in :attr:`refused`)."""
+        this machine's (else the reason is kept in :attr:`refused`, until the next look)."""
+        self.refused.pop(check_id, None)
         entry = self._store.read_model(self._path(check_id), _Entry)
         if entry is None or entry.key != key:
             return None
