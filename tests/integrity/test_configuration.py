@@ -245,6 +245,16 @@ TRICKS = [
         "pytest.ini pytest now reads its settings from pytest.ini, not pyproject.toml",
     ),
     (
+        "pytest-reads-an-empty-pytest-toml",
+        {"pytest.toml": ""},
+        "pytest.toml pytest now reads its settings from pytest.toml, not pyproject.toml",
+    ),
+    (
+        "pytest-reads-an-empty-hidden-pytest-toml-over-a-pytest-ini",
+        {"pytest.ini": "[pytest]\naddopts = -ra\nxfail_strict = true\n", ".pytest.toml": ""},
+        ".pytest.toml pytest now reads its settings from .pytest.toml, not pyproject.toml",
+    ),
+    (
         "phasegate-base",
         _pyproject('gate_paths = ["ci"]\n', 'gate_paths = ["ci"]\nbase = "HEAD"\n'),
         "pyproject.toml:8 [tool.phasegate] base set to 'HEAD': the change is judged against "
@@ -422,6 +432,31 @@ HONEST = [
         id="a-mypy-flag-added",
     ),
 ]
+
+
+#: pytest 9's native table: not ``[tool.pytest.ini_options]``, still pytest's settings.
+NATIVE = PYPROJECT.replace("[tool.pytest.ini_options]", "[tool.pytest]")
+
+
+def test_an_empty_pytest_ini_over_pytest_9_s_native_table_is_caught(
+    make_change: MakeChange,
+) -> None:
+    change = make_change({**FILES, "pyproject.toml": NATIVE}).write({"pytest.ini": ""})
+    assert change.sentences() == [
+        "pytest.ini pytest now reads its settings from pytest.ini, not pyproject.toml: the "
+        "settings pyproject.toml holds for it are no longer read"
+    ]
+
+
+def test_pytest_settings_moved_whole_to_pytest_toml_pass(make_change: MakeChange) -> None:
+    moved = PYPROJECT.replace(
+        '[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n', ""
+    )
+    assert moved != PYPROJECT
+    change = make_change(FILES).write(
+        {"pyproject.toml": moved, "pytest.toml": '[pytest]\naddopts = "-ra"\nxfail_strict = true\n'}
+    )
+    assert change.sentences() == []
 
 
 @pytest.mark.parametrize("files", HONEST)

@@ -1,11 +1,11 @@
 """The tool settings a change can loosen, read from the configuration files it touches.
 
 Each file is parsed at the base and in the work tree: TOML (``pyproject.toml``, ``ruff.toml``,
-``.ruff.toml``) with :mod:`phasegate.tomlfile`, INI (``setup.cfg``, ``tox.ini``,
-``pytest.ini``, ``.coveragerc``, ``mypy.ini``, ``.mypy.ini``, ``.bandit``) with
-:mod:`configparser`. What the tools read is flattened into :class:`Setting` values keyed by tool,
-key and, for mypy, the module pattern a section applies to, so that the same setting compares
-across files and formats. A file that does not parse is a
+``.ruff.toml``, ``pytest.toml``, ``.pytest.toml``) with :mod:`phasegate.tomlfile`, INI
+(``setup.cfg``, ``tox.ini``, ``pytest.ini``, ``.coveragerc``, ``mypy.ini``, ``.mypy.ini``,
+``.bandit``) with :mod:`configparser`. What the tools read is flattened into :class:`Setting`
+values keyed by tool, key and, for mypy, the module pattern a section applies to, so that the
+same setting compares across files and formats. A file that does not parse is a
 :class:`~phasegate.gates.protocol.CheckError`: its loosened settings could not be seen.
 """
 
@@ -25,7 +25,9 @@ from phasegate.tomlfile import table_in
 
 __all__ = ["SETTINGS_FILES", "Setting", "SettingValue", "joined", "read_settings"]
 
-TOML_FILES = frozenset({"pyproject.toml", "ruff.toml", ".ruff.toml"})
+#: pytest 9's own TOML files: their ``[pytest]`` table, read before ``pytest.ini``.
+PYTEST_TOML_FILES = frozenset({"pytest.toml", ".pytest.toml"})
+TOML_FILES = frozenset({"pyproject.toml", "ruff.toml", ".ruff.toml"}) | PYTEST_TOML_FILES
 INI_FILES = frozenset(
     {"setup.cfg", "tox.ini", "pytest.ini", ".coveragerc", "mypy.ini", ".mypy.ini", ".bandit"}
 )
@@ -65,6 +67,8 @@ def read_settings(name: str, text: str) -> dict[tuple[str, str, str], Setting]:
 
 
 def _from_toml(name: str, data: Mapping[str, object]) -> list[Setting]:
+    if name in PYTEST_TOML_FILES:
+        return _pytest(table_in(data, "pytest"))
     found: list[Setting] = []
     if name == "pyproject.toml":
         tool = table_in(data, "tool")

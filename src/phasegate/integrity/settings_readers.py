@@ -1,17 +1,18 @@
 """Which file each tool reads its settings from, and a change that makes it read another.
 
-A tool reads one configuration file: pytest the first of ``pytest.ini``, ``.pytest.ini``,
-``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``,
-``setup.cfg`` with ``[tool:pytest]``; ruff ``.ruff.toml``, ``ruff.toml``, then
-``pyproject.toml``'s ``[tool.ruff]``; mypy ``mypy.ini``, ``.mypy.ini``, then ``pyproject.toml``,
-``setup.cfg``; coverage (as phasegate's coverage run finds it) ``.coveragerc``, then the first
-of ``pyproject.toml``, ``setup.cfg``, ``tox.ini`` with a coverage section. The file first in that
-order wins whole: its settings are not merged with the others'. So a change that adds an empty
-``ruff.toml`` drops every rule ``[tool.ruff.lint] select`` named (the ``S`` rules the security
-check relies on, say), and an empty ``pytest.ini`` drops the base's ``addopts``,
-``xfail_strict`` and ``filterwarnings``. :mod:`~phasegate.integrity.configuration` merges every
-file's settings, so it sees those settings as still there; this module reports the switch
-itself (review s16r, finding 29).
+A tool reads one configuration file: pytest the first of ``pytest.toml``, ``.pytest.toml``,
+``pytest.ini``, ``.pytest.ini`` (each even empty), ``pyproject.toml`` with a ``[tool.pytest]``
+table (pytest 9's native one, or ``ini_options``: the parsed table, as pytest reads it, not a
+text match), ``tox.ini`` with ``[pytest]``, ``setup.cfg`` with ``[tool:pytest]``; ruff
+``.ruff.toml``, ``ruff.toml``, then ``pyproject.toml``'s ``[tool.ruff]``; mypy ``mypy.ini``,
+``.mypy.ini``, then ``pyproject.toml``, ``setup.cfg``; coverage (as phasegate's coverage run
+finds it) ``.coveragerc``, then the first of ``pyproject.toml``, ``setup.cfg``, ``tox.ini`` with
+a coverage section. The file first in that order wins whole: its settings are not merged with
+the others'. So a change that adds an empty ``ruff.toml`` drops every rule ``[tool.ruff.lint]
+select`` named (the ``S`` rules the security check relies on, say), and an empty ``pytest.ini``
+drops the base's ``addopts``, ``xfail_strict`` and ``filterwarnings``.
+:mod:`~phasegate.integrity.configuration` merges every file's settings, so it sees those
+settings as still there; this module reports the switch itself (review s16r, finding 29).
 
 ruff also reads the configuration file nearest each linted file: a ``.ruff.toml`` (or
 ``ruff.toml``, or a ``pyproject.toml`` with ``[tool.ruff]``) in ``src/calc/`` lints that folder
@@ -23,18 +24,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from phasegate import tomlfile
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
 __all__ = ["READ_ORDER", "reader_tricks"]
 
+#: The marker of a ``pyproject.toml`` read by pytest: a non-empty parsed ``[tool.pytest]``.
+PYPROJECT_PYTEST = "[tool.pytest]"
+
 #: Per tool, the files it may read, first found first, each with the text that says the file
 #: holds the tool's settings ("": the file is read whatever it holds).
 READ_ORDER: dict[str, tuple[tuple[str, str], ...]] = {
     "pytest": (
+        ("pytest.toml", ""),
+        (".pytest.toml", ""),
         ("pytest.ini", ""),
         (".pytest.ini", ""),
-        ("pyproject.toml", "[tool.pytest.ini_options]"),
+        ("pyproject.toml", PYPROJECT_PYTEST),
         ("tox.ini", "[pytest]"),
         ("setup.cfg", "[tool:pytest]"),
     ),
@@ -105,4 +112,15 @@ def _reader(order: _Order, read: Callable[[str], str | None]) -> str | None:
 
 
 def _holds(text: str | None, marker: str) -> bool:
-    return text is not None and marker in text
+    if text is None or marker != PYPROJECT_PYTEST:
+        return text is not None and marker in text
+    return _has_pytest_table(text)
+
+
+def _has_pytest_table(text: str) -> bool:
+    """Whether a pyproject.toml has a non-empty ``[tool.pytest]``; one that does not parse is
+    pytest's error, and the configuration check's: its text is matched here."""
+    try:
+        return bool(tomlfile.table_in(tomlfile.loads(text), "tool", "pytest"))
+    except tomlfile.TOMLDecodeError:
+        return "[tool.pytest" in text
