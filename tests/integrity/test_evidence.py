@@ -355,6 +355,55 @@ TRICKS = [
         },
         "tests/conftest.py:4 pytest_configure added in conftest.py",
     ),
+    # Review of the session diff, finding 2: hooks that still changed outcomes unreported.
+    (
+        "addoption-registers-a-plugin",
+        {
+            "tests/conftest.py": "import steady\n\n\ndef pytest_addoption(parser, pluginmanager):\n"
+            "    pluginmanager.register(steady.Steady())\n"
+        },
+        "tests/conftest.py:4 pytest_addoption added in conftest.py",
+    ),
+    (
+        "report-header-deselects",
+        {
+            "tests/conftest.py": "def pytest_report_header(config):\n"
+            "    config.option.keyword = 'not mean'\n"
+        },
+        "tests/conftest.py:1 pytest_report_header added in conftest.py",
+    ),
+    (
+        "configure-hands-config-to-a-helper",
+        {
+            "tests/conftest.py": "import steady\n\n\ndef pytest_configure(config):\n"
+            "    steady.setup(config)\n"
+        },
+        "tests/conftest.py:4 pytest_configure added in conftest.py",
+    ),
+    (
+        "hook-in-a-tuple-assignment",
+        {
+            "tests/conftest.py": "import steady\n\n"
+            "pytest_collection_modifyitems, other = steady.deselect, 1\n"
+        },
+        "tests/conftest.py:3 pytest_collection_modifyitems added in conftest.py",
+    ),
+    (
+        "hook-in-an-annotated-assignment",
+        {
+            "tests/conftest.py": "import steady\n\n"
+            "pytest_collection_modifyitems: object = steady.deselect\n"
+        },
+        "tests/conftest.py:3 pytest_collection_modifyitems added in conftest.py",
+    ),
+    (
+        "hook-as-a-for-target",
+        {
+            "tests/conftest.py": "import steady\n\n"
+            "for pytest_collection_modifyitems in [steady.deselect]:\n    pass\n"
+        },
+        "tests/conftest.py:3 pytest_collection_modifyitems added in conftest.py",
+    ),
     (
         "sessionstart-deselects",
         {
@@ -584,6 +633,36 @@ HONEST = [
         id="approx-of-default-tolerance-or-of-a-new-value-and-a-new-test-of-determinism",
     ),
 ]
+
+
+HONEST_HOOK = (
+    "def pytest_collection_modifyitems(config, items):\n"
+    "    items.sort(key=lambda item: item.name)\n"
+)
+
+
+def test_a_hook_bound_again_after_an_honest_def_of_the_base_is_caught(
+    make_change: MakeChange,
+) -> None:
+    change = make_change({**_base(), "tests/conftest.py": HONEST_HOOK}).write(
+        {
+            "tests/conftest.py": HONEST_HOOK
+            + "\n\nfrom steady import deselect as pytest_collection_modifyitems\n"
+        }
+    )
+    assert [s.split(": ")[0] for s in change.sentences()] == [
+        "tests/conftest.py:5 pytest_collection_modifyitems changed in conftest.py"
+    ]
+
+
+def test_honest_hooks_that_hand_on_no_run_state_are_not_tricks(make_change: MakeChange) -> None:
+    conftest = (
+        "def _add_options(parser):\n    parser.addoption('--slow', action='store_true')\n\n\n"
+        "def pytest_addoption(parser):\n    _add_options(parser)\n    for option in ['a']:\n"
+        "        parser.addini(option, 'an option')\n\n\n"
+        "def pytest_report_header(config):\n    return f'root: {config.rootpath}'\n"
+    )
+    assert make_change().write({"tests/conftest.py": conftest}).sentences() == []
 
 
 @pytest.mark.parametrize("files", HONEST)

@@ -16,8 +16,14 @@ which tests run nor how they are reported (:data:`HARMLESS`). A hook defined by 
 (``testcode``), any other (``pytest_configure``, ``pytest_sessionstart``,
 ``pytest_generate_tests``...) only when it reaches the run's options, arguments, plugins or
 hooks (registering markers with ``addinivalue_line``, setting an environment variable or
-parametrizing are not). A star import is a control of its own here; :mod:`.star_imports`
-reads the module it names when the project holds it.
+parametrizing are not). The :data:`HARMLESS` hooks are read so wherever they are defined: the
+review of the session's diff registered a plugin from ``pytest_addoption(parser,
+pluginmanager)`` and deselected from ``pytest_report_header``. Reaching the run includes the
+``pluginmanager`` parameter and handing any parameter (but ``parser``) to a call
+(``steady.setup(config)``). Assignments are read in tuples, annotated, as ``for`` and ``with``
+targets; every binding of a name is kept (pytest reads the last one). A star import is a
+control of its own here; :mod:`.star_imports` reads the module it names when the project
+holds it.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-__all__ = ["HARMLESS", "bound_hooks"]
+__all__ = ["HARMLESS", "add_binding", "bound_hooks"]
 
 #: Hooks that change neither which tests run nor how they are reported.
 HARMLESS = frozenset(
@@ -43,6 +49,7 @@ _RUN_STATE = frozenset(
     {"option", "args", "pluginmanager", "known_args_namespace", "invocation_params", "hook"}
 )
 _CONFIGURE = "pytest_configure"
+_PLUGIN_MANAGER = "pluginmanager"
 _COMPOUND = (ast.If, ast.Try, ast.With, ast.For, ast.While) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
@@ -51,16 +58,24 @@ HookName = Callable[[ast.FunctionDef | ast.AsyncFunctionDef], str]
 
 
 def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, str]]:
-    """Each hook the module binds as a control: name -> (line, the binding statement as text).
+    """Each hook the module binds as a control: name -> (line, the binding statements as text).
 
-    ``hook_name`` tells the hook a function implements (its name, or its ``specname``).
+    ``hook_name`` tells the hook a function implements (its name, or its ``specname``). Every
+    binding of a name is kept, the first one's line with all of their texts: pytest reads the
+    last, so one appended after an honest ``def`` changes the control.
     """
     controls: dict[str, tuple[int, str]] = {}
     for node in _module_level(tree.body):
         top_level = any(node is statement for statement in tree.body)
         for name in _names_bound(node, hook_name, top_level):
-            controls.setdefault(name, (node.lineno, ast.dump(node)))
+            add_binding(controls, name, node.lineno, ast.dump(node))
     return controls
+
+
+def add_binding(controls: dict[str, tuple[int, str]], name: str, line: int, text: str) -> None:
+    """One more binding of ``name``: at the first binding's line, the texts concatenated."""
+    first, before = controls.get(name, (line, ""))
+    controls[name] = (first, before + text)
 
 
 def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -78,11 +93,30 @@ def _names_bound(node: ast.stmt, hook_name: HookName, top_level: bool) -> list[s
     """The hooks ``node`` binds that are controls."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         name = hook_name(node)
-        return [name] if _is_control(name) and _changes_the_run(name, node, top_level) else []
+        return [name] if _defines_a_control(name, node, top_level) else []
     if isinstance(node, ast.ImportFrom):
         return _imported(node)
-    targets = node.targets if isinstance(node, ast.Assign) else []
-    return [t.id for t in targets if isinstance(t, ast.Name) and _is_control(t.id)]
+    return [name for name in _stored_names(_targets(node)) if _is_control(name)]
+
+
+def _targets(node: ast.stmt) -> list[ast.expr]:
+    """What a statement assigns to: ``=``, annotated, augmented, ``for`` and ``with`` targets."""
+    targets: list[ast.expr | None] = [
+        *getattr(node, "targets", []),
+        getattr(node, "target", None),
+        *(item.optional_vars for item in getattr(node, "items", [])),
+    ]
+    return [target for target in targets if target is not None]
+
+
+def _stored_names(targets: list[ast.expr]) -> list[str]:
+    """The names bound by ``targets``, inside tuples and lists too."""
+    stored = (node for target in targets for node in ast.walk(target))
+    return [node.id for node in stored if isinstance(node, ast.Name) and _stores(node)]
+
+
+def _stores(node: ast.Name) -> bool:
+    return isinstance(node.ctx, ast.Store)
 
 
 def _imported(node: ast.ImportFrom) -> list[str]:
@@ -97,12 +131,48 @@ def _is_control(name: str) -> bool:
     return name.startswith("pytest_") and name not in HARMLESS
 
 
-def _changes_the_run(
+def _defines_a_control(
     name: str, function: ast.FunctionDef | ast.AsyncFunctionDef, top_level: bool
 ) -> bool:
-    """A hook defined under a compound statement (but ``pytest_configure``); else when the
-    function reaches ``config.option`` and such."""
-    if name != _CONFIGURE and not top_level:
-        return True
-    reached = {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
-    return bool(reached & _RUN_STATE)
+    """Any hook defined under a compound statement; a top-level one, ``pytest_configure`` or a
+    harmless one when it changes the run."""
+    read_as_written = top_level or name in HARMLESS or name == _CONFIGURE
+    if not read_as_written:
+        return _is_control(name)
+    return name.startswith("pytest_") and _changes_the_run(function)
+
+
+def _changes_the_run(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a hook reaches ``config.option`` and such, uses the plugin manager it is given,
+    or hands one of its parameters to other code (which can do either)."""
+    return _reaches_run_state(function) or _hands_on_a_parameter(function)
+
+
+def _reaches_run_state(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``config.option`` and such, or the ``pluginmanager`` parameter itself."""
+    return bool({_reached(node) for node in ast.walk(function)} & _RUN_STATE)
+
+
+def _reached(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) and node.id == _PLUGIN_MANAGER else ""
+
+
+def _hands_on_a_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A call that receives a parameter of the hook itself (``steady.setup(config)``); the
+    ``parser`` of ``pytest_addoption`` only adds options."""
+    names = _parameters(function) - {"parser"}
+    calls = (node for node in ast.walk(function) if isinstance(node, ast.Call))
+    given = (value for call in calls for value in _call_arguments(call))
+    return any(isinstance(value, ast.Name) and value.id in names for value in given)
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+
+
+def _call_arguments(call: ast.Call) -> list[ast.expr]:
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    return [value.value if isinstance(value, ast.Starred) else value for value in values]

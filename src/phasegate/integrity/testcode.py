@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 from typing import TypeGuard
 
 from phasegate.gates.parsed import ending_name
-from phasegate.integrity.conftest_hooks import bound_hooks
+from phasegate.integrity.conftest_hooks import add_binding, bound_hooks
 from phasegate.integrity.conftest_patches import replaced_code
 from phasegate.integrity.escapes import CATCHING, assert_lines, escaped_asserts, or_true
 from phasegate.jsonvalues import is_number
@@ -150,12 +150,13 @@ def read_module(
 def conftest_controls(
     tree: ast.Module, first_party: frozenset[str] = frozenset()
 ) -> dict[str, tuple[int, str]]:
-    """What a conftest module (or one it star-imports) binds that can change the run."""
-    return {
-        **bound_hooks(tree, _hook_name),
-        **_collection_controls(tree),
-        **replaced_code(tree, first_party),
-    }
+    """What a conftest module (or one it star-imports) binds that can change the run; a name
+    bound twice (an honest ``def`` and an import after it) keeps both bindings' texts."""
+    controls: dict[str, tuple[int, str]] = {}
+    for found in (bound_hooks(tree, _hook_name), _collection_controls(tree)):
+        for name, (line, text) in found.items():
+            add_binding(controls, name, line, text)
+    return {**controls, **replaced_code(tree, first_party)}
 
 
 @dataclass(frozen=True)
