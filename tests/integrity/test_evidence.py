@@ -296,6 +296,23 @@ TRICKS = [
         "tests/conftest.py:7 tests of this module newly marked as an expected failure "
         "(@pytest.mark.xfail, not strict)",
     ),
+    (
+        "fixture-adds-an-xfail-mark-by-name",
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\n"
+            "def _steady(request):\n    request.node.add_marker('xfail')\n"
+        },
+        "tests/conftest.py:6 tests of this module newly marked as an expected failure "
+        "(request.node.add_marker('xfail'), not strict)",
+    ),
+    (
+        "fixture-adds-a-skip-mark-by-name",
+        {
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\n"
+            "def _steady(request):\n    request.applymarker('skipif')\n"
+        },
+        "tests/conftest.py:6 tests of this module newly skipped (request.applymarker('skipif'))",
+    ),
     # Review s16r: a hook bound otherwise than by a top-level def, and pytest_configure.
     (
         "hook-imported",
@@ -653,6 +670,14 @@ def test_a_hook_bound_again_after_an_honest_def_of_the_base_is_caught(
     assert [s.split(": ")[0] for s in change.sentences()] == [
         "tests/conftest.py:5 pytest_collection_modifyitems changed in conftest.py"
     ]
+
+
+def test_a_fixture_adding_a_mark_of_another_name_is_not_a_trick(make_change: MakeChange) -> None:
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture(autouse=True)\n"
+        "def _slow(request):\n    request.node.add_marker('slow')\n"
+    )
+    assert make_change().write({"tests/conftest.py": conftest}).sentences() == []
 
 
 def test_honest_hooks_that_hand_on_no_run_state_are_not_tricks(make_change: MakeChange) -> None:

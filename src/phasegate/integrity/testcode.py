@@ -41,6 +41,8 @@ _SKIP_DECORATORS = {"skip", "skipif", "skipIf", "skipUnless"}
 _SKIP_CALLS = {"skip", "skipTest", "importorskip"}
 #: Calls that put a mark on a test from a fixture or a hook, as a decorator would.
 _MARK_ADDERS = {"applymarker", "add_marker"}
+#: The marks a mark adder given a mark's name (``add_marker("xfail")``) puts on a test, by kind.
+_NAMED_MARKS = {"skip": "skip", "skipif": "skip", "xfail": "xfail"}
 _BROAD = {"Exception", "BaseException"}
 _PATCHERS = {"setattr", "patch", "object"}
 
@@ -601,8 +603,18 @@ def _skip_call_outside(call: ast.Call) -> list[SkipFeature]:
     if last in _SKIP_CALLS and dotted.startswith(("pytest", "skip", "importorskip")):
         return [SkipFeature(_skip_kind(last), f"{dotted}()", call.lineno)]
     if last in _MARK_ADDERS:  # request.applymarker(pytest.mark.xfail(run=False))
-        return _decorator_skips(call.args)
+        return _decorator_skips(call.args) + _named_marks(call, dotted)
     return []
+
+
+def _named_marks(call: ast.Call, dotted: str) -> list[SkipFeature]:
+    """A mark adder given a mark's name: ``request.node.add_marker("xfail")`` (not strict)."""
+    names = [arg.value for arg in call.args[:1] if isinstance(arg, ast.Constant)]
+    return [
+        SkipFeature(_NAMED_MARKS[name], f"{dotted}({name!r})", call.lineno)
+        for name in names
+        if name in _NAMED_MARKS
+    ]
 
 
 def _mark_nodes(body: list[ast.stmt]) -> Iterator[ast.expr]:
