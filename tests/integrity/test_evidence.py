@@ -672,6 +672,24 @@ def test_a_hook_bound_again_after_an_honest_def_of_the_base_is_caught(
     ]
 
 
+def test_a_package_named_like_the_project_s_inside_a_test_package_is_not_a_copy(
+    make_change: MakeChange,
+) -> None:
+    change = make_change({**_base(), "tests/__init__.py": ""}).write(
+        {"tests/calc/__init__.py": '"""Tests of calc."""\n', "tests/calc/test_more.py": ""}
+    )
+    assert change.sentences() == []
+
+
+def test_a_copy_beside_the_tests_of_a_test_package_is_still_caught(make_change: MakeChange) -> None:
+    change = make_change({**_base(), "tests/__init__.py": ""}).write(
+        {"tests/__init__.py": None, "tests/calc/__init__.py": FIXED_CALC}
+    )
+    assert [s.split(":")[0] for s in change.sentences()] == [
+        "tests/calc/__init__.py a copy of calc added outside src/calc"
+    ]
+
+
 def test_a_fixture_adding_a_mark_of_another_name_is_not_a_trick(make_change: MakeChange) -> None:
     conftest = (
         "import pytest\n\n\n@pytest.fixture(autouse=True)\n"

@@ -5,7 +5,9 @@ a ``tests/calc/__init__.py`` holding a corrected copy of ``src/calc`` is what ``
 finds: the failing test passes and the code stays broken (review s16r, finding 31: integrity
 silent; only coverage, which measured nothing of the real package, failed). A Python file the
 change adds that is a package or module of a first-party name, outside the project's own package
-folders, is reported.
+folders, is reported, unless the folder holding it is itself a package (has an ``__init__.py``):
+then the copy is ``tests.calc``, pytest puts the first folder above without an ``__init__.py``
+on ``sys.path``, and ``import calc`` still finds the project's package.
 """
 
 from __future__ import annotations
@@ -39,7 +41,14 @@ def _module_name(path: str) -> str:
 
 def _added_outside(sources: ChangedSources, path: str, packages: Sequence[str]) -> bool:
     inside = any(PurePosixPath(path).is_relative_to(package) for package in packages)
-    return not inside and sources.base_text(path) is None
+    return not inside and sources.base_text(path) is None and not _in_a_package(sources, path)
+
+
+def _in_a_package(sources: ChangedSources, path: str) -> bool:
+    """Whether the folder holding the module (or the package folder) has an ``__init__.py``."""
+    file = PurePosixPath(path)
+    module = file.parent if file.name == "__init__.py" else file
+    return sources.head_text(str(module.parent / "__init__.py")) is not None
 
 
 def _trick(path: str, package: str) -> Trick:
