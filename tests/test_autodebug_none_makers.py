@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from phasegate.autodebug.patterns import none_guards
 from phasegate.autodebug.patterns.cache_misses import cache_miss_bodies
 from phasegate.autodebug.patterns.caller_values import caller_value_bodies
 from phasegate.autodebug.project import Project, TestFiles
@@ -226,3 +227,36 @@ def test_a_none_unpacked_from_a_call_is_guarded_where_the_function_called_got_it
     assert (diagnosis.error_class, diagnosis.kind) == ("none", "none-iterated")
     assert diagnosis.facts["expr"] == "self.get_source(name)"
     assert restores(candidates[0], LOADERS)
+
+
+TOTALS = """\
+def total(values=None):
+    if values is None:
+        values = []
+    result = 0
+    for value in values:
+        result += value
+    return result
+"""
+
+
+@pytest.mark.needs_columns
+def test_a_failing_search_upstream_keeps_the_guards_where_the_none_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of s16, finding 12: the search where the None was made ran first, and an error
+    in it lost every none guard; the guards where it failed come first, and are kept."""
+
+    def fails(*_: object) -> list[object]:
+        raise RuntimeError("upstream search broke")
+
+    monkeypatch.setattr(none_guards, "made_here", fails)
+    guard = "    if values is None:\n        values = []\n"
+    diagnosis, candidates, _ = diagnose(
+        tmp_path,
+        {"mh_totals.py": _without(TOTALS, guard)},
+        "import mh_totals as m; m.total()",
+        monkeypatch,
+    )
+    assert restores(candidates[0], TOTALS)
+    assert diagnosis.facts["upstream_search_error"] == "RuntimeError: upstream search broke"

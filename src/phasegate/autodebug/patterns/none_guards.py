@@ -121,13 +121,16 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
     """``if <value> is None: <body>`` before the failing use, for each likely body and place;
     where the value is another name for a parameter, for that parameter too, and where it is
     an attribute a method stores a parameter defaulting to None in, for that parameter; and
-    upstream, where the None was made (:mod:`.none_makers`)."""
-    made = _made_here_guards(diagnosis, project, empties)
+    upstream, where the None was made (:mod:`.none_makers`), after them."""
     site = _site(diagnosis, project)
-    if site is None:
-        return made
+    direct = _direct_guards(project, site, empties) if site is not None else []
+    return direct + _made_here_guards(diagnosis, project, empties)
+
+
+def _direct_guards(project: Project, site: _Site, empties: list[str]) -> list[Candidate]:
+    """The guards where the None failed, of its other name, and where it was stored."""
     alias = _aliased(site)
-    found = made + _site_guards(project, site, empties)
+    found = _site_guards(project, site, empties)
     found += _site_guards(project, alias, empties) if alias is not None else []
     return found + [c for s in _stored_sites(site) for c in _site_guards(project, s, empties)]
 
@@ -135,6 +138,16 @@ def guard_synthesis(diagnosis: Diagnosis, project: Project, empties: list[str]) 
 def _made_here_guards(
     diagnosis: Diagnosis, project: Project, empties: list[str]
 ) -> list[Candidate]:
+    """The guards upstream; none when their search fails, which is kept in the diagnosis's
+    facts (``upstream_search_error``): the guards where the None failed are not lost to it."""
+    try:
+        return _upstream_guards(diagnosis, project, empties)
+    except Exception as error:  # noqa: BLE001 - the direct guards must survive a fault here
+        diagnosis.facts["upstream_search_error"] = f"{type(error).__name__}: {error}"
+        return []
+
+
+def _upstream_guards(diagnosis: Diagnosis, project: Project, empties: list[str]) -> list[Candidate]:
     return [
         c for m in made_here(diagnosis, project) for c in _site_guards(project, _Site(*m), empties)
     ]
