@@ -260,3 +260,32 @@ def test_a_failing_search_upstream_keeps_the_guards_where_the_none_failed(
     )
     assert restores(candidates[0], TOTALS)
     assert diagnosis.facts["upstream_search_error"] == "RuntimeError: upstream search broke"
+
+
+#: The loader whose ``get_source`` defines a helper returning a local of its own.
+NESTED_LOADERS = LOADERS.replace(
+    "    def get_source(self, template):\n        rv = self.load_func(template)",
+    "    def get_source(self, template):\n"
+    "        def cached():\n"
+    "            found = self.load_func(template)\n"
+    "            return found\n\n"
+    "        rv = self.load_func(template)",
+)
+
+
+@pytest.mark.needs_columns
+def test_a_local_returned_by_a_nested_function_is_not_guarded_in_the_outer_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of s16, finding 11: the returns and assignments of a nested function were read
+    as the outer one's: ``if found is None: ...`` went before ``def cached():`` (certain to
+    fail), half of the candidates."""
+    guard = "        if rv is None:\n            raise TemplateNotFound(template)\n"
+    _, candidates, _ = diagnose(
+        tmp_path,
+        {"mh_nested.py": _without(NESTED_LOADERS, guard)},
+        "import mh_nested as m; m.FunctionLoader(lambda name: None).load('x')",
+        monkeypatch,
+    )
+    assert restores(candidates[0], NESTED_LOADERS)
+    assert not [c.description for c in candidates if "if found is None" in c.description]

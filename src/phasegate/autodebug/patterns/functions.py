@@ -137,9 +137,10 @@ def functions_named(scope: ast.AST, name: str) -> list[_Function]:
     return [function for function in functions_in(scope) if function.name == name]
 
 
-def assignments_of(scope: ast.AST, name: str) -> list[ast.Assign]:
-    """The statements of ``scope`` that assign ``name`` alone (``name = <value>``), in order."""
-    found = [node for node in ast.walk(scope) if _assigns_alone(node, name)]
+def assignments_of(function: _Function, name: str) -> list[ast.Assign]:
+    """The statements of ``function`` that assign ``name`` alone (``name = <value>``), in
+    order; not those of the functions and classes nested in it (another scope's name)."""
+    found = [node for node in own_nodes(function.body) if _assigns_alone(node, name)]
     return sorted(found, key=lambda node: node.lineno)
 
 

@@ -31,6 +31,7 @@ from phasegate.autodebug.patterns.functions import (
     functions_in,
     functions_named,
     is_none,
+    own_nodes,
     parameter_defaults,
     parameters,
 )
@@ -244,7 +245,8 @@ def _of_self(node: ast.expr) -> TypeGuard[ast.Attribute]:
 
 
 def _returns(function: _Function) -> list[ast.Return]:
-    return [node for node in ast.walk(function) if isinstance(node, ast.Return)]
+    """The function's own ``return`` statements, not those of the functions nested in it."""
+    return [node for node in own_nodes(function.body) if isinstance(node, ast.Return)]
 
 
 def _returned(function: _Function) -> list[ast.expr]:
