@@ -265,6 +265,40 @@ TRICKS = [
         "tests/conftest.py:4 sys.modules['calc'] replaced in conftest.py (added): every test runs "
         "the replacement, not the project's code",
     ),
+    # Review of the session diff, finding 8: replacements under a compound statement, or
+    # through another spelling of sys.modules.
+    (
+        "module-replaced-under-an-if",
+        {
+            "tests/conftest.py": "import sys\nimport types\n\nif True:\n"
+            "    sys.modules['calc'] = types.SimpleNamespace(mean=lambda v: 2, total=sum)\n"
+        },
+        "tests/conftest.py:5 sys.modules['calc'] replaced in conftest.py (added)",
+    ),
+    (
+        "code-replaced-under-a-try",
+        {
+            "tests/conftest.py": "import calc\n\ntry:\n    calc.mean = lambda values: 2\n"
+            "except AttributeError:\n    pass\n"
+        },
+        "tests/conftest.py:4 calc.mean replaced in conftest.py (added)",
+    ),
+    (
+        "module-replaced-through-modules-imported-from-sys",
+        {
+            "tests/conftest.py": "import types\nfrom sys import modules\n\n"
+            "modules['calc'] = types.SimpleNamespace(mean=lambda v: 2, total=sum)\n"
+        },
+        "tests/conftest.py:4 sys.modules['calc'] replaced in conftest.py (added)",
+    ),
+    (
+        "module-replaced-through-sys-imported-as-another-name",
+        {
+            "tests/conftest.py": "import sys as s\nimport types\n\n"
+            "s.modules['calc.stats'] = types.SimpleNamespace()\n"
+        },
+        "tests/conftest.py:4 sys.modules['calc.stats'] replaced in conftest.py (added)",
+    ),
     (
         "package-copied-beside-the-tests",
         {"tests/calc/__init__.py": FIXED_CALC},
@@ -688,6 +722,14 @@ def test_a_copy_beside_the_tests_of_a_test_package_is_still_caught(make_change: 
     assert [s.split(":")[0] for s in change.sentences()] == [
         "tests/calc/__init__.py a copy of calc added outside src/calc"
     ]
+
+
+def test_other_modules_put_in_sys_modules_are_not_replacements(make_change: MakeChange) -> None:
+    conftest = (
+        "import types\nfrom sys import modules\n\nif True:\n"
+        "    modules['fake_network'] = types.SimpleNamespace()\n"
+    )
+    assert make_change().write({"tests/conftest.py": conftest}).sentences() == []
 
 
 def test_a_fixture_adding_a_mark_of_another_name_is_not_a_trick(make_change: MakeChange) -> None:

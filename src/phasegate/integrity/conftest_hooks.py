@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-__all__ = ["HARMLESS", "add_binding", "bound_hooks"]
+__all__ = ["HARMLESS", "add_binding", "bound_hooks", "module_level"]
 
 #: Hooks that change neither which tests run nor how they are reported.
 HARMLESS = frozenset(
@@ -65,7 +65,7 @@ def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, s
     last, so one appended after an honest ``def`` changes the control.
     """
     controls: dict[str, tuple[int, str]] = {}
-    for node in _module_level(tree.body):
+    for node in module_level(tree.body):
         top_level = any(node is statement for statement in tree.body)
         for name in _names_bound(node, hook_name, top_level):
             add_binding(controls, name, node.lineno, ast.dump(node))
@@ -78,15 +78,15 @@ def add_binding(controls: dict[str, tuple[int, str]], name: str, line: int, text
     controls[name] = (first, before + text)
 
 
-def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements run at import: the top level, and inside its ``if``/``try``/``with``..."""
     for node in body:
         yield node
         if isinstance(node, _COMPOUND):
             for field in ("body", "orelse", "finalbody"):
-                yield from _module_level(getattr(node, field, []))
+                yield from module_level(getattr(node, field, []))
             for handler in getattr(node, "handlers", []):
-                yield from _module_level(handler.body)
+                yield from module_level(handler.body)
 
 
 def _names_bound(node: ast.stmt, hook_name: HookName, top_level: bool) -> list[str]:

@@ -4,7 +4,10 @@
 every test run the replacement: the failing test passes and the code stays broken. Such a
 statement added or changed is reported, as a collection hook is; so is
 ``sys.modules["calc"] = ...``, which replaces the whole module for every import that follows
-(review s16r). Only names bound to the project's own packages count
+(review s16r). Statements under a module-level ``if``/``try``/``with`` run at import too, and
+``sys.modules`` is read however the imports spell it (``import sys as s``, ``from sys import
+modules``: review of the session's diff, finding 8). Only names bound to the project's own
+packages count
 (``sys.dont_write_bytecode = True`` is configuration, not a replacement). Patches made inside
 fixtures are not read, since that is how tests isolate themselves, nor
 ``setattr(calc, "mean", ...)`` and the like.
@@ -13,25 +16,60 @@ fixtures are not read, since that is how tests isolate themselves, nor
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TypeGuard
+
+from phasegate.integrity.conftest_hooks import module_level
 
 __all__ = ["replaced_code"]
 
 
+@dataclass(frozen=True)
+class _Names:
+    """What the module's imports bind: names of the project's code, and ``sys.modules``."""
+
+    own: set[str]
+    first_party: frozenset[str]
+    #: How the module spells ``sys.modules`` (``sys.modules``, ``s.modules``, ``modules``).
+    modules: set[str]
+
+
 def replaced_code(tree: ast.Module, first_party: frozenset[str]) -> dict[str, tuple[int, str]]:
-    """The dotted names the module's top-level statements replace in the project's code
-    (``calc.mean``), each with its statement's line and syntax tree."""
-    own = _own_names(tree, first_party)
+    """The dotted names the module's statements run at import replace in the project's code
+    (``calc.mean``), each with its statement's line and syntax tree. Statements under a
+    module-level ``if``/``try``/``with`` run at import too."""
+    statements = list(module_level(tree.body))
+    names = _Names(_own_names(statements, first_party), first_party, _modules(statements))
     return {
-        name: (node.lineno, ast.dump(node))
-        for node in tree.body
-        for name in _names(node, own, first_party)
+        name: (node.lineno, ast.dump(node)) for node in statements for name in _names(node, names)
     }
 
 
-def _own_names(tree: ast.Module, first_party: frozenset[str]) -> set[str]:
+def _own_names(statements: list[ast.stmt], first_party: frozenset[str]) -> set[str]:
     """The names the module's imports bind to the project's own modules and objects."""
-    return {_bound(alias) for node in tree.body for alias in _own_aliases(node, first_party)}
+    return {_bound(alias) for node in statements for alias in _own_aliases(node, first_party)}
+
+
+def _modules(statements: list[ast.stmt]) -> set[str]:
+    """``sys.modules`` as the module's imports spell it."""
+    spelled = {"sys.modules"}
+    for node in statements:
+        spelled |= _sys_modules_bound(node)
+    return spelled
+
+
+def _sys_modules_bound(node: ast.stmt) -> set[str]:
+    """``import sys as s`` binds ``s.modules``; ``from sys import modules`` binds ``modules``."""
+    if isinstance(node, ast.Import):
+        return {f"{name}.modules" for name in _bound_as(node, "sys")}
+    if isinstance(node, ast.ImportFrom) and node.module == "sys":
+        return _bound_as(node, "modules")
+    return set()
+
+
+def _bound_as(node: ast.Import | ast.ImportFrom, name: str) -> set[str]:
+    """The names an import binds ``name`` to."""
+    return {alias.asname or alias.name for alias in node.names if alias.name == name}
 
 
 def _own_aliases(node: ast.stmt, first_party: frozenset[str]) -> list[ast.alias]:
@@ -55,23 +93,27 @@ def _bound(alias: ast.alias) -> str:
     return alias.asname or _top(alias.name)
 
 
-def _names(node: ast.stmt, own: set[str], first_party: frozenset[str]) -> list[str]:
-    """The attributes of ``own`` names a top-level statement assigns (``calc.mean = ...``,
+def _names(node: ast.stmt, names: _Names) -> list[str]:
+    """The attributes of the project's names a statement assigns (``calc.mean = ...``,
     augmented or annotated), and the project's modules it puts in ``sys.modules``."""
     targets = node.targets if isinstance(node, ast.Assign) else _target(node)
-    return [
-        ast.unparse(target)
-        for target in targets
-        if _root(target) in own or _module_entry(target) in first_party
-    ]
+    replaced = [ast.unparse(target) for target in targets if _root(target) in names.own]
+    return replaced + _module_entries(targets, names)
 
 
-def _module_entry(target: ast.expr) -> str:
-    """The top package of ``sys.modules["calc.stats"]`` (``calc``); "" for any other target."""
-    if not (isinstance(target, ast.Subscript) and ast.unparse(target.value) == "sys.modules"):
+def _module_entries(targets: list[ast.expr], names: _Names) -> list[str]:
+    """``sys.modules["calc"]``, one per target that puts a project's module there."""
+    entries = [_module_entry(target, names.modules) for target in targets]
+    return [f"sys.modules[{key!r}]" for key in entries if _top(key) in names.first_party]
+
+
+def _module_entry(target: ast.expr, modules: set[str]) -> str:
+    """The key of ``sys.modules["calc.stats"]`` (however ``sys.modules`` is spelled); "" for any
+    other target."""
+    if not (isinstance(target, ast.Subscript) and ast.unparse(target.value) in modules):
         return ""
     key = target.slice
-    return _top(key.value) if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
 
 
 def _target(node: ast.stmt) -> list[ast.expr]:
