@@ -886,6 +886,35 @@ def test_a_test_that_misspells_a_keyword_the_docs_use_is_the_culprit(
     assert "the test is the likely culprit" in explain(diagnosis, None)
 
 
+def test_a_parameter_another_call_passes_by_name_is_not_renamed_to_fit_a_misspelt_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # webob's _encode_multipart(vars, content_type, fout=None): one of its two calls misspelt
+    # `fout=` as `out=`; the tests say `out` often, but the other call passes `fout=`, which
+    # renaming the parameter would break (the seed-14 sample kept that rename: wrong-kept).
+    original = (
+        "import io\n\n\ndef _encode(data, fout=None):\n    out = fout or io.StringIO()\n"
+        "    out.write(data)\n    return out\n\n\n"
+        "def encode(data):\n    return _encode(data, fout=io.StringIO()).getvalue()\n\n\n"
+        "def encode_twice(data):\n    return _encode(data + data, fout=io.StringIO()).getvalue()\n"
+    )
+    faulty = original.replace("_encode(data + data, fout=", "_encode(data + data, out=")
+    test = (
+        "from ty_w import encode, encode_twice\n\n"
+        "def test_out():\n    out = encode('a')\n    assert out == 'a'\n\n"
+        "def test_twice():\n    out = encode_twice('a')\n    assert out == 'aa'\n"
+    )
+    _, candidates, _ = diagnose(
+        tmp_path,
+        {"ty_w.py": faulty, "testing/test_w.py": test},
+        "from testing.test_w import test_twice; test_twice()",
+        monkeypatch,
+    )
+    assert [c.kind for c in candidates if c.kind == "rename-parameter"] == []
+    assert candidates[0].kind == "keyword-typo"
+    assert restores(candidates[0], original)
+
+
 def test_a_misspelt_module_attribute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     original = "import math\n\n\ndef hyp(a, b):\n    return math.sqrt(a * a + b * b)\n"
     diagnosis, candidates, _ = diagnose(

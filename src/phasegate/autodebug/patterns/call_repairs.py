@@ -21,6 +21,7 @@ from phasegate.autodebug.patterns.base import (
     test_is_culprit,
 )
 from phasegate.autodebug.patterns.call_facts import call_facts, operand_facts
+from phasegate.autodebug.patterns.expressions import called_name
 from phasegate.autodebug.patterns.functions import defined_at, parameter_names
 from phasegate.autodebug.source import (
     node_span,
@@ -190,6 +191,8 @@ def _renamed_parameter(
     )
     if renamed is None or _test_is_culprit(diagnosis, project, wrong, right, definition):
         return []  # contract first: the test is the likely culprit
+    if _passed_by_name(project, function.name, right):
+        return []  # another call passes `right=`: the rename would break it
     # The call is in a test, or the tests spell the keyword as the call does.
     misspelt = site.call_text is None or definition_is_misspelt(
         project, wrong, right, asked_uses=1, definitions=1
@@ -203,6 +206,19 @@ def _renamed_parameter(
             score * (1.02 if misspelt else 0.8),
         )
     ]
+
+
+def _passed_by_name(project: Project, function: str, keyword: str) -> bool:
+    """Whether a call of ``function`` anywhere in the project (tests included) passes
+    ``keyword=``: the parameter is spelt so by its callers, and the misspelt call is the odd
+    one out (the tests that validate a rename need not run that other call)."""
+    return any(
+        isinstance(node, ast.Call)
+        and called_name(node) == function
+        and any(k.arg == keyword for k in node.keywords)
+        for _, tree in project.parsed_naming(keyword, project.python_files)
+        for node in ast.walk(tree)
+    )
 
 
 def _added_parameters(site: CallSite, unexpected: list[str]) -> list[Candidate]:
