@@ -542,6 +542,34 @@ def test_a_new_approx_wider_than_its_default_is_caught(make_change: MakeChange) 
     ]
 
 
+@pytest.mark.parametrize(
+    ("exact", "approx"),
+    [("2", "pytest.approx(2.0, abs=1)"), ("-2", "pytest.approx(-2, abs=1)")],
+    ids=["int-to-float", "negative"],
+)
+def test_a_new_approx_of_the_same_value_spelled_otherwise_is_caught(
+    make_change: MakeChange, exact: str, approx: str
+) -> None:
+    """Review of the session diff, finding 7: ``2`` and ``2.0`` are one value; ``-2`` a literal."""
+    base = TESTS.replace("mean([1, 2, 3]) == 2", f"mean([1, 2, 3]) * {exact} / 2 == {exact}")
+    assert base != TESTS
+    change = make_change({**_base(), "tests/test_calc.py": base}).write(
+        {"tests/test_calc.py": base.replace(f"== {exact}\n", f"== {approx}\n")}
+    )
+    assert [s.split(" (")[0] for s in change.sentences()] == [
+        "tests/test_calc.py:7 test_mean widened the pytest.approx tolerance"
+    ]
+
+
+def test_a_new_approx_of_default_tolerance_of_a_float_spelling_is_no_trick(
+    make_change: MakeChange,
+) -> None:
+    change = make_change().write(
+        {"tests/test_calc.py": TESTS.replace("== 2\n", "== pytest.approx(2.0)\n")}
+    )
+    assert change.sentences() == []
+
+
 def test_an_expression_compared_with_itself_is_caught(make_change: MakeChange) -> None:
     """Review finding 7's rest: the expected value replaced by the call under test."""
     change = make_change().write(

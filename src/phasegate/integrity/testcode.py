@@ -66,7 +66,7 @@ class Approx:
     rel: float
     abs: float
     line: int
-    #: The expected value as written (``2``), when it is a literal; else "".
+    #: The expected value (``2.0`` for ``2``), when it is a literal; else "".
     expected: str = ""
 
 
@@ -93,7 +93,7 @@ class TestFacts:
     approx: list[Approx] = field(default_factory=list)
     #: Assertions comparing an expression with itself (``f(x) == f(x)``), with their text.
     self_compares: list[tuple[int, str]] = field(default_factory=list)
-    #: The literals the test's assertions compare exactly with ``==`` (``2``), as written.
+    #: The literals the test's assertions compare exactly with ``==`` (``2.0`` for ``2``).
     exact_literals: set[str] = field(default_factory=set)
     patched_self: dict[str, int] = field(default_factory=dict)
     referenced: set[str] = field(default_factory=set)
@@ -282,11 +282,31 @@ def _read_assert(statement: ast.Assert, facts: TestFacts) -> int:
 
 
 def _exact_literals(test: ast.expr) -> list[str]:
-    """The literal sides of an ``==`` comparison (``2`` of ``mean(x) == 2``), as written."""
+    """The literal sides of an ``==`` comparison (``2`` of ``mean(x) == 2``), as
+    :func:`_literal_text` gives them."""
     if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Eq)):
         return []
-    sides = (test.left, test.comparators[0])
-    return [ast.unparse(side) for side in sides if isinstance(side, ast.Constant)]
+    sides = (_literal_text(test.left), _literal_text(test.comparators[0]))
+    return [side for side in sides if side]
+
+
+def _literal_text(expr: ast.expr | None) -> str:
+    """A literal as comparable text: a number by its value (``2``, ``2.0`` and ``+2`` are
+    ``2.0``; ``-2`` is ``-2.0``), another constant as written; "" for anything else."""
+    if expr is None or not isinstance(_unsigned(expr), ast.Constant):
+        return ""
+    try:
+        value = ast.literal_eval(expr)
+    except ValueError:  # a sign on a string
+        return ""
+    return repr(float(value)) if is_number(value) else ast.unparse(expr)
+
+
+def _unsigned(expr: ast.expr) -> ast.expr:
+    """``2`` of ``-2`` and ``+2``; any other expression itself."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return expr.operand
+    return expr
 
 
 #: Comparisons true of any value compared with itself (a NaN aside).
@@ -510,7 +530,7 @@ def _approx(call: ast.Call) -> Approx:
         _number(values.get("rel"), rel),
         _number(values.get("abs"), absolute),
         call.lineno,
-        ast.unparse(expected) if isinstance(expected, ast.Constant) else "",
+        _literal_text(expected),
     )
 
 
