@@ -434,6 +434,27 @@ HONEST = [
 ]
 
 
+NESTED_RUFF = '[lint]\nselect = ["E", "F"]\nignore = ["E501"]\n'
+
+
+def test_an_edit_to_a_nested_ruff_configuration_is_compared(make_change: MakeChange) -> None:
+    base = {**FILES, "tests/data/proj/pyproject.toml": "[tool.ruff]\nline-length = 100\n"}
+    base["src/calc/.ruff.toml"] = NESTED_RUFF
+    tightened = make_change(base).write(
+        {
+            "src/calc/.ruff.toml": NESTED_RUFF.replace('"F"]', '"F", "B"]'),
+            "tests/data/proj/pyproject.toml": "[tool.ruff]\nline-length = 88\n",
+        }
+    )
+    assert tightened.sentences() == []
+    loosened = tightened.commit().write(
+        {"src/calc/.ruff.toml": NESTED_RUFF.replace('["E501"]', '["E501", "F401"]')}
+    )
+    assert [s.split(": ")[0] for s in loosened.sentences()] == [
+        "src/calc/.ruff.toml:3 ruff ignore adds F401"
+    ]
+
+
 #: pytest 9's native table: not ``[tool.pytest.ini_options]``, still pytest's settings.
 NATIVE = PYPROJECT.replace("[tool.pytest.ini_options]", "[tool.pytest]")
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from phasegate.integrity.settings_files import SETTINGS_FILES, Setting, joined, read_settings
-from phasegate.integrity.settings_readers import reader_tricks
+from phasegate.integrity.settings_readers import edited_nested_ruff, reader_tricks
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick, line_of, listed
 
@@ -95,7 +95,7 @@ def configuration_tricks(
 ) -> list[Trick]:
     """Each setting the change loosens, at the file and line that holds it, and each tool it
     makes read another file (:mod:`~phasegate.integrity.settings_readers`)."""
-    switched = reader_tricks(sources)
+    switched = reader_tricks(sources) + _nested_ruff_loosened(sources, tuple(security_rules))
     changed = [name for name in sources.paths if name in SETTINGS_FILES]
     if not changed:
         return switched
@@ -110,6 +110,25 @@ def configuration_tricks(
         *_loosened_tricks(base, head, sources, tuple(security_rules)),
         *_removed_tricks(base, head),
     ]
+
+
+def _nested_ruff_loosened(sources: ChangedSources, security: tuple[str, ...]) -> list[Trick]:
+    """Each ruff setting loosened in a configuration below the root the change edited."""
+    tricks: list[Trick] = []
+    for path in edited_nested_ruff(sources):
+        was = _ruff_settings(path, sources.base_text(path))
+        for key, now in _ruff_settings(path, sources.head_text(path)).items():
+            message = _loosened(now, was.get(key), security)
+            line = _key_line(sources.head_text(path) or "", now.key.split()[-1])
+            tricks += (
+                [Trick("configuration", "ruff-loosened", path, line, message)] if message else []
+            )
+    return tricks
+
+
+def _ruff_settings(path: str, text: str | None) -> dict[tuple[str, str, str], Setting]:
+    found = read_settings(path, text or "")
+    return {key: setting for key, setting in found.items() if setting.tool == "ruff"}
 
 
 def _present_files(sources: ChangedSources, changed: list[str]) -> list[str]:

@@ -17,7 +17,9 @@ settings as still there; this module reports the switch itself (review s16r, fin
 ruff also reads the configuration file nearest each linted file: a ``.ruff.toml`` (or
 ``ruff.toml``, or a ``pyproject.toml`` with ``[tool.ruff]``) in ``src/calc/`` lints that folder
 by its own settings alone, the root's unread (``ignore = ["F401"]`` there hid the unused import
-the change added, review s16r, finding 30). One added or changed below the root is reported.
+the change added, review s16r, finding 30). One added below the root is reported; one the
+change edited is compared, setting by setting, by the configuration check's loosening rules
+(:func:`edited_nested_ruff`): a tightening passes (review of the session's diff, finding 10).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from phasegate import tomlfile
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
-__all__ = ["READ_ORDER", "reader_tricks"]
+__all__ = ["READ_ORDER", "edited_nested_ruff", "reader_tricks"]
 
 #: The marker of a ``pyproject.toml`` read by pytest: a non-empty parsed ``[tool.pytest]``.
 PYPROJECT_PYTEST = "[tool.pytest]"
@@ -64,7 +66,8 @@ READ_ORDER: dict[str, tuple[tuple[str, str], ...]] = {
 def reader_tricks(sources: ChangedSources) -> list[Trick]:
     """A trick for each tool the change makes read another file while the one it read at the
     base still holds settings for it."""
-    tricks = [_nested(path) for path in sources.paths if _nested_ruff(sources, path)]
+    nested = [path for path in sources.paths if _nested_ruff(sources, path)]
+    tricks = [_nested(path) for path in nested if sources.base_text(path) is None]
     for tool in _touched(set(sources.paths)):
         tricks += _switched(sources, tool, READ_ORDER[tool])
     return tricks
@@ -75,6 +78,12 @@ def _nested_ruff(sources: ChangedSources, path: str) -> bool:
     folder, _, name = path.rpartition("/")
     marker = dict(READ_ORDER["ruff"]).get(name)
     return bool(folder) and marker is not None and _holds(sources.head_text(path), marker)
+
+
+def edited_nested_ruff(sources: ChangedSources) -> list[str]:
+    """The ruff configurations below the root that the change edited (the base had them)."""
+    nested = [path for path in sources.paths if _nested_ruff(sources, path)]
+    return [path for path in nested if sources.base_text(path) is not None]
 
 
 def _nested(path: str) -> Trick:
