@@ -7,7 +7,8 @@ every way the change weakens the evidence instead of fixing the code, one
 
 * :mod:`~phasegate.integrity.evidence` (with :mod:`~phasegate.integrity.testcode`, which
   reads a test module): tests deleted, renamed out of collection, skipped, deselected, or
-  with assertions removed or weakened;
+  with assertions removed or weakened; :mod:`~phasegate.integrity.special_cases`: a test's
+  input special-cased in the code the change adds;
 * :mod:`~phasegate.integrity.suppressions`: ``noqa``, ``type: ignore``, ``nosec``,
   ``pragma: no cover`` and their kin added without the code and reason the policy asks;
 * :mod:`~phasegate.integrity.configuration` (with :mod:`~phasegate.integrity.settings_files`,

@@ -149,6 +149,7 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
     from phasegate.integrity.evidence import evidence_tricks
     from phasegate.integrity.gatechanges import gate_tricks
     from phasegate.integrity.shadows import shadow_tricks
+    from phasegate.integrity.special_cases import special_case_tricks
     from phasegate.integrity.suppressions import SuppressionPolicy, suppression_tricks
 
     collected = [record.nodeid for record in ctx.session.run.tests] if ctx.session else None
@@ -156,6 +157,7 @@ def _tricks(ctx: CheckContext, options: IntegrityOptions, sources: ChangedSource
     return [
         *evidence_tricks(sources, frozenset(ctx.project.top_level_names), collected),
         *shadow_tricks(sources, packages),
+        *special_case_tricks(ctx.project, ctx.new_code),
         *_artifact_tricks(ctx, sources),
         *suppression_tricks(
             sources,
