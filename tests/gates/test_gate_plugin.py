@@ -311,7 +311,7 @@ def test_coverage_under_xdist_matches_a_serial_run(covered: pytest.Pytester) -> 
 
 
 def test_collections_are_paused_inside_and_restored_as_they_were() -> None:
-    from phasegate.gates.collector_pause import collections_paused
+    from phasegate.collector_pause import collections_paused
 
     assert gc.isenabled()
     seen: list[bool] = []

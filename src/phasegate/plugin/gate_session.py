@@ -14,7 +14,7 @@ cold gate; see docs/performance.md). They are still freed as the modules are cle
 lost is only the collection of reference cycles that were garbage already, which the
 interpreter never promised at exit (the static checks' process ends with ``os._exit``).
 While the session checks judge (coverage's analysis, the verdict), the garbage collector is
-paused (:mod:`phasegate.gates.collector_pause`): what they make is freed as it is dropped,
+paused (:mod:`phasegate.collector_pause`): what they make is freed as it is dropped,
 and the full collection their allocations set off walked the whole heap for nothing (0.05 s
 on more-itertools). The tests have ended; pytest's own collections at the end still run.
 """
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from phasegate.collector_pause import collections_paused
 from phasegate.errors import PhasegateError, SchemaVersionError
-from phasegate.gates.collector_pause import collections_paused
 from phasegate.gates.coverage_run import (
     COVERAGE_DATA,
     CoverageFigures,

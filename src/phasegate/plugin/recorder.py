@@ -14,10 +14,8 @@ exit status they settled on.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import secrets
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -26,6 +24,7 @@ import pluggy
 import pytest
 
 from phasegate import clock
+from phasegate.collector_pause import collections_paused
 from phasegate.config import LoadedConfig
 from phasegate.documents import CollectionErrorDocument, CollectionSkipDocument, RunDocument
 from phasegate.environment import GitQuery, describe_environment
@@ -159,7 +158,7 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
         with clock.real_datetime_classes():  # a freeze a test leaked must not reach here
             try:
-                with _collector_paused():
+                with collections_paused():
                     self.outcome.document = self._build_report(session)
             except PhasegateError as exc:
                 self.outcome.errors.append(str(exc))
@@ -182,7 +181,7 @@ class Recorder:
                 self._extensions.hook.phasegate_report_ready(report=report)
             data["warnings"] = list(self._store.notices)
             self._store.vet(RUN_REPORT_FILE, REPORT_MODEL)
-            with _collector_paused():
+            with collections_paused():
                 text = encode_report(data)
             path = self._store.write_text(RUN_REPORT_FILE, text, keep_digest=True)
             self.outcome.report_path = display_path(path, self._config)
@@ -241,24 +240,6 @@ class Recorder:
             "shard": None,  # set by the shard feature (phasegate.plugin.shard)
             "merged": None,
         }
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while the report is built and encoded.
-
-    Building a record per test allocates tens of thousands of small, acyclic containers; with
-    the collector on, they trigger extra full collections over every object of the process,
-    which measured as the largest single cost of recording a large suite. Nothing built here
-    forms a cycle, and the collector's previous state is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _MarkedNode(Protocol):

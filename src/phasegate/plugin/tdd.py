@@ -14,15 +14,13 @@ leaves any other non-zero status as pytest set it.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from phasegate.collector_pause import collections_paused
 from phasegate.errors import PhasegateError
 from phasegate.plugin.display import display_path
 
@@ -91,7 +89,7 @@ class TddPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         try:
-            with _collector_paused():
+            with collections_paused():
                 self._judge(session)
         except PhasegateError as exc:
             self._fail(session, str(exc))
@@ -173,24 +171,6 @@ def _settle_exit_status(session: pytest.Session, result: RunResult) -> None:
 
 #: Where the TDD plugin is kept for the length of the run.
 TDD_KEY = pytest.StashKey[TddPlugin]()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a run is judged and recorded.
-
-    Judging builds a few objects per test of the run; with the collector on, they set off full
-    collections over every object of the pytest process (all its items and reports), which
-    cost more than the judging itself (the recorder pauses it for the same reason). Nothing
-    built here forms a cycle, and the collector's previous state is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _rootdir_prefix(rootdir: Path, project_root: Path) -> str:

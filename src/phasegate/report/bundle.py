@@ -9,16 +9,15 @@ less than there is).
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from phasegate.collector_pause import collections_paused
 from phasegate.errors import UsageError
 from phasegate.model.gate import GateVerdict
 from phasegate.model.refine import RefinementState
@@ -45,23 +44,6 @@ class Bundle:
     reviews: list[ReviewRecord] = field(default_factory=list)
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large artifact becomes models.
-
-    Validating a 5,000-test report allocates tens of thousands of small acyclic objects, which
-    set off full collections that measured as more than half of the time taken (see
-    ``benchmarks/report.py``); the recorder pauses it for the same reason.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def read_artifact(path: Path, model: type[M]) -> M:
     """Read one artifact file, or raise a usage error naming the file and the problem.
 
@@ -78,7 +60,7 @@ def read_artifact(path: Path, model: type[M]) -> M:
         with contextlib.suppress(ValueError, UnicodeDecodeError, RecursionError):
             check_version(path, json.loads(raw))
     try:
-        with _collector_paused():
+        with collections_paused():
             return model.model_validate_json(raw)
     except ValidationError as exc:
         raise UsageError(

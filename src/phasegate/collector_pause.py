@@ -2,8 +2,9 @@
 
 A full collection walks every object the process holds. In the pytest process that is the
 whole run (the tests, coverage.py's data, the reports), so one set off by the allocations of
-the gate's judging at the end of the session walks it all to free almost nothing: what the
-judging makes is freed by reference counts as it is dropped (see docs/performance.md).
+recording the run, judging it (the gate, a TDD phase) or turning a large artifact into models
+walks it all to free almost nothing: what that work makes forms no cycle and is freed by
+reference counts as it is dropped (see docs/performance.md and ``benchmarks/report.py``).
 """
 
 from __future__ import annotations
