@@ -193,7 +193,7 @@ def test_review_takes_the_latest_review_of_the_commit(
     asked = ReviewCheck().measure(context, NoOptions())
     assert (asked.metrics["approved"], asked.metrics["changes_requested"]) == (False, 1)
     assert asked.findings[0].rule == "review-changes_requested"
-    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head[:12], 3))
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head, 3))
     approved = ReviewCheck().measure(context, NoOptions())
     assert approved.metrics == {
         "approved": True,
@@ -214,11 +214,29 @@ def test_reviews_committed_to_git_are_not_believed(
     git(tmp_path, "commit", "-qm", "feat: a")
     head = git(tmp_path, "rev-parse", "HEAD")
     context = make_context()
-    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head[:7], 1))
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head, 1))
     assert ReviewCheck().measure(context, NoOptions()).metrics["approved"] is True
     git(tmp_path, "add", "-f", ".phasegate/reviews.jsonl")
     with pytest.raises(CheckError, match=r"\.phasegate/reviews\.jsonl is committed to git"):
         ReviewCheck().measure(context, NoOptions())
+
+
+@pytest.mark.parametrize("length", [7, 12, 39])
+def test_a_review_naming_a_prefix_of_the_commit_does_not_approve_it(
+    make_context: MakeContext, tmp_path: Path, length: int
+) -> None:
+    """Review s17r: a record matched HEAD by any prefix of 7 characters or more, so an
+    approval of ``c0ffee1`` approved every commit ground to that prefix. Full ids only."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "feat: a")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    context = make_context()
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head[:length], 1))
+    measured = ReviewCheck().measure(context, NoOptions())
+    assert (measured.metrics["approved"], measured.metrics["reviews"]) == (False, 0)
+    assert f"names it by the short id {head[:length]}" in measured.summary
 
 
 def test_reviews_kept_outside_the_repository_are_read(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from phasegate.cli import main
+from tests.conftest import git
 
 PYPROJECT = """\
 [project]
@@ -481,3 +482,22 @@ def test_phase_advance_judges_the_exit_gate_without_the_files_exclude_names(
     code, out, _ = run(capsys, "phase", "advance", "b", "--json")
     assert code == 0, out
     assert json.loads(out)["gate"]["sufficient"] is True
+
+
+def test_a_review_recorded_for_a_short_id_keeps_the_full_commit_id(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review s17r: the review check matches full ids only, so ``--commit`` given as a short
+    id (or ``HEAD``) is resolved by git to the commit it names when it names one."""
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "feat: app")
+    head = git(project, "rev-parse", "HEAD")
+    for given in (head[:7], "HEAD"):
+        code, _, _ = run(
+            capsys, "review", "record", "--subject", "PR 4", "--status", "approved",
+            "--reviewer", "bob", "--commit", given,
+        )  # fmt: skip
+        assert code == 0
+        review = json.loads((project / ".phasegate" / "reviews.jsonl").read_text().splitlines()[-1])
+        assert review["commit"] == head

@@ -4,7 +4,8 @@
 with ``--instance`` the outcome also applies to that workflow instance's current phase
 (approved: kept; changes_requested: kept, rework next cycle; rejected: discarded, the phase
 repeats). ``import-github`` reads a ``pull_request_review`` event payload; a COMMENTED review
-carries no outcome and is skipped, with a message saying so.
+carries no outcome and is skipped, with a message saying so. ``--commit`` is kept as the full
+id git resolves it to (a short id, ``HEAD``): the review check matches full ids only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from phasegate.cli import Subcommands
+from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
 from phasegate.model.review import REVIEWS_FILE, ReviewRecord
 from phasegate.workflow.reviews import parse_status, read_github_event
 
@@ -75,10 +77,23 @@ def _record(args: argparse.Namespace) -> int:
         status=status,
         reviewer=args.reviewer,
         note=args.note,
-        commit=args.commit,
+        commit=_full_commit(args.commit),
         instance_id=args.instance,
     )
     return _show(args, record, inst)
+
+
+def _full_commit(given: str | None) -> str | None:
+    """The full id of the commit ``given`` names in the repository here; ``given`` itself when
+    git names none (outside a repository, an id of another repository's workflow)."""
+    if given is None:
+        return None
+    full = git_text(
+        Path.cwd(),
+        ["rev-parse", "--verify", "--end-of-options", f"{given}^{{commit}}"],
+        none_when=(*NOT_A_REPOSITORY, *NO_SUCH_REVISION),
+    )
+    return full or given
 
 
 def _import_github(args: argparse.Namespace) -> int:

@@ -3,9 +3,10 @@
 Reviews are lines of ``.phasegate/reviews.jsonl`` (``phasegate review record``, imported from
 a GitHub ``pull_request_review`` event, or from a pull request's reviews by ``phasegate
 review import-pr``, which the GitHub Action runs in a pull request). The latest review of the
-current commit decides: ``approved`` passes; ``changes_requested`` and ``rejected`` fail; no
-review fails. In a pull request the current commit is the merge GitHub made of it, and the
-reviews of its second parent, the pull request's head, count as its own.
+current commit, named by its full id, decides: ``approved`` passes; ``changes_requested``
+and ``rejected`` fail; no review fails. In a pull request the current commit is the merge
+GitHub made of it, and the reviews of its second parent, the pull request's head, count as its
+own.
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ class ReviewCheck:
                 "repository with a commit",
                 fix="run the gate in a git work tree",
             )
-        mine = _reviews_of(ctx, _reviewed_commits(ctx, commit))
+        recorded = _recorded_reviews(ctx)
+        reviewed = _reviewed_commits(ctx, commit)
+        mine = _reviews_of(recorded, reviewed)
         latest = mine[-1] if mine else None
         approved = latest is not None and latest.status is ReviewStatus.APPROVED
         metrics: dict[str, MetricValue] = {
@@ -65,7 +68,7 @@ class ReviewCheck:
             "rejected": sum(r.status is ReviewStatus.REJECTED for r in mine),
         }
         return Measurement(
-            summary=_summary(commit, latest),
+            summary=_summary(commit, latest) + _short_ids_note(recorded, reviewed),
             score=1.0 if approved else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),
@@ -94,17 +97,40 @@ def _reviewed_commits(ctx: CheckContext, commit: str) -> list[str]:
     return reviewed
 
 
-def _reviews_of(ctx: CheckContext, commits: list[str]) -> list[ReviewRecord]:
-    """The reviews recorded for any of ``commits``, oldest first."""
+def _recorded_reviews(ctx: CheckContext) -> list[ReviewRecord]:
+    """Every review of the reviews file, refused when a commit brought the file."""
     _refuse_committed_reviews(ctx)
-    read = ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord)
+    return ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
+
+
+def _reviews_of(recorded: list[ReviewRecord], commits: list[str]) -> list[ReviewRecord]:
+    """The reviews that name one of ``commits`` by its full id, oldest first.
+
+    A prefix is never enough (review s17r): an approval of ``c0ffee1`` would approve every
+    commit whose id was ground to begin with it.
+    """
     return sorted(
-        (
-            review
-            for review in read.entries
-            if any(_same_commit(review.commit, one) for one in commits)
-        ),
+        (review for review in recorded if review.commit in commits),
         key=lambda review: review.recorded_at,
+    )
+
+
+def _short_ids_note(recorded: list[ReviewRecord], commits: list[str]) -> str:
+    """A sentence naming the reviews that name a reviewed commit by a short id; else ''."""
+    short = sorted(
+        {
+            review.commit
+            for review in recorded
+            if review.commit and review.commit not in commits
+            if any(one.startswith(review.commit) for one in commits)
+        }
+    )
+    if not short:
+        return ""
+    return (
+        f"; a review names it by the short id {', '.join(short)}, which is not "
+        "matched (a prefix can be ground to): record reviews with the full id, "
+        "`--commit $(git rev-parse HEAD)`"
     )
 
 
@@ -112,8 +138,7 @@ def _refuse_committed_reviews(ctx: CheckContext) -> None:
     """A CheckError when git tracks the reviews file: reviews are recorded on this machine
     (``phasegate review record``) or imported from the pull request, never brought by a commit.
 
-    A record matches the commit it names by a prefix of 7 characters or more, so a change could
-    commit an approval of ``c0ffee1`` and grind its own id to that prefix (review s16r).
+    A commit could bring approvals of anything, the commit it makes included (review s16r).
     """
     in_work_tree = _in_work_tree(ctx, ctx.store.path(REVIEWS_FILE))
     if in_work_tree is None:
@@ -159,14 +184,10 @@ def approving_review(ctx: CheckContext) -> ReviewRecord | None:
     commit = _head(ctx.project.root)
     if commit is None:
         return None
-    mine = _reviews_of(ctx, _reviewed_commits(ctx, commit))
+    mine = _reviews_of(_recorded_reviews(ctx), _reviewed_commits(ctx, commit))
     if mine and mine[-1].status is ReviewStatus.APPROVED:
         return mine[-1]
     return None
-
-
-def _same_commit(recorded: str | None, head: str) -> bool:
-    return recorded is not None and len(recorded) >= 7 and head.startswith(recorded)
 
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
