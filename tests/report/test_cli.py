@@ -131,6 +131,33 @@ def test_github_refuses_a_verdict_that_names_no_commit_in_a_git_checkout(
     assert "verdict=" not in (tmp_path / "outputs").read_text()
 
 
+def test_github_refuses_a_sufficient_verdict_its_own_checks_contradict(
+    artifacts: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Review s17r: a conftest.py replacing ``phasegate.gates.runner.verdict_of`` wrote
+    ``sufficient`` beside a failed integrity check; pytest exited 0 (the test skipped). This
+    step runs in another process, which the tests' code never ran in."""
+    project, head = checked_out_with(artifacts, tmp_path, monkeypatch)
+    for name in ("gates/default.json", "report.json"):
+        path = project / ".phasegate" / name
+        path.write_text(path.read_text().replace("a" * 40, head))
+    verdict_path = project / ".phasegate" / "gates" / "default.json"
+    verdict = json.loads(verdict_path.read_text())
+    verdict.update(verdict="sufficient", score=1.0, reasons=[])
+    verdict_path.write_text(json.dumps(verdict))
+    assert main(["report", "github", "--path-prefix", ""]) == 4
+    err = capsys.readouterr().err
+    assert "says sufficient, but its required check tests failed" in err
+    assert "verdict=" not in (tmp_path / "outputs").read_text()
+    for check in verdict["checks"]:
+        check["requirement"] = "optional"
+    verdict_path.write_text(json.dumps(verdict))
+    assert main(["report", "github", "--path-prefix", ""]) == 0
+
+
 def test_github_publishes_a_run_without_a_verdict_of_this_commit(
     artifacts: Path,
     tmp_path: Path,

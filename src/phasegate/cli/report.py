@@ -338,6 +338,7 @@ def _github(args: argparse.Namespace) -> int:
     bundle = load_bundle(folder, args.gate)
     if args.dir is None:  # the project's own folder, as the action publishes it
         _refuse_another_commits(bundle, loaded.project_root)
+    _refuse_a_contradicted_verdict(bundle)
     _write_outputs(environment.get("GITHUB_OUTPUT"), _verdict_outputs(bundle))
     _pull_request_file(folder, environment)
     extensions = make_plugin_manager(loaded.config.plugins)
@@ -374,6 +375,15 @@ def _refuse_another_commits(bundle: Bundle, root: Path) -> None:
             f"checked out ({head[:12]}): they are another run's, and are not published "
             "as this one's; run the gate in this checkout first"
         )
+
+
+def _refuse_a_contradicted_verdict(bundle: Bundle) -> None:
+    """A UsageError when the verdict says sufficient against its own checks' results."""
+    from phasegate.gates.evaluation import contradiction
+
+    why = contradiction(bundle.verdict) if bundle.verdict is not None else None
+    if why is not None:
+        raise UsageError(f"{bundle.source}: {why}; it is not published")
 
 
 def _naming_no_commit(bundle: Bundle) -> str:

@@ -13,6 +13,10 @@ The rules, in one place:
   no review allowed: the gate that made it optional may be the one the change wrote;
 * the score follows :mod:`phasegate.gates.score`: an insufficient verdict always scores below
   the pass threshold.
+
+:func:`contradiction` reads a written verdict by the same rules, in a process the tests' code
+never ran in (``phasegate report github``): code in the tests' process can replace
+:func:`verdict_of` itself (review s17r).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from phasegate.model.gate import (
     CheckStatus,
     ConditionResult,
     Finding,
+    GateVerdict,
     MetricValue,
     Requirement,
     Verdict,
@@ -37,6 +42,7 @@ from phasegate.model.gate import (
 __all__ = [
     "MAX_FINDINGS",
     "Judgement",
+    "contradiction",
     "error_result",
     "judge",
     "requirement_of",
@@ -177,6 +183,27 @@ def verdict_of(
 #: The integrity check's rules for a change to the gate itself (gate files, ``[tool.phasegate]``,
 #: the baseline), the tricks an approved review may allow.
 GATE_CHANGE_RULES = frozenset({"gate-loosened", "baseline-grown"})
+
+
+def contradiction(verdict: GateVerdict) -> str | None:
+    """Why a sufficient ``verdict`` contradicts its own checks (a required check, or integrity
+    on a change to the gate, failed or in error); ``None`` when it does not."""
+    if verdict.verdict != "sufficient":
+        return None
+    broken = [result for result in verdict.checks if _counts_against(result)]
+    if not broken:
+        return None
+    return (
+        f"the verdict of gate {verdict.gate} says sufficient, but its required check "
+        f"{broken[0].id} {broken[0].status.value}: it was not reached by phasegate's rules "
+        "(code in the tests' process can replace them)"
+    )
+
+
+def _counts_against(result: CheckResult) -> bool:
+    """Whether ``result`` alone makes a verdict insufficient."""
+    unfinished = result.status in (CheckStatus.FAILED, CheckStatus.ERROR)
+    return (unfinished and result.requirement == "required") or _gate_changed(result)
 
 
 def _gate_changed(result: CheckResult) -> bool:
