@@ -157,8 +157,13 @@ class Tail(threading.Thread):
 
 def process_name(argv: list[str]) -> str:
     """A short name for a Python process by its command line; a PEP 517 hook (which
-    ``pyproject_hooks`` runs as ``python .../_in_process.py HOOK FOLDER``) is "build hook HOOK"."""
-    words = [word for word in argv[1:] if not word.startswith("-") or word == "-m"]
+    ``pyproject_hooks`` runs as ``python .../_in_process.py HOOK FOLDER``, and the build check
+    as ``python -c CODE .../_in_process.py HOOK FOLDER`` with the collector off) is "build hook
+    HOOK"."""
+    arguments = argv[1:]
+    if arguments[:1] == ["-c"]:
+        arguments = arguments[2:]  # the code: what it runs follows
+    words = [word for word in arguments if not word.startswith("-") or word == "-m"]
     if "-m" in words and words.index("-m") + 1 < len(words):
         return words[words.index("-m") + 1]
     if len(words) > 1 and Path(words[0]).name == "_in_process.py":

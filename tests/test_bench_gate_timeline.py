@@ -50,6 +50,8 @@ def test_a_run_without_the_static_process_says_so(
 def test_a_pep_517_hook_is_named_by_its_hook(gate_timeline: ModuleType) -> None:
     hook = ["/usr/bin/python3", "/venv/pyproject_hooks/_in_process/_in_process.py"]
     assert gate_timeline.process_name([*hook, "build_wheel", "/tmp/x"]) == "build hook build_wheel"
+    collector_off = [hook[0], "-c", "import gc\ngc.disable()\n", *hook[1:], "build_sdist", "/tmp/x"]
+    assert gate_timeline.process_name(collector_off) == "build hook build_sdist"
     assert gate_timeline.process_name(["python", "-m", "build", "--no-isolation"]) == "build"
     assert gate_timeline.process_name(["python", "script.py"]) == "script.py"
 
