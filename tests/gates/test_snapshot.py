@@ -107,3 +107,26 @@ def test_a_project_at_the_top_folder_is_listed_once_for_its_files_and_its_copy(
     copy = copy_project(gate_project, Store(project / ".pg"), tmp_path / "copy", 60)
     assert (copy / "pkg/new.py").is_file()
     assert [args[0] for args in asked].count("ls-files") == 1
+
+
+def test_the_copy_leaves_out_the_artifacts_git_lists_and_keeps_links_as_links(
+    tmp_path: Path,
+) -> None:
+    project = committed_with_an_untracked_file(tmp_path)
+    (project / "artifacts" / "gates").mkdir(parents=True)  # not ignored: git lists it
+    (project / "artifacts" / "gates" / "result.json").write_text("{}")
+    (project / "artifacts-notes.txt").write_text("a file whose name only starts alike\n")
+    (project / "link.py").symlink_to("pkg/__init__.py")
+    (project / "pkg" / "sub").mkdir()
+    (project / "pkg" / "sub" / "deep.py").write_text("DEEP = 1\n")
+    (project / "pkg" / "sub" / "deep.py").chmod(0o755)
+    store = Store(project / "artifacts")
+
+    copy = copy_project(GateProject(project), store, tmp_path / "copy", 60)
+
+    assert not (copy / "artifacts").exists()
+    assert (copy / "artifacts-notes.txt").is_file()
+    assert (copy / "link.py").is_symlink()
+    assert str((copy / "link.py").readlink()) == "pkg/__init__.py"
+    assert (copy / "pkg" / "sub" / "deep.py").read_text() == "DEEP = 1\n"
+    assert (copy / "pkg" / "sub" / "deep.py").stat().st_mode & 0o777 == 0o755

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from phasegate.gates.git import git_text
@@ -67,20 +68,55 @@ def _listed_at_top(project: GateProject, toplevel: Path, timeout_s: float) -> li
 
 def _copy_work_tree(toplevel: Path, names: list[str], into: Path, store: Store) -> None:
     """The files ``names`` (relative to ``toplevel``), as they are in the work tree, into
-    ``into``, the artifacts aside."""
-    artifacts = store.root.resolve()
+    ``into``, the artifacts aside.
+
+    Few system calls a file: one ``lstat`` says what it is, each folder is made once, and the
+    artifacts are told by their name under the top folder. Each system call lets the other
+    checks' threads take the interpreter lock, which this thread then waits to get back.
+    """
+    artifacts = _name_under(store.root, toplevel)
+    folders: set[Path] = set()
     for name in names:
-        source = toplevel / name
-        if name and artifacts not in source.resolve().parents:
-            _copy_file(source, into / name)
+        if name and not _inside(name, artifacts):
+            _copy_file(toplevel / name, into / name, folders)
 
 
-def _copy_file(source: Path, target: Path) -> None:
-    if source.is_symlink():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(os.readlink(source))
-    elif source.is_dir():  # a submodule
+def _name_under(folder: Path, toplevel: Path) -> str | None:
+    """``folder``'s name relative to ``toplevel`` as git spells the files it lists (``/``
+    between parts), both resolved; None when it is not inside it."""
+    relative = Path(os.path.relpath(folder.resolve(), toplevel.resolve())).as_posix()
+    return None if relative == ".." or relative.startswith("../") else relative
+
+
+def _inside(name: str, folder: str | None) -> bool:
+    """Whether git's ``name`` is ``folder`` or inside it (``.`` holds every name)."""
+    if folder is None:
+        return False
+    return folder == "." or name == folder or name.startswith(folder + "/")
+
+
+def _copy_file(source: Path, target: Path, folders: set[Path]) -> None:
+    try:
+        mode = source.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a tracked file deleted in the work tree
+        return
+    if stat.S_ISDIR(mode):  # a submodule
         shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-    elif source.is_file():  # a tracked file deleted in the work tree is left out
-        target.parent.mkdir(parents=True, exist_ok=True)
+    elif stat.S_ISLNK(mode) or stat.S_ISREG(mode):
+        _make_folder(target.parent, folders)
+        _copy_entry(source, target, link=stat.S_ISLNK(mode))
+
+
+def _make_folder(folder: Path, made: set[Path]) -> None:
+    """``folder`` and its parents, once for the whole copy."""
+    if folder not in made:
+        folder.mkdir(parents=True, exist_ok=True)
+        made.add(folder)
+
+
+def _copy_entry(source: Path, target: Path, *, link: bool) -> None:
+    """A symbolic link as a link, a file with its contents, mode and times."""
+    if link:
+        target.symlink_to(os.readlink(source))
+    else:
         shutil.copy2(source, target)
