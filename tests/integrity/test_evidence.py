@@ -888,3 +888,32 @@ def test_a_strict_xfail_mark_on_a_test_of_the_base_is_no_trick(make_change: Make
         }
     )
     assert change.sentences() == []
+
+
+FIXTURES = "import pytest\n\n\n@pytest.fixture\ndef numbers():\n    return [1, 2, 3]\n"
+
+
+@pytest.mark.parametrize(
+    ("module", "conftest"),
+    [
+        ("tests/helpers.py", "from helpers import *\n"),
+        ("tests/helpers.py", "from .helpers import *\n"),
+        ("src/testsupport.py", "from testsupport import *\n"),
+    ],
+)
+def test_a_hook_added_to_a_star_imported_module_alone_is_caught(
+    make_change: MakeChange, module: str, conftest: str
+) -> None:
+    """Review s17r: conftest.py's star import was read only when conftest.py itself changed;
+    a change editing only the module it imports added hooks unread."""
+    base = {**_base(), module: FIXTURES, "tests/conftest.py": conftest}
+    change = make_change(base).write({module: FIXTURES + "\n\n" + DESELECTS})
+    assert [s.split(": ")[0] for s in change.sentences()] == [
+        "tests/conftest.py:1 pytest_collection_modifyitems added in conftest.py"
+    ]
+
+
+def test_a_fixture_added_to_a_star_imported_module_is_not_a_trick(make_change: MakeChange) -> None:
+    base = {**_base(), "tests/helpers.py": FIXTURES, "tests/conftest.py": "from helpers import *\n"}
+    more = FIXTURES + "\n\n@pytest.fixture\ndef more():\n    return [4]\n"
+    assert make_change(base).write({"tests/helpers.py": more}).sentences() == []

@@ -24,7 +24,7 @@ from operator import attrgetter
 
 from phasegate.gates.protocol import CheckError
 from phasegate.integrity.sources import ChangedSources
-from phasegate.integrity.star_imports import resolved
+from phasegate.integrity.star_imports import importers, resolved
 from phasegate.integrity.testcode import (
     DEFAULT_APPROX,
     OUTCOME_HOOKS,
@@ -69,9 +69,11 @@ def _read_modules(
     revision: str,
     first_party: frozenset[str],
 ) -> dict[str, ModuleFacts]:
-    """The changed Python files as one revision has them (those it has)."""
+    """The changed Python files as one revision has them (those it has), and the conftest.py
+    files that star-import one of them."""
     modules: dict[str, ModuleFacts] = {}
-    for path in sources.python_paths():
+    changed = sources.python_paths()
+    for path in [*changed, *importers(sources.conftest_paths, changed, sources.head_text)]:
         text = text_of(path)
         if text is not None:
             modules[path] = read_module(path, _parse(text, path, revision), first_party)

@@ -101,6 +101,23 @@ class ChangedSources:
         """The changed Python files."""
         return [name for name in self.paths if name.endswith(".py")]
 
+    @cached_property
+    def conftest_paths(self) -> list[str]:
+        """Every conftest.py file git tracks, changed or not, and the untracked ones; those
+        the project leaves out of every check left out."""
+        tracked = git_text(
+            self.root,
+            ["ls-files", "-z", "--", "conftest.py", "*/conftest.py"],
+            timeout_s=self._timeout_s,
+            strip=False,
+        )
+        names = {*tracked.split("\0"), *self._untracked}
+        return sorted(
+            name
+            for name in names
+            if name.rsplit("/", 1)[-1] == "conftest.py" and not self.is_excluded(name)
+        )
+
     def base_text(self, path: str) -> str | None:
         """``path`` as it was at the base; ``None`` when it did not exist there."""
         if path not in self._base_texts:

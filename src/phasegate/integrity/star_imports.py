@@ -13,6 +13,9 @@ Where the module is looked for: a relative import from the conftest's folder (on
 extra dot); an absolute one in the conftest's folder, each folder above it, and ``src/``
 (the folders pytest's default ``prepend`` import mode and a ``src`` layout put on
 ``sys.path``).
+
+A change may edit the imported module alone (review s17r): :func:`importers` names the
+conftest.py files whose star imports reach a changed file, so that they are read with it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import ast
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-__all__ = ["resolved"]
+__all__ = ["importers", "resolved"]
 
 Controls = dict[str, tuple[int, str]]
 TextOf = Callable[[str], str | None]
@@ -39,6 +42,31 @@ def resolved(path: str, controls: Controls, text_of: TextOf, read: ReadControls)
         for bound, (_, dump) in imported.items():
             out[bound] = (line, out.get(bound, (line, ""))[1] + digest + dump)
     return out
+
+
+def importers(conftests: list[str], changed: list[str], text_of: TextOf) -> list[str]:
+    """The conftest.py files of ``conftests``, unchanged, whose star imports may name one of
+    the ``changed`` files."""
+    touched = set(changed)
+    return [
+        path
+        for path in conftests
+        if path not in touched and touched & set(_star_candidates(path, text_of(path)))
+    ]
+
+
+def _star_candidates(path: str, text: str | None) -> list[str]:
+    """Every file a star import of the conftest at ``path`` may name."""
+    tree = _parsed(text) if text is not None and _SUFFIX in text else None
+    if tree is None:
+        return []
+    stars = (node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom))
+    modules = [
+        "." * node.level + (node.module or "")
+        for node in stars
+        if any(alias.name == "*" for alias in node.names)
+    ]
+    return [candidate for module in modules for candidate in _candidates(path, module)]
 
 
 def _module_tree(path: str, name: str, text_of: TextOf) -> ast.Module | None:
