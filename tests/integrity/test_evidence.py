@@ -917,3 +917,107 @@ def test_a_fixture_added_to_a_star_imported_module_is_not_a_trick(make_change: M
     base = {**_base(), "tests/helpers.py": FIXTURES, "tests/conftest.py": "from helpers import *\n"}
     more = FIXTURES + "\n\n@pytest.fixture\ndef more():\n    return [4]\n"
     assert make_change(base).write({"tests/helpers.py": more}).sentences() == []
+
+
+ADDOPTION_REGISTERS = (
+    "class Steady:\n    def pytest_collection_modifyitems(self, config, items):\n"
+    "        items[:] = [item for item in items if item.name != 'test_mean']\n\n\n"
+    "def pytest_addoption(parser, pluginmanager):\n    pluginmanager.register(Steady())\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("conftest", "expected"),
+    [
+        pytest.param(
+            "from steady import pytest_addoption\n",
+            "tests/conftest.py:1 pytest_addoption added in conftest.py",
+            id="imported-by-name",
+        ),
+        pytest.param(
+            "import steady\n\npytest_addoption = steady.pytest_addoption\n",
+            "tests/conftest.py:3 pytest_addoption added in conftest.py",
+            id="assigned",
+        ),
+    ],
+)
+def test_a_harmless_hook_bound_from_elsewhere_is_caught(
+    make_change: MakeChange, conftest: str, expected: str
+) -> None:
+    """Review s17r: ``pytest_addoption`` is read where it is defined (it may register a plugin
+    through its ``pluginmanager``); bound from another module, its body was not read at all."""
+    change = make_change().write(
+        {"tests/steady.py": ADDOPTION_REGISTERS, "tests/conftest.py": conftest}
+    )
+    assert [s.split(": ")[0] for s in change.sentences()] == [expected]
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        pytest.param(
+            "def pytest_configure(config):\n    if config.option.verbose > 1 and not config.args:\n"
+            "        print(f'verbose {config.option.verbose}')\n",
+            id="configure-reads-options",
+        ),
+        pytest.param(
+            "def _numbers(metafunc):\n    if 'numbers' in metafunc.fixturenames:\n"
+            "        metafunc.parametrize('numbers', [[1, 2], [3, 4]])\n\n\n"
+            "def pytest_generate_tests(metafunc):\n    _numbers(metafunc)\n",
+            id="generate-tests-hands-metafunc-to-a-helper-of-the-module",
+        ),
+    ],
+)
+def test_hooks_that_only_read_the_run_are_not_tricks(
+    make_change: MakeChange, conftest: str
+) -> None:
+    """Review s17r: false positives of the conftest-hook rules on honest projects."""
+    assert make_change().write({"tests/conftest.py": conftest}).sentences() == []
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        pytest.param(
+            "def _numbers(metafunc):\n    metafunc.config.option.keyword = 'not mean'\n\n\n"
+            "def pytest_generate_tests(metafunc):\n    _numbers(metafunc)\n",
+            id="helper-of-the-module-deselects",
+        ),
+        pytest.param(
+            "import steady\n\n\ndef _numbers(metafunc):\n    steady.go(metafunc)\n\n\n"
+            "def pytest_generate_tests(metafunc):\n    _numbers(metafunc)\n",
+            id="helper-hands-it-on-to-another-module",
+        ),
+        pytest.param(
+            "def pytest_configure(config):\n    options = config.option\n"
+            "    options.keyword = 'not mean'\n",
+            id="options-aliased",
+        ),
+        pytest.param(
+            "def pytest_configure(config):\n"
+            "    config.option.deselect.append('tests/test_calc.py::test_mean')\n",
+            id="options-list-appended",
+        ),
+        pytest.param(
+            "def pytest_configure(config):\n    setattr(config.option, 'keyword', 'not mean')\n",
+            id="options-setattr",
+        ),
+    ],
+)
+def test_hooks_that_change_the_run_through_a_helper_or_alias_are_caught(
+    make_change: MakeChange, conftest: str
+) -> None:
+    sentences = make_change().write({"tests/conftest.py": conftest}).sentences()
+    assert len(sentences) == 1, sentences
+    assert "added in conftest.py: it can take tests out of the run" in sentences[0]
+
+
+def test_an_option_object_passed_on_through_or_is_still_caught(make_change: MakeChange) -> None:
+    conftest = (
+        "def pytest_configure(config):\n    options = config.option or None\n"
+        "    options.keyword = 'not mean'\n"
+    )
+    sentences = make_change().write({"tests/conftest.py": conftest}).sentences()
+    assert [s.split(": ")[0] for s in sentences] == [
+        "tests/conftest.py:1 pytest_configure added in conftest.py"
+    ]

@@ -24,11 +24,19 @@ pluginmanager)`` and deselected from ``pytest_report_header``. Reaching the run 
 targets; every binding of a name is kept (pytest reads the last one). A star import is a
 control of its own here; :mod:`.star_imports` reads the module it names when the project
 holds it.
+
+The review of session 17 read these rules on honest hooks and made them narrower where they
+were wrong, and wider where a body went unread: a hook that only reads an option
+(``if config.option.verbose > 1``, compared or tested) does not change the run, and a
+parameter handed to a function the conftest defines (once) is followed into that function's
+body (``_numbers(metafunc)``); a :data:`HARMLESS` hook imported or assigned from elsewhere is a
+control, since its body is not read.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 __all__ = ["HARMLESS", "add_binding", "bound_hooks", "module_level"]
@@ -48,6 +56,13 @@ HARMLESS = frozenset(
 _RUN_STATE = frozenset(
     {"option", "args", "pluginmanager", "known_args_namespace", "invocation_params", "hook"}
 )
+#: Of :data:`_RUN_STATE`, what a hook may read (compare, test) without changing the run.
+_READABLE = frozenset({"option", "args", "known_args_namespace", "invocation_params"})
+#: Where a value read from the run's options is only read: compared, turned into text, or
+#: tested (as the ``test`` of these; ``and``/``or``/``not`` between it and them).
+_COMPARING = (ast.Compare, ast.FormattedValue)
+_TESTING = (ast.If, ast.IfExp, ast.While, ast.Assert)
+_COMBINING = (ast.BoolOp, ast.UnaryOp)
 _CONFIGURE = "pytest_configure"
 _PLUGIN_MANAGER = "pluginmanager"
 _COMPOUND = (ast.If, ast.Try, ast.With, ast.For, ast.While) + (
@@ -55,6 +70,9 @@ _COMPOUND = (ast.If, ast.Try, ast.With, ast.For, ast.While) + (
 )
 
 HookName = Callable[[ast.FunctionDef | ast.AsyncFunctionDef], str]
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: The functions a conftest defines at its top level and binds nowhere else, by name.
+Functions = dict[str, Function]
 
 
 def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, str]]:
@@ -65,9 +83,10 @@ def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, s
     last, so one appended after an honest ``def`` changes the control.
     """
     controls: dict[str, tuple[int, str]] = {}
+    local = _local_functions(tree)
     for node in module_level(tree.body):
         top_level = any(node is statement for statement in tree.body)
-        for name in _names_bound(node, hook_name, top_level):
+        for name in _names_bound(node, hook_name, top_level, local):
             add_binding(controls, name, node.lineno, ast.dump(node))
     return controls
 
@@ -89,14 +108,41 @@ def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from module_level(handler.body)
 
 
-def _names_bound(node: ast.stmt, hook_name: HookName, top_level: bool) -> list[str]:
+def _local_functions(tree: ast.Module) -> Functions:
+    """The top-level functions of ``tree`` bound once at module level (no star import)."""
+    bound = Counter(_all_bindings(tree))
+    if bound["*"]:
+        return {}
+    return {node.name: node for node in _top_level_functions(tree) if bound[node.name] == 1}
+
+
+def _all_bindings(tree: ast.Module) -> list[str]:
+    return [name for node in module_level(tree.body) for name in _bindings(node)]
+
+
+def _top_level_functions(tree: ast.Module) -> list[Function]:
+    return [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _bindings(node: ast.stmt) -> list[str]:
+    """The names a module-level statement binds (``*`` for a star import)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    return _stored_names(_targets(node))
+
+
+def _names_bound(
+    node: ast.stmt, hook_name: HookName, top_level: bool, local: Functions
+) -> list[str]:
     """The hooks ``node`` binds that are controls."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         name = hook_name(node)
-        return [name] if _defines_a_control(name, node, top_level) else []
+        return [name] if _defines_a_control(name, node, top_level, local) else []
     if isinstance(node, ast.ImportFrom):
         return _imported(node)
-    return [name for name in _stored_names(_targets(node)) if _is_control(name)]
+    return [name for name in _stored_names(_targets(node)) if _bound_unread(name)]
 
 
 def _targets(node: ast.stmt) -> list[ast.expr]:
@@ -124,33 +170,71 @@ def _imported(node: ast.ImportFrom) -> list[str]:
     if any(alias.name == "*" for alias in node.names):
         return [f"from {'.' * node.level}{node.module or ''} import *"]
     bound = [alias.asname or alias.name for alias in node.names]
-    return [name for name in bound if _is_control(name)]
+    return [name for name in bound if _bound_unread(name)]
 
 
 def _is_control(name: str) -> bool:
     return name.startswith("pytest_") and name not in HARMLESS
 
 
-def _defines_a_control(
-    name: str, function: ast.FunctionDef | ast.AsyncFunctionDef, top_level: bool
-) -> bool:
+def _bound_unread(name: str) -> bool:
+    """Whether a hook bound from elsewhere (its body unread) is a control: any hook, the
+    harmless ones too, since they are harmless only as their body shows."""
+    return name.startswith("pytest_") and name != "pytest_plugins"
+
+
+def _defines_a_control(name: str, function: Function, top_level: bool, local: Functions) -> bool:
     """Any hook defined under a compound statement; a top-level one, ``pytest_configure`` or a
     harmless one when it changes the run."""
     read_as_written = top_level or name in HARMLESS or name == _CONFIGURE
     if not read_as_written:
         return _is_control(name)
-    return name.startswith("pytest_") and _changes_the_run(function)
+    return name.startswith("pytest_") and _changes_the_run(function, local, frozenset())
 
 
-def _changes_the_run(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _changes_the_run(function: Function, local: Functions, seen: frozenset[str]) -> bool:
     """Whether a hook reaches ``config.option`` and such, uses the plugin manager it is given,
     or hands one of its parameters to other code (which can do either)."""
-    return _reaches_run_state(function) or _hands_on_a_parameter(function)
+    return _reaches_run_state(function) or _hands_on_a_parameter(
+        function, local, seen | {function.name}
+    )
 
 
-def _reaches_run_state(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """``config.option`` and such, or the ``pluginmanager`` parameter itself."""
-    return bool({_reached(node) for node in ast.walk(function)} & _RUN_STATE)
+def _reaches_run_state(function: Function) -> bool:
+    """``config.option`` and such (but for a value only read), or the ``pluginmanager``
+    parameter itself."""
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    return any(_changes_state(node, parents) for node in ast.walk(function))
+
+
+def _changes_state(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    reached = _reached(node)
+    if reached not in _RUN_STATE:
+        return False
+    return reached not in _READABLE or not _only_read(node, parents)
+
+
+def _only_read(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether ``config.option`` (and the attributes read from it) is compared or tested, and
+    not stored to, called, handed on or bound to a name."""
+    top = _climbed(node, parents, (ast.Attribute,))
+    if not isinstance(getattr(top, "ctx", None), ast.Load):
+        return False
+    top = _climbed(top, parents, _COMBINING)
+    return _reads(parents.get(top), top)
+
+
+def _climbed(node: ast.AST, parents: dict[ast.AST, ast.AST], kinds: tuple[type, ...]) -> ast.AST:
+    """The outermost node of ``kinds`` that ``node`` is inside, without any other between."""
+    while isinstance(parents.get(node), kinds):
+        node = parents[node]
+    return node
+
+
+def _reads(user: ast.AST | None, value: ast.AST) -> bool:
+    """Whether ``user`` compares ``value``, makes text of it, or tests it."""
+    tested = isinstance(user, _TESTING) and getattr(user, "test", None) is value
+    return tested or isinstance(user, _COMPARING)
 
 
 def _reached(node: ast.AST) -> str:
@@ -159,16 +243,30 @@ def _reached(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) and node.id == _PLUGIN_MANAGER else ""
 
 
-def _hands_on_a_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _hands_on_a_parameter(function: Function, local: Functions, seen: frozenset[str]) -> bool:
     """A call that receives a parameter of the hook itself (``steady.setup(config)``); the
     ``parser`` of ``pytest_addoption`` only adds options."""
     names = _parameters(function) - {"parser"}
     calls = (node for node in ast.walk(function) if isinstance(node, ast.Call))
-    given = (value for call in calls for value in _call_arguments(call))
-    return any(isinstance(value, ast.Name) and value.id in names for value in given)
+    return any(_hands_to(call, names, local, seen) for call in calls)
 
 
-def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def _hands_to(call: ast.Call, names: set[str], local: Functions, seen: frozenset[str]) -> bool:
+    """Whether ``call`` receives one of ``names`` and the code it calls may change the run: a
+    function of the module is read as the hook is, any other code may."""
+    if not _receives(call, names):
+        return False
+    helper = local.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    if helper is None:
+        return True
+    return helper.name not in seen and _changes_the_run(helper, local, seen)
+
+
+def _receives(call: ast.Call, names: set[str]) -> bool:
+    return any(isinstance(value, ast.Name) and value.id in names for value in _call_arguments(call))
+
+
+def _parameters(function: Function) -> set[str]:
     arguments = function.args
     return {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
 
