@@ -288,6 +288,45 @@ def test_a_lost_import_of_another_packages_name_comes_back_as_the_other_files_wr
     assert restores(candidates[0], original)
 
 
+def test_a_lost_import_of_a_module_name_comes_back_as_the_project_binds_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jinja2's tests.py: `from collections import abc` deleted; `import abc` (the standard
+    # library's own module of that name) was proposed first, and failed.
+    original = (
+        "from collections import abc\n\n\ndef is_mapping(value):\n"
+        "    return isinstance(value, abc.Mapping)\n"
+    )
+    files = {
+        "nm_ab/__init__.py": "",
+        "nm_ab/one.py": "from collections import abc\n\nSEQ = abc.Sequence\n",
+        "nm_ab/two.py": "from collections import abc\n\nSET = abc.Set\n",
+        "nm_ab/meta.py": "import abc\n\nBASE = abc.ABC\n",
+        "nm_ab/tests.py": original.replace("from collections import abc\n", ""),
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_ab.tests import is_mapping; is_mapping({})", monkeypatch
+    )
+    assert candidates[0].detail["statement"] == "from collections import abc"
+    assert candidates[0].detail["where"] == "as 2 other files import it"
+    assert restores(candidates[0], original)
+    assert "import abc" in [c.detail.get("statement") for c in candidates[1:]]
+
+
+def test_a_lost_module_import_stays_first_where_the_project_imports_the_module_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "nm_am/__init__.py": "",
+        "nm_am/one.py": "from collections import abc\n\nSEQ = abc.Sequence\n",
+        "nm_am/two.py": "import abc\n\nBASE = abc.ABC\n",
+        "nm_am/three.py": "import abc\n\nMETA = abc.ABCMeta\n",
+        "nm_am/base.py": "\n\ndef make():\n    return abc.ABC\n",
+    }
+    _, candidates, _ = diagnose(tmp_path, files, "from nm_am.base import make; make()", monkeypatch)
+    assert candidates[0].detail["statement"] == "import abc"
+
+
 def test_a_private_alias_the_project_defines_publicly_is_not_taken_from_the_standard_library(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

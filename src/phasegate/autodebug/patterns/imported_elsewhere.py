@@ -5,6 +5,11 @@ and the standard library; a name another package defines (jinja2's ``from markup
 Markup``) is in neither. When the project's other files import that very name, plainly, from
 a module outside the file itself, the import they write is proposed, the module most of them
 name first.
+
+A name that is also a module (``abc``, which jinja2 binds with ``from collections import
+abc`` in six files and with ``import abc`` in none) is imported as the project binds it: the
+other files' ``from`` import ranks above ``import abc`` where more of them write it than
+import the module of that name.
 """
 
 from __future__ import annotations
@@ -19,18 +24,48 @@ from phasegate.autodebug.patterns.import_aliases import Statement, absolute_modu
 if TYPE_CHECKING:
     from phasegate.autodebug.project import Project
 
-__all__ = ["imported_elsewhere"]
+__all__ = ["imported_elsewhere", "imported_elsewhere_first"]
 
 
 def imported_elsewhere(
-    path: str, missing: str, project: Project, as_written: Callable[[str], str]
+    path: str,
+    missing: str,
+    project: Project,
+    as_written: Callable[[str], str],
+    score: float = 0.86,
 ) -> list[Statement]:
     """``from <module> import missing`` as the project's other files write it, the module most
     of them import it from first (at most two)."""
     return [
-        (f"from {as_written(module)} import {missing}", 0.86, f"as {count} other files import it")
+        (f"from {as_written(module)} import {missing}", score, f"as {count} other files import it")
         for module, count in _modules_counted(path, missing, project).most_common(2)
     ]
+
+
+def imported_elsewhere_first(
+    path: str, missing: str, project: Project, as_written: Callable[[str], str]
+) -> list[Statement]:
+    """:func:`imported_elsewhere`'s imports, ranked above ``import missing`` (0.9), where
+    more of the project's other files import ``missing`` from a module than import a module
+    named ``missing``; else none."""
+    binding = sum(_modules_counted(path, missing, project).values())
+    if binding <= _plain_imports(path, missing, project):
+        return []
+    return imported_elsewhere(path, missing, project, as_written, score=0.91)
+
+
+def _plain_imports(path: str, missing: str, project: Project) -> int:
+    """How many of the project's other files ``import missing`` under its own name."""
+    return sum(
+        any(_imports_plainly(node, missing) for node in ast.walk(tree))
+        for _relpath, tree in _other_files(path, missing, project)
+    )
+
+
+def _imports_plainly(node: ast.AST, missing: str) -> bool:
+    return isinstance(node, ast.Import) and any(
+        alias.name == missing and alias.asname is None for alias in node.names
+    )
 
 
 def _modules_counted(path: str, missing: str, project: Project) -> Counter[str]:

@@ -30,7 +30,10 @@ from phasegate.autodebug.patterns.base import (
 from phasegate.autodebug.patterns.functions import bound_names, parents_of
 from phasegate.autodebug.patterns.import_aliases import Statement, alias_statements
 from phasegate.autodebug.patterns.import_names import relative_module
-from phasegate.autodebug.patterns.imported_elsewhere import imported_elsewhere
+from phasegate.autodebug.patterns.imported_elsewhere import (
+    imported_elsewhere,
+    imported_elsewhere_first,
+)
 from phasegate.autodebug.source import (
     binding,
     count_names,
@@ -470,8 +473,10 @@ def import_candidates(
     def as_written(module: str) -> str:
         return _module_as_written(text, path, module, project)
 
+    modules = _module_imports(path, missing, project)
     statements = [
-        *_module_imports(path, missing, project),
+        *(imported_elsewhere_first(path, missing, project, as_written) if modules else []),
+        *modules,
         *_project_imports(text, path, missing, project, context, unbound),
         *_stdlib_imports(missing, unbound, project),
         *alias_statements(path, missing, unbound, project, as_written),
