@@ -25,10 +25,21 @@ from pathlib import Path
 from phasegate import clock
 from phasegate.store import RUN_REPORT_FILE
 
-__all__ = ["CHILD_ENV", "RunResult", "TestRunner"]
+__all__ = [
+    "CHILD_ENV",
+    "RERUN_FLOOR_S",
+    "RERUN_TIME_FACTOR",
+    "RunResult",
+    "TestRunner",
+    "rerun_limit",
+]
 
 #: Set in every re-run; auto-debug stays off where it is set.
 CHILD_ENV = "PHASEGATE_AUTODEBUG_CHILD"
+#: A re-run may take this many times the time the tests of the run being debugged took...
+RERUN_TIME_FACTOR = 10
+#: ...and at least this long: start-up and collection are not in the tests' own time.
+RERUN_FLOOR_S = 120.0
 
 _FAILED = ("failed", "error")
 
@@ -152,6 +163,21 @@ class TestRunner:
             result.collection_errors[error["nodeid"]] = (
                 f"{failure.get('exc_type')}: {failure.get('message')}"[:300]
             )
+
+
+def rerun_limit(configured_s: float, test_seconds: Sequence[float], collected: int) -> float:
+    """How long one re-run may take: :data:`RERUN_TIME_FACTOR` times the own time of the tests
+    of the run being debugged (``test_seconds``; those of the ``collected`` that have none are
+    priced at their mean), at least :data:`RERUN_FLOOR_S`, at most ``configured_s``.
+
+    A candidate (or the faulty tree itself) that leaves a test waiting forever, a thread
+    joined at exit that never ends, then fails within a bound of the suite's own time instead
+    of holding auto-debug for the whole ``timeout_s``. A test that hung in the run being
+    debugged adds nothing: it ended on Ctrl-C with no time of its own on record."""
+    if not test_seconds:
+        return configured_s
+    estimate = sum(test_seconds) * max(1.0, collected / len(test_seconds))
+    return min(configured_s, max(RERUN_FLOOR_S, RERUN_TIME_FACTOR * estimate))
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

@@ -48,7 +48,9 @@ class AutodebugSettings(Section):
         default=600.0,
         gt=0,
         le=86_400,
-        description="seconds one re-run of the tests may take before it is stopped",
+        description="the most seconds one re-run of the tests may take before it is stopped "
+        "(sooner: after 10 times the own time of the tests of the run being debugged, "
+        "at least 120 s)",
     )
     localize: bool = Field(
         default=True,

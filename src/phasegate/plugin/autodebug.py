@@ -273,7 +273,7 @@ class AutodebugController:
         document = self._recorder.outcome.document
         baseline = _baseline_of(document)
         reasons = "; ".join(document["incomplete_reasons"]) if document is not None else ""
-        runner = self._runner()
+        runner = self._runner(document)
         if self._failed and document is not None and document["incomplete"]:
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
             baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, reasons)
@@ -324,8 +324,9 @@ class AutodebugController:
                 tests.add(relpath)
         return project
 
-    def _runner(self) -> TestRunner:
-        """What re-runs the tests: this run's arguments and the selection options it had."""
+    def _runner(self, document: RunDocument | None) -> TestRunner:
+        """What re-runs the tests: this run's arguments and the selection options it had, each
+        re-run stopped within a bound of this run's own time (see ``rerun_limit``)."""
         from phasegate.autodebug.runner import TestRunner
 
         option = self._config.option
@@ -341,7 +342,7 @@ class AutodebugController:
             cwd=self._config.invocation_params.dir,
             base_args=list(self._config.args),
             scratch=self._recorder.store.path("autodebug/runs"),
-            timeout_s=self._settings.timeout_s,
+            timeout_s=_rerun_limit(self._settings.timeout_s, document),
             common_args=common,
         )
 
@@ -398,6 +399,16 @@ class AutodebugController:
             terminalreporter.write_sep("=", "phasegate autodebug")
         for text, markup in lines:
             terminalreporter.write_line(text, **markup)
+
+
+def _rerun_limit(configured_s: float, document: RunDocument | None) -> float:
+    """The limit of one re-run, from the own time of the tests of the run being debugged."""
+    from phasegate.autodebug.runner import rerun_limit
+
+    if document is None:
+        return configured_s
+    seconds = [test["duration_s"] for test in document["tests"]]
+    return rerun_limit(configured_s, seconds, document["counts"]["collected"])
 
 
 def _baseline_of(document: RunDocument | None) -> Baseline:
