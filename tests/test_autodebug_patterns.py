@@ -55,6 +55,30 @@ def primed(func):
 """
 
 
+def test_a_misspelt_parameter_of_two_leading_underscores_is_replaced_by_that_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jinja2's ext.py: `__context` misspelt `__conntext` in a function's body (no class
+    # mangles it); names of `__` were never proposed, so nothing was tried.
+    original = (
+        "def make(func):\n"
+        "    def ngettext(__context, __num, **variables):\n"
+        "        variables.setdefault('num', __num)\n"
+        "        return __context.call(func, __num)\n"
+        "\n"
+        "    return ngettext\n"
+    )
+    faulty = original.replace("return __context.call", "return __conntext.call")
+    _, candidates, _ = diagnose(
+        tmp_path,
+        {"nm_du/__init__.py": "", "nm_du/ext.py": faulty},
+        "from nm_du.ext import make; make(len)(1, 2)",
+        monkeypatch,
+    )
+    assert candidates[0].detail["replacement"] == "__context"
+    assert restores(candidates[0], original)
+
+
 def test_a_misspelt_closure_name_is_replaced_by_the_enclosing_functions_parameter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -239,12 +239,19 @@ def _name_matches(missing: str, scopes: list[tuple[str, set[str]]]) -> list[Name
     matches: list[NameMatch] = []
     seen = {missing}
     for scope, names in scopes:
-        for match in closest(missing, (n for n in names if not n.startswith(("__", ".")))):
+        for match in closest(missing, (n for n in names if _may_mean(missing, n))):
             if match.name not in seen:
                 seen.add(match.name)
                 matches.append({"name": match.name, "scope": scope, "distance": match.distance})
     matches.sort(key=lambda m: (m["distance"], -_SCOPE_WEIGHT[m["scope"]]))
     return matches
+
+
+def _may_mean(missing: str, name: str) -> bool:
+    """Whether ``name`` is one a misspelt ``missing`` may mean: not a compiler's name (``.0``),
+    nor one of ``__`` (``__builtins__``, ``__name__``) unless ``missing`` is one of ``__`` too
+    (jinja2's ``__context`` parameter, which no class mangles in a module-level function)."""
+    return not name.startswith(".") and (not name.startswith("__") or missing.startswith("__"))
 
 
 def _outer_function(failure: LiveFailure, frame: LiveFrame) -> LiveFrame | None:
