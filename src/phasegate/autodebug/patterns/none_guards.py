@@ -70,6 +70,7 @@ from phasegate.autodebug.patterns.guard_names import (
     names_read,
 )
 from phasegate.autodebug.patterns.kindred_names import kindred_name_bodies
+from phasegate.autodebug.patterns.match_groups import match_group_bodies
 from phasegate.autodebug.patterns.none_makers import made_here
 from phasegate.autodebug.patterns.own_settings import (
     annotated_class_bodies,
@@ -422,6 +423,7 @@ def guard_bodies(
         *raise_bodies(project, path, function, subject),
         *caller_value_bodies(project, path, function, subject),
         *cache_miss_bodies(project, path, function, subject),
+        *match_group_bodies(project, path, function, subject),
         *_return_bodies(function, subject, line, parameter=parameter),
         *_empty_value_bodies(subject, empties, parameter=parameter),
     ]

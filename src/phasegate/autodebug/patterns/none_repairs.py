@@ -90,7 +90,17 @@ _EMPTY_OF_METHODS = (
     (_STR_METHODS, '""'),
 )
 #: The empty value of a None passed to a function that takes one kind only.
-_EMPTIES_OF_CALL = {"str.join": ('""',)}
+_EMPTIES_OF_CALL = {
+    "str.join": ('""',),
+    "**": ("{}",),
+    "*": ("[]", "()"),
+    "bytes": ('b""',),
+    "str": ('""',),
+    "list": ("[]",),
+    "dict": ("{}",),
+    "tuple": ("()",),
+    "int": ("0",),
+}
 _EMPTIES_OF_KIND = {
     "none-subscripted": ("{}", "[]"),
     "none-iterated": ("[]", '""', "{}"),

@@ -31,8 +31,10 @@ from phasegate.autodebug.patterns.assertion import none_parameters
 from phasegate.autodebug.patterns.base import diagnose, short
 from phasegate.autodebug.patterns.functions import is_none, parents_of
 from phasegate.autodebug.patterns.lost_guards import caller_guards
+from phasegate.autodebug.patterns.none_assertions import none_asserted
 from phasegate.autodebug.patterns.none_guards import guard_synthesis
 from phasegate.autodebug.patterns.none_origin import always_none, origin
+from phasegate.autodebug.patterns.none_refusals import none_refused
 from phasegate.autodebug.patterns.none_repairs import (
     empty_values,
     get_candidates,
@@ -42,6 +44,7 @@ from phasegate.autodebug.patterns.none_repairs import (
     return_candidates,
     typed,
 )
+from phasegate.autodebug.patterns.none_spreads import none_spread
 from phasegate.autodebug.patterns.typeerrors import misfit_call
 
 if TYPE_CHECKING:
@@ -78,6 +81,8 @@ _USAGE_PHRASES = {
     "none-operand": "it is an operand of `{usage}`",
     "none-argument": "it is passed to `{usage}`",
     "none-compared": "an assertion compares it",
+    "none-refused": "the code raises on it",
+    "none-asserted": "an assertion of the code needs a value",
 }
 
 
@@ -91,12 +96,18 @@ class NonePattern:
         exc = failure.exc
         frame = failure.project_frame
         if isinstance(exc, AssertionError):
-            return self._compared(failure)
+            return self._compared(failure) or self._asserted(failure)
         if not _may_be_none(exc) or misfit_call(failure):
             return None
         found = _none_expression(failure, frame) if frame is not None else None
         if found is None or frame is None:
             return self._unplaced(failure)
+        return self._used(failure, frame, found, found[1])
+
+    def _used(
+        self, failure: LiveFailure, frame: LiveFrame, found: NoneUse, at: ast.AST
+    ) -> Diagnosis:
+        """The diagnosis of a None used as ``found`` says, placed at ``at``."""
         kind, expr, usage = found
         facts: NoneFacts = {
             "expr": ast.unparse(expr),
@@ -104,7 +115,15 @@ class NonePattern:
             "source": origin(failure, frame, expr),
             "none_parameters": none_parameters(failure),
         }
-        return diagnose(self, failure, frame, kind=kind, facts=facts, node=expr)
+        return diagnose(self, failure, frame, kind=kind, facts=facts, node=at)
+
+    def _asserted(self, failure: LiveFailure) -> Diagnosis | None:
+        """An ``assert`` of the code under test failing on a None (:mod:`.none_assertions`)."""
+        found = none_asserted(failure)
+        if found is None:
+            return None
+        frame, asserted, value = found
+        return self._used(failure, frame, ("none-asserted", value, None), asserted.test)
 
     def _unplaced(self, failure: LiveFailure) -> Diagnosis | None:
         """A None the failing span does not show: ``none-other``, when the exception says
@@ -314,10 +333,11 @@ def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
         return None
     span = _FailingSpan(failure, frame, _says_none(failure.exc))
     if not isinstance(node, ast.expr):
-        return _loop_over_none(span)
+        return _loop_over_none(span) or none_refused(failure, frame)
     if isinstance(failure.exc, AttributeError):
         return _attribute_of_none(failure.exc, node)
     readers = (
+        _none_spread,
         _none_joined,
         _none_called,
         _none_subscripted,
@@ -367,6 +387,11 @@ def _none_called(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
     if argument is None:
         return None
     return "none-argument", argument, ast.unparse(node.func)
+
+
+def _none_spread(span: _FailingSpan, node: ast.expr) -> NoneUse | None:
+    """``f(**None)``, ``f(*None)`` and displays alike (:mod:`.none_spreads`)."""
+    return none_spread(span.failure, span.frame, node)
 
 
 #: ``str.join``'s message for a None among the strings it joins.
