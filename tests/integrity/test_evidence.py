@@ -1021,3 +1021,41 @@ def test_an_option_object_passed_on_through_or_is_still_caught(make_change: Make
     assert [s.split(": ")[0] for s in sentences] == [
         "tests/conftest.py:1 pytest_configure added in conftest.py"
     ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "copy"),
+    [
+        pytest.param(
+            {
+                "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1"\n\n'
+                '[tool.pytest.ini_options]\npythonpath = ["tests", "src"]\n'
+            },
+            "tests/calc/__init__.py",
+            id="pyproject-tests",
+        ),
+        pytest.param(
+            {
+                "pytest.ini": "[pytest]\npythonpath = ./tests/support src\n",
+                "tests/support/__init__.py": "",
+            },
+            "tests/support/calc/__init__.py",
+            id="pytest-ini-nested",
+        ),
+        pytest.param(
+            {"setup.cfg": "[tool:pytest]\npythonpath = tests\n"},
+            "tests/calc.py",
+            id="setup-cfg-module",
+        ),
+    ],
+)
+def test_a_copy_in_a_folder_pytest_s_pythonpath_names_is_caught_in_a_test_package(
+    make_change: MakeChange, settings: dict[str, str], copy: str
+) -> None:
+    """Review s17r: beside ``tests/__init__.py`` a ``tests/calc/`` copy is ``tests.calc`` to
+    pytest's rootdir insertion, but ``pythonpath = ["tests"]`` puts ``tests/`` itself first on
+    ``sys.path``, and ``import calc`` finds the copy."""
+    change = make_change({**_base(), **settings, "tests/__init__.py": ""}).write({copy: FIXED_CALC})
+    assert [s.split(":")[0] for s in change.sentences()] == [
+        f"{copy} a copy of calc added outside src/calc"
+    ]

@@ -30,7 +30,7 @@ from phasegate import tomlfile
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
-__all__ = ["READ_ORDER", "edited_nested_ruff", "reader_tricks"]
+__all__ = ["READ_ORDER", "edited_nested_ruff", "file_read_by", "reader_tricks"]
 
 #: The marker of a ``pyproject.toml`` read by pytest: a non-empty parsed ``[tool.pytest]``.
 PYPROJECT_PYTEST = "[tool.pytest]"
@@ -113,6 +113,11 @@ def _switched(sources: ChangedSources, tool: str, order: _Order) -> list[Trick]:
         "are no longer read"
     )
     return [Trick("configuration", f"{tool}-loosened", now, None, message)]
+
+
+def file_read_by(tool: str, read: Callable[[str], str | None]) -> str | None:
+    """The file ``tool`` reads its settings from, of those ``read`` gives the text of."""
+    return _reader(READ_ORDER[tool], read)
 
 
 def _reader(order: _Order, read: Callable[[str], str | None]) -> str | None:

@@ -7,14 +7,19 @@ silent; only coverage, which measured nothing of the real package, failed). A Py
 change adds that is a package or module of a first-party name, outside the project's own package
 folders, is reported, unless the folder holding it is itself a package (has an ``__init__.py``):
 then the copy is ``tests.calc``, pytest puts the first folder above without an ``__init__.py``
-on ``sys.path``, and ``import calc`` still finds the project's package.
+on ``sys.path``, and ``import calc`` still finds the project's package. But not when pytest's
+``pythonpath`` setting (as the work tree sets it, in the file pytest reads) names the folder
+holding it: that folder itself is then first on ``sys.path`` (review s17r).
 """
 
 from __future__ import annotations
 
+import configparser
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from phasegate import tomlfile
+from phasegate.integrity.settings_readers import file_read_by
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
@@ -24,10 +29,11 @@ __all__ = ["shadow_tricks"]
 def shadow_tricks(sources: ChangedSources, packages: Sequence[str]) -> list[Trick]:
     """``packages``: the project's package folders (or modules), relative to the root."""
     names = {PurePosixPath(package).stem: package for package in packages}
+    first = _pythonpath(sources)
     return [
         _trick(path, names[name])
         for path in sources.paths
-        if (name := _module_name(path)) in names and _added_outside(sources, path, packages)
+        if (name := _module_name(path)) in names and _added_outside(sources, path, packages, first)
     ]
 
 
@@ -39,16 +45,67 @@ def _module_name(path: str) -> str:
     return file.parent.name if file.name == "__init__.py" else file.stem
 
 
-def _added_outside(sources: ChangedSources, path: str, packages: Sequence[str]) -> bool:
+def _added_outside(
+    sources: ChangedSources, path: str, packages: Sequence[str], first: frozenset[str]
+) -> bool:
     inside = any(PurePosixPath(path).is_relative_to(package) for package in packages)
-    return not inside and sources.base_text(path) is None and not _in_a_package(sources, path)
+    found = _folder_of(path) in first or not _in_a_package(sources, path)
+    return not inside and sources.base_text(path) is None and found
+
+
+def _folder_of(path: str) -> str:
+    """The folder on ``sys.path`` from which the module (or the package) imports by its name."""
+    file = PurePosixPath(path)
+    module = file.parent if file.name == "__init__.py" else file
+    return str(module.parent)
 
 
 def _in_a_package(sources: ChangedSources, path: str) -> bool:
     """Whether the folder holding the module (or the package folder) has an ``__init__.py``."""
-    file = PurePosixPath(path)
-    module = file.parent if file.name == "__init__.py" else file
-    return sources.head_text(str(module.parent / "__init__.py")) is not None
+    return sources.head_text(str(PurePosixPath(_folder_of(path)) / "__init__.py")) is not None
+
+
+def _pythonpath(sources: ChangedSources) -> frozenset[str]:
+    """The folders pytest's ``pythonpath`` setting puts on ``sys.path``, relative to the root."""
+    name = file_read_by("pytest", sources.head_text)
+    entries = _entries_in(name, sources.head_text(name) or "") if name else []
+    return frozenset(str(PurePosixPath(entry)) for entry in entries)
+
+
+def _entries_in(name: str, text: str) -> list[str]:
+    return _toml_pythonpath(text) if name.endswith(".toml") else _ini_pythonpath(text)
+
+
+def _toml_pythonpath(text: str) -> list[str]:
+    """``pythonpath`` of ``[tool.pytest.ini_options]``, ``[tool.pytest]`` or ``[pytest]``."""
+    try:
+        data = tomlfile.loads(text)
+    except tomlfile.TOMLDecodeError:
+        return []  # the configuration check reports the file
+    tables = (
+        tomlfile.table_in(data, "tool", "pytest", "ini_options"),
+        tomlfile.table_in(data, "tool", "pytest"),
+        tomlfile.table_in(data, "pytest"),
+    )
+    return _listed(next((table["pythonpath"] for table in tables if "pythonpath" in table), []))
+
+
+def _listed(value: object) -> list[str]:
+    """A TOML setting's entries: a list's items, or a string's words."""
+    if isinstance(value, str):
+        return value.split()
+    return [str(entry) for entry in value] if isinstance(value, list) else []
+
+
+def _ini_pythonpath(text: str) -> list[str]:
+    """``pythonpath`` of ``[pytest]`` or ``[tool:pytest]``, separated by whitespace."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []  # the configuration check reports the file
+    sections = (name for name in ("pytest", "tool:pytest") if parser.has_section(name))
+    return next((parser[name].get("pythonpath", "").split() for name in sections), [])
 
 
 def _trick(path: str, package: str) -> Trick:
