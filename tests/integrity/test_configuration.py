@@ -567,3 +567,39 @@ def test_a_shadowing_gate_without_integrity_is_judged_by_it_all_the_same(
     assert integrity.status == "failed"
     assert "ci/twelve-check.toml the tests check removed from the gate" in integrity.reasoning
     assert verdict.verdict == "insufficient"
+
+
+@pytest.mark.parametrize(
+    "exclude",
+    [
+        'extend-exclude = ["tests/data"]',
+        'exclude = ["data"]',
+        'extend-exclude = ["tests/*"]',
+        'extend-exclude = ["./tests/data/"]',
+    ],
+)
+def test_a_ruff_configuration_in_a_folder_ruff_excludes_is_not_read(
+    make_change: MakeChange, exclude: str
+) -> None:
+    """Review s17r: a fixture project's pyproject.toml with its own ``[tool.ruff]``, in a
+    folder the root's ruff settings exclude, was reported; ruff never lints below it."""
+    root = PYPROJECT.replace("[tool.ruff.lint]", f"[tool.ruff]\n{exclude}\n\n[tool.ruff.lint]")
+    fixture = '[project]\nname = "sample"\n\n[tool.ruff.lint]\nignore = ["F401"]\n'
+    change = make_change({**FILES, "pyproject.toml": root}).write(
+        {"tests/data/sample/pyproject.toml": fixture, "tests/data/sample/sample.py": "import os\n"}
+    )
+    assert change.sentences() == []
+
+
+def test_a_ruff_configuration_beside_an_excluded_folder_is_still_read(
+    make_change: MakeChange,
+) -> None:
+    root = PYPROJECT.replace(
+        "[tool.ruff.lint]", '[tool.ruff]\nextend-exclude = ["tests/data"]\n\n[tool.ruff.lint]'
+    )
+    change = make_change({**FILES, "pyproject.toml": root}).write(
+        {"tests/database/.ruff.toml": '[lint]\nignore = ["F401"]\n'}
+    )
+    assert [s.split(":")[0] for s in change.sentences()] == [
+        "tests/database/.ruff.toml a ruff configuration in tests/database/"
+    ]

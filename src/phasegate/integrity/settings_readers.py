@@ -20,11 +20,15 @@ by its own settings alone, the root's unread (``ignore = ["F401"]`` there hid th
 the change added, review s16r, finding 30). One added below the root is reported; one the
 change edited is compared, setting by setting, by the configuration check's loosening rules
 (:func:`edited_nested_ruff`): a tightening passes (review of the session's diff, finding 10).
+One in a folder the root's ruff settings exclude (``exclude``, ``extend-exclude``: a fixture
+project under ``tests/data/``) is not read, as ruff lints nothing below it (review s17r).
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
 from phasegate import tomlfile
 from phasegate.integrity.sources import ChangedSources
@@ -66,11 +70,49 @@ READ_ORDER: dict[str, tuple[tuple[str, str], ...]] = {
 def reader_tricks(sources: ChangedSources) -> list[Trick]:
     """A trick for each tool the change makes read another file while the one it read at the
     base still holds settings for it."""
-    nested = [path for path in sources.paths if _nested_ruff(sources, path)]
+    nested = _nested_ruff_files(sources)
     tricks = [_nested(path) for path in nested if sources.base_text(path) is None]
     for tool in _touched(set(sources.paths)):
         tricks += _switched(sources, tool, READ_ORDER[tool])
     return tricks
+
+
+def _nested_ruff_files(sources: ChangedSources) -> list[str]:
+    """The ruff configurations below the root the change added or edited, in folders ruff
+    lints (the root's ruff settings do not exclude them)."""
+    excluded = _ruff_excludes(sources)
+    nested = [path for path in sources.paths if _nested_ruff(sources, path)]
+    return [path for path in nested if not _excluded(path.rpartition("/")[0], excluded)]
+
+
+def _ruff_excludes(sources: ChangedSources) -> list[str]:
+    """The ``exclude`` and ``extend-exclude`` patterns of the root's ruff settings."""
+    name = file_read_by("ruff", sources.head_text)
+    try:
+        data = tomlfile.loads(sources.head_text(name) or "") if name else {}
+    except tomlfile.TOMLDecodeError:
+        return []  # the configuration check reports the file
+    table = tomlfile.table_in(data, "tool", "ruff") if name == "pyproject.toml" else data
+    return [*_strings(table.get("exclude")), *_strings(table.get("extend-exclude"))]
+
+
+def _strings(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
+def _excluded(folder: str, patterns: list[str]) -> bool:
+    """Whether ruff skips ``folder``: a pattern matches it or a folder above it, by name
+    (``data``) or by its path from the root (``tests/data``, ``tests/*``)."""
+    parts = PurePosixPath(folder).parts
+    prefixes = ["/".join(parts[: end + 1]) for end in range(len(parts))]
+    return any(_matches(prefix, pattern) for prefix in prefixes for pattern in patterns)
+
+
+def _matches(prefix: str, pattern: str) -> bool:
+    pattern = pattern.strip("/").removeprefix("./")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(prefix.rpartition("/")[2], pattern)
+    return fnmatch.fnmatchcase(prefix, pattern)
 
 
 def _nested_ruff(sources: ChangedSources, path: str) -> bool:
@@ -82,8 +124,7 @@ def _nested_ruff(sources: ChangedSources, path: str) -> bool:
 
 def edited_nested_ruff(sources: ChangedSources) -> list[str]:
     """The ruff configurations below the root that the change edited (the base had them)."""
-    nested = [path for path in sources.paths if _nested_ruff(sources, path)]
-    return [path for path in nested if sources.base_text(path) is not None]
+    return [path for path in _nested_ruff_files(sources) if sources.base_text(path) is not None]
 
 
 def _nested(path: str) -> Trick:
