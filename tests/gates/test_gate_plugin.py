@@ -341,3 +341,35 @@ def test_a_gate_run_in_this_process_leaves_the_collector_on(project: pytest.Pyte
     assert result.ret == pytest.ExitCode.OK
     assert verdict_of(project)["verdict"] == "sufficient"
     assert gc.isenabled()
+
+
+#: A conftest.py of the change recording an approval of the commit while the gate runs.
+APPROVES_ITSELF = """
+import subprocess
+import sys
+
+subprocess.run(
+    [sys.executable, "-m", "phasegate", "review", "record", "--subject", "pr",
+     "--status", "approved", "--reviewer", "lead", "--commit", "HEAD"],
+    check=True, capture_output=True,
+)
+"""
+
+
+def test_a_review_recorded_while_the_tests_run_is_not_believed(project: pytest.Pytester) -> None:
+    """Review s17r: a conftest.py (or a test) of the change ran ``phasegate review record``
+    during the run, and the review check, reading the file at the end, passed on it: a pull
+    request approved itself. Only the reviews the file held before the tests' code ran count."""
+    (project.path / "ci" / "reviewed.toml").write_text('name = "reviewed"\n[checks.review]\n')
+    project.makeconftest(APPROVES_ITSELF)
+    git(project.path, "init", "-q", "-b", "main")
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "feat: calc")
+    project.runpytest("--gate=reviewed")
+    review = verdict_of(project, "reviewed")["checks"][0]
+    assert (review["id"], review["status"]) == ("review", "failed"), review
+    assert "1 review(s) recorded while the tests ran are not believed" in review["reasoning"]
+    # Recorded before the run (the conftest.py gone), the same approval counts.
+    (project.path / "conftest.py").unlink()
+    project.runpytest("--gate=reviewed")
+    assert verdict_of(project, "reviewed")["checks"][0]["status"] == "passed"

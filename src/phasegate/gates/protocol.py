@@ -112,6 +112,9 @@ class SessionData:
     #: Per-test coverage contexts of the changed files, ``{path: {line: node ids}}``, when
     #: the gate asked for them (:attr:`GateRunner.wants_test_contexts`).
     line_contexts: dict[str, dict[int, frozenset[str]]] | None = None
+    #: The reviews file's bytes as the run began, before any conftest.py was imported (``b""``:
+    #: there was none); ``None`` when not kept, and the file is read as it is.
+    reviews_at_start: bytes | None = None
 
 
 @dataclass

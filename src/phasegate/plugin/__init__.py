@@ -148,9 +148,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     # Coverage must start before conftest files and test modules import the project's code.
     if getattr(early_config.known_args_namespace, "gate", None) is not None:
         from phasegate.plugin.coverage import start_early
-        from phasegate.plugin.gate import keep_environment, start_static_early
+        from phasegate.plugin.gate import keep_environment, keep_reviews, start_static_early
 
         keep_environment(early_config)  # before a conftest.py can change it
+        keep_reviews(early_config)  # before a conftest.py can add one
         start_static_early(early_config)  # first: it is on the gate's critical path
         start_early(early_config, args)
 

@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 __all__ = [
     "EARLY_STATIC_KEY",
     "ENVIRONMENT_KEY",
+    "REVIEWS_KEY",
     "build_runner",
     "configure",
     "keep_environment",
+    "keep_reviews",
     "start_static_early",
 ]
 
@@ -46,6 +48,8 @@ __all__ = [
 EARLY_STATIC_KEY: pytest.StashKey[StaticChecksProcess] = pytest.StashKey()
 #: The environment as the run began, before any conftest.py was imported (:func:`keep_environment`).
 ENVIRONMENT_KEY: pytest.StashKey[Mapping[str, str]] = pytest.StashKey()
+#: The reviews file as the run began, before any conftest.py was imported (:func:`keep_reviews`).
+REVIEWS_KEY: pytest.StashKey[bytes] = pytest.StashKey()
 
 
 def keep_environment(early_config: pytest.Config) -> None:
@@ -57,6 +61,37 @@ def keep_environment(early_config: pytest.Config) -> None:
     the change judged against the base it wrote itself (``base = "HEAD"``).
     """
     early_config.stash[ENVIRONMENT_KEY] = dict(os.environ)
+
+
+def keep_reviews(early_config: pytest.Config) -> None:
+    """Keep the reviews file as the run began, for the review check; from
+    ``pytest_load_initial_conftests``, before the conftest files are imported.
+
+    The change's own code runs in the tests' process: a conftest.py or a test running
+    ``phasegate review record --commit HEAD`` had the pull request approve itself (review
+    s17r). A configuration that does not load is left to ``pytest_configure`` to report.
+    """
+    namespace = early_config.known_args_namespace
+    if getattr(namespace, "gate", None) == RECORD_ONLY or not _judges_here(namespace):
+        return  # nothing is judged here: a run that only records loads no settings for it
+    try:
+        path = _reviews_path(early_config)
+        early_config.stash[REVIEWS_KEY] = path.read_bytes() if path.is_file() else b""
+    except (PhasegateError, OSError):
+        return
+
+
+def _reviews_path(early_config: pytest.Config) -> Path:
+    """The reviews file of the artifacts folder the settings (and ``--phasegate-dir``) name."""
+    from phasegate.config import load_config
+    from phasegate.model.review import REVIEWS_FILE
+    from phasegate.plugin import _project_root
+
+    directory = getattr(early_config.known_args_namespace, "phasegate_dir", None)
+    overrides = {} if directory is None else {"artifacts_dir": ("--phasegate-dir", directory)}
+    return load_config(_project_root(early_config), overrides, cache=True).artifacts_path / (
+        REVIEWS_FILE
+    )
 
 
 def start_static_early(early_config: pytest.Config) -> None:

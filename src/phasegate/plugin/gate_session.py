@@ -44,6 +44,7 @@ from phasegate.model.gate import GateVerdict
 from phasegate.model.run import RunReport
 from phasegate.plugin import coverage as run_coverage
 from phasegate.plugin.display import display_path
+from phasegate.plugin.gate import REVIEWS_KEY
 from phasegate.report.terminal import gate_lines, round_lines
 from phasegate.store import Store
 
@@ -106,6 +107,7 @@ class GateSession:
                 coverage_json=coverage_json,
                 coverage_problem=problem,
                 line_contexts=self._line_contexts,
+                reviews_at_start=self._config.stash.get(REVIEWS_KEY, None),
             )
         )
         try:

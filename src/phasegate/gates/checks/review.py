@@ -7,6 +7,10 @@ current commit, named by its full id, decides: ``approved`` passes; ``changes_re
 and ``rejected`` fail; no review fails. In a pull request the current commit is the merge
 GitHub made of it, and the reviews of its second parent, the pull request's head, count as its
 own.
+
+Only the reviews recorded before the tests' code ran are believed in a test run: the change's
+own conftest.py or tests could record an approval of the commit while the gate runs (review
+s17r). The plugin keeps the file as the run began (``SessionData.reviews_at_start``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
+
+from pydantic import ValidationError
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
@@ -57,8 +63,9 @@ class ReviewCheck:
                 fix="run the gate in a git work tree",
             )
         recorded = _recorded_reviews(ctx)
+        believed = _believed(ctx, recorded)
         reviewed = _reviewed_commits(ctx, commit)
-        mine = _reviews_of(recorded, reviewed)
+        mine = _reviews_of(believed, reviewed)
         latest = mine[-1] if mine else None
         approved = latest is not None and latest.status is ReviewStatus.APPROVED
         metrics: dict[str, MetricValue] = {
@@ -68,7 +75,9 @@ class ReviewCheck:
             "rejected": sum(r.status is ReviewStatus.REJECTED for r in mine),
         }
         return Measurement(
-            summary=_summary(commit, latest) + _short_ids_note(recorded, reviewed),
+            summary=_summary(commit, latest)
+            + _short_ids_note(believed, reviewed)
+            + _during_run_note(len(recorded) - len(believed)),
             score=1.0 if approved else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),
@@ -103,6 +112,42 @@ def _recorded_reviews(ctx: CheckContext) -> list[ReviewRecord]:
     return ctx.store.read_jsonl(REVIEWS_FILE, ReviewRecord).entries
 
 
+def _believed(ctx: CheckContext, recorded: list[ReviewRecord]) -> list[ReviewRecord]:
+    """The reviews the file held before the tests' code ran; all of them outside a test run."""
+    kept = ctx.session.reviews_at_start if ctx.session is not None else None
+    if kept is None:
+        return recorded
+    before = _records_in(kept)
+    return [review for review in recorded if review in before]
+
+
+def _records_in(raw: bytes) -> list[ReviewRecord]:
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    return [record for line in lines if (record := _record_or_none(line)) is not None]
+
+
+def _record_or_none(line: str) -> ReviewRecord | None:
+    try:
+        return ReviewRecord.model_validate_json(line)
+    except ValidationError:
+        return None  # the store sets such a line aside when it reads the file
+
+
+def _short_id(recorded: str, commits: list[str]) -> bool:
+    """Whether ``recorded`` is a prefix of one of ``commits``, not the full id."""
+    short = bool(recorded) and recorded not in commits
+    return short and any(one.startswith(recorded) for one in commits)
+
+
+def _during_run_note(count: int) -> str:
+    if not count:
+        return ""
+    return (
+        f"; {count} review(s) recorded while the tests ran are not believed: the change's own "
+        "code runs in the tests' process"
+    )
+
+
 def _reviews_of(recorded: list[ReviewRecord], commits: list[str]) -> list[ReviewRecord]:
     """The reviews that name one of ``commits`` by its full id, oldest first.
 
@@ -117,14 +162,8 @@ def _reviews_of(recorded: list[ReviewRecord], commits: list[str]) -> list[Review
 
 def _short_ids_note(recorded: list[ReviewRecord], commits: list[str]) -> str:
     """A sentence naming the reviews that name a reviewed commit by a short id; else ''."""
-    short = sorted(
-        {
-            review.commit
-            for review in recorded
-            if review.commit and review.commit not in commits
-            if any(one.startswith(review.commit) for one in commits)
-        }
-    )
+    named = {review.commit or "" for review in recorded}
+    short = sorted(commit for commit in named if _short_id(commit, commits))
     if not short:
         return ""
     return (
@@ -184,7 +223,8 @@ def approving_review(ctx: CheckContext) -> ReviewRecord | None:
     commit = _head(ctx.project.root)
     if commit is None:
         return None
-    mine = _reviews_of(_recorded_reviews(ctx), _reviewed_commits(ctx, commit))
+    believed = _believed(ctx, _recorded_reviews(ctx))
+    mine = _reviews_of(believed, _reviewed_commits(ctx, commit))
     if mine and mine[-1].status is ReviewStatus.APPROVED:
         return mine[-1]
     return None
