@@ -192,13 +192,21 @@ def _python_name(arguments: list[str]) -> str:
                 return f"{module} {after[0]}"
             return module
         if word == "-c":
-            return "python -c"
+            return _named_after_code(arguments[index + 1 :])
         if not word.startswith("-"):  # a script, with its sub-command if it has one
             after = arguments[index + 1 : index + 2]
             if after and after[0].isidentifier():
                 return f"{Path(word).name} {after[0]}"
             return Path(word).name
     return "python"
+
+
+def _named_after_code(rest: list[str]) -> str:
+    """``python -c CODE SCRIPT.py ARGS`` (the build check starts each PEP 517 hook so, with the
+    collector off; callgrind writes the code's newlines as ``\\n``, so it is words here) is
+    named by its script; any other ``-c`` is "python -c"."""
+    scripts = [index for index, word in enumerate(rest) if word.endswith(".py")]
+    return _python_name(rest[scripts[0] :]) if scripts else "python -c"
 
 
 def process_path(process: ProcessCount, processes: Sequence[ProcessCount]) -> str:

@@ -28,6 +28,11 @@ def instructions() -> ModuleType:
         ),
         ("/venv/bin/python /x/_in_process.py build_wheel /tmp/out", "_in_process.py build_wheel"),
         ("/venv/bin/python -c import os", "python -c"),
+        (
+            "/venv/bin/python -c import gc, runpy\\ngc.disable()\\nrunpy.run_path(sys.argv[0])\\n"
+            " /x/_in_process.py get_requires_for_build_sdist /tmp/control",
+            "_in_process.py get_requires_for_build_sdist",
+        ),
         ("/usr/bin/git -C /repo -c core.x=1 log -1", "git log"),
         ("/venv/bin/ruff check --output-format json", "ruff"),
     ],
