@@ -373,3 +373,16 @@ def test_a_review_recorded_while_the_tests_run_is_not_believed(project: pytest.P
     (project.path / "conftest.py").unlink()
     project.runpytest("--gate=reviewed")
     assert verdict_of(project, "reviewed")["checks"][0]["status"] == "passed"
+
+
+def test_a_conftest_cannot_turn_the_run_into_a_shard(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s17r: a conftest.py setting ``PHASEGATE_SHARD`` made ``pytest --gate=small`` a
+    shard, which judges nothing: exit 0 with a skipped failing test and no verdict. The
+    environment is the one the run began with."""
+    monkeypatch.setenv("PHASEGATE_SHARD", "")  # the in-process conftest's value is undone after
+    project.makeconftest('import os\n\nos.environ["PHASEGATE_SHARD"] = "1/1"\n')
+    result = project.runpytest("--gate=small")
+    assert "shard 1/1" not in result.stdout.str()
+    assert verdict_of(project)["verdict"] == "sufficient"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from phasegate.errors import UsageError
+from phasegate.plugin.gate import ENVIRONMENT_KEY
 from phasegate.shards import SHARD_ENV
 
 if TYPE_CHECKING:
@@ -29,10 +30,15 @@ _WORKER_KEY = "phasegate_shard_suite"
 
 
 def requested(config: pytest.Config) -> ShardSpec | None:
-    """The shard this run is, from ``--shard`` or the environment; ``None`` for a whole run."""
+    """The shard this run is, from ``--shard`` or the environment; ``None`` for a whole run.
+
+    The environment is the one the run began with, before any conftest.py was imported: one
+    setting ``PHASEGATE_SHARD`` made a gate run a shard, which judges nothing (review s17r).
+    """
     value, source = config.getoption("phasegate_shard", None), "--shard"
     if value is None:
-        value, source = os.environ.get(SHARD_ENV) or None, SHARD_ENV
+        environment = config.stash.get(ENVIRONMENT_KEY, os.environ)
+        value, source = environment.get(SHARD_ENV) or None, SHARD_ENV
     if value is None:
         return None  # not a shard: the rest of phasegate.shards is never imported
     from phasegate.shards.spec import parse_shard
