@@ -79,6 +79,35 @@ def test_a_misspelt_parameter_of_two_leading_underscores_is_replaced_by_that_par
     assert restores(candidates[0], original)
 
 
+def test_a_misspelt_use_of_a_local_is_respelt_whatever_the_tests_write_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # parso's tokenize: the local `pos` misspelt `os` in one use; the tests write `os` (the
+    # module) far more often than `pos`, and `pos` was renamed `os` all through the function.
+    original = (
+        "def skip_blanks(line):\n"
+        "    pos = 0\n"
+        "    while pos < len(line) and line[pos] == ' ':\n"
+        "        pos += 1\n"
+        "    return line[pos:]\n"
+    )
+    faulty = original.replace("return line[pos:]", "return line[os:]")
+    files = {
+        "nm_lo/__init__.py": "",
+        "nm_lo/scan.py": faulty,
+        "tests/test_paths.py": (
+            "import os\n\n\ndef test_os():\n    assert os.sep in os.path.join(os.sep, 'a')\n"
+        ),
+    }
+    _, candidates, _ = diagnose(
+        tmp_path, files, "from nm_lo.scan import skip_blanks; skip_blanks('  a')", monkeypatch
+    )
+    # `import os` comes first and fails (a module is no slice index); then the use respelt.
+    respelt = [c for c in candidates if c.detail.get("replacement") == "pos"]
+    assert [c.kind for c in respelt] == ["typo", "rename-definition"]
+    assert restores(respelt[0], original)
+
+
 def test_a_misspelt_closure_name_is_replaced_by_the_enclosing_functions_parameter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -299,14 +299,15 @@ def _typo_candidates(use: _Use, diagnosis: Diagnosis, project: Project) -> list[
             )
         )
         if scope in ("local", "global") and bound is not None and bound[1] != "imported":
-            candidates += _definition_renamed(use, other, scope, bound[0], score, project)
+            candidates += _definition_renamed(use, other, scope, bound, score, project)
     return candidates
 
 
 def _definition_renamed(
-    use: _Use, other: str, scope: str, bound_line: int, score: float, project: Project
+    use: _Use, other: str, scope: str, bound: tuple[int, str], score: float, project: Project
 ) -> list[Candidate]:
-    """``other``'s definition (on ``bound_line``, in ``scope``) renamed to the missing name."""
+    """``other``'s definition (``bound``: its line and how, in ``scope``) renamed to the
+    missing name."""
     text, missing = use.text, use.missing
     first, last = (1, None)
     if scope == "local" and use.function is not None:
@@ -321,8 +322,9 @@ def _definition_renamed(
     # project's vocabulary). Otherwise a misspelt use is the likelier fault.
     elsewhere_missing = count_names(text, missing) - uses
     elsewhere_other = count_names(text, other) - definitions
-    misspelt = (elsewhere_missing > elsewhere_other and definitions == 1) or definition_is_misspelt(
-        project, missing, other, asked_uses=uses, definitions=definitions
+    seen_by_tests = scope != "local" or bound[1] == "parameter"
+    misspelt = (elsewhere_missing > elsewhere_other and definitions == 1) or _misspelt_by_uses(
+        project, missing, other, (uses, definitions), seen_by_tests=seen_by_tests
     )
     return [
         Candidate(
@@ -331,9 +333,23 @@ def _definition_renamed(
             f"of {use.path}",
             [FileEdit(use.path, renamed)],
             score * (1.02 if misspelt else 0.8),
-            {"name": missing, "replacement": other, "scope": scope, "where": f"line {bound_line}"},
+            {"name": missing, "replacement": other, "scope": scope, "where": f"line {bound[0]}"},
         )
     ]
+
+
+def _misspelt_by_uses(
+    project: Project, missing: str, other: str, counts: tuple[int, int], *, seen_by_tests: bool
+) -> bool:
+    """Whether ``other``'s definition is likelier the typo, by ``counts`` (the uses of
+    ``missing``, the occurrences of ``other``) and, for a name the tests can spell, by how
+    the tests spell it. A function's own variable is none of theirs: parso's local ``pos``
+    misspelt ``os`` in one use was renamed ``os`` everywhere because the tests write ``os``
+    (the module) far more often; a parameter is theirs (they pass it by keyword)."""
+    uses, definitions = counts
+    if not seen_by_tests:
+        return definitions == 1 and uses >= 2
+    return definition_is_misspelt(project, missing, other, asked_uses=uses, definitions=definitions)
 
 
 def _where(
