@@ -1059,3 +1059,35 @@ def test_a_copy_in_a_folder_pytest_s_pythonpath_names_is_caught_in_a_test_packag
     assert [s.split(":")[0] for s in change.sentences()] == [
         f"{copy} a copy of calc added outside src/calc"
     ]
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        "inspect.getsource(calc.mean)",
+        "getsourcelines(calc.mean)[0]",
+    ],
+)
+def test_a_test_reading_the_code_s_source_is_caught(make_change: MakeChange, reads: str) -> None:
+    """Review s17r: a test asserting on the code's text fails for every mutant, so the mutation
+    check counted each one killed while the code's result went unchecked."""
+    test = (
+        "import inspect\nfrom inspect import getsourcelines\n\nimport calc\n\n\n"
+        f"def test_mean_source():\n    assert 'len(values)' in str({reads})\n"
+    )
+    sentences = make_change().write({"tests/test_source.py": test}).sentences()
+    assert [s.split(": ")[0] for s in sentences] == [
+        "tests/test_source.py:8 test_mean_source reads the code's source text (inspect.getsource)"
+    ]
+
+
+def test_a_test_reading_the_source_of_code_it_builds_is_not_a_trick(
+    make_change: MakeChange,
+) -> None:
+    """attrs' tests read the ``__init__`` attrs generates for a class the test defines."""
+    test = (
+        "import inspect\n\n\ndef test_generated():\n    class D:\n        pass\n\n"
+        "    built = type('E', (), {})\n"
+        "    assert inspect.getsource(D) and inspect.getsourcelines(built)\n"
+    )
+    assert make_change().write({"tests/test_generated.py": test}).sentences() == []

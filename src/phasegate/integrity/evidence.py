@@ -278,6 +278,8 @@ _FAKE_CHECKS = (
     ("swallowed_asserts", "assert-swallowed", "catches its own AssertionError: the assertion "
      "cannot fail"),
     ("early_returns", "early-return", "returns before its assertions: they never run"),
+    ("source_reads", "source-read", "reads the code's source text (inspect.getsource): it "
+     "fails for any change to the code, a mutant too, without checking what the code does"),
     ("escaped_asserts", "assert-escaped", "keeps an assertion that never runs or whose failure "
      "is dropped (if False:, suppress, raises(AssertionError), finally: return): it cannot "
      "fail"),

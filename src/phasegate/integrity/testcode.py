@@ -89,6 +89,9 @@ class TestFacts:
     #: Assertions that never run or whose failure is dropped (:mod:`.escapes`).
     escaped_asserts: list[int] = field(default_factory=list)
     early_returns: list[int] = field(default_factory=list)
+    #: Calls reading the source text of code (``inspect.getsource``): such a test fails for
+    #: every mutant, whatever the code returns (review s17r).
+    source_reads: list[int] = field(default_factory=list)
     broad_raises: list[int] = field(default_factory=list)
     approx: list[Approx] = field(default_factory=list)
     #: Assertions comparing an expression with itself (``f(x) == f(x)``), with their text.
@@ -244,8 +247,53 @@ def _test_facts(
     facts.early_returns = [
         child.lineno for child in own if isinstance(child, ast.Return) and child.lineno < last_check
     ]
+    facts.source_reads = _source_reads(node, own)
     facts.patched_self = _patched_self(node, name, called, imported)
     return facts
+
+
+#: The calls that give the source text of an object.
+_SOURCE_READERS = frozenset({"getsource", "getsourcelines"})
+
+
+def _source_reads(node: ast.FunctionDef | ast.AsyncFunctionDef, own: list[ast.AST]) -> list[int]:
+    """The lines of calls reading the source of code the test does not make itself: a class it
+    defines or builds (attrs' tests read the ``__init__`` attrs generated) is its own."""
+    local = {*_defined_inside(node), *_assigned(own)}
+    return [call.lineno for call in _source_calls(own) if _root_name(call) not in local]
+
+
+def _source_calls(own: list[ast.AST]) -> list[ast.Call]:
+    return [child for child in own if isinstance(child, ast.Call) and _reads_source(child)]
+
+
+def _reads_source(call: ast.Call) -> bool:
+    return ending_name(call.func) in _SOURCE_READERS
+
+
+def _defined_inside(node: ast.AST) -> list[str]:
+    """The functions and classes defined inside ``node`` (not ``node`` itself)."""
+    inside = (child for child in ast.walk(node) if child is not node)
+    return [child.name for child in inside if isinstance(child, _DEFINITIONS)]
+
+
+def _assigned(own: list[ast.AST]) -> list[str]:
+    return [child.id for child in own if isinstance(child, ast.Name) and _stores(child)]
+
+
+def _stores(name: ast.Name) -> bool:
+    return isinstance(name.ctx, ast.Store)
+
+
+def _root_name(call: ast.Call) -> str:
+    """The first name of the call's first argument (``calc`` of ``calc.mean``)."""
+    names = (
+        child.id for arg in call.args[:1] for child in ast.walk(arg) if isinstance(child, ast.Name)
+    )
+    return next(names, "")
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _read_body(
