@@ -356,10 +356,14 @@ subprocess.run(
 """
 
 
-def test_a_review_recorded_while_the_tests_run_is_not_believed(project: pytest.Pytester) -> None:
+def test_a_review_recorded_while_the_tests_run_is_not_believed(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Review s17r: a conftest.py (or a test) of the change ran ``phasegate review record``
     during the run, and the review check, reading the file at the end, passed on it: a pull
     request approved itself. Only the reviews the file held before the tests' code ran count."""
+    # The run below judges in this process: not an xdist worker's, when this suite runs on one.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     (project.path / "ci" / "reviewed.toml").write_text('name = "reviewed"\n[checks.review]\n')
     project.makeconftest(APPROVES_ITSELF)
     git(project.path, "init", "-q", "-b", "main")
