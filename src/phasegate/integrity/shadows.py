@@ -9,13 +9,17 @@ folders, is reported, unless the folder holding it is itself a package (has an `
 then the copy is ``tests.calc``, pytest puts the first folder above without an ``__init__.py``
 on ``sys.path``, and ``import calc`` still finds the project's package. But not when pytest's
 ``pythonpath`` setting (as the work tree sets it, in the file pytest reads) names the folder
-holding it: that folder itself is then first on ``sys.path`` (review s17r).
+holding it ahead of the folder the project's package imports from (or without it): that folder
+itself is then first on ``sys.path`` (review s17r). pytest inserts the entries so that the
+first listed is first: with ``pythonpath = ["src", "tests"]`` ``import calc`` finds ``src/calc``,
+and an honest test subpackage ``tests/calc/`` is no copy (review s17d, finding 10).
 """
 
 from __future__ import annotations
 
 import configparser
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from phasegate import tomlfile
@@ -29,12 +33,29 @@ __all__ = ["shadow_tricks"]
 def shadow_tricks(sources: ChangedSources, packages: Sequence[str]) -> list[Trick]:
     """``packages``: the project's package folders (or modules), relative to the root."""
     names = {PurePosixPath(package).stem: package for package in packages}
-    first = _pythonpath(sources)
+    order = _pythonpath(sources)
     return [
         _trick(path, names[name])
         for path in sources.paths
-        if (name := _module_name(path)) in names and _added_outside(sources, path, packages, first)
+        if (name := _module_name(path)) in names
+        and _added_outside(sources, path, packages, _Homes(names[name], order))
     ]
+
+
+@dataclass(frozen=True)
+class _Homes:
+    """The project's package (or module) a copy is named like, and pytest's ``pythonpath``."""
+
+    package: str
+    order: tuple[str, ...]
+
+    def ahead(self, folder: str) -> bool:
+        """Whether ``pythonpath`` puts ``folder`` on ``sys.path`` before the package's own
+        folder (or names ``folder`` and not the package's folder)."""
+        home = str(PurePosixPath(self.package).parent)
+        if folder not in self.order:
+            return False
+        return home not in self.order or self.order.index(folder) < self.order.index(home)
 
 
 def _module_name(path: str) -> str:
@@ -46,10 +67,10 @@ def _module_name(path: str) -> str:
 
 
 def _added_outside(
-    sources: ChangedSources, path: str, packages: Sequence[str], first: frozenset[str]
+    sources: ChangedSources, path: str, packages: Sequence[str], homes: _Homes
 ) -> bool:
     inside = any(PurePosixPath(path).is_relative_to(package) for package in packages)
-    found = _folder_of(path) in first or not _in_a_package(sources, path)
+    found = homes.ahead(_folder_of(path)) or not _in_a_package(sources, path)
     return not inside and sources.base_text(path) is None and found
 
 
@@ -65,11 +86,12 @@ def _in_a_package(sources: ChangedSources, path: str) -> bool:
     return sources.head_text(str(PurePosixPath(_folder_of(path)) / "__init__.py")) is not None
 
 
-def _pythonpath(sources: ChangedSources) -> frozenset[str]:
-    """The folders pytest's ``pythonpath`` setting puts on ``sys.path``, relative to the root."""
+def _pythonpath(sources: ChangedSources) -> tuple[str, ...]:
+    """The folders pytest's ``pythonpath`` setting puts on ``sys.path``, relative to the root,
+    the first on ``sys.path`` first."""
     name = file_read_by("pytest", sources.head_text)
     entries = _entries_in(name, sources.head_text(name) or "") if name else []
-    return frozenset(str(PurePosixPath(entry)) for entry in entries)
+    return tuple(str(PurePosixPath(entry)) for entry in entries)
 
 
 def _entries_in(name: str, text: str) -> list[str]:

@@ -1,0 +1,44 @@
+"""A copy of the project's package where the tests import it first (``integrity.shadows``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import BASE_FILES, FIXED_CALC, MakeChange
+
+PYPROJECT = '[project]\nname = "calc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\n'
+
+
+@pytest.mark.parametrize(
+    "pythonpath",
+    [
+        'pythonpath = ["src", "tests"]',
+        'pythonpath = "src tests"',
+        'pythonpath = ["./src", "tests"]',
+    ],
+)
+def test_a_test_subpackage_behind_the_package_s_folder_on_pythonpath_is_not_a_copy(
+    make_change: MakeChange, pythonpath: str
+) -> None:
+    """Review s17d, finding 10: pytest puts the first ``pythonpath`` entry first on
+    ``sys.path``, so with ``src`` first ``import calc`` finds ``src/calc``, and a test
+    subpackage mirroring the package is honest."""
+    settings = {"pyproject.toml": f"{PYPROJECT}{pythonpath}\n", "tests/__init__.py": ""}
+    change = make_change({**BASE_FILES, **settings}).write(
+        {"tests/calc/__init__.py": "", "tests/calc/test_more.py": "def test_x():\n    pass\n"}
+    )
+    assert change.sentences() == []
+
+
+@pytest.mark.parametrize(
+    "pythonpath",
+    ['pythonpath = ["tests", "src"]', 'pythonpath = ["tests"]', 'pythonpath = "tests ./src"'],
+)
+def test_a_copy_ahead_of_the_package_s_folder_on_pythonpath_is_caught(
+    make_change: MakeChange, pythonpath: str
+) -> None:
+    settings = {"pyproject.toml": f"{PYPROJECT}{pythonpath}\n", "tests/__init__.py": ""}
+    change = make_change({**BASE_FILES, **settings}).write({"tests/calc/__init__.py": FIXED_CALC})
+    assert [s.split(":")[0] for s in change.sentences()] == [
+        "tests/calc/__init__.py a copy of calc added outside src/calc"
+    ]
