@@ -427,6 +427,13 @@ class Store:
             self._notice_lines_aside(target, result, result.moved_to)
         return result
 
+    def entries_in(self, relpath: str | Path, raw: bytes, model_type: type[M]) -> list[M]:
+        """The valid entries of ``raw``, bytes the JSONL file ``relpath`` held, read line by
+        line as :meth:`read_jsonl` reads the file; nothing is set aside or written."""
+        result: JsonlRead[M] = JsonlRead()
+        self._parse_lines(self.path(relpath), raw, model_type, result)
+        return result.entries
+
     def _parse_lines(
         self, target: Path, raw: bytes, model_type: type[M], result: JsonlRead[M]
     ) -> list[bytes]:

@@ -361,9 +361,11 @@ def test_a_review_recorded_while_the_tests_run_is_not_believed(
 ) -> None:
     """Review s17r: a conftest.py (or a test) of the change ran ``phasegate review record``
     during the run, and the review check, reading the file at the end, passed on it: a pull
-    request approved itself. Only the reviews the file held before the tests' code ran count."""
-    # The run below judges in this process: not an xdist worker's, when this suite runs on one.
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    request approved itself. Only the reviews the file held before the tests' code ran count.
+
+    Review s17d, 18: with ``PYTEST_XDIST_WORKER`` in the environment (a shell's, a workflow's,
+    or this suite's own xdist worker), the run kept no reviews and believed every one."""
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw9")  # the environment's, not a real worker
     (project.path / "ci" / "reviewed.toml").write_text('name = "reviewed"\n[checks.review]\n')
     project.makeconftest(APPROVES_ITSELF)
     git(project.path, "init", "-q", "-b", "main")

@@ -256,6 +256,74 @@ def test_reviews_kept_outside_the_repository_are_read(
     assert ReviewCheck().measure(context, NoOptions()).metrics["approved"] is True
 
 
+def committed_project(folder: Path) -> str:
+    git(folder, "init", "-q")
+    (folder / "a.py").write_text("x = 1\n")
+    git(folder, "add", ".")
+    git(folder, "commit", "-qm", "feat: a")
+    return git(folder, "rev-parse", "HEAD")
+
+
+def test_a_review_removed_while_the_tests_run_still_counts(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    """Review s17d, 1: the reviews kept as the run began only filtered the file as it was at
+    the end, so the change's code could delete a later request for changes and pass on the
+    earlier approval. The kept bytes are judged."""
+    head = committed_project(tmp_path)
+    context = make_context()
+    approval = review(ReviewStatus.APPROVED, head, 1)
+    context.store.append_jsonl(
+        "reviews.jsonl", [approval, review(ReviewStatus.CHANGES_REQUESTED, head, 2)]
+    )
+    kept = context.store.path("reviews.jsonl").read_bytes()
+    session = SessionData(run=run_report(), reviews_at_start=kept, tests_ran_here=True)
+    context = dataclasses.replace(context, session=session)
+    honest = ReviewCheck().measure(context, NoOptions())
+    assert (honest.metrics["approved"], honest.metrics["changes_requested"]) == (False, 1)
+    assert "while the tests ran" not in honest.summary
+    context.store.path("reviews.jsonl").write_text(approval.model_dump_json() + "\n")
+    deleted = ReviewCheck().measure(context, NoOptions())
+    assert (deleted.metrics["approved"], deleted.metrics["changes_requested"]) == (False, 1)
+    assert "1 review(s) removed or changed while the tests ran" in deleted.summary
+
+
+def test_an_approval_with_a_line_separator_in_its_note_is_believed(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    """Review s17d, 11: the kept bytes were split by ``str.splitlines``, which breaks at
+    U+2028 that the store writes raw: an honest approval was not believed."""
+    head = committed_project(tmp_path)
+    context = make_context()
+    approval = review(ReviewStatus.APPROVED, head, 1).model_copy(
+        update={"note": "looks good\u2028ship it"}
+    )
+    context.store.append_jsonl("reviews.jsonl", approval)
+    kept = context.store.path("reviews.jsonl").read_bytes()
+    assert "\u2028".encode() in kept
+    session = SessionData(run=run_report(), reviews_at_start=kept, tests_ran_here=True)
+    measured = ReviewCheck().measure(dataclasses.replace(context, session=session), NoOptions())
+    assert measured.metrics["approved"] is True, measured.summary
+    assert "while the tests ran" not in measured.summary
+
+
+def test_no_review_is_believed_when_the_tests_ran_and_none_was_kept(
+    make_context: MakeContext, tmp_path: Path
+) -> None:
+    """Review s17d, 18: when the run that judges kept no reviews file, every review of the
+    file at the end was believed, those the tests' code wrote too."""
+    head = committed_project(tmp_path)
+    context = make_context()
+    context.store.append_jsonl("reviews.jsonl", review(ReviewStatus.APPROVED, head, 1))
+    merged = SessionData(run=run_report())  # `phasegate merge`: the tests ran elsewhere
+    read = ReviewCheck().measure(dataclasses.replace(context, session=merged), NoOptions())
+    assert read.metrics["approved"] is True
+    here = SessionData(run=run_report(), tests_ran_here=True)
+    measured = ReviewCheck().measure(dataclasses.replace(context, session=here), NoOptions())
+    assert measured.metrics["approved"] is False
+    assert "the reviews file was not kept as the run began" in measured.summary
+
+
 def test_review_outside_git_cannot_run(make_context: MakeContext) -> None:
     with pytest.raises(CheckError, match="not a git repository"):
         ReviewCheck().measure(make_context(), NoOptions())

@@ -113,8 +113,12 @@ class SessionData:
     #: the gate asked for them (:attr:`GateRunner.wants_test_contexts`).
     line_contexts: dict[str, dict[int, frozenset[str]]] | None = None
     #: The reviews file's bytes as the run began, before any conftest.py was imported (``b""``:
-    #: there was none); ``None`` when not kept, and the file is read as it is.
+    #: there was none); ``None`` when not kept.
     reviews_at_start: bytes | None = None
+    #: Whether the tests ran in the process that judges (``pytest --gate``), where their code
+    #: could write any file: then only ``reviews_at_start`` is believed, and none when it was
+    #: not kept. ``phasegate merge`` judges in a job of its own and reads the file as it is.
+    tests_ran_here: bool = False
 
 
 @dataclass

@@ -69,11 +69,14 @@ def keep_reviews(early_config: pytest.Config) -> None:
 
     The change's own code runs in the tests' process: a conftest.py or a test running
     ``phasegate review record --commit HEAD`` had the pull request approve itself (review
-    s17r). A configuration that does not load is left to ``pytest_configure`` to report.
+    s17r). A configuration that does not load is left to ``pytest_configure`` to report, and
+    the review check then believes no review. Kept in every run that may judge, an xdist
+    worker's too: the environment (``PYTEST_XDIST_WORKER``) does not tell a worker, which
+    is known only later (``config.workerinput``), and a judge that kept nothing believed
+    every review (review s17d, 18).
     """
-    namespace = early_config.known_args_namespace
-    if getattr(namespace, "gate", None) == RECORD_ONLY or not _judges_here(namespace):
-        return  # nothing is judged here: a run that only records loads no settings for it
+    if getattr(early_config.known_args_namespace, "gate", None) == RECORD_ONLY:
+        return  # nothing is judged: a run that only records loads no settings for it
     try:
         path = _reviews_path(early_config)
         early_config.stash[REVIEWS_KEY] = path.read_bytes() if path.is_file() else b""

@@ -108,6 +108,7 @@ class GateSession:
                 coverage_problem=problem,
                 line_contexts=self._line_contexts,
                 reviews_at_start=self._config.stash.get(REVIEWS_KEY, None),
+                tests_ran_here=True,
             )
         )
         try:

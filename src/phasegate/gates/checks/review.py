@@ -10,7 +10,9 @@ own.
 
 Only the reviews recorded before the tests' code ran are believed in a test run: the change's
 own conftest.py or tests could record an approval of the commit while the gate runs (review
-s17r). The plugin keeps the file as the run began (``SessionData.reviews_at_start``).
+s17r), or remove a later request for changes (review s17d). The plugin keeps the file as the
+run began (``SessionData.reviews_at_start``), and the check judges those bytes, not the file
+as it is at the end; when they were not kept, no review is believed.
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, Literal
-
-from pydantic import ValidationError
 
 from phasegate.gates.definition import ConditionSpec
 from phasegate.gates.git import NO_SUCH_REVISION, NOT_A_REPOSITORY, git_text
@@ -77,7 +77,7 @@ class ReviewCheck:
         return Measurement(
             summary=_summary(commit, latest)
             + _short_ids_note(believed, reviewed)
-            + _during_run_note(len(recorded) - len(believed)),
+            + _during_run_note(ctx, recorded, believed),
             score=1.0 if approved else 0.0,
             metrics=metrics,
             new_code_metrics=dict(metrics),
@@ -113,24 +113,20 @@ def _recorded_reviews(ctx: CheckContext) -> list[ReviewRecord]:
 
 
 def _believed(ctx: CheckContext, recorded: list[ReviewRecord]) -> list[ReviewRecord]:
-    """The reviews the file held before the tests' code ran; all of them outside a test run."""
+    """The reviews the file held before the tests' code ran, read from the bytes kept then
+    (not the file at the end filtered by them: a review removed meanwhile would stay
+    removed) by the store's own line reader; none when they were not kept; every recorded
+    review outside a test run."""
+    if not _tests_ran_here(ctx):
+        return recorded
     kept = ctx.session.reviews_at_start if ctx.session is not None else None
     if kept is None:
-        return recorded
-    before = _records_in(kept)
-    return [review for review in recorded if review in before]
+        return []
+    return ctx.store.entries_in(REVIEWS_FILE, kept, ReviewRecord)
 
 
-def _records_in(raw: bytes) -> list[ReviewRecord]:
-    lines = raw.decode("utf-8", errors="replace").splitlines()
-    return [record for line in lines if (record := _record_or_none(line)) is not None]
-
-
-def _record_or_none(line: str) -> ReviewRecord | None:
-    try:
-        return ReviewRecord.model_validate_json(line)
-    except ValidationError:
-        return None  # the store sets such a line aside when it reads the file
+def _tests_ran_here(ctx: CheckContext) -> bool:
+    return ctx.session is not None and ctx.session.tests_ran_here
 
 
 def _short_id(recorded: str, commits: list[str]) -> bool:
@@ -139,13 +135,28 @@ def _short_id(recorded: str, commits: list[str]) -> bool:
     return short and any(one.startswith(recorded) for one in commits)
 
 
-def _during_run_note(count: int) -> str:
+def _during_run_note(
+    ctx: CheckContext, recorded: list[ReviewRecord], believed: list[ReviewRecord]
+) -> str:
+    """What the tests' process did to the reviews file, which the check did not believe."""
+    if not _tests_ran_here(ctx):
+        return ""
+    if ctx.session is not None and ctx.session.reviews_at_start is None:
+        return (
+            "; the reviews file was not kept as the run began, so none of its reviews is "
+            "believed: the change's own code runs in the tests' process"
+        )
+    added = sum(review not in believed for review in recorded)
+    removed = sum(review not in recorded for review in believed)
+    return _counted(added, "recorded while the tests ran are not believed") + _counted(
+        removed, "removed or changed while the tests ran are judged as the run began"
+    )
+
+
+def _counted(count: int, what: str) -> str:
     if not count:
         return ""
-    return (
-        f"; {count} review(s) recorded while the tests ran are not believed: the change's own "
-        "code runs in the tests' process"
-    )
+    return f"; {count} review(s) {what}: the change's own code runs in the tests' process"
 
 
 def _reviews_of(recorded: list[ReviewRecord], commits: list[str]) -> list[ReviewRecord]:
