@@ -27,7 +27,8 @@ holds it.
 
 The review of session 17 read these rules on honest hooks and made them narrower where they
 were wrong, and wider where a body went unread: a hook that only reads an option
-(``if config.option.verbose > 1``, compared or tested) does not change the run, and a
+(``if config.option.verbose > 1``, compared or tested: :mod:`.option_reads`) does not change
+the run, and a
 parameter handed to a function the conftest defines (once) is followed into that function's
 body (``_numbers(metafunc)``); a :data:`HARMLESS` hook imported or assigned from elsewhere is a
 control, since its body is not read.
@@ -38,6 +39,9 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from phasegate.integrity.option_reads import only_read, trusted_builtins
 
 __all__ = ["HARMLESS", "add_binding", "bound_hooks", "module_level"]
 
@@ -58,11 +62,6 @@ _RUN_STATE = frozenset(
 )
 #: Of :data:`_RUN_STATE`, what a hook may read (compare, test) without changing the run.
 _READABLE = frozenset({"option", "args", "known_args_namespace", "invocation_params"})
-#: Where a value read from the run's options is only read: compared, turned into text, or
-#: tested (as the ``test`` of these; ``and``/``or``/``not`` between it and them).
-_COMPARING = (ast.Compare, ast.FormattedValue)
-_TESTING = (ast.If, ast.IfExp, ast.While, ast.Assert)
-_COMBINING = (ast.BoolOp, ast.UnaryOp)
 _CONFIGURE = "pytest_configure"
 _PLUGIN_MANAGER = "pluginmanager"
 _COMPOUND = (ast.If, ast.Try, ast.With, ast.For, ast.While) + (
@@ -75,6 +74,15 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 Functions = dict[str, Function]
 
 
+@dataclass(frozen=True)
+class _Module:
+    """What a hook's body is read with: the conftest's own functions it may hand a parameter
+    to, and the builtins the conftest cannot have rebound (:func:`.trusted_builtins`)."""
+
+    functions: Functions
+    trusted: frozenset[str]
+
+
 def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, str]]:
     """Each hook the module binds as a control: name -> (line, the binding statements as text).
 
@@ -83,7 +91,7 @@ def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, s
     last, so one appended after an honest ``def`` changes the control.
     """
     controls: dict[str, tuple[int, str]] = {}
-    local = _local_functions(tree)
+    local = _Module(_local_functions(tree), trusted_builtins(tree))
     for node in module_level(tree.body):
         top_level = any(node is statement for statement in tree.body)
         for name in _names_bound(node, hook_name, top_level, local):
@@ -133,9 +141,7 @@ def _bindings(node: ast.stmt) -> list[str]:
     return _stored_names(_targets(node))
 
 
-def _names_bound(
-    node: ast.stmt, hook_name: HookName, top_level: bool, local: Functions
-) -> list[str]:
+def _names_bound(node: ast.stmt, hook_name: HookName, top_level: bool, local: _Module) -> list[str]:
     """The hooks ``node`` binds that are controls."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         name = hook_name(node)
@@ -183,7 +189,7 @@ def _bound_unread(name: str) -> bool:
     return name.startswith("pytest_") and name != "pytest_plugins"
 
 
-def _defines_a_control(name: str, function: Function, top_level: bool, local: Functions) -> bool:
+def _defines_a_control(name: str, function: Function, top_level: bool, local: _Module) -> bool:
     """Any hook defined under a compound statement; a top-level one, ``pytest_configure`` or a
     harmless one when it changes the run."""
     read_as_written = top_level or name in HARMLESS or name == _CONFIGURE
@@ -192,49 +198,26 @@ def _defines_a_control(name: str, function: Function, top_level: bool, local: Fu
     return name.startswith("pytest_") and _changes_the_run(function, local, frozenset())
 
 
-def _changes_the_run(function: Function, local: Functions, seen: frozenset[str]) -> bool:
+def _changes_the_run(function: Function, local: _Module, seen: frozenset[str]) -> bool:
     """Whether a hook reaches ``config.option`` and such, uses the plugin manager it is given,
     or hands one of its parameters to other code (which can do either)."""
-    return _reaches_run_state(function) or _hands_on_a_parameter(
+    return _reaches_run_state(function, local.trusted) or _hands_on_a_parameter(
         function, local, seen | {function.name}
     )
 
 
-def _reaches_run_state(function: Function) -> bool:
+def _reaches_run_state(function: Function, trusted: frozenset[str]) -> bool:
     """``config.option`` and such (but for a value only read), or the ``pluginmanager``
     parameter itself."""
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
-    return any(_changes_state(node, parents) for node in ast.walk(function))
+    return any(_changes_state(node, parents, trusted) for node in ast.walk(function))
 
 
-def _changes_state(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+def _changes_state(node: ast.AST, parents: dict[ast.AST, ast.AST], trusted: frozenset[str]) -> bool:
     reached = _reached(node)
     if reached not in _RUN_STATE:
         return False
-    return reached not in _READABLE or not _only_read(node, parents)
-
-
-def _only_read(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    """Whether ``config.option`` (and the attributes read from it) is compared or tested, and
-    not stored to, called, handed on or bound to a name."""
-    top = _climbed(node, parents, (ast.Attribute,))
-    if not isinstance(getattr(top, "ctx", None), ast.Load):
-        return False
-    top = _climbed(top, parents, _COMBINING)
-    return _reads(parents.get(top), top)
-
-
-def _climbed(node: ast.AST, parents: dict[ast.AST, ast.AST], kinds: tuple[type, ...]) -> ast.AST:
-    """The outermost node of ``kinds`` that ``node`` is inside, without any other between."""
-    while isinstance(parents.get(node), kinds):
-        node = parents[node]
-    return node
-
-
-def _reads(user: ast.AST | None, value: ast.AST) -> bool:
-    """Whether ``user`` compares ``value``, makes text of it, or tests it."""
-    tested = isinstance(user, _TESTING) and getattr(user, "test", None) is value
-    return tested or isinstance(user, _COMPARING)
+    return reached not in _READABLE or not only_read(node, parents, trusted)
 
 
 def _reached(node: ast.AST) -> str:
@@ -243,7 +226,7 @@ def _reached(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) and node.id == _PLUGIN_MANAGER else ""
 
 
-def _hands_on_a_parameter(function: Function, local: Functions, seen: frozenset[str]) -> bool:
+def _hands_on_a_parameter(function: Function, local: _Module, seen: frozenset[str]) -> bool:
     """A call that receives a parameter of the hook itself (``steady.setup(config)``); the
     ``parser`` of ``pytest_addoption`` only adds options."""
     names = _parameters(function) - {"parser"}
@@ -251,12 +234,12 @@ def _hands_on_a_parameter(function: Function, local: Functions, seen: frozenset[
     return any(_hands_to(call, names, local, seen) for call in calls)
 
 
-def _hands_to(call: ast.Call, names: set[str], local: Functions, seen: frozenset[str]) -> bool:
+def _hands_to(call: ast.Call, names: set[str], local: _Module, seen: frozenset[str]) -> bool:
     """Whether ``call`` receives one of ``names`` and the code it calls may change the run: a
     function of the module is read as the hook is, any other code may."""
     if not _receives(call, names):
         return False
-    helper = local.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    helper = local.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
     if helper is None:
         return True
     return helper.name not in seen and _changes_the_run(helper, local, seen)
