@@ -56,6 +56,19 @@ def test_shard_without_gate_and_a_bad_shard_are_usage_errors(suite: pytest.Pytes
     result.stderr.fnmatch_lines(["*--shard = '3/2': the shard number K must be from 1*"])
 
 
+def test_a_shard_asked_for_by_the_settings_is_a_usage_error(suite: pytest.Pytester) -> None:
+    """Review s17d, 13: ``addopts = "--shard=1/1"`` in the change's settings turned
+    ``pytest --gate=NAME`` into a shard, which judges nothing: exit 0, no verdict."""
+    suite.makepyprojecttoml('[tool.pytest.ini_options]\naddopts = "--shard=1/1"\n')
+    result = suite.runpytest("--gate=record")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--shard=1/1 comes from the project's settings (addopts*"])
+    assert not (suite.path / ".phasegate" / "report.json").exists()
+    # Given on the command line (the settings' value comes first, the command line's wins).
+    suite.runpytest("--gate=record", "--shard", "2/2").assert_outcomes(passed=2, deselected=3)
+    assert report(suite)["shard"]["index"] == 2
+
+
 def test_shards_under_xdist_record_the_whole_suite(suite: pytest.Pytester) -> None:
     result = suite.runpytest_subprocess(
         "--gate=record", "--shard=1/2", "-n", "2", "-p", "no:cacheprovider"

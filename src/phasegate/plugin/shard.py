@@ -16,6 +16,7 @@ import pytest
 
 from phasegate.errors import UsageError
 from phasegate.plugin.gate import ENVIRONMENT_KEY
+from phasegate.plugin.invocation import from_command_line
 from phasegate.shards import SHARD_ENV
 
 if TYPE_CHECKING:
@@ -34,8 +35,9 @@ def requested(config: pytest.Config) -> ShardSpec | None:
 
     The environment is the one the run began with, before any conftest.py was imported: one
     setting ``PHASEGATE_SHARD`` made a gate run a shard, which judges nothing (review s17r).
+    ``--shard`` counts only from the command line (:func:`_shard_option`).
     """
-    value, source = config.getoption("phasegate_shard", None), "--shard"
+    value, source = _shard_option(config), "--shard"
     if value is None:
         environment = config.stash.get(ENVIRONMENT_KEY, os.environ)
         value, source = environment.get(SHARD_ENV) or None, SHARD_ENV
@@ -44,6 +46,27 @@ def requested(config: pytest.Config) -> ShardSpec | None:
     from phasegate.shards.spec import parse_shard
 
     return parse_shard(value, source)
+
+
+def _shard_option(config: pytest.Config) -> str | None:
+    """``--shard`` as the command line gave it; a UsageError when the project's settings gave
+    it (``addopts``): a change setting ``--shard=1/1`` there had its gate run judge nothing,
+    exit 0 with a failing test skipped (review s17d, 13). A shard is asked for by the CI job."""
+    given: str | None = config.getoption("phasegate_shard", None)
+    if given is not None and _from_settings(config):
+        raise UsageError(
+            f"--shard={given} comes from the project's settings (addopts or PYTEST_ADDOPTS), not "
+            "the command line: a shard judges no gate, so the settings of the change under "
+            "check cannot ask for one; give --shard=K/N on pytest's command line, or set "
+            f"{SHARD_ENV}=K/N in the CI job's environment"
+        )
+    return given
+
+
+def _from_settings(config: pytest.Config) -> bool:
+    """Whether ``--shard`` was not on the command line; an xdist worker has the controller's
+    options, not its command line, and the controller has vetted them."""
+    return not hasattr(config, "workerinput") and from_command_line(config, "--shard") is None
 
 
 def configure(config: pytest.Config, recorder: Recorder | None) -> None:
