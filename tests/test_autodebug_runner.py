@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from phasegate.autodebug.runner import RERUN_FLOOR_S, TestRunner, rerun_limit
+from phasegate.autodebug.runner import (
+    DEFAULT_TIMEOUT_S,
+    RERUN_FLOOR_S,
+    RerunLimit,
+    TestRunner,
+    full_limit,
+    rerun_limit,
+    suite_estimate,
+)
 
 HANGS_AT_EXIT = """\
 import pathlib
@@ -24,39 +32,85 @@ def test_leaves_a_thread_waiting_forever():
 def test_a_re_run_that_hangs_is_stopped_at_its_limit_and_reported(tmp_path: Path) -> None:
     (tmp_path / "test_hangs.py").write_text(HANGS_AT_EXIT, encoding="utf-8")
     runner = TestRunner(
-        cwd=tmp_path, base_args=["test_hangs.py"], scratch=tmp_path / "scratch", timeout_s=10.0
+        cwd=tmp_path,
+        base_args=["test_hangs.py"],
+        scratch=tmp_path / "scratch",
+        timeout_s=10.0,
+        timeout_source="where the 10s came from",
     )
 
     result = runner.run()
 
     # The test passed and the run was then waiting for the thread, not still starting up.
     assert (tmp_path / "test-ran").read_text() == "the test itself ended"
-    assert result.error == "the re-run took longer than 10s and was stopped"
+    assert result.error == (
+        "the re-run took longer than 10s (where the 10s came from) and was stopped"
+    )
     assert result.outcomes == {}
     assert not (tmp_path / "scratch").exists() or not any((tmp_path / "scratch").iterdir())
 
 
 def test_a_re_run_may_take_ten_times_the_own_time_of_the_tests_it_debugs() -> None:
-    assert rerun_limit(600.0, [30.0, 10.0], collected=2) == 400.0
+    limit = rerun_limit(None, [("passed", 30.0), ("passed", 10.0)], collected=2)
+    assert limit.seconds == 400.0
+    assert limit.source.startswith("10 times the 40s the tests of the run being debugged")
+    assert "set timeout_s in [tool.phasegate.autodebug] to allow longer" in limit.source
 
 
 def test_a_re_run_of_a_quick_suite_still_has_time_to_start_and_collect() -> None:
-    assert rerun_limit(600.0, [0.2, 0.1, 0.0001], collected=3) == RERUN_FLOOR_S
+    tests = [("passed", 0.2), ("passed", 0.1), ("passed", 0.0001)]
+    limit = rerun_limit(None, tests, collected=3)
+    assert limit.seconds == RERUN_FLOOR_S
+    assert limit.source.startswith("the least a re-run is given, over 10 times the 0.3s")
 
 
 def test_tests_that_did_not_run_are_priced_at_the_mean_of_those_that_did() -> None:
     # `-x` stopped after 3 of 30 tests: the other 27 would take as long each.
-    assert rerun_limit(600.0, [10.0, 5.0, 6.0], collected=30) == 600.0
-    assert rerun_limit(9000.0, [10.0, 5.0, 6.0], collected=30) == 2100.0
+    tests = [("passed", 10.0), ("passed", 5.0), ("passed", 6.0)]
+    assert suite_estimate(tests, collected=30) == 210.0
+    limit = rerun_limit(None, tests, collected=30)
+    assert limit == full_limit(None)
+    assert limit.seconds == DEFAULT_TIMEOUT_S
+    assert limit.source.startswith("the default timeout_s")
 
 
-def test_the_configured_timeout_is_the_limit_without_a_run_on_record() -> None:
-    assert rerun_limit(600.0, [], collected=0) == 600.0
+def test_a_failed_test_is_priced_at_least_at_the_mean_of_the_passed_ones() -> None:
+    # It may have stopped at once, before its slow part; one slower than that keeps its time.
+    assert suite_estimate([("passed", 4.0), ("passed", 2.0), ("failed", 0.01)], 3) == 9.0
+    assert suite_estimate([("passed", 4.0), ("passed", 2.0), ("error", 5.0)], 3) == 11.0
+    assert suite_estimate([("passed", 4.0), ("skipped", 0.0)], 2) == 4.0
 
 
-@pytest.mark.parametrize("configured", [60.0, 100.0])
-def test_a_configured_timeout_below_the_floor_still_caps_the_re_run(configured: float) -> None:
-    assert rerun_limit(configured, [30.0], collected=1) == configured
+@pytest.mark.parametrize(
+    "tests",
+    [
+        # A session fixture that fails at once makes every test error in its set-up: repaired,
+        # it does its slow work, which no time of this run shows.
+        [("error", 0.001), ("error", 0.001)],
+        [("passed", 0.001), ("failed", 0.001), ("error", 0.001)],
+        [("skipped", 0.0)],
+        [],
+    ],
+)
+def test_a_run_with_fewer_tests_passed_than_failed_gives_no_bound_below_the_default(
+    tests: list[tuple[str, float]],
+) -> None:
+    assert suite_estimate(tests, collected=len(tests)) is None
+    assert rerun_limit(None, tests, collected=len(tests)).seconds == DEFAULT_TIMEOUT_S
+
+
+@pytest.mark.parametrize("configured", [30.0, 60.0, 900.0, 9000.0])
+def test_a_timeout_the_project_sets_is_the_limit_as_it_is(configured: float) -> None:
+    # Above the bound of the run's own time (400 s) and below its floor alike.
+    limit = rerun_limit(configured, [("passed", 30.0), ("passed", 10.0)], collected=2)
+    assert limit == RerunLimit(configured, "timeout_s in [tool.phasegate.autodebug]")
+
+
+def test_timeout_s_is_unset_unless_the_project_sets_it() -> None:
+    from phasegate.autodebug.settings import AutodebugSettings
+
+    assert AutodebugSettings().timeout_s is None
+    assert AutodebugSettings(timeout_s=900.0).timeout_s == 900.0
 
 
 def test_the_plugin_takes_the_limit_from_the_run_it_debugs() -> None:
@@ -65,6 +119,18 @@ def test_the_plugin_takes_the_limit_from_the_run_it_debugs() -> None:
     from phasegate.documents import RunDocument
     from phasegate.plugin.autodebug import _rerun_limit
 
-    document = {"tests": [{"duration_s": 30.0}, {"duration_s": 10.0}], "counts": {"collected": 2}}
-    assert _rerun_limit(600.0, cast(RunDocument, document)) == 400.0
-    assert _rerun_limit(600.0, None) == 600.0
+    document = {
+        "tests": [
+            {"outcome": "passed", "duration_s": 20.0},
+            {"outcome": "passed", "duration_s": 10.0},
+            {"outcome": "failed", "duration_s": 0.5},
+        ],
+        "counts": {"collected": 3},
+    }
+    # The failed test is priced at the passed tests' mean: 10 x (20 + 10 + 15) s.
+    assert _rerun_limit(None, cast(RunDocument, document)).seconds == 450.0
+    document["tests"] = document["tests"][:2]  # type: ignore[index]
+    document["counts"] = {"collected": 2}
+    assert _rerun_limit(None, cast(RunDocument, document)).seconds == 300.0
+    assert _rerun_limit(900.0, cast(RunDocument, document)).seconds == 900.0
+    assert _rerun_limit(None, None) == full_limit(None)

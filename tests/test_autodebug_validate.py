@@ -8,10 +8,11 @@ import pytest
 
 from phasegate.autodebug.diagnosis import Candidate, FileEdit
 from phasegate.autodebug.project import Project, TestFiles
-from phasegate.autodebug.runner import RunResult
+from phasegate.autodebug.runner import RerunLimit, RunResult, full_limit
 from phasegate.autodebug.validate import (
     SMALL_RUN,
     Baseline,
+    fresh_baseline,
     judge,
     one_run_suffices,
     renamed_outcomes,
@@ -316,3 +317,93 @@ def test_a_repair_that_changes_what_a_test_is_parametrized_over_renames_nothing(
     before = Baseline(dict.fromkeys(known, "passed"))
     stage = judge(run(outcomes), [], before, stage="suite")
     assert stage.new_failures == ["t.py::test_fmt[yaml]"]
+
+
+PARTIAL = Baseline({"tests/test_a.py::test_build": "failed"}, partial=True)
+# The wrong repair renames the public `total` to the fault's `totl`: test_a passes, test_b
+# (which waited forever on the faulty tree) passes, test_c, with no result before, fails.
+RENAMED = {
+    "tests/test_a.py::test_build": "passed",
+    "tests/test_b.py::test_wait": "passed",
+    "tests/test_c.py::test_total_attribute": "failed",
+}
+
+
+def test_a_failing_test_a_partial_before_has_no_result_for_is_a_new_failure() -> None:
+    stage = judge(run(RENAMED), ["tests/test_a.py::test_build"], PARTIAL, stage="suite")
+    assert not stage.passed
+    assert stage.new_failures == ["tests/test_c.py::test_total_attribute"]
+    assert stage.detail == (
+        "1 test(s) that passed before or have no result before now fail: "
+        "tests/test_c.py::test_total_attribute"
+    )
+    complete = Baseline(dict(PARTIAL.outcomes))
+    assert judge(run(RENAMED), ["tests/test_a.py::test_build"], complete, stage="suite").passed
+
+
+def test_a_partial_before_leaves_the_tests_of_a_module_that_failed_to_collect_to_its_target() -> (
+    None
+):
+    before = Baseline({}, {"tests/test_c.py"}, partial=True)
+    outcomes = {"tests/test_c.py::test_one": "passed", "tests/test_c.py::test_two": "failed"}
+    stage = judge(run(outcomes), ["tests/test_c.py"], before, stage="suite")
+    assert (stage.still_failing, stage.new_failures) == (["tests/test_c.py"], [])
+
+
+class _Runs:
+    """A runner that answers each re-run in turn and notes the limit it was given."""
+
+    def __init__(self, results: list[RunResult], cwd: Path) -> None:
+        self.results = results
+        self.cwd = cwd
+        self.base_args = ["tests"]
+        self.limits: list[object] = []
+
+    def run(self, selection: object = None, **kwargs: object) -> RunResult:
+        self.limits.append(kwargs.get("limit"))
+        return self.results.pop(0)
+
+
+def test_a_wrong_repair_is_not_kept_when_the_fresh_baseline_cannot_be_taken(
+    tmp_path: Path,
+) -> None:
+    # `pytest -x` stopped after test_a; the fresh run of the suite is stopped (test_b waits
+    # forever on the faulty tree), so the "before" stays partial, and test_c, failing after
+    # the candidate, counts against it.
+    (tmp_path / "calc.py").write_text("def total(v):\n    return sum(v)\n")
+    stopped = RunResult(error="the re-run took longer than 600s (the default timeout_s) ...")
+    runner = _Runs([run(RENAMED), stopped, run(RENAMED)], tmp_path)
+    baseline = Baseline(dict(PARTIAL.outcomes), partial=True)
+    notes: list[str] = []
+    baseline.pending = lambda: notes.append(
+        fresh_baseline(runner, baseline, None, "-x")  # type: ignore[arg-type]
+    )
+    project = Project(tmp_path, TestFiles(["tests/*"]))
+    verdict = validate(
+        Candidate("rename", "x", [FileEdit("calc.py", "def totl(v):\n    return sum(v)\n")], 1.0),
+        ["tests/test_a.py::test_build"],
+        workspace=Workspace(project, tmp_path / "journal.json"),
+        runner=runner,  # type: ignore[arg-type]
+        baseline=baseline,
+        keep=True,
+    )
+    assert not verdict.passed
+    assert verdict.stages[-1].new_failures == ["tests/test_c.py::test_total_attribute"]
+    assert (tmp_path / "calc.py").read_text() == "def total(v):\n    return sum(v)\n"
+    # The fresh baseline had the whole timeout_s, not the bound of the partial run's time.
+    assert runner.limits == [None, full_limit(None), None]
+    assert notes[0].startswith("the run was incomplete (-x) and a fresh baseline could not be")
+    assert notes[0].endswith("a failing test this run has no result for counted as newly failing")
+    assert baseline.partial
+
+
+def test_a_fresh_baseline_taken_makes_the_before_complete_within_the_set_timeout(
+    tmp_path: Path,
+) -> None:
+    whole = run({**RENAMED, "tests/test_a.py::test_build": "failed"})
+    runner = _Runs([whole], tmp_path)
+    baseline = Baseline(dict(PARTIAL.outcomes), partial=True)
+    note = fresh_baseline(runner, baseline, 900.0, "-x")  # type: ignore[arg-type]
+    assert runner.limits == [RerunLimit(900.0, "timeout_s in [tool.phasegate.autodebug]")]
+    assert (baseline.partial, baseline.outcomes) == (False, whole.outcomes)
+    assert note.endswith("repairs were judged against a fresh run of the suite (3 test(s))")

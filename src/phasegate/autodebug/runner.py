@@ -6,6 +6,10 @@ read from a :class:`~phasegate.model.RunReport`, never parsed from printed text.
 is marked with :data:`CHILD_ENV` so that it never starts auto-debug itself, writes no
 bytecode (a ``.pyc`` of a candidate must not outlive it), and runs in its own process group
 so that a timeout or Ctrl-C stops it and any workers it started.
+
+How long a re-run may take is :func:`rerun_limit`: ``timeout_s`` as the project sets it, or,
+left unset, a bound of the debugged run's own test time (at most
+:data:`DEFAULT_TIMEOUT_S`); a stopped re-run says which bound stopped it.
 """
 
 from __future__ import annotations
@@ -21,17 +25,22 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from phasegate import clock
 from phasegate.store import RUN_REPORT_FILE
 
 __all__ = [
     "CHILD_ENV",
+    "DEFAULT_TIMEOUT_S",
     "RERUN_FLOOR_S",
     "RERUN_TIME_FACTOR",
+    "RerunLimit",
     "RunResult",
     "TestRunner",
+    "full_limit",
     "rerun_limit",
+    "suite_estimate",
 ]
 
 #: Set in every re-run; auto-debug stays off where it is set.
@@ -40,6 +49,9 @@ CHILD_ENV = "PHASEGATE_AUTODEBUG_CHILD"
 RERUN_TIME_FACTOR = 10
 #: ...and at least this long: start-up and collection are not in the tests' own time.
 RERUN_FLOOR_S = 120.0
+#: The longest a re-run may take when the project sets no ``timeout_s``.
+DEFAULT_TIMEOUT_S = 600.0
+_SET_IT = "set timeout_s in [tool.phasegate.autodebug] to allow longer"
 
 _FAILED = ("failed", "error")
 
@@ -61,9 +73,20 @@ class RunResult:
         return [nodeid for nodeid, outcome in self.outcomes.items() if outcome in _FAILED]
 
 
+class RerunLimit(NamedTuple):
+    """How long a re-run may take, and where that bound came from (said when it stops one)."""
+
+    seconds: float
+    source: str = ""
+
+
 @dataclass
 class TestRunner:
-    """Runs pytest in ``cwd`` on a selection (or ``base_args``: the original run's arguments)."""
+    """Runs pytest in ``cwd`` on a selection (or ``base_args``: the original run's arguments).
+
+    A re-run longer than ``timeout_s`` is stopped; ``timeout_source`` says where that bound
+    came from, in the reason the re-run gives.
+    """
 
     __test__ = False  # not a pytest test class, despite the name
 
@@ -73,6 +96,7 @@ class TestRunner:
     timeout_s: float
     common_args: list[str] = field(default_factory=list)
     runs: int = 0
+    timeout_source: str = ""
 
     def run(
         self,
@@ -80,8 +104,10 @@ class TestRunner:
         *,
         extra_args: Sequence[str] = (),
         env: dict[str, str] | None = None,
+        limit: RerunLimit | None = None,
     ) -> RunResult:
-        """Run the tests of ``selection`` (paths or node ids), or the whole original run."""
+        """Run the tests of ``selection`` (paths or node ids), or the whole original run,
+        within ``limit`` (this runner's own when not given)."""
         self.runs += 1
         folder = self.scratch / f"run-{os.getpid()}-{self.runs}-{secrets.token_hex(3)}"
         child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
@@ -96,7 +122,9 @@ class TestRunner:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        output, result.error = self._wait(process)
+        output, result.error = self._wait(
+            process, limit or RerunLimit(self.timeout_s, self.timeout_source)
+        )
         result.duration_s = clock.perf_counter() - started
         result.exit_status = process.returncode
         try:
@@ -127,14 +155,16 @@ class TestRunner:
             "console_output_style=classic",
         ]
 
-    def _wait(self, process: subprocess.Popen[bytes]) -> tuple[bytes, str | None]:
-        """The re-run's output, and why it has none when it took too long (it is stopped
-        then, and whenever the wait itself is interrupted)."""
+    @staticmethod
+    def _wait(process: subprocess.Popen[bytes], limit: RerunLimit) -> tuple[bytes, str | None]:
+        """The re-run's output, and why it has none when it took longer than ``limit`` (it
+        is stopped then, and whenever the wait itself is interrupted)."""
         try:
-            output, _ = process.communicate(timeout=self.timeout_s)
+            output, _ = process.communicate(timeout=limit.seconds)
         except subprocess.TimeoutExpired:
             _stop(process)
-            return b"", f"the re-run took longer than {self.timeout_s:g}s and was stopped"
+            why = f" ({limit.source})" if limit.source else ""
+            return b"", f"the re-run took longer than {limit.seconds:g}s{why} and was stopped"
         except BaseException:
             _stop(process)
             raise
@@ -165,19 +195,67 @@ class TestRunner:
             )
 
 
-def rerun_limit(configured_s: float, test_seconds: Sequence[float], collected: int) -> float:
-    """How long one re-run may take: :data:`RERUN_TIME_FACTOR` times the own time of the tests
-    of the run being debugged (``test_seconds``; those of the ``collected`` that have none are
-    priced at their mean), at least :data:`RERUN_FLOOR_S`, at most ``configured_s``.
+def rerun_limit(
+    configured_s: float | None, tests: Sequence[tuple[str, float]], collected: int
+) -> RerunLimit:
+    """How long one re-run may take: ``configured_s`` (the project's ``timeout_s``) as it is;
+    left unset, :data:`RERUN_TIME_FACTOR` times what the tests of the run being debugged
+    would take when they pass (:func:`suite_estimate`), at least :data:`RERUN_FLOOR_S`, at
+    most :data:`DEFAULT_TIMEOUT_S`.
 
     A candidate (or the faulty tree itself) that leaves a test waiting forever, a thread
     joined at exit that never ends, then fails within a bound of the suite's own time instead
-    of holding auto-debug for the whole ``timeout_s``. A test that hung in the run being
-    debugged adds nothing: it ended on Ctrl-C with no time of its own on record."""
-    if not test_seconds:
-        return configured_s
-    estimate = sum(test_seconds) * max(1.0, collected / len(test_seconds))
-    return min(configured_s, max(RERUN_FLOOR_S, RERUN_TIME_FACTOR * estimate))
+    of holding auto-debug for the whole timeout. A project whose honest re-run needs longer
+    (a repaired session fixture that builds something slow, where the fault made it fail at
+    once) sets ``timeout_s``."""
+    estimate = suite_estimate(tests, collected)
+    if configured_s is not None or estimate is None:
+        return full_limit(configured_s)
+    return _own_time_limit(estimate)
+
+
+def full_limit(configured_s: float | None) -> RerunLimit:
+    """``timeout_s`` as the project sets it, else its default (:data:`DEFAULT_TIMEOUT_S`):
+    never a bound of the run's own time."""
+    if configured_s is None:
+        return RerunLimit(DEFAULT_TIMEOUT_S, f"the default timeout_s; {_SET_IT}")
+    return RerunLimit(configured_s, "timeout_s in [tool.phasegate.autodebug]")
+
+
+def _own_time_limit(estimate: float) -> RerunLimit:
+    """:data:`RERUN_TIME_FACTOR` times ``estimate``, within :data:`RERUN_FLOOR_S` and
+    :data:`DEFAULT_TIMEOUT_S`, saying so."""
+    own = f"{RERUN_TIME_FACTOR} times the {estimate:.3g}s the tests of the run being debugged"
+    if RERUN_TIME_FACTOR * estimate >= DEFAULT_TIMEOUT_S:
+        return full_limit(None)
+    if RERUN_TIME_FACTOR * estimate <= RERUN_FLOOR_S:
+        return RerunLimit(
+            RERUN_FLOOR_S, f"the least a re-run is given, over {own} would take; {_SET_IT}"
+        )
+    return RerunLimit(RERUN_TIME_FACTOR * estimate, f"{own} would take; {_SET_IT}")
+
+
+def suite_estimate(tests: Sequence[tuple[str, float]], collected: int) -> float | None:
+    """What the ``collected`` tests would take when they pass, from the run being debugged
+    (each test's outcome and own time): a test that failed or errored is priced at least at
+    the mean of those that passed (it may have stopped at once, before its slow part), and
+    a test with no result at the mean of those that have one. None when no test passed, or
+    fewer passed than failed: such a run's time says little of a repaired one's.
+
+    A test that hung in the run being debugged adds nothing: it ended on Ctrl-C with no time
+    of its own on record."""
+    passed = [seconds for outcome, seconds in tests if outcome == "passed"]
+    if len(passed) < max(1, sum(outcome in _FAILED for outcome, _seconds in tests)):
+        return None
+    priced = _priced(tests, sum(passed) / len(passed))
+    return priced * max(1.0, collected / len(tests))
+
+
+def _priced(tests: Sequence[tuple[str, float]], mean_passed: float) -> float:
+    """The tests' own time, a failed or errored test's at least ``mean_passed``."""
+    return sum(
+        max(seconds, mean_passed) if outcome in _FAILED else seconds for outcome, seconds in tests
+    )
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

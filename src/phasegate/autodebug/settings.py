@@ -44,13 +44,13 @@ class AutodebugSettings(Section):
         le=1000,
         description="failures (distinct root causes) worked on per run; the rest are listed",
     )
-    timeout_s: float = Field(
-        default=600.0,
+    timeout_s: float | None = Field(
+        default=None,
         gt=0,
         le=86_400,
-        description="the most seconds one re-run of the tests may take before it is stopped "
-        "(sooner: after 10 times the own time of the tests of the run being debugged, "
-        "at least 120 s)",
+        description="seconds one re-run of the tests may take before it is stopped; unset, "
+        "10 times the own time of the tests of the run being debugged, at least 120 s, "
+        "at most 600 s",
     )
     localize: bool = Field(
         default=True,

@@ -23,6 +23,9 @@ time is mostly pytest's start-up), so the whole run is run once and judged as bo
 
 Only then is the candidate kept; otherwise the files are restored byte for byte. "Passed
 before" is the :class:`Baseline`: the run being debugged, updated after each kept repair.
+When that run stopped early (``-x``, a collection error) and no complete run of the suite
+could be taken, a failing test it has no result for counts as newly failing: it may have
+passed before.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import NamedTuple
 
 from phasegate import clock
 from phasegate.autodebug.diagnosis import Candidate
-from phasegate.autodebug.runner import RunResult, TestRunner
+from phasegate.autodebug.runner import RunResult, TestRunner, full_limit
 from phasegate.autodebug.workspace import Original, Workspace
 from phasegate.model.autodebug import ValidationStage
 
@@ -47,6 +50,7 @@ __all__ = [
     "Verdict",
     "clean",
     "failure_key",
+    "fresh_baseline",
     "judge",
     "one_run_suffices",
     "passing",
@@ -72,23 +76,52 @@ class Baseline:
     so some tests have no result). It is called only when a re-run is not clean
     (:func:`clean`): a re-run in which every test passes cannot show a regression whatever
     the complete "before" would say, so the extra run is saved.
+
+    ``partial`` is true while the "before" is that early-stopped run: a test it has no result
+    for then counts as newly failing when it fails (fail closed: it may have passed).
     """
 
     outcomes: dict[str, str] = field(default_factory=dict)
     collection_errors: set[str] = field(default_factory=set)
     pending: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    partial: bool = False
 
     def update(self, run: RunResult) -> None:
-        """Take a kept repair's suite run as the new "before"."""
+        """Take a kept repair's suite run (or a fresh run of the suite) as the new "before"."""
         self.outcomes = dict(run.outcomes)
         self.collection_errors = set(run.collection_errors)
         self.pending = None
+        self.partial = False
 
     def complete(self) -> None:
         """Take the complete "before" now, if it is still pending."""
         pending, self.pending = self.pending, None
         if pending is not None:
             pending()
+
+
+def fresh_baseline(
+    runner: TestRunner, baseline: Baseline, timeout_s: float | None, reasons: str
+) -> str:
+    """Take a complete "before" for ``baseline``, and say how it went.
+
+    A collection error, ``-x`` or ``--maxfail`` leave tests without a result, and a repair
+    could break them unseen; so the suite is run once more, as it is (with every candidate's
+    files restored), the first time a re-run shows a failure. It may take the whole
+    ``timeout_s`` (a bound of the run's own time knows too few of its tests). When it cannot
+    be taken, the baseline stays partial: a failing test it has no result for counts as new.
+    """
+    run = runner.run(None, limit=full_limit(timeout_s))
+    if run.error is not None:
+        return (
+            f"the run was incomplete ({reasons}) and a fresh baseline could not be taken: "
+            f"{run.error}; a failing test this run has no result for counted as newly failing"
+        )
+    baseline.update(run)
+    return (
+        f"the run was incomplete ({reasons}); repairs were judged against a fresh run "
+        f"of the suite ({len(run.outcomes)} test(s))"
+    )
 
 
 def clean(run: RunResult, baseline: Baseline, modules: Collection[str] | None = None) -> bool:
@@ -234,7 +267,7 @@ def judge(
         tests=len(run.outcomes),
         still_failing=still,
         new_failures=new,
-        detail=_stage_detail(run, still, new),
+        detail=_stage_detail(run, still, new, baseline.partial),
         duration_s=round(run.duration_s, 3),
     )
 
@@ -243,8 +276,8 @@ def _newly_failing(
     run: RunResult, outcomes: Mapping[str, str], baseline: Baseline, modules: set[str] | None
 ) -> list[str]:
     """Tests (of ``modules``, if given) that passed before and do not now (in ``outcomes``,
-    the run's as :func:`renamed_outcomes` reads them), then the collectors that newly fail to
-    collect."""
+    the run's as :func:`renamed_outcomes` reads them), then, when the "before" is incomplete,
+    failing tests it has no result for, then the collectors that newly fail to collect."""
     broken = sorted(c for c in run.collection_errors if c not in baseline.collection_errors)
     failing = [
         nodeid
@@ -254,13 +287,27 @@ def _newly_failing(
         and outcomes.get(nodeid, "missing") not in OK_OUTCOMES
         and _module(nodeid) not in broken  # its module's collection error says it all
     ]
-    return failing + broken
+    return failing + _unseen_failing(outcomes, baseline) + broken
 
 
-def _stage_detail(run: RunResult, still: list[str], new: list[str]) -> str:
+def _unseen_failing(outcomes: Mapping[str, str], baseline: Baseline) -> list[str]:
+    """Failing tests a partial "before" has no result for (none when it is complete), but
+    those of a module that failed to collect before: its target says how they end."""
+    if not baseline.partial:
+        return []
+    unseen = [nodeid for nodeid in outcomes if nodeid not in baseline.outcomes]
+    return [
+        nodeid
+        for nodeid in unseen
+        if outcomes[nodeid] not in OK_OUTCOMES and _module(nodeid) not in baseline.collection_errors
+    ]
+
+
+def _stage_detail(run: RunResult, still: list[str], new: list[str], partial: bool) -> str:
     """A stage's result in a sentence, the graver news first."""
     if new:
-        detail = f"{len(new)} test(s) that passed before now fail: {_listing(new)}"
+        before = "passed before or have no result before" if partial else "passed before"
+        detail = f"{len(new)} test(s) that {before} now fail: {_listing(new)}"
         if still:
             detail += f"; and {len(still)} failing test(s) still fail"
         return detail

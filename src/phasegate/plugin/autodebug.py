@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from phasegate.autodebug.engine import Engine, FailedTest
     from phasegate.autodebug.patterns.base import Pattern
     from phasegate.autodebug.project import Project
-    from phasegate.autodebug.runner import TestRunner
+    from phasegate.autodebug.runner import RerunLimit, TestRunner
     from phasegate.autodebug.settings import AutodebugSettings
     from phasegate.autodebug.validate import Baseline
     from phasegate.config import LoadedConfig
@@ -41,7 +41,13 @@ if TYPE_CHECKING:
     from phasegate.model.autodebug import AutodebugReport
     from phasegate.plugin.recorder import Recorder
 
-__all__ = ["DIAGNOSIS_ATTRIBUTE", "MODES", "configure", "failed_message", "interrupted_message"]
+__all__ = [
+    "DIAGNOSIS_ATTRIBUTE",
+    "MODES",
+    "configure",
+    "failed_message",
+    "interrupted_message",
+]
 
 #: The attribute auto-debug adds to failed pytest reports (a dict of plain values).
 DIAGNOSIS_ATTRIBUTE = "phasegate_autodebug"
@@ -277,6 +283,7 @@ class AutodebugController:
         if self._failed and document is not None and document["incomplete"]:
             # Taken only when a re-run shows a failure: a clean re-run needs no "before".
             baseline.pending = functools.partial(self._fresh_baseline, runner, baseline, reasons)
+            baseline.partial = True
         engine = self._engine(project, runner, baseline)
         self._engine_run = engine
         self._clear_old_diffs()
@@ -326,7 +333,8 @@ class AutodebugController:
 
     def _runner(self, document: RunDocument | None) -> TestRunner:
         """What re-runs the tests: this run's arguments and the selection options it had, each
-        re-run stopped within a bound of this run's own time (see ``rerun_limit``)."""
+        re-run stopped within ``timeout_s`` or, unset, a bound of this run's own time (see
+        ``rerun_limit``)."""
         from phasegate.autodebug.runner import TestRunner
 
         option = self._config.option
@@ -338,34 +346,24 @@ class AutodebugController:
             common += ["-m", option.markexpr]
         for plugin in getattr(option, "plugins", None) or []:
             common += ["-p", plugin]
+        limit = _rerun_limit(self._settings.timeout_s, document)
         return TestRunner(
             cwd=self._config.invocation_params.dir,
             base_args=list(self._config.args),
             scratch=self._recorder.store.path("autodebug/runs"),
-            timeout_s=_rerun_limit(self._settings.timeout_s, document),
+            timeout_s=limit.seconds,
             common_args=common,
+            timeout_source=limit.source,
         )
 
     def _fresh_baseline(self, runner: TestRunner, baseline: Baseline, reasons: str) -> None:
-        """A complete "before" when the run being debugged stopped early.
+        """A complete "before" when the run being debugged stopped early (see
+        ``fresh_baseline``)."""
+        from phasegate.autodebug.validate import fresh_baseline
 
-        A collection error, ``-x`` or ``--maxfail`` leave tests without a result, and a
-        repair could break them unseen; so the suite is run once more, as it is (with every
-        candidate's files restored), the first time a re-run shows a failure.
-        """
         self._progress("the run is incomplete: running the suite once for a baseline")
-        run = runner.run(None)
-        if run.error is not None:
-            self.baseline_notes.append(
-                f"the run was incomplete ({reasons}) and a fresh baseline could not be taken: "
-                f"{run.error}; regressions are judged against this run's results only"
-            )
-            return
-        self.baseline_notes.append(
-            f"the run was incomplete ({reasons}); repairs were judged against a fresh run "
-            f"of the suite ({len(run.outcomes)} test(s))"
-        )
-        baseline.update(run)
+        note = fresh_baseline(runner, baseline, self._settings.timeout_s, reasons)
+        self.baseline_notes.append(note)
 
     def _left_applied(self) -> tuple[list[tuple[str, list[str]]], str]:
         """The repairs a run that stopped early left in the tree, and the folder of their
@@ -401,14 +399,15 @@ class AutodebugController:
             terminalreporter.write_line(text, **markup)
 
 
-def _rerun_limit(configured_s: float, document: RunDocument | None) -> float:
-    """The limit of one re-run, from the own time of the tests of the run being debugged."""
-    from phasegate.autodebug.runner import rerun_limit
+def _rerun_limit(configured_s: float | None, document: RunDocument | None) -> RerunLimit:
+    """The limit of one re-run: ``timeout_s`` as set, or a bound of the own time of the
+    tests of the run being debugged."""
+    from phasegate.autodebug.runner import full_limit, rerun_limit
 
     if document is None:
-        return configured_s
-    seconds = [test["duration_s"] for test in document["tests"]]
-    return rerun_limit(configured_s, seconds, document["counts"]["collected"])
+        return full_limit(configured_s)
+    tests = [(test["outcome"], test["duration_s"]) for test in document["tests"]]
+    return rerun_limit(configured_s, tests, document["counts"]["collected"])
 
 
 def _baseline_of(document: RunDocument | None) -> Baseline:
