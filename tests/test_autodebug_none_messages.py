@@ -177,3 +177,34 @@ def test_a_match_groups_guard_reads_the_other_group_of_its_pattern(tmp_path: Pat
     bodies = match_group_bodies(project, "math.py", function, "text")
     assert [body for body, _, _ in bodies] == ["text = m.group('multi')"]
     assert match_group_bodies(project, "math.py", function, "m") == []
+
+
+class _Box:
+    def __init__(self) -> None:
+        self.label: bytes | None = None
+
+
+def _refuse(box: _Box, size: int) -> None:
+    if not isinstance(box.label, bytes) or size < 0:
+        raise TypeError(f"label must be bytes, not {type(box.label).__name__}")
+
+
+def test_the_none_read_is_the_first_name_or_attribute_chain_the_frame_holds_none(
+    tmp_path: Path,
+) -> None:
+    # The one reader the none-refused and none-asserted shapes share (and nones' spans).
+    from phasegate.autodebug.live import LiveFailure, holds_none, none_read
+
+    with pytest.raises(TypeError) as caught:
+        _refuse(_Box(), 3)
+    failure = LiveFailure.capture(caught.value, tmp_path)
+    frame = failure.innermost
+    assert frame is not None
+    assert frame.function == "_refuse"
+    test = ast.parse("not isinstance(box.label, bytes) or size < 0", mode="eval").body
+    read = none_read(failure, frame, test)
+    assert read is not None
+    assert ast.unparse(read) == "box.label"
+    assert none_read(failure, frame, ast.parse("size + 1", mode="eval").body) is None
+    assert holds_none(failure, frame, ast.Name("size")) is False
+    assert holds_none(failure, frame, ast.Name("not_bound_here")) is None

@@ -31,7 +31,9 @@ __all__ = [
     "LiveFailure",
     "LiveFrame",
     "cpython_suggestion",
+    "holds_none",
     "instance_dict",
+    "none_read",
     "project_path",
     "resolve_expr",
 ]
@@ -194,6 +196,19 @@ def resolve_expr(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> tuple
     if isinstance(node, ast.Attribute):
         return _resolve_attribute(failure, frame, node)
     return False, None
+
+
+def holds_none(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> bool | None:
+    """Whether the frame holds ``node``'s value None; None when that cannot be found without
+    running code (:func:`resolve_expr`)."""
+    ok, value = resolve_expr(failure, frame, node)
+    return (value is None) if ok else None
+
+
+def none_read(failure: LiveFailure, frame: LiveFrame, expr: ast.expr) -> ast.expr | None:
+    """The first name or attribute chain ``expr`` reads that the frame holds None."""
+    read = (n for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)))
+    return next((node for node in read if holds_none(failure, frame, node)), None)
 
 
 def _resolve_attribute(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, TypeGuard
 
-from phasegate.autodebug.live import resolve_expr
+from phasegate.autodebug.live import holds_none, none_read
 from phasegate.autodebug.patterns.functions import functions_in, own_nodes
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def none_asserted(failure: LiveFailure) -> tuple[LiveFrame, ast.Assert, ast.expr
     asserted = failure.node_at(frame, (ast.Assert,)) if frame is not None else None
     if frame is None or not isinstance(asserted, ast.Assert):
         return None
-    value = _none_read(failure, frame, asserted.test)
+    value = none_read(failure, frame, asserted.test)
     return (frame, asserted, _first_set_with(failure, frame, value)) if value else None
 
 
@@ -43,22 +43,11 @@ def _called_project_frame(failure: LiveFailure) -> LiveFrame | None:
     return innermost if len(frames) > 1 and frames[-1] is innermost else None
 
 
-def _none_read(failure: LiveFailure, frame: LiveFrame, test: ast.expr) -> ast.expr | None:
-    """The first name or attribute chain ``test`` reads that the frame holds None."""
-    read = [n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))]
-    return next((node for node in read if _is_none(failure, frame, node)), None)
-
-
-def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.expr) -> bool:
-    ok, value = resolve_expr(failure, frame, node)
-    return ok and value is None
-
-
 def _first_set_with(failure: LiveFailure, frame: LiveFrame, value: ast.expr) -> ast.expr:
     """The first target that is None of the last assignment before the assertion that set
     ``value`` among others; ``value`` itself when it was set alone (or not here)."""
     targets = _targets_set_with(failure, frame, value)
-    return next((t for t in targets if _is_none(failure, frame, t)), value)
+    return next((t for t in targets if holds_none(failure, frame, t)), value)
 
 
 def _targets_set_with(failure: LiveFailure, frame: LiveFrame, value: ast.expr) -> list[ast.expr]:

@@ -15,7 +15,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.live import resolve_expr
+from phasegate.autodebug.live import none_read
 from phasegate.autodebug.patterns.functions import parents_of
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def none_refused(failure: LiveFailure, frame: LiveFrame) -> tuple[str, ast.expr,
     """``("none-refused", value, type)`` for the value an ``if`` around the failing ``raise``
     tests that was None (``type``: what an ``isinstance`` test asks for, else empty)."""
     test = _raising_test(failure, frame) if _SAYS_NONE.search(str(failure.exc)) else None
-    value = _none_read(failure, frame, test) if test is not None else None
+    value = none_read(failure, frame, test) if test is not None else None
     return ("none-refused", value, _asked_type(test, value)) if value is not None else None
 
 
@@ -49,20 +49,6 @@ def _enclosing_test(parents: dict[int, ast.AST], node: ast.AST) -> ast.expr | No
     while parent is not None and not (isinstance(parent, ast.If) and node in parent.body):
         node, parent = parent, parents.get(id(parent))
     return parent.test if isinstance(parent, ast.If) else None
-
-
-def _none_read(failure: LiveFailure, frame: LiveFrame, test: ast.expr) -> ast.expr | None:
-    """The first name or attribute chain ``test`` reads that the frame holds None."""
-    return next((node for node in _values_read(test) if _is_none(failure, frame, node)), None)
-
-
-def _values_read(test: ast.expr) -> list[ast.expr]:
-    return [n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))]
-
-
-def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.expr) -> bool:
-    ok, value = resolve_expr(failure, frame, node)
-    return ok and value is None
 
 
 def _asked_type(test: ast.expr | None, value: ast.expr) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from phasegate.autodebug.diagnosis import Candidate, Diagnosis
-from phasegate.autodebug.live import resolve_expr
+from phasegate.autodebug.live import holds_none
 from phasegate.autodebug.patterns.assertion import none_parameters
 from phasegate.autodebug.patterns.base import diagnose, short
 from phasegate.autodebug.patterns.functions import is_none, parents_of
@@ -300,12 +300,6 @@ def _unittest_equality_sides(call: ast.AST | None) -> list[ast.expr] | None:
     return None
 
 
-def _is_none(failure: LiveFailure, frame: LiveFrame, node: ast.AST) -> bool | None:
-    """True/False when the value is known, None when it cannot be found without running code."""
-    ok, value = resolve_expr(failure, frame, node)
-    return (value is None) if ok else None
-
-
 #: What the expression that was None is, how it was used, and the use's words (an attribute,
 #: an operator, the function it was passed to).
 NoneUse = tuple[str, ast.expr, str | None]
@@ -322,7 +316,7 @@ class _FailingSpan:
     says_none: bool
 
     def is_none(self, node: ast.AST) -> bool | None:
-        return _is_none(self.failure, self.frame, node)
+        return holds_none(self.failure, self.frame, node)
 
 
 def _none_expression(failure: LiveFailure, frame: LiveFrame) -> NoneUse | None:
