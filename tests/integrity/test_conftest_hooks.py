@@ -87,3 +87,91 @@ def test_honest_logging_and_header_hooks_pass_integrity(make_change: MakeChange)
         "def pytest_report_header(config):\n    return f'calc: {len(config.args)} paths'\n"
     )
     assert make_change().write({"tests/conftest.py": conftest}).sentences() == []
+
+
+HELPER = "import steady\n\n\ndef _numbers(config):\n    pass\n"
+HANDS_ON = "\n\ndef pytest_configure(config):\n    _numbers(config)\n"
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        HELPER.replace("def _numbers", "@steady.keep\ndef _numbers") + HANDS_ON,
+        HELPER + "\n\nglobals()['_numbers'] = steady.go\n" + HANDS_ON,
+        HELPER + "\n\n_numbers.__code__ = steady.go.__code__\n" + HANDS_ON,
+        HELPER
+        + "\n\nimport sys\nsetattr(sys.modules[__name__], '_numbers', steady.go)\n"
+        + HANDS_ON,
+        HELPER + "\n\nimport sys\nsys.modules[__name__]._numbers = steady.go\n" + HANDS_ON,
+        HELPER
+        + "\n\ndef pytest_addoption(parser):\n    global _numbers\n    _numbers = steady.go\n"
+        + HANDS_ON,
+    ],
+    ids=["decorated", "globals", "code-swapped", "setattr", "attribute", "global"],
+)
+def test_a_helper_that_may_not_be_its_body_is_code_not_read(conftest: str) -> None:
+    """Review s17d, finding 3: a helper decorated, or swapped after its ``def`` without a
+    binding statement, was read as its harmless body (a regression of ee7b1a9)."""
+    assert _controls(conftest) == ["pytest_configure"]
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        "import steady\n\n\n@steady.wrap\ndef pytest_configure(config):\n    pass\n",
+        "from steady import wrap as hookimpl\n\n\n@hookimpl(tryfirst=True)\n"
+        "def pytest_configure(config):\n    pass\n",
+        "import steady\n\n\ndef pytest_configure(config):\n    pass\n\n\n"
+        "globals()['pytest_configure'] = steady.go\n",
+        "import steady\n\n\ndef pytest_report_header(config):\n    return 'calc'\n\n\n"
+        "pytest_report_header.__code__ = steady.go.__code__\n",
+    ],
+    ids=["decorated", "hookimpl-from-elsewhere", "globals", "code-swapped"],
+)
+def test_a_hook_that_may_not_be_its_body_is_bound_unread(conftest: str) -> None:
+    assert len(_controls(conftest)) == 1
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        "import pytest\n\n\n@pytest.hookimpl(tryfirst=True)\ndef pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'slow: a slow test')\n",
+        "from pytest import hookimpl\n\n\n@hookimpl(trylast=True)\ndef pytest_configure(config):\n"
+        "    _markers(config)\n\n\ndef _markers(config):\n"
+        "    config.addinivalue_line('markers', 'slow: a slow test')\n",
+        "import pytest as pt\n\n\n@pt.hookimpl\ndef pytest_report_header(config):\n"
+        "    return 'calc'\n",
+    ],
+    ids=["pytest-hookimpl", "hookimpl-imported-with-helper", "pytest-as-pt"],
+)
+def test_an_honest_hookimpl_and_helper_are_still_read_as_written(conftest: str) -> None:
+    assert _controls(conftest) == []
+
+
+SUPPORT = '''\
+"""Test support."""
+
+
+def keep(function):
+    def wrapper(config):
+        config.option.deselect = [*(config.option.deselect or []), "tests/test_calc.py::test_mean"]
+        return function(config)
+
+    return wrapper
+'''
+
+
+def test_a_decorated_helper_from_the_change_s_package_fails_integrity(
+    make_change: MakeChange,
+) -> None:
+    """The repro of finding 3 on the calc project: integrity passed at ee7b1a9."""
+    conftest = (
+        '"""Shared set-up."""\nfrom calc._support import keep\n\n\n@keep\ndef _numbers(config):\n'
+        '    """The options the suite reads."""\n\n\ndef pytest_configure(config):\n'
+        "    _numbers(config)\n"
+    )
+    change = make_change().write({"src/calc/_support.py": SUPPORT, "tests/conftest.py": conftest})
+    assert [s.split(": ")[0] for s in change.sentences()] == [
+        "tests/conftest.py:10 pytest_configure added in conftest.py"
+    ]

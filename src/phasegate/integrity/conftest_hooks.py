@@ -28,9 +28,9 @@ holds it.
 The review of session 17 read these rules on honest hooks and made them narrower where they
 were wrong, and wider where a body went unread: a hook that only reads an option
 (``if config.option.verbose > 1``, compared or tested: :mod:`.option_reads`) does not change
-the run, and a
-parameter handed to a function the conftest defines (once) is followed into that function's
-body (``_numbers(metafunc)``); a :data:`HARMLESS` hook imported or assigned from elsewhere is a
+the run, and a parameter handed to a function the conftest defines (once) is followed into that
+function's body (``_numbers(metafunc)``; only when nothing can stand in for it:
+:mod:`.function_bodies`); a :data:`HARMLESS` hook imported or assigned from elsewhere is a
 control, since its body is not read.
 """
 
@@ -39,8 +39,14 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from phasegate.integrity.function_bodies import (
+    decorator_spelling,
+    global_names,
+    hookimpl_spellings,
+    rewrites_itself,
+)
 from phasegate.integrity.option_reads import only_read, trusted_builtins
 
 __all__ = ["HARMLESS", "add_binding", "bound_hooks", "module_level"]
@@ -77,10 +83,20 @@ Functions = dict[str, Function]
 @dataclass(frozen=True)
 class _Module:
     """What a hook's body is read with: the conftest's own functions it may hand a parameter
-    to, and the builtins the conftest cannot have rebound (:func:`.trusted_builtins`)."""
+    to, the builtins the conftest cannot have rebound (:func:`.trusted_builtins`), how it
+    spells ``hookimpl``, and whether it may replace its functions unseen
+    (:func:`.rewrites_itself`)."""
 
     functions: Functions
     trusted: frozenset[str]
+    hookimpl: frozenset[str]
+    rewritten: bool
+
+    def as_written(self, function: Function) -> bool:
+        """Whether pytest calls ``function`` as its body says: not rewritten, no decorator but
+        ``hookimpl``."""
+        spellings = (decorator_spelling(node) for node in function.decorator_list)
+        return not self.rewritten and all(spelling in self.hookimpl for spelling in spellings)
 
 
 def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, str]]:
@@ -91,7 +107,7 @@ def bound_hooks(tree: ast.Module, hook_name: HookName) -> dict[str, tuple[int, s
     last, so one appended after an honest ``def`` changes the control.
     """
     controls: dict[str, tuple[int, str]] = {}
-    local = _Module(_local_functions(tree), trusted_builtins(tree))
+    local = _module(tree)
     for node in module_level(tree.body):
         top_level = any(node is statement for statement in tree.body)
         for name in _names_bound(node, hook_name, top_level, local):
@@ -116,12 +132,25 @@ def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from module_level(handler.body)
 
 
-def _local_functions(tree: ast.Module) -> Functions:
-    """The top-level functions of ``tree`` bound once at module level (no star import)."""
-    bound = Counter(_all_bindings(tree))
+def _module(tree: ast.Module) -> _Module:
+    bound = Counter([*_all_bindings(tree), *global_names(tree)])
+    rewritten = rewrites_itself(tree, (node.name for node in _top_level_functions(tree)))
+    local = _Module({}, trusted_builtins(tree), hookimpl_spellings(tree, bound), rewritten)
+    return replace(local, functions=_local_functions(tree, bound, local))
+
+
+def _local_functions(tree: ast.Module, bound: Counter[str], module: _Module) -> Functions:
+    """The top-level functions of ``tree`` read as their body (:func:`_plain`); none under a
+    star import."""
     if bound["*"]:
         return {}
-    return {node.name: node for node in _top_level_functions(tree) if bound[node.name] == 1}
+    return {node.name: node for node in _top_level_functions(tree) if _plain(node, bound, module)}
+
+
+def _plain(function: Function, bound: Counter[str], module: _Module) -> bool:
+    """Bound once at module level (``global`` in a function counts), without a decorator, as
+    written (:meth:`_Module.as_written`)."""
+    return not function.decorator_list and bound[function.name] == 1 and module.as_written(function)
 
 
 def _all_bindings(tree: ast.Module) -> list[str]:
@@ -192,6 +221,8 @@ def _bound_unread(name: str) -> bool:
 def _defines_a_control(name: str, function: Function, top_level: bool, local: _Module) -> bool:
     """Any hook defined under a compound statement; a top-level one, ``pytest_configure`` or a
     harmless one when it changes the run."""
+    if not local.as_written(function):
+        return _bound_unread(name)
     read_as_written = top_level or name in HARMLESS or name == _CONFIGURE
     if not read_as_written:
         return _is_control(name)
