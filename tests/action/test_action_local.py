@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.runner import ActionRun, base_environment, run_action
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, git
 from tests.report.test_comment import FakeGitHub, github  # noqa: F401 - the fixture
 
 ACTION = REPO_ROOT / "github-actions" / "action.yml"
@@ -170,6 +170,44 @@ def test_a_fork_gets_no_comment_and_says_why(
         run.step("Comment on the pull request").stdout
     )
     assert fake.comments == []
+
+
+#: A module of the change that approves HEAD when it is imported (as a ``-p`` plugin).
+APPROVES_ON_IMPORT = """
+import subprocess
+import sys
+
+subprocess.run(
+    [sys.executable, "-m", "phasegate", "review", "record", "--subject", "pr",
+     "--status", "approved", "--reviewer", "lead", "--commit", "HEAD"],
+    check=True, capture_output=True,
+)
+"""
+
+
+def test_a_review_written_before_phasegate_keeps_the_file_is_refused(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    """Review s17d, 2: a ``-p`` plugin of the change's ``addopts`` is imported before
+    phasegate keeps the reviews file, and its approval of HEAD was believed (sufficient). The
+    action hands the file's digest over, taken before pytest starts."""
+    project = sample(tmp_path, failing=False)
+    (project / "ci" / "small.toml").write_text('name = "small"\n[checks.review]\n')
+    settings = (project / "pyproject.toml").read_text()
+    ini = '\n[tool.pytest.ini_options]\naddopts = "-p approve_on_import"\n'
+    (project / "pyproject.toml").write_text(settings + ini)
+    (project / "approve_on_import.py").write_text(APPROVES_ON_IMPORT)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "feat: calc")
+    run = act(project, environment)
+    gate = run.step("Run the gate")
+    assert run.outputs["exit-status"] == "4", gate.stdout
+    assert "reviews.jsonl changed after it was handed over" in gate.stdout + gate.stderr
+    failed = run.failed  # no verdict and no report: nothing to publish, the job fails
+    assert failed is not None
+    assert failed.name == "Publish the reports"
+    assert run.outputs["verdict"] == ""
 
 
 def test_a_shard_judges_nothing_and_passes_with_failing_tests(

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -379,6 +383,66 @@ def test_a_review_recorded_while_the_tests_run_is_not_believed(
     (project.path / "conftest.py").unlink()
     project.runpytest("--gate=reviewed")
     assert verdict_of(project, "reviewed")["checks"][0]["status"] == "passed"
+
+
+def reviewed_project(project: pytest.Pytester, addopts: str = "") -> None:
+    (project.path / "ci" / "reviewed.toml").write_text('name = "reviewed"\n[checks.review]\n')
+    settings = (project.path / "pyproject.toml").read_text()
+    ini = f'\n[tool.pytest.ini_options]\naddopts = "{addopts}"\n' if addopts else ""
+    (project.path / "pyproject.toml").write_text(settings + ini)
+    git(project.path, "init", "-q", "-b", "main")
+    git(project.path, "add", "-A")
+    git(project.path, "commit", "-qm", "feat: calc")
+
+
+def phasegate_cli(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "phasegate", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_a_review_recorded_by_a_plugin_loaded_before_the_run_is_refused(
+    project: pytest.Pytester,
+) -> None:
+    """Review s17d, 2: pytest imports ``-p`` plugins (from the change's ``addopts``) and the
+    ``pytest11`` entry points before phasegate keeps the reviews file: such a module recording
+    an approval of HEAD on import was believed. The digest handed over on the command line,
+    taken before pytest started, no longer matches."""
+    (project.path / "approve_on_import.py").write_text(APPROVES_ITSELF)
+    project.syspathinsert()
+    reviewed_project(project, addopts="-p approve_on_import")
+    digest = phasegate_cli(project.path, "review", "digest")
+    assert digest == hashlib.sha256(b"").hexdigest()  # no review before the run
+    result = project.runpytest("--gate=reviewed", f"--reviews-sha256={digest}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*reviews.jsonl changed after it was handed over*"])
+    assert not (project.path / ".phasegate" / "gates" / "reviewed.json").exists()
+
+
+def test_reviews_handed_over_unchanged_are_believed(project: pytest.Pytester) -> None:
+    reviewed_project(project)
+    phasegate_cli(
+        project.path, "review", "record", "--subject", "pr", "--status", "approved",
+        "--reviewer", "lead", "--commit", "HEAD",
+    )  # fmt: skip
+    digest = phasegate_cli(project.path, "review", "digest")
+    assert (
+        digest
+        == hashlib.sha256((project.path / ".phasegate" / "reviews.jsonl").read_bytes()).hexdigest()
+    )
+    result = project.runpytest("--gate=reviewed", f"--reviews-sha256={digest}")
+    assert result.ret == pytest.ExitCode.OK
+    assert verdict_of(project, "reviewed")["checks"][0]["status"] == "passed"
+    # Given by the settings rather than the command line, a digest counts for nothing.
+    reviewed = project.path / "pyproject.toml"
+    forged = f'\n[tool.pytest.ini_options]\naddopts = "--reviews-sha256={"0" * 64}"\n'
+    reviewed.write_text(reviewed.read_text() + forged)
+    assert project.runpytest("--gate=reviewed").ret == pytest.ExitCode.OK
 
 
 def test_a_conftest_cannot_turn_the_run_into_a_shard(

@@ -27,7 +27,7 @@ __all__ = ["register"]
 
 
 def register(subparsers: Subcommands) -> None:
-    """Add ``review record``, ``review import-github`` and ``review list``."""
+    """Add ``review record``, ``import-github``, ``import-pr``, ``digest`` and ``list``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "review", help="record peer-review outcomes", description="Peer reviews."
     )
@@ -61,6 +61,12 @@ def register(subparsers: Subcommands) -> None:
         "--pr", type=int, help="the pull request's number (default: the pull_request event's)"
     )
     pulled.set_defaults(handler=_import_pr)
+
+    digest = commands.add_parser(
+        "digest",
+        help="the reviews file's sha256 for pytest's --reviews-sha256, taken before it starts",
+    )
+    digest.set_defaults(handler=_digest)
 
     listing = commands.add_parser("list", help="the reviews recorded")
     listing.add_argument("--subject")
@@ -160,6 +166,16 @@ def _review_line(review: ReviewRecord) -> str:
         f"{review.recorded_at:%Y-%m-%d %H:%M} {review.subject}{where} {review.status.value} by "
         f"{review.reviewer}{at}{note}"
     )
+
+
+def _digest(args: argparse.Namespace) -> int:
+    """Print the sha256 of the reviews file the settings name (of no bytes when there is none)."""
+    from phasegate.config import find_project_root, load_config
+    from phasegate.gates.reviews_handover import reviews_digest
+
+    path = load_config(find_project_root(Path.cwd())).artifacts_path / REVIEWS_FILE
+    print(reviews_digest(path.read_bytes() if path.is_file() else b""))
+    return 0
 
 
 def _import_pr(args: argparse.Namespace) -> int:

@@ -100,6 +100,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "on all shards together (default: the PHASEGATE_SHARD environment variable)",
     )
     group.addoption(
+        "--reviews-sha256",
+        action="store",
+        default=None,
+        dest="phasegate_reviews_sha256",
+        metavar="HEX",
+        help="the sha256 the reviews file must have as the run begins (`phasegate review "
+        "digest`, taken before pytest starts; the GitHub Action gives it): a review recorded "
+        "by a plugin loaded before phasegate kept the file is refused. Command line only",
+    )
+    group.addoption(
         "--autodebug",
         action="store",
         nargs="?",

@@ -79,9 +79,23 @@ def keep_reviews(early_config: pytest.Config) -> None:
         return  # nothing is judged: a run that only records loads no settings for it
     try:
         path = _reviews_path(early_config)
-        early_config.stash[REVIEWS_KEY] = path.read_bytes() if path.is_file() else b""
+        kept = path.read_bytes() if path.is_file() else b""
     except (PhasegateError, OSError):
         return
+    _refuse_changed_since_handover(early_config, path, kept)
+    early_config.stash[REVIEWS_KEY] = kept
+
+
+def _refuse_changed_since_handover(early_config: pytest.Config, path: Path, kept: bytes) -> None:
+    """A usage error when the command line handed the reviews file's digest over and the file
+    no longer has it (:mod:`phasegate.gates.reviews_handover`)."""
+    from phasegate.gates.reviews_handover import DIGEST_OPTION, changed_since_handover
+    from phasegate.plugin.invocation import from_command_line
+
+    expected = from_command_line(early_config, DIGEST_OPTION)
+    problem = None if expected is None else changed_since_handover(str(path), kept, expected)
+    if problem is not None:
+        raise pytest.UsageError(f"phasegate: {problem}")
 
 
 def _reviews_path(early_config: pytest.Config) -> Path:
