@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +52,59 @@ def test_a_re_run_that_hangs_is_stopped_at_its_limit_and_reported(tmp_path: Path
     )
     assert result.outcomes == {}
     assert not (tmp_path / "scratch").exists() or not any((tmp_path / "scratch").iterdir())
+
+
+STARTS_A_SERVER_AND_HANGS = """\
+import pathlib
+import subprocess
+import sys
+import threading
+
+
+def test_starts_a_helper_in_a_session_of_its_own_then_waits_forever():
+    helper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True
+    )
+    pathlib.Path("helper.pid").write_text(str(helper.pid))
+    threading.Event().wait()
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError):
+        status = Path(f"/proc/{pid}/status").read_text()
+        return "\nState:\tZ" not in status
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
+def test_a_process_a_test_started_in_its_own_session_is_stopped_with_the_re_run(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "test_server.py").write_text(STARTS_A_SERVER_AND_HANGS, encoding="utf-8")
+    runner = TestRunner(
+        cwd=tmp_path, base_args=["test_server.py"], scratch=tmp_path / "scratch", timeout_s=10.0
+    )
+    result = runner.run()
+    pid = int((tmp_path / "helper.pid").read_text())  # the test had started its helper
+    try:
+        # Killing the re-run's process group does not reach another session: it is found by
+        # the mark in its environment, stopped, and named.
+        assert result.error is not None
+        assert result.error.startswith("the re-run took longer than 10s and was stopped; ")
+        assert (
+            f"1 process(es) its tests started in a session of their own outlived it and were "
+            f"stopped: {pid} {sys.executable} -c import time; time.sleep(600)" in result.error
+        )
+        assert not _running(pid)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_re_run_may_take_ten_times_the_own_time_of_the_tests_it_debugs() -> None:

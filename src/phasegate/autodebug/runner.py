@@ -5,7 +5,8 @@ shell), with phasegate recording into a private folder (``--gate=record``), so o
 read from a :class:`~phasegate.model.RunReport`, never parsed from printed text. The child
 is marked with :data:`CHILD_ENV` so that it never starts auto-debug itself, writes no
 bytecode (a ``.pyc`` of a candidate must not outlive it), and runs in its own process group
-so that a timeout or Ctrl-C stops it and any workers it started.
+so that a timeout or Ctrl-C stops it and any workers it started (and, on Linux, what its
+tests started in a session of their own: :mod:`~phasegate.autodebug.leftovers`).
 
 How long a re-run may take is :func:`rerun_limit`: ``timeout_s`` as the project sets it, or,
 left unset, a bound of the debugged run's own test time (at most
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from phasegate import clock
+from phasegate.autodebug.leftovers import RUN_MARK_ENV, new_mark, stop_leftovers
 from phasegate.store import RUN_REPORT_FILE
 
 __all__ = [
@@ -110,7 +112,14 @@ class TestRunner:
         within ``limit`` (this runner's own when not given)."""
         self.runs += 1
         folder = self.scratch / f"run-{os.getpid()}-{self.runs}-{secrets.token_hex(3)}"
-        child_env = {**os.environ, CHILD_ENV: "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+        mark = new_mark()
+        child_env = {
+            **os.environ,
+            CHILD_ENV: "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            RUN_MARK_ENV: mark,
+            **(env or {}),
+        }
         started = clock.perf_counter()
         result = RunResult()
         process = subprocess.Popen(
@@ -123,7 +132,7 @@ class TestRunner:
             start_new_session=True,
         )
         output, result.error = self._wait(
-            process, limit or RerunLimit(self.timeout_s, self.timeout_source)
+            process, limit or RerunLimit(self.timeout_s, self.timeout_source), mark
         )
         result.duration_s = clock.perf_counter() - started
         result.exit_status = process.returncode
@@ -156,17 +165,22 @@ class TestRunner:
         ]
 
     @staticmethod
-    def _wait(process: subprocess.Popen[bytes], limit: RerunLimit) -> tuple[bytes, str | None]:
+    def _wait(
+        process: subprocess.Popen[bytes], limit: RerunLimit, mark: str
+    ) -> tuple[bytes, str | None]:
         """The re-run's output, and why it has none when it took longer than ``limit`` (it
-        is stopped then, and whenever the wait itself is interrupted)."""
+        is stopped then, and whenever the wait itself is interrupted, with what it left)."""
         try:
             output, _ = process.communicate(timeout=limit.seconds)
         except subprocess.TimeoutExpired:
-            _stop(process)
+            left = _stop(process, mark)
             why = f" ({limit.source})" if limit.source else ""
-            return b"", f"the re-run took longer than {limit.seconds:g}s{why} and was stopped"
+            return b"", (
+                f"the re-run took longer than {limit.seconds:g}s{why} and was stopped"
+                + _outlived(left)
+            )
         except BaseException:
-            _stop(process)
+            _stop(process, mark)
             raise
         return output, None
 
@@ -258,8 +272,20 @@ def _priced(tests: Sequence[tuple[str, float]], mean_passed: float) -> float:
     )
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the child and everything in its process group."""
+def _outlived(left: list[str]) -> str:
+    """What a stopped re-run left that had to be stopped on its own, in a clause."""
+    if not left:
+        return ""
+    shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+    return (
+        f"; {len(left)} process(es) its tests started in a session of their own outlived it "
+        f"and were stopped: {shown}"
+    )
+
+
+def _stop(process: subprocess.Popen[bytes], mark: str) -> list[str]:
+    """Stop the child and everything in its process group, then what it started elsewhere
+    (each as ``pid command``)."""
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         if hasattr(os, "killpg"):
             os.killpg(process.pid, signal.SIGKILL)
@@ -267,3 +293,4 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.communicate(timeout=10)
+    return stop_leftovers(mark)
