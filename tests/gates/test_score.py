@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from phasegate.gates.checks.integrity import IntegrityCheck
 from phasegate.gates.definition import CheckSpec
-from phasegate.gates.evaluation import verdict_of
+from phasegate.gates.evaluation import MAX_FINDINGS, judge, verdict_of
+from phasegate.gates.protocol import Measurement
 from phasegate.gates.score import gate_score, insufficient_ceiling, shown_score
 from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict
 from phasegate.report.terminal import gate_lines
@@ -88,6 +90,40 @@ def test_an_optional_integrity_check_failing_on_a_gate_change_still_counts() -> 
     assert verdict_of([tests, other], {**specs, "lint": CheckSpec(required=False)})[0] == (
         "sufficient"
     )
+
+
+def test_a_gate_change_is_kept_however_many_findings_come_before_it() -> None:
+    """Review s17d, 8: the result keeps the first MAX_FINDINGS findings, ordered by path, and
+    the gate change was read from those: 505 ``noqa`` lines in ``aaa.py`` pushed the
+    ``gate-loosened`` finding of ``ci/gate.toml`` past the cut, and the verdict was sufficient."""
+    noqa = [
+        Finding(
+            rule="noqa-without-reason", severity="medium", message="noqa", path="aaa.py", line=n
+        )
+        for n in range(1, MAX_FINDINGS + 6)
+    ]
+    loosened = Finding(
+        rule="gate-loosened", severity="high", message="integrity optional", path="ci/gate.toml"
+    )
+    measured = Measurement(summary="tricks", metrics={"tricks": len(noqa) + 1})
+    specs = {"tests": CheckSpec(), "integrity": CheckSpec(required=False)}
+    tests = result("tests", CheckStatus.PASSED, 1.0)
+
+    def integrity(*findings: Finding) -> CheckResult:
+        measurement = measured.model_copy(update={"findings": list(findings)})
+        spec = specs["integrity"]
+        return judge(
+            IntegrityCheck(), spec, measurement, requirement="optional", duration_s=0.0
+        ).result
+
+    judged = integrity(*noqa, loosened)
+    assert (len(judged.findings), judged.findings_total) == (MAX_FINDINGS, MAX_FINDINGS + 6)
+    assert judged.findings[0].rule == "gate-loosened"
+    assert verdict_of([tests, judged], specs)[0] == "insufficient"
+    # Without a change to the gate the optional check stays optional, findings by place.
+    honest = integrity(*noqa)
+    assert [f.line for f in honest.findings[:2]] == [1, 2]
+    assert verdict_of([tests, honest], specs)[0] == "sufficient"
 
 
 @pytest.mark.parametrize(
