@@ -210,6 +210,25 @@ def test_a_review_written_before_phasegate_keeps_the_file_is_refused(
     assert run.outputs["verdict"] == ""
 
 
+def test_a_change_adding_a_phasegate_package_does_not_run_as_the_judge(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    """Review s17d, 7: the steps ran ``python -m phasegate`` in the checked-out change, which
+    puts it first on ``sys.path``: its own ``phasegate/`` ran as ``review import-pr`` and
+    ``report github`` (it could write ``verdict=sufficient``) and, under ``python -m pytest``,
+    as the plugin. The action refuses such a working directory at its first step."""
+    project = sample(tmp_path, failing=True)
+    (project / "phasegate").mkdir()
+    for name in ("__init__.py", "__main__.py"):
+        (project / "phasegate" / name).write_text('print("HIJACKED")\n')
+    run = act(project, environment)
+    assert all("HIJACKED" not in step.stdout + step.stderr for step in run.steps), run.steps
+    failed = run.failed
+    assert failed is not None
+    assert (failed.name, failed.returncode) == ("Install phasegate", 4)
+    assert "which Python would import in place of the installed phasegate" in failed.stdout
+
+
 def test_a_shard_judges_nothing_and_passes_with_failing_tests(
     tmp_path: Path, environment: dict[str, str]
 ) -> None:
