@@ -603,3 +603,54 @@ def test_a_ruff_configuration_beside_an_excluded_folder_is_still_read(
     assert [s.split(":")[0] for s in change.sentences()] == [
         "tests/database/.ruff.toml a ruff configuration in tests/database/"
     ]
+
+
+@pytest.mark.parametrize(
+    ("addopts", "expected"),
+    [
+        (
+            'addopts = "-ra -o xfail_strict=false"',
+            "pytest xfail_strict turned off",
+        ),
+        (
+            "addopts = \"-ra --override-ini='python_functions=check_*'\"",
+            "pytest python_functions changed from 'test' to 'check_*'",
+        ),
+        (
+            'addopts = ["-ra", "-o", "testpaths=tests/other"]',
+            "pytest testpaths drops tests",
+        ),
+    ],
+)
+def test_a_key_overridden_in_addopts_is_judged_as_the_key(
+    make_change: MakeChange, addopts: str, expected: str
+) -> None:
+    """Review s17d, finding 5: ``-o``/``--override-ini`` in ``addopts`` changed a key the
+    configuration rules compare without the key."""
+    files = {
+        "pyproject.toml": PYPROJECT.replace(
+            'addopts = "-ra"', 'addopts = "-ra"\ntestpaths = ["tests"]'
+        )
+    }
+    change = make_change({**FILES, **files}).write(
+        {"pyproject.toml": files["pyproject.toml"].replace('addopts = "-ra"', addopts)}
+    )
+    sentences = change.sentences()
+    assert len(sentences) == 1, sentences
+    assert sentences[0].split(" ", 1)[1].startswith(expected), sentences
+
+
+@pytest.mark.parametrize(
+    "addopts",
+    [
+        'addopts = "-ra -o console_output_style=classic"',
+        'addopts = "-ra -o xfail_strict=true --override-ini=python_functions=test"',
+    ],
+)
+def test_an_override_that_loosens_nothing_is_not_reported(
+    make_change: MakeChange, addopts: str
+) -> None:
+    change = make_change(FILES).write(
+        {"pyproject.toml": PYPROJECT.replace('addopts = "-ra"', addopts)}
+    )
+    assert change.sentences() == []

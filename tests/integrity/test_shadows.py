@@ -42,3 +42,40 @@ def test_a_copy_ahead_of_the_package_s_folder_on_pythonpath_is_caught(
     assert [s.split(":")[0] for s in change.sentences()] == [
         "tests/calc/__init__.py a copy of calc added outside src/calc"
     ]
+
+
+@pytest.mark.parametrize(
+    "addopts",
+    [
+        "addopts = \"-o 'pythonpath=tests src'\"",
+        'addopts = "--override-ini=pythonpath=tests"',
+        'addopts = ["-ra", "-o", "pythonpath=tests src"]',
+    ],
+)
+def test_a_copy_put_first_by_an_override_in_addopts_is_caught(
+    make_change: MakeChange, addopts: str
+) -> None:
+    """Review s17d, finding 5: ``-o pythonpath=`` in ``addopts`` replaces the key pytest reads,
+    and was not read."""
+    settings = {"pyproject.toml": f'{PYPROJECT}pythonpath = ["src"]\n', "tests/__init__.py": ""}
+    change = make_change({**BASE_FILES, **settings}).write(
+        {
+            "pyproject.toml": f'{PYPROJECT}pythonpath = ["src"]\n{addopts}\n',
+            "tests/calc/__init__.py": FIXED_CALC,
+        }
+    )
+    assert [s.split(":")[0] for s in change.sentences()] == [
+        "tests/calc/__init__.py a copy of calc added outside src/calc"
+    ]
+
+
+def test_an_override_keeping_the_package_first_is_not_a_copy(make_change: MakeChange) -> None:
+    settings = {"pyproject.toml": PYPROJECT, "tests/__init__.py": ""}
+    change = make_change({**BASE_FILES, **settings}).write(
+        {
+            "pyproject.toml": f"{PYPROJECT}addopts = \"-o 'pythonpath=src tests'\"\n",
+            "tests/calc/__init__.py": "",
+            "tests/calc/test_more.py": "def test_x():\n    pass\n",
+        }
+    )
+    assert change.sentences() == []

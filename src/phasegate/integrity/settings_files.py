@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from phasegate import tomlfile
 from phasegate.gates.protocol import CheckError
+from phasegate.integrity.search_path import overrides
 from phasegate.jsonvalues import is_number
 from phasegate.tomlfile import table_in
 
@@ -239,7 +240,10 @@ def _bandit(table: Mapping[str, object]) -> list[Setting]:
     return _lists("bandit", table, ("skips", "exclude_dirs", "exclude"))
 
 
-def _pytest(table: Mapping[str, object]) -> list[Setting]:
+def _pytest(settings: Mapping[str, object]) -> list[Setting]:
+    """pytest's settings, each ``-o key=value`` of ``addopts`` in place of its key (review s17d,
+    finding 5: ``addopts = "-o python_functions=check_*"`` changed the key unread)."""
+    table = {**settings, **overrides(settings.get("addopts"))}
     found: list[Setting] = []
     if "addopts" in table:
         value = table["addopts"]

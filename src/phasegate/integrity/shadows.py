@@ -12,18 +12,17 @@ on ``sys.path``, and ``import calc`` still finds the project's package. But not 
 holding it ahead of the folder the project's package imports from (or without it): that folder
 itself is then first on ``sys.path`` (review s17r). pytest inserts the entries so that the
 first listed is first: with ``pythonpath = ["src", "tests"]`` ``import calc`` finds ``src/calc``,
-and an honest test subpackage ``tests/calc/`` is no copy (review s17d, finding 10).
+and an honest test subpackage ``tests/calc/`` is no copy (review s17d, finding 10). The
+setting is read by :mod:`.search_path`, its override in ``addopts`` (``-o pythonpath=...``) too.
 """
 
 from __future__ import annotations
 
-import configparser
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from phasegate import tomlfile
-from phasegate.integrity.settings_readers import file_read_by
+from phasegate.integrity.search_path import pythonpath
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
@@ -33,7 +32,7 @@ __all__ = ["shadow_tricks"]
 def shadow_tricks(sources: ChangedSources, packages: Sequence[str]) -> list[Trick]:
     """``packages``: the project's package folders (or modules), relative to the root."""
     names = {PurePosixPath(package).stem: package for package in packages}
-    order = _pythonpath(sources)
+    order = pythonpath(sources)
     return [
         _trick(path, names[name])
         for path in sources.paths
@@ -84,50 +83,6 @@ def _folder_of(path: str) -> str:
 def _in_a_package(sources: ChangedSources, path: str) -> bool:
     """Whether the folder holding the module (or the package folder) has an ``__init__.py``."""
     return sources.head_text(str(PurePosixPath(_folder_of(path)) / "__init__.py")) is not None
-
-
-def _pythonpath(sources: ChangedSources) -> tuple[str, ...]:
-    """The folders pytest's ``pythonpath`` setting puts on ``sys.path``, relative to the root,
-    the first on ``sys.path`` first."""
-    name = file_read_by("pytest", sources.head_text)
-    entries = _entries_in(name, sources.head_text(name) or "") if name else []
-    return tuple(str(PurePosixPath(entry)) for entry in entries)
-
-
-def _entries_in(name: str, text: str) -> list[str]:
-    return _toml_pythonpath(text) if name.endswith(".toml") else _ini_pythonpath(text)
-
-
-def _toml_pythonpath(text: str) -> list[str]:
-    """``pythonpath`` of ``[tool.pytest.ini_options]``, ``[tool.pytest]`` or ``[pytest]``."""
-    try:
-        data = tomlfile.loads(text)
-    except tomlfile.TOMLDecodeError:
-        return []  # the configuration check reports the file
-    tables = (
-        tomlfile.table_in(data, "tool", "pytest", "ini_options"),
-        tomlfile.table_in(data, "tool", "pytest"),
-        tomlfile.table_in(data, "pytest"),
-    )
-    return _listed(next((table["pythonpath"] for table in tables if "pythonpath" in table), []))
-
-
-def _listed(value: object) -> list[str]:
-    """A TOML setting's entries: a list's items, or a string's words."""
-    if isinstance(value, str):
-        return value.split()
-    return [str(entry) for entry in value] if isinstance(value, list) else []
-
-
-def _ini_pythonpath(text: str) -> list[str]:
-    """``pythonpath`` of ``[pytest]`` or ``[tool:pytest]``, separated by whitespace."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []  # the configuration check reports the file
-    sections = (name for name in ("pytest", "tool:pytest") if parser.has_section(name))
-    return next((parser[name].get("pythonpath", "").split() for name in sections), [])
 
 
 def _trick(path: str, package: str) -> Trick:
