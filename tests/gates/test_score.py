@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from phasegate.gates.checks.integrity import IntegrityCheck
 from phasegate.gates.definition import CheckSpec
-from phasegate.gates.evaluation import MAX_FINDINGS, judge, verdict_of
+from phasegate.gates.evaluation import MAX_FINDINGS, contradiction, judge, verdict_of
 from phasegate.gates.protocol import Measurement
 from phasegate.gates.score import gate_score, insufficient_ceiling, shown_score
 from phasegate.model.gate import CheckResult, CheckStatus, Finding, GateVerdict
@@ -124,6 +124,45 @@ def test_a_gate_change_is_kept_however_many_findings_come_before_it() -> None:
     honest = integrity(*noqa)
     assert [f.line for f in honest.findings[:2]] == [1, 2]
     assert verdict_of([tests, honest], specs)[0] == "sufficient"
+
+
+def test_a_required_check_skipped_against_the_gate_contradicts_a_sufficient_verdict() -> None:
+    """Review s17d, 14: ``contradiction`` was a second, partial copy of ``verdict_of`` that let
+    a required check skipped where the gate allows no skip pass: a ``verdict_of`` replaced in
+    the tests' process and a mutation check with nothing to judge were published."""
+    judged = judge(
+        IntegrityCheck(),
+        CheckSpec(),
+        Measurement(summary="", skipped="nothing to judge"),
+        requirement="required",
+        duration_s=0.0,
+    ).result
+    tests = result("tests", CheckStatus.PASSED, 1.0)
+
+    def written(skipped: CheckResult) -> GateVerdict:
+        return GateVerdict(
+            gate="g",
+            source="builtin",
+            verdict="sufficient",
+            score=1.0,
+            checks=[tests, skipped],
+            started_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
+            finished_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
+            duration_s=1.0,
+        )
+
+    assert judged.skip_allowed is False
+    why = contradiction(written(judged))
+    assert why is not None
+    assert "(integrity: skipped, but the gate requires it: nothing to judge)" in why
+    allowed = judge(
+        IntegrityCheck(),
+        CheckSpec(skip_allowed=True),
+        Measurement(summary="", skipped="nothing to judge"),
+        requirement="required",
+        duration_s=0.0,
+    ).result
+    assert contradiction(written(allowed)) is None
 
 
 @pytest.mark.parametrize(

@@ -150,7 +150,7 @@ def test_github_refuses_a_sufficient_verdict_its_own_checks_contradict(
     verdict_path.write_text(json.dumps(verdict))
     assert main(["report", "github", "--path-prefix", ""]) == 4
     err = capsys.readouterr().err
-    assert "says sufficient, but its required check tests failed" in err
+    assert "says sufficient, but phasegate's rules make it insufficient (tests: " in err
     assert "verdict=" not in (tmp_path / "outputs").read_text()
     for check in verdict["checks"]:
         check["requirement"] = "optional"

@@ -100,6 +100,7 @@ def judge(
         "duration_s": duration_s,
         "tool": measurement.tool,
         "cached": cached,
+        "skip_allowed": spec.skip_allowed,
         "baseline_accepted": measurement.baseline_accepted,
     }
     if measurement.skipped is not None:
@@ -186,24 +187,24 @@ GATE_CHANGE_RULES = frozenset({"gate-loosened", "baseline-grown"})
 
 
 def contradiction(verdict: GateVerdict) -> str | None:
-    """Why a sufficient ``verdict`` contradicts its own checks (a required check, or integrity
-    on a change to the gate, failed or in error); ``None`` when it does not."""
+    """Why a sufficient ``verdict`` contradicts its own checks, read again by :func:`verdict_of`
+    (a required check failed, in error or skipped where the gate allows no skip; integrity
+    failed on a change to the gate); ``None`` when it does not.
+
+    The one rule set, not a copy: a second, partial one passed a required check skipped against
+    the gate (review s17d, 14). Each result carries its gate's ``skip_allowed``.
+    """
     if verdict.verdict != "sufficient":
         return None
-    broken = [result for result in verdict.checks if _counts_against(result)]
-    if not broken:
+    specs = {result.id: CheckSpec(skip_allowed=result.skip_allowed) for result in verdict.checks}
+    _again, _score, reasons = verdict_of(verdict.checks, specs)
+    if not reasons:
         return None
     return (
-        f"the verdict of gate {verdict.gate} says sufficient, but its required check "
-        f"{broken[0].id} {broken[0].status.value}: it was not reached by phasegate's rules "
-        "(code in the tests' process can replace them)"
+        f"the verdict of gate {verdict.gate} says sufficient, but phasegate's rules make it "
+        f"insufficient ({reasons[0]}): it was not reached by them (code in the tests' process "
+        "can replace them)"
     )
-
-
-def _counts_against(result: CheckResult) -> bool:
-    """Whether ``result`` alone makes a verdict insufficient."""
-    unfinished = result.status in (CheckStatus.FAILED, CheckStatus.ERROR)
-    return (unfinished and result.requirement == "required") or _gate_changed(result)
 
 
 def _gate_changed(result: CheckResult) -> bool:

@@ -98,6 +98,11 @@ class CheckResult(Model):
     duration_s: float = Field(ge=0)
     tool: ToolInfo | None = None
     cached: bool = Field(default=False, description="reused from .phasegate/cache/")
+    skip_allowed: bool = Field(
+        default=False,
+        description="the gate allows the check to be skipped (`report github` reads the verdict "
+        "again by the same rules)",
+    )
     baseline_accepted: int = Field(
         default=0,
         ge=0,
