@@ -95,6 +95,7 @@ SEEN_SEEDS = (
     "phasegate-real-faults-12",
     "phasegate-real-faults-13",
     "phasegate-real-faults-14",
+    "phasegate-real-faults-15",
 )
 #: The seed each project added later was first run with. The seeds of ``SEEN_SEEDS`` drawn
 #: before it never ran on that project, so none of its faults was seen and they leave none out.
