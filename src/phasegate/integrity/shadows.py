@@ -13,7 +13,11 @@ holding it ahead of the folder the project's package imports from (or without it
 itself is then first on ``sys.path`` (review s17r). pytest inserts the entries so that the
 first listed is first: with ``pythonpath = ["src", "tests"]`` ``import calc`` finds ``src/calc``,
 and an honest test subpackage ``tests/calc/`` is no copy (review s17d, finding 10). The
-setting is read by :mod:`.search_path`, its override in ``addopts`` (``-o pythonpath=...``) too.
+setting is read by :mod:`.search_path`, its override in ``addopts`` (``-o pythonpath=...``) too,
+and so is a conftest.py inserting a folder into ``sys.path`` (``sys.path.insert(0,
+str(Path(__file__).parent))``): that folder counts as first, and any folder when the inserted
+one is not read (review s17d, finding 5). Other code inserting into ``sys.path`` (a test module,
+a ``.pth`` file, ``PYTHONPATH``) is not read.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from phasegate.integrity.search_path import pythonpath
+from phasegate.integrity.search_path import Inserted, inserted, pythonpath
 from phasegate.integrity.sources import ChangedSources
 from phasegate.integrity.trick import Trick
 
@@ -33,11 +37,12 @@ def shadow_tricks(sources: ChangedSources, packages: Sequence[str]) -> list[Tric
     """``packages``: the project's package folders (or modules), relative to the root."""
     names = {PurePosixPath(package).stem: package for package in packages}
     order = pythonpath(sources)
+    first = inserted(sources)
     return [
         _trick(path, names[name])
         for path in sources.paths
         if (name := _module_name(path)) in names
-        and _added_outside(sources, path, packages, _Homes(names[name], order))
+        and _added_outside(sources, path, packages, _Homes(names[name], order, first))
     ]
 
 
@@ -47,8 +52,14 @@ class _Homes:
 
     package: str
     order: tuple[str, ...]
+    inserted: Inserted
 
     def ahead(self, folder: str) -> bool:
+        """Whether a conftest.py inserts ``folder`` into ``sys.path`` (or a folder not read),
+        or ``pythonpath`` puts it before the package's own folder."""
+        return self.inserted.unknown or folder in self.inserted.folders or self._before(folder)
+
+    def _before(self, folder: str) -> bool:
         """Whether ``pythonpath`` puts ``folder`` on ``sys.path`` before the package's own
         folder (or names ``folder`` and not the package's folder)."""
         home = str(PurePosixPath(self.package).parent)
