@@ -75,8 +75,11 @@ def keep_reviews(early_config: pytest.Config) -> None:
     is known only later (``config.workerinput``), and a judge that kept nothing believed
     every review (review s17d, 18).
     """
-    if getattr(early_config.known_args_namespace, "gate", None) == RECORD_ONLY:
-        return  # nothing is judged: a run that only records loads no settings for it
+    from phasegate.plugin import _shows_only
+
+    namespace = early_config.known_args_namespace
+    if getattr(namespace, "gate", None) == RECORD_ONLY or _shows_only(namespace):
+        return  # nothing is judged: a run that only records or shows loads no settings for it
     try:
         path = _reviews_path(early_config)
         kept = path.read_bytes() if path.is_file() else b""
