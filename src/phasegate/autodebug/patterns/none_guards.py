@@ -78,6 +78,7 @@ from phasegate.autodebug.patterns.own_settings import (
     own_setting_bodies,
 )
 from phasegate.autodebug.patterns.raise_bodies import raise_bodies
+from phasegate.autodebug.patterns.sibling_guards import sibling_guard_bodies, sibling_places
 from phasegate.autodebug.patterns.stored_parameters import stores_of
 from phasegate.autodebug.patterns.unused_imports import unused_import_bodies
 from phasegate.autodebug.source import (
@@ -193,7 +194,7 @@ def _site_guards(project: Project, site: _Site, empties: list[str]) -> list[Cand
     lines = split_lines(text)
     candidates: list[Candidate] = []
     for rank, (body, score, why) in enumerate(bodies):
-        for offset, (at, anchor) in enumerate(places):
+        for offset, (at, anchor) in enumerate(sibling_places(function, subject, why, places)):
             if cannot_go_at(body, function, at):
                 continue
             block = guard_block(subject, body, line_indent(lines[anchor - 1]))
@@ -409,6 +410,7 @@ def guard_bodies(
     # A parameter that may be None is more often given a value than returned early on.
     parameter = setter is None and subject.split(".")[0] in parameters(function)
     found = [
+        *sibling_guard_bodies(function, subject),
         *_bodies_elsewhere(project, path, function, subject, setter),
         *_analogous_bodies(function, subject, _attributes_of(project, path)),
         *own_setting_bodies(project, path, function, subject),
