@@ -1,12 +1,14 @@
 """Which None guards a run kept are withdrawn at its end, and why.
 
-Two rules, both about a guard that may only hide the fault (:mod:`.partial_repairs` takes
+Three rules, all about a guard that may only hide the fault (:mod:`.partial_repairs` takes
 such guards out and escalates their failures): a ``none-guard`` kept in a file where a None
 failure is left unrepaired (escalated, localized, or not attempted beyond ``max_failures``),
-since the None failures of one file count as one None; and one whose function the tests of a
-failure left run, or may run (:mod:`.masking_guards`), unless that failure's tests all passed
-in the guard's own trial. A repair at the None's origin (a lost ``return``, an empty initial
-value) is left alone: it mends the place the None comes from, not one of its uses.
+since the None failures of one file count as one None; one of a parameter whose caller handed
+it a None ``x.name`` (:mod:`.patterns.none_handed`) while a None failure on ``name`` is left,
+whose tests did not pass in the guard's trial; and one whose function the tests of a failure
+left run, or may run (:mod:`.masking_guards`), unless that failure's tests all passed in the
+guard's own trial. A repair at the None's origin (a lost ``return``, an empty initial value)
+is left alone: it mends the place the None comes from, not one of its uses.
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ def _why_withdrawn(
     still = [entry for entry in left if not _passed_with(repair.trial, entry)]
     if not still:
         return None
+    handed = _handed_none_left(own, still)
+    if handed is not None:
+        return handed
     masked = masked_failures(repair.candidate, dict(repair.befores), still, spectrum, own.tests)
     if masked is None:
         return None
@@ -87,6 +92,30 @@ def _why_withdrawn(
         f"{masked}: a guard where a None arrives from elsewhere may hide the fault they fail on",
         "failures still left run the function it guards",
     )
+
+
+def _handed_none_left(
+    own: AutodebugFailure, still: Sequence[AutodebugFailure]
+) -> WhyWithdrawn | None:
+    """Why a guard of a parameter its caller handed None as ``x.name`` is withdrawn while a
+    None failure on ``....name`` is left: the None is made where that value is, not here."""
+    handed = own.facts.get("handed_as")
+    if not isinstance(handed, str):
+        return None
+    same = [entry.id for entry in still if _fails_on(entry, handed.rpartition(".")[2])]
+    if not same:
+        return None
+    return WhyWithdrawn(
+        f"{', '.join(same)} still fail on the None its caller handed it as `{handed}`: a guard "
+        "where a None is passed in hides where it is made",
+        "the None its caller handed it still fails elsewhere",
+    )
+
+
+def _fails_on(entry: AutodebugFailure, name: str) -> bool:
+    """Whether ``entry`` is a None failure on ``name`` or on an attribute ``name``."""
+    expr = entry.facts.get("expr")
+    return entry.error_class == "none" and str(expr).rpartition(".")[2] == name
 
 
 def _passed_with(trial: RunResult | None, entry: AutodebugFailure) -> bool:

@@ -33,6 +33,7 @@ from phasegate.autodebug.patterns.functions import is_none, parents_of
 from phasegate.autodebug.patterns.lost_guards import caller_guards
 from phasegate.autodebug.patterns.none_assertions import none_asserted
 from phasegate.autodebug.patterns.none_guards import guard_synthesis
+from phasegate.autodebug.patterns.none_handed import handed_as
 from phasegate.autodebug.patterns.none_origin import always_none, origin
 from phasegate.autodebug.patterns.none_refusals import none_refused
 from phasegate.autodebug.patterns.none_repairs import (
@@ -63,6 +64,8 @@ class NoneFacts(TypedDict, total=False):
     usage: str | None
     source: NoneOrigin
     none_parameters: list[dict[str, str | int]]
+    #: The caller's argument a None parameter was handed in as (:mod:`.none_handed`).
+    handed_as: str | None
 
 
 def none_facts(diagnosis: Diagnosis) -> NoneFacts:
@@ -114,6 +117,7 @@ class NonePattern:
             "usage": usage,
             "source": origin(failure, frame, expr),
             "none_parameters": none_parameters(failure),
+            "handed_as": handed_as(failure, frame, ast.unparse(expr)),
         }
         return diagnose(self, failure, frame, kind=kind, facts=facts, node=at)
 
