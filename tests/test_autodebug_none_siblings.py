@@ -15,7 +15,9 @@ PARSERS = """\
 class Parser:
     DEFAULT_RULES = ("heading", "list", "quote")
 
-    def __init__(self, quote_rules=None, list_rules=None, depth=6):
+    def __init__(
+        self, quote_rules: list[str] | None = None, list_rules: list[str] | None = None, depth=6
+    ):
         if quote_rules is None:
             quote_rules = list(self.DEFAULT_RULES)
 

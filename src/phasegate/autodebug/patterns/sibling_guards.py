@@ -28,6 +28,8 @@ __all__ = ["sibling_guard_bodies", "sibling_places"]
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Above the class an annotation names (0.92): a sibling's guard in the same function is nearer.
 _SCORE = 0.94
+# Below the empty values a parameter's use calls for (0.76): a sibling's value unsupported.
+_UNSURE = 0.75
 _WHY = "as the function guards a sibling value that may be None"
 
 
@@ -37,7 +39,44 @@ def sibling_guard_bodies(function: _Function, subject: str) -> list[tuple[str, f
     guarded = _guards(function)
     if subject in guarded or not _may_be_none(function, subject):
         return []
-    return [(f"{subject} = {_renamed(v, o, subject)}", _SCORE, _WHY) for o, v in guarded.items()]
+    return [
+        (f"{subject} = {_renamed(value, other, subject)}", _score(function, subject, other), _WHY)
+        for other, value in _copied(guarded).items()
+    ]
+
+
+def _copied(guarded: dict[str, ast.expr]) -> dict[str, ast.expr]:
+    return {other: value for other, value in guarded.items() if not _derived(value, other)}
+
+
+def _derived(value: ast.expr, other: str) -> bool:
+    """Whether ``value`` is made from its name (``orig_dpath`` for ``dpath``,
+    ``command.indent`` for ``indent``): its copy is ``none_guards``' analogous body's."""
+    parts = [*_attributes(value), *(name for name in _names(value) if name != other)]
+    return any(other in part for part in parts)
+
+
+def _attributes(value: ast.expr) -> list[str]:
+    return [node.attr for node in ast.walk(value) if isinstance(node, ast.Attribute)]
+
+
+def _names(value: ast.expr) -> list[str]:
+    return [node.id for node in ast.walk(value) if isinstance(node, ast.Name)]
+
+
+def _score(function: _Function, subject: str, other: str) -> float:
+    """First among the bodies for a sibling annotated as the value is (mistune's two
+    ``Optional[List[str]]``); below the empty values its use calls for otherwise (``keep =
+    d.keys()`` beside a lost ``drop = []``)."""
+    annotations = _annotations(function)
+    annotation = annotations.get(subject)
+    return _SCORE if annotation is not None and annotation == annotations.get(other) else _UNSURE
+
+
+def _annotations(function: _Function) -> dict[str, str]:
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return {a.arg: ast.dump(a.annotation) for a in every if a.annotation is not None}
 
 
 def sibling_places(
