@@ -13,6 +13,7 @@ such helpers.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterator
 from typing import TypeGuard
 
@@ -30,6 +31,7 @@ __all__ = [
     "parameter_names",
     "parameters",
     "parents_of",
+    "renamed_text",
 ]
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -146,3 +148,12 @@ def assignments_of(function: _Function, name: str) -> list[ast.Assign]:
 
 def _assigns_alone(node: ast.AST, name: str) -> TypeGuard[ast.Assign]:
     return isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [name]
+
+
+def renamed_text(node: ast.AST, old: str, new: str) -> str:
+    """The source of ``node`` with each name ``old`` made ``new`` (``node`` left as it is)."""
+    copied = copy.deepcopy(node)
+    for name in ast.walk(copied):
+        if isinstance(name, ast.Name) and name.id == old:
+            name.id = new
+    return ast.unparse(copied)

@@ -15,11 +15,15 @@ attributes does this class set on ``self``".
 from __future__ import annotations
 
 import ast
-import copy
 import re
 from typing import TYPE_CHECKING
 
-from phasegate.autodebug.patterns.functions import class_of, own_nodes, parameter_names
+from phasegate.autodebug.patterns.functions import (
+    class_of,
+    own_nodes,
+    parameter_names,
+    renamed_text,
+)
 from phasegate.autodebug.patterns.type_variables import type_variable_bodies
 
 if TYPE_CHECKING:
@@ -128,7 +132,7 @@ def default_name_bodies(
     for name in sorted(_defaults_named(source.tree, subject)):
         why = f"the default kept as `{name}`"
         found += [
-            (_renamed(ret, subject, name), 0.84, why) for ret in _returns_of(function, subject)
+            (renamed_text(ret, subject, name), 0.84, why) for ret in _returns_of(function, subject)
         ]
         found.append((f"{subject} = {name}", 0.83, why))
     return found
@@ -150,15 +154,6 @@ def _returns_of(function: _Function, subject: str) -> list[ast.Return]:
 
 def _names_in(node: ast.AST) -> set[str]:
     return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
-
-
-def _renamed(statement: ast.stmt, old: str, new: str) -> str:
-    """``statement`` with the name ``old`` made ``new``."""
-    copied = copy.deepcopy(statement)
-    for node in ast.walk(copied):
-        if isinstance(node, ast.Name) and node.id == old:
-            node.id = new
-    return ast.unparse(copied)
 
 
 def annotated_class_bodies(

@@ -12,7 +12,6 @@ local. The other guards' bodies that read other names are ``none_guards._analogo
 from __future__ import annotations
 
 import ast
-import copy
 
 from phasegate.autodebug.patterns.functions import (
     bound_names,
@@ -21,6 +20,7 @@ from phasegate.autodebug.patterns.functions import (
     parameter_defaults,
     parameter_names,
     parameters,
+    renamed_text,
 )
 
 __all__ = ["sibling_guard_bodies", "sibling_places"]
@@ -40,7 +40,11 @@ def sibling_guard_bodies(function: _Function, subject: str) -> list[tuple[str, f
     if subject in guarded or not _may_be_none(function, subject):
         return []
     return [
-        (f"{subject} = {_renamed(value, other, subject)}", _score(function, subject, other), _WHY)
+        (
+            f"{subject} = {renamed_text(value, other, subject)}",
+            _score(function, subject, other),
+            _WHY,
+        )
         for other, value in _copied(guarded).items()
     ]
 
@@ -156,12 +160,3 @@ def _none_tested(test: ast.expr) -> str:
     """``name`` of ``<name> is None`` (else "", which names nothing)."""
     name = getattr(getattr(test, "left", None), "id", None)
     return name if isinstance(name, str) and ast.unparse(test) == f"{name} is None" else ""
-
-
-def _renamed(value: ast.expr, old: str, new: str) -> str:
-    """``value`` with each name ``old`` made ``new``."""
-    copied = copy.deepcopy(value)
-    for node in ast.walk(copied):
-        if isinstance(node, ast.Name) and node.id == old:
-            node.id = new
-    return ast.unparse(copied)
